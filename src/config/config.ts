@@ -1,0 +1,56 @@
+// Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
+import { readFileSync } from 'node:fs';
+import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
+import { ConfigError } from '../cli/errors.ts';
+import { configPath } from '../paths.ts';
+import { parseDotenv } from './dotenv.ts';
+
+export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_MODEL = 'gpt-5.1';
+export const NO_KEY_MESSAGE = 'No API key: run "agentx setup" or set AGENTX_API_KEY';
+
+export interface Config {
+  apiKey: string | undefined;
+  baseUrl: string;
+  model: string;
+  reasoningEffort: string | undefined;
+  shellTool: ShellToolKind;
+  configFile: string;
+}
+
+const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+
+export function readConfigFile(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  return parseDotenv(text);
+}
+
+function pick(...values: (string | undefined)[]): string | undefined {
+  return values.find((v) => v !== undefined && v !== '');
+}
+
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool'>, env: NodeJS.ProcessEnv): Config {
+  const file = configPath(env);
+  const fileValues = readConfigFile(file);
+  const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
+  const baseUrl = pick(flags.baseUrl, env.AGENTX_BASE_URL, env.OPENAI_BASE_URL, fileValues.AGENTX_BASE_URL) ?? DEFAULT_BASE_URL;
+  const model = pick(flags.model, env.AGENTX_MODEL, fileValues.AGENTX_MODEL) ?? DEFAULT_MODEL;
+  const effort = pick(env.AGENTX_REASONING_EFFORT, fileValues.AGENTX_REASONING_EFFORT);
+  if (effort !== undefined && !EFFORTS.includes(effort)) {
+    throw new ConfigError(`AGENTX_REASONING_EFFORT: expected one of ${EFFORTS.join(', ')}, got "${effort}"`);
+  }
+  const shellRaw = flags.shellTool ?? pick(env.AGENTX_SHELL_TOOL, fileValues.AGENTX_SHELL_TOOL);
+  const shellTool = shellRaw === undefined ? 'builtin' : checkShellTool(shellRaw, 'AGENTX_SHELL_TOOL');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
+  }
+  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file };
+}

@@ -1,0 +1,85 @@
+// `agentx setup` / `/setup`: store API key, model and base URL in ~/.agentx (0600, atomic).
+// Flags configure without prompts (scripts, CI); on a TTY it asks, keeping current values on Enter.
+import { createInterface } from 'node:readline/promises';
+import type { CliOptions } from '../cli/args.ts';
+import { UsageError } from '../cli/errors.ts';
+import { writeFileAtomicSync } from '../session/store.ts';
+import { configPath } from '../paths.ts';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, readConfigFile } from './config.ts';
+import { serializeDotenv } from './dotenv.ts';
+
+export interface SetupValues { apiKey?: string; model?: string; baseUrl?: string }
+
+export function saveSetup(path: string, values: SetupValues): void {
+  const current = readConfigFile(path);
+  if (values.apiKey) current.AGENTX_API_KEY = values.apiKey;
+  if (values.model) current.AGENTX_MODEL = values.model;
+  if (values.baseUrl) current.AGENTX_BASE_URL = values.baseUrl.replace(/\/+$/, '');
+  writeFileAtomicSync(path, serializeDotenv(current), 0o600);
+}
+
+export function maskKey(key: string | undefined): string {
+  if (!key) return 'not set';
+  return key.length <= 8 ? '****' : `${key.slice(0, 3)}…${key.slice(-4)}`;
+}
+
+/** Reads a line without echoing it (for the API key). */
+async function askHidden(question: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string> {
+  output.write(question);
+  const wasRaw = input.isRaw;
+  input.setRawMode(true);
+  input.resume();
+  return new Promise((resolve) => {
+    let value = '';
+    const onData = (buf: Buffer): void => {
+      for (const ch of buf.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') {
+          input.off('data', onData);
+          input.setRawMode(wasRaw);
+          input.pause();
+          output.write('\n');
+          resolve(value);
+          return;
+        }
+        if (ch === '\u0003') { value = ''; output.write('\n'); input.off('data', onData); input.setRawMode(wasRaw); input.pause(); resolve(''); return; }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+export async function interactiveSetup(path: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<SetupValues> {
+  const current = readConfigFile(path);
+  output.write(`Configuring agentx (${path}). Press Enter to keep a value.\n`);
+  const apiKey = await askHidden(`API key [${maskKey(current.AGENTX_API_KEY)}]: `, input, output);
+  const rl = createInterface({ input, output, terminal: true });
+  try {
+    const model = (await rl.question(`Model [${current.AGENTX_MODEL ?? DEFAULT_MODEL}]: `)).trim();
+    const baseUrl = (await rl.question(`Base URL [${current.AGENTX_BASE_URL ?? DEFAULT_BASE_URL}]: `)).trim();
+    if (baseUrl) {
+      try { new URL(baseUrl); } catch { throw new UsageError(`not a URL: "${baseUrl}"`); }
+    }
+    const values: SetupValues = { apiKey: apiKey.trim() || undefined, model: model || undefined, baseUrl: baseUrl || undefined };
+    saveSetup(path, values);
+    output.write(`Saved to ${path} (mode 0600).\n`);
+    return values;
+  } finally {
+    rl.close();
+  }
+}
+
+export async function runSetupCommand(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
+  const path = configPath(env);
+  if (cli.apiKey !== undefined || cli.model !== undefined || cli.baseUrl !== undefined) {
+    saveSetup(path, { apiKey: cli.apiKey, model: cli.model, baseUrl: cli.baseUrl });
+    process.stderr.write(`agentx: saved configuration to ${path}\n`);
+    return 0;
+  }
+  if (!process.stdin.isTTY) {
+    throw new UsageError('setup needs a terminal, or the values as flags: agentx setup --api-key KEY [--model NAME] [--base-url URL]');
+  }
+  await interactiveSetup(path, process.stdin, process.stdout);
+  return 0;
+}

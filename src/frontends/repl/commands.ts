@@ -1,0 +1,147 @@
+// REPL commands that never reach the model: `!cmd`, `cd`, `clear`, `quit`/`exit` and the slash
+// commands. Anything else is a message for the model.
+import { statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { addCliTranscript, CLI_OUTPUT_MAX_BYTES } from '../../session/state.ts';
+import { runShellCommand } from '../../tools/shell.ts';
+import { say, tildePath, type ReplContext } from './context.ts';
+import { clearSession } from './recovery.ts';
+import { rollbackCommand } from './rollback.ts';
+import { usageReport } from './usage-view.ts';
+
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/clear', '/model', '/setup', '/help'];
+
+export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
+
+export interface CommandHooks {
+  /** /setup: runs the setup dialogue and rewires the engine with the new configuration. */
+  setup(): Promise<void>;
+}
+
+const HELP = [
+  'Type a message for the model, or:',
+  '  !COMMAND           run COMMAND locally (its output is sent as context with your next message)',
+  '  cd [DIR|~|-]       change the directory commands run in',
+  '  /rollback [N]      go back to an earlier checkpoint (1 = newest); /rollback undo reverts it',
+  '  /usage             tokens and estimated cost of the last turn and the session',
+  '  /clear             forget this conversation (deletes the session files)',
+  '  /model [NAME]      show or switch the model for later requests',
+  '  /setup             configure API key, model and base URL',
+  '  clear              clear the screen',
+  '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
+  'Keys: Ctrl-C cancels the running request or command (twice on an empty prompt exits),',
+  '  Ctrl-T stops a running command, ↑/↓ history, Tab completes /commands,',
+  '  pasted text with several lines is sent as one message.',
+].join('\n');
+
+/** node:readline completer for slash commands. */
+export function completeCommand(line: string): [string[], string] {
+  if (!line.startsWith('/')) return [[], line];
+  const hits = SLASH_COMMANDS.filter((c) => c.startsWith(line));
+  return [hits.length > 0 ? hits : SLASH_COMMANDS, line];
+}
+
+function unquote(s: string): string {
+  const m = /^(['"])(.*)\1$/.exec(s);
+  return m?.[2] ?? s;
+}
+
+export function changeDirectory(ctx: ReplContext, rawArg: string): void {
+  const arg = unquote(rawArg.trim());
+  let target: string;
+  if (arg === '' || arg === '~') target = ctx.home;
+  else if (arg === '-') {
+    if (ctx.previousCwd === undefined) {
+      say(ctx, ctx.theme.red('cd: no previous directory'));
+      return;
+    }
+    target = ctx.previousCwd;
+  } else if (arg.startsWith('~/')) target = join(ctx.home, arg.slice(2));
+  else target = isAbsolute(arg) ? arg : resolve(ctx.cwd, arg);
+  let isDir = false;
+  try {
+    isDir = statSync(target).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) {
+    say(ctx, ctx.theme.red(`cd: no such directory: ${arg}`));
+    return;
+  }
+  ctx.previousCwd = ctx.cwd;
+  ctx.cwd = resolve(target);
+  if (arg === '-') say(ctx, tildePath(ctx.cwd, ctx.home));
+}
+
+/** `!command`: live output; Ctrl-C / Ctrl-T stop only it; its transcript waits for the next request. */
+export async function runBang(ctx: ReplContext, command: string): Promise<void> {
+  if (command.trim() === '') {
+    say(ctx, ctx.theme.red('usage: !COMMAND'));
+    return;
+  }
+  const controller = new AbortController();
+  ctx.term.setInterruptHandler(() => controller.abort());
+  let endsWithNewline = true;
+  try {
+    const r = await runShellCommand({
+      command, cwd: ctx.cwd, signal: controller.signal,
+      timeoutMs: 2 ** 31 - 1, maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
+      onOutput: (chunk) => {
+        ctx.out.write(chunk);
+        endsWithNewline = chunk.endsWith('\n');
+      },
+    });
+    if (!endsWithNewline) ctx.out.write('\n');
+    const t = ctx.theme;
+    if (r.interrupted) say(ctx, t.yellow('⏹ interrupted'));
+    else if (r.exitCode !== 0) say(ctx, t.red(`✗ exit ${r.exitCode ?? r.signal ?? '?'}`));
+    const note = r.interrupted ? '[interrupted by the user]\n' : '';
+    const output = `${r.stdout}${r.stderr}${note}`;
+    ctx.session.update((s) => addCliTranscript(s, {
+      command, cwd: ctx.cwd, exit_code: r.exitCode, output, truncated: r.truncatedBytes > 0,
+    }));
+  } finally {
+    ctx.term.setInterruptHandler(undefined);
+  }
+}
+
+function modelCommand(ctx: ReplContext, name: string): void {
+  if (name === '') {
+    say(ctx, `model: ${ctx.deps.shape.model}`);
+    return;
+  }
+  ctx.deps.shape = { ...ctx.deps.shape, model: name };
+  say(ctx, ctx.theme.green(`✓ model for the next requests: ${name}`));
+}
+
+export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: string): Promise<Dispatch> {
+  const line = input.trim();
+  if (line === '') return { kind: 'done' };
+  if (line === 'quit' || line === 'exit') return { kind: 'exit' };
+  if (line === 'clear') {
+    ctx.out.write('\x1b[2J\x1b[3J\x1b[H');
+    return { kind: 'done' };
+  }
+  if (line.startsWith('!')) {
+    await runBang(ctx, line.slice(1).trim());
+    return { kind: 'done' };
+  }
+  if (line === 'cd' || line.startsWith('cd ')) {
+    changeDirectory(ctx, line.slice(2));
+    return { kind: 'done' };
+  }
+  const m = /^\/([a-z]+)(?:\s+([\s\S]*))?$/i.exec(line);
+  if (!m) return { kind: 'message', text: input.trim() };
+  const arg = (m[2] ?? '').trim();
+  switch ((m[1] ?? '').toLowerCase()) {
+    case 'rollback': await rollbackCommand(ctx, arg); break;
+    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.deps.shape.model, ctx.costs, ctx.theme)); break;
+    case 'clear': clearSession(ctx); break;
+    case 'model': modelCommand(ctx, arg); break;
+    case 'setup': await hooks.setup(); break;
+    case 'help': say(ctx, HELP); break;
+    case 'quit': case 'exit': return { kind: 'exit' };
+    default: say(ctx, ctx.theme.red(`unknown command /${m[1] ?? ''} (see /help)`));
+  }
+  return { kind: 'done' };
+}

@@ -1,0 +1,177 @@
+// The interactive REPL (SPEC §5): lock the directory's session, load and resume it, settle what
+// a previous run left (pending tool calls, a failed request), then read → dispatch → turn.
+import { join, resolve } from 'node:path';
+import type { CliOptions } from '../../cli/args.ts';
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
+import { resolveConfig } from '../../config/config.ts';
+import { interactiveSetup } from '../../config/setup.ts';
+import { runTurn } from '../../agent/turn.ts';
+import { configPath, historyPath, homeDir } from '../../paths.ts';
+import { preview } from '../../session/state.ts';
+import { acquireSessionLock, cleanupStaleOneshots, loadState, STATE_FILE } from '../../session/store.ts';
+import { pickTheme } from '../../ui/theme.ts';
+import { VERSION } from '../../version.ts';
+import { completeCommand, dispatch, type CommandHooks } from './commands.ts';
+import { promptText, say, tildePath, turnContext, type ReplContext } from './context.ts';
+import { loadHistory, saveHistory } from './history.ts';
+import { readLine } from './line-input.ts';
+import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
+import { ReplSession } from './session.ts';
+import { TerminalInput } from './terminal.ts';
+import { TurnRunner, type TurnOutcome } from './turns.ts';
+import { CostTracker } from './usage-view.ts';
+import { buildDeps, configWithKey } from './wiring.ts';
+
+export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
+  const out = process.stdout;
+  const dir = resolve(cli.cwd ?? process.cwd());
+  const lock = acquireSessionLock(dir);
+  if (!lock.ok) {
+    process.stderr.write(`agentx: another agentx (pid ${lock.pid}) is already running in ${dir}; one interactive session per directory (one-shots like agentx "…" still work).\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    return await session(cli, env, dir, out);
+  } finally {
+    lock.release();
+  }
+}
+
+async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out: NodeJS.WriteStream): Promise<number> {
+  const theme = pickTheme(cli.color, out, env);
+  const now = new Date();
+  const loaded = loadState(join(dir, STATE_FILE), now);
+  for (const notice of loaded.notices) say({ out }, theme.yellow(`⚠ ${notice}`));
+  try {
+    cleanupStaleOneshots(dir, now);
+  } catch {
+    // An unreadable directory listing only means stale files stay; the session is unaffected.
+  }
+  const config = await configWithKey(cli, env, out);
+  if (typeof config === 'string') {
+    process.stderr.write(`agentx: ${config}\n`);
+    return EXIT_USAGE;
+  }
+
+  const term = new TerminalInput(process.stdin, out);
+  const historyFile = historyPath(env);
+  const sessionStore = new ReplSession(dir, loaded.state, loaded.writable, (m) => say({ out }, theme.yellow(`⚠ ${m}`)));
+  const costs = new CostTracker();
+  // The engine's callbacks need the runner and the context, which need the engine: tie the knot late.
+  const late: { runner?: TurnRunner; ctx?: ReplContext } = {};
+  const getRunner = (): TurnRunner => {
+    if (!late.runner) throw new Error('turn runner used before it exists');
+    return late.runner;
+  };
+  const shared = { cli, env, out, theme, session: sessionStore, costs };
+  const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
+  const ctx: ReplContext = {
+    ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
+    history: loadHistory(historyFile),
+    deps: await buildDeps(partial, config, getRunner),
+  };
+  late.ctx = ctx;
+  const runner = new TurnRunner(ctx);
+  late.runner = runner;
+  const hooks: CommandHooks = {
+    async setup() {
+      term.stop();
+      try {
+        await interactiveSetup(configPath(env), process.stdin, out);
+      } catch (err) {
+        say(ctx, theme.red(`setup: ${(err as Error).message}`));
+      } finally {
+        term.start();
+      }
+      const next = resolveConfig(cli, env);
+      if (!next.apiKey) {
+        say(ctx, theme.red('still no API key configured'));
+        return;
+      }
+      ctx.config = { ...next, apiKey: next.apiKey };
+      ctx.deps = await buildDeps(partial, ctx.config, getRunner);
+      say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
+    },
+  };
+
+  const onSignal = (): void => term.interruptNow();
+  const onTerminate = (): void => {
+    getRunner().interrupt();
+    term.stop();
+    saveHistory(historyFile, ctx.history);
+    process.exit(EXIT_INTERRUPTED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onTerminate);
+  process.on('SIGHUP', onTerminate);
+  term.start();
+  try {
+    greet(ctx, loaded.existed);
+    await settleLeftovers(ctx, runner);
+    await loop(ctx, runner, hooks, historyFile);
+    return EXIT_OK;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onTerminate);
+    process.off('SIGHUP', onTerminate);
+    term.stop();
+    saveHistory(historyFile, ctx.history);
+  }
+}
+
+function greet(ctx: ReplContext, existed: boolean): void {
+  const t = ctx.theme;
+  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · /help for commands, Ctrl-D to quit`));
+  const s = ctx.session.state;
+  if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
+    say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${preview(s.last_user_message ?? '')}"`));
+  }
+}
+
+async function afterTurn(ctx: ReplContext, runner: TurnRunner, outcome: TurnOutcome | undefined): Promise<void> {
+  if (outcome?.kind !== 'failed') return;
+  const status = outcome.failure.failure.details.status;
+  if (status === 401 || status === 403) {
+    say(ctx, ctx.theme.dim('Fix the key or access with /setup; your message is kept (↑ recalls it).'));
+    return;
+  }
+  await recoverFailedRequest(ctx, runner);
+}
+
+/** What a previous run left behind: tool calls of an unfinished turn, then a failed request. */
+async function settleLeftovers(ctx: ReplContext, runner: TurnRunner): Promise<void> {
+  const outcome = await resolvePendingCalls(ctx, runner);
+  if (outcome) return afterTurn(ctx, runner, outcome);
+  if (ctx.session.state.pending_transaction !== null) await recoverFailedRequest(ctx, runner);
+}
+
+async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, historyFile: string): Promise<void> {
+  let exitArmed = false;
+  for (;;) {
+    const line = await readLine(ctx.term, ctx.out, {
+      prompt: promptText(ctx),
+      history: ctx.history,
+      completer: completeCommand,
+      onHistory: (h) => {
+        const problem = saveHistory(historyFile, h);
+        if (problem) say(ctx, ctx.theme.yellow(`⚠ ${problem}`));
+      },
+    });
+    if (line.kind === 'eof') return;
+    if (line.kind === 'interrupt') {
+      if (!line.hadText && exitArmed) return;
+      exitArmed = !line.hadText;
+      if (exitArmed) say(ctx, ctx.theme.dim('(press Ctrl-C again to exit)'));
+      continue;
+    }
+    exitArmed = false;
+    const action = await dispatch(ctx, hooks, line.text);
+    if (action.kind === 'exit') return;
+    if (action.kind === 'message') {
+      const text = action.text;
+      const context = turnContext(ctx);
+      const outcome = await runner.run(text, (signal) => runTurn(ctx.deps, text, context, signal));
+      await afterTurn(ctx, runner, outcome);
+    }
+  }
+}

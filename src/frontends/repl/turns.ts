@@ -1,0 +1,117 @@
+// Runs engine work (a new turn, a retry, a continuation) with the REPL around it: the spinner
+// until the first token, the renderer, Ctrl-C/Ctrl-T → abort, the checkpoint after success,
+// and the interruption record that the next request tells the model about.
+import type { AgentEvent } from '../../agent/events.ts';
+import { TurnFailed, TurnInterrupted, type TurnResult } from '../../agent/turn.ts';
+import { recordInterruption } from '../../session/state.ts';
+import { Renderer, type Writer } from '../../ui/render.ts';
+import { say, type ReplContext } from './context.ts';
+import { Spinner } from './spinner.ts';
+
+export type TurnOutcome =
+  | { kind: 'done'; result: TurnResult }
+  | { kind: 'interrupted' }
+  | { kind: 'failed'; failure: TurnFailed };
+
+const SILENT_EVENTS = new Set<AgentEvent['type']>(['request_start', 'usage']);
+
+/** Remembers whether the last thing written ended a line, so the spinner never overwrites text. */
+class LineTracker implements Writer {
+  atLineStart = true;
+  constructor(private readonly out: NodeJS.WriteStream) {}
+  get isTTY(): boolean { return this.out.isTTY; }
+  write(s: string): boolean {
+    if (s.length > 0) this.atLineStart = s.endsWith('\n');
+    return this.out.write(s);
+  }
+}
+
+export class TurnRunner {
+  private readonly spinner: Spinner;
+  private readonly writer: LineTracker;
+  private renderer: Renderer;
+  private controller: AbortController | undefined;
+  private alwaysRun = false;
+
+  constructor(private readonly ctx: ReplContext) {
+    this.spinner = new Spinner(ctx.out, ctx.theme);
+    this.writer = new LineTracker(ctx.out);
+    this.renderer = this.newRenderer();
+  }
+
+  get busy(): boolean {
+    return this.controller !== undefined;
+  }
+
+  private newRenderer(): Renderer {
+    const c = this.ctx.cli;
+    return new Renderer(this.writer, this.writer, this.ctx.theme, {
+      quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
+      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12,
+    });
+  }
+
+  /** The engine's `emit`. */
+  readonly emit = (ev: AgentEvent): void => {
+    if (!SILENT_EVENTS.has(ev.type)) this.spinner.stop();
+    this.renderer.handle(ev);
+    if (ev.type === 'request_start' && this.writer.atLineStart) this.spinner.start();
+    if (ev.type === 'turn_done') {
+      this.ctx.session.publishCheckpoint('turn');
+      this.ctx.costs.onTurnDone(ev.responseId, ev.usage, this.ctx.session.state.usage.turns);
+      this.ctx.announcedCwd = this.ctx.cwd;
+    }
+  };
+
+  /** The engine's `confirm` (--confirm): yes / no / always for this session. */
+  readonly confirm = async (commands: string[]): Promise<boolean> => {
+    if (this.alwaysRun) return true;
+    const t = this.ctx.theme;
+    this.spinner.stop();
+    if (!this.writer.atLineStart) this.writer.write('\n');
+    this.writer.write(`${t.yellow('?')} run ${t.cyan(commands.join(' && '))}  [y]es / [n]o / [a]lways: `);
+    const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
+    this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
+    if (answer === 'cancel') {
+      this.controller?.abort();
+      return false;
+    }
+    if (answer === 'a') this.alwaysRun = true;
+    return answer !== 'n';
+  };
+
+  /** Aborts the running turn (Ctrl-C, Ctrl-T, SIGINT, SIGTERM). */
+  interrupt(): void {
+    this.controller?.abort();
+  }
+
+  async run(userText: string, body: (signal: AbortSignal) => Promise<TurnResult>): Promise<TurnOutcome> {
+    const controller = new AbortController();
+    this.controller = controller;
+    this.renderer = this.newRenderer();
+    this.ctx.costs.beginTurn();
+    this.ctx.term.setInterruptHandler(() => controller.abort());
+    try {
+      const result = await body(controller.signal);
+      return { kind: 'done', result };
+    } catch (err) {
+      this.spinner.stop();
+      if (!this.writer.atLineStart) this.writer.write('\n');
+      const t = this.ctx.theme;
+      if (err instanceof TurnFailed) {
+        say(this.ctx, t.red(`✗ request failed: ${err.message}`));
+        return { kind: 'failed', failure: err };
+      }
+      if (err instanceof TurnInterrupted || controller.signal.aborted) {
+        this.ctx.session.update((s) => recordInterruption(s, { userMessage: userText, now: new Date() }));
+        say(this.ctx, t.yellow('⏹ interrupted: nothing was added to the conversation; the model will be told next time (↑ recalls your message)'));
+        return { kind: 'interrupted' };
+      }
+      throw err;
+    } finally {
+      this.spinner.stop();
+      this.ctx.term.setInterruptHandler(undefined);
+      this.controller = undefined;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+// Wiring shared by the one-shot and the REPL: config + flags → the turn engine's dependencies.
+import { userInfo } from 'node:os';
+import type { CliOptions } from '../cli/args.ts';
+import type { Config } from '../config/config.ts';
+import type { EmitEvent } from '../agent/events.ts';
+import { withBaseDelay, type RetryPolicy } from '../agent/recovery.ts';
+import type { SessionHandle, TurnDeps } from '../agent/turn.ts';
+import { createOpenAIClient } from '../model/client.ts';
+import { createDebugLog } from '../model/debug-log.ts';
+import { buildInstructions, shellTools } from '../model/request.ts';
+import { homeDir, logDir } from '../paths.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from '../tools/shell.ts';
+
+export function userShell(env: NodeJS.ProcessEnv): string {
+  const s = env.SHELL;
+  if (s && s.startsWith('/')) return s;
+  try {
+    return userInfo().shell ?? '/bin/sh';
+  } catch {
+    return '/bin/sh';
+  }
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+export interface RuntimeInput {
+  config: Config & { apiKey: string };
+  cli: CliOptions;
+  env: NodeJS.ProcessEnv;
+  session: SessionHandle;
+  emit: EmitEvent;
+  policy: RetryPolicy;
+  cwd: () => string;
+  confirm?: TurnDeps['confirm'];
+  onDebugLog?: (path: string) => void;
+}
+
+export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
+  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey]) : undefined;
+  if (debug) r.onDebugLog?.(debug.path);
+  const client = await createOpenAIClient({
+    apiKey: r.config.apiKey,
+    baseUrl: r.config.baseUrl,
+    idleTimeoutMs: envNumber(r.env, 'AGENTX_STREAM_IDLE_MS') ?? 300_000,
+    log: debug?.log,
+  });
+  return {
+    client,
+    shape: {
+      model: r.config.model,
+      instructions: buildInstructions(r.cwd(), homeDir(r.env), userShell(r.env)),
+      tools: shellTools(r.config.shellTool),
+      reasoningEffort: r.config.reasoningEffort,
+    },
+    session: r.session,
+    runCommand: runShellCommand,
+    cwd: r.cwd,
+    emit: r.emit,
+    confirm: r.confirm,
+    policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
+    sleep,
+    now: () => new Date(),
+    random: Math.random,
+    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+    defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+  };
+}

@@ -1,0 +1,118 @@
+// The only module that imports the OpenAI SDK. It turns a streamed Responses call into our
+// ModelEvent stream and every failure into a classified ModelError.
+import { classifyFailure, ModelError } from './errors.ts';
+import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest, ToolCallItem, TurnUsage } from './types.ts';
+
+export interface ClientOptions {
+  apiKey: string;
+  baseUrl: string;
+  /** No event for this long means the stream is stuck: abort it and treat it as retryable. */
+  idleTimeoutMs: number;
+  /** --debug: receives each request body and each event (never headers or the key). */
+  log?: (kind: 'request' | 'event' | 'error', data: unknown) => void;
+}
+
+interface SdkUsage {
+  input_tokens?: number;
+  input_tokens_details?: { cached_tokens?: number } | null;
+  output_tokens?: number;
+  output_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+interface SdkItem { type?: string; content?: { type?: string; text?: string }[] }
+
+function toUsage(u: SdkUsage | null | undefined): TurnUsage {
+  return {
+    inputTokens: u?.input_tokens ?? 0,
+    cachedTokens: u?.input_tokens_details?.cached_tokens ?? 0,
+    outputTokens: u?.output_tokens ?? 0,
+    reasoningTokens: u?.output_tokens_details?.reasoning_tokens ?? 0,
+  };
+}
+
+export function toCompleted(response: { id: string; status?: string | null; output?: unknown[]; usage?: SdkUsage | null }): CompletedResponse {
+  const output = (response.output ?? []) as SdkItem[];
+  let text = '';
+  const toolCalls: ToolCallItem[] = [];
+  for (const item of output) {
+    if (item.type === 'message') {
+      for (const part of item.content ?? []) if (part.type === 'output_text' && part.text) text += part.text;
+    } else if (item.type === 'shell_call' || item.type === 'function_call') {
+      toolCalls.push(item as unknown as ToolCallItem);
+    }
+  }
+  return { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
+}
+
+const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', 'server_is_overloaded', 'slow_down', 'timeout']);
+
+function streamFailure(code: string | null | undefined, message: string | null | undefined): ModelError {
+  const kind = code && RETRYABLE_STREAM_CODES.has(code) ? 'retryable' : 'fatal';
+  return new ModelError(`${message ?? 'the response failed'}${code ? ` (${code})` : ''}`, kind, { code: code ?? undefined });
+}
+
+export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
+  const { default: OpenAI } = await import('openai');
+  const sdk = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseUrl, maxRetries: 0, timeout: 10 * 60_000 });
+
+  async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const idle = new AbortController();
+    let idleTimer: NodeJS.Timeout | undefined;
+    const touch = (): void => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => idle.abort(), opts.idleTimeoutMs);
+    };
+    const combined = AbortSignal.any([signal, idle.signal]);
+    let partialText = '';
+    opts.log?.('request', request);
+    try {
+      touch();
+      // The SDK's overloads do not know our structural request type; it is the wire body.
+      const events = await sdk.responses.create(request as unknown as Parameters<typeof sdk.responses.create>[0] & { stream: true }, { signal: combined });
+      for await (const ev of events) {
+        touch();
+        opts.log?.('event', ev);
+        switch (ev.type) {
+          case 'response.created':
+            yield { type: 'created', responseId: ev.response.id };
+            break;
+          case 'response.output_text.delta':
+            partialText += ev.delta;
+            yield { type: 'text_delta', delta: ev.delta };
+            break;
+          case 'response.reasoning_summary_text.delta':
+            yield { type: 'reasoning_delta', delta: ev.delta };
+            break;
+          case 'response.reasoning_summary_part.done':
+            yield { type: 'reasoning_done' };
+            break;
+          case 'response.completed':
+          case 'response.incomplete':
+            yield { type: 'completed', response: toCompleted(ev.response) };
+            return;
+          case 'response.failed':
+            throw streamFailure(ev.response.error?.code, ev.response.error?.message);
+          case 'error':
+            throw streamFailure(ev.code, ev.message);
+          default:
+            break; // unknown and uninteresting events are ignored, as the API asks
+        }
+      }
+      throw new ModelError('the stream ended before the response completed', 'retryable', { partialText });
+    } catch (err) {
+      if (idle.signal.aborted && !signal.aborted) {
+        throw new ModelError(`no data from the server for ${Math.round(opts.idleTimeoutMs / 1000)} s`, 'retryable', { partialText });
+      }
+      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText }) : classifyFailure(err);
+      opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
+      if (failure.details.partialText === undefined && partialText) {
+        throw new ModelError(failure.message, failure.kind, { ...failure.details, partialText });
+      }
+      throw failure;
+    } finally {
+      clearTimeout(idleTimer);
+    }
+  }
+
+  return { stream };
+}

@@ -1,0 +1,26 @@
+// --debug: request bodies, stream events and errors as JSONL under ~/.agentx-logs/ (mode 0600).
+// Headers are never logged; anything that looks like a key is redacted as a second line of defence.
+import { appendFileSync, mkdirSync, openSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+
+const SECRET_PATTERNS = [/sk-[A-Za-z0-9_-]{8,}/g, /Bearer\s+[A-Za-z0-9._-]+/gi];
+
+export function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[REDACTED]');
+  for (const re of SECRET_PATTERNS) out = out.replace(re, '[REDACTED]');
+  return out;
+}
+
+export function createDebugLog(dir: string, secrets: string[], now: Date = new Date()): { path: string; log: (kind: string, data: unknown) => void } {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `agentx-${now.toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`);
+  closeSync(openSync(path, 'a', 0o600));
+  return {
+    path,
+    log(kind, data) {
+      const line = JSON.stringify({ t: new Date().toISOString(), kind, data });
+      appendFileSync(path, `${redact(line, secrets)}\n`, { mode: 0o600 });
+    },
+  };
+}

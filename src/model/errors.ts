@@ -1,0 +1,88 @@
+// One classification of every failure (SPEC §3.6). Duck-typed on the SDK's error shapes so this
+// module does not import the SDK (only client.ts does).
+export type FailureKind = 'retryable' | 'chain_broken' | 'fatal' | 'aborted';
+
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly kind: FailureKind,
+    readonly details: { status?: number; code?: string; retryAfterMs?: number; requestId?: string; partialText?: string } = {},
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+/** Longest Retry-After we wait for automatically; beyond that the limit is reported, not retried into. */
+export const MAX_AUTO_RETRY_AFTER_MS = 60_000;
+
+interface ErrorLike {
+  name?: unknown;
+  message?: unknown;
+  status?: unknown;
+  code?: unknown;
+  param?: unknown;
+  headers?: unknown;
+  cause?: unknown;
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  if (headers && typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  if (headers && typeof headers === 'object') {
+    const v = (headers as Record<string, unknown>)[name];
+    return typeof v === 'string' ? v : undefined;
+  }
+  return undefined;
+}
+
+export function parseRetryAfter(headers: unknown, now: number = Date.now()): number | undefined {
+  const ms = header(headers, 'retry-after-ms');
+  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms)) return Math.round(Number(ms));
+  const v = header(headers, 'retry-after');
+  if (v === undefined) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function cleanMessage(raw: string): string {
+  // SDK messages look like "400 Previous response … not found."; keep them on one line.
+  return raw.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+export function classifyFailure(err: unknown): ModelError {
+  if (err instanceof ModelError) return err;
+  const e = (err ?? {}) as ErrorLike;
+  const name = typeof e.name === 'string' ? e.name : '';
+  const message = cleanMessage(typeof e.message === 'string' ? e.message : String(err));
+  if (name === 'APIUserAbortError' || name === 'AbortError') return new ModelError('request cancelled', 'aborted');
+  if (name === 'APIConnectionTimeoutError') return new ModelError('request timed out', 'retryable');
+  if (name === 'APIConnectionError') {
+    const cause = e.cause as ErrorLike | undefined;
+    const why = cause && typeof cause.message === 'string' ? `: ${cleanMessage(cause.message)}` : '';
+    return new ModelError(`connection failed${why}`, 'retryable');
+  }
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const requestId = header(e.headers, 'x-request-id');
+  const base = { status, code, requestId };
+  if (status === undefined) {
+    // Not an HTTP error: a bug or an unexpected stream shape. Retrying will not help.
+    return new ModelError(message || 'unexpected error', 'fatal', base);
+  }
+  if (code === 'previous_response_not_found' || (status === 404 && e.param === 'previous_response_id')) {
+    return new ModelError('the server no longer has this conversation (previous response not found)', 'chain_broken', base);
+  }
+  if (status === 401) return new ModelError(`authentication failed (401): check your API key — ${message}`, 'fatal', base);
+  if (status === 403) return new ModelError(`not allowed (403): ${message}`, 'fatal', base);
+  if (status === 429 && code === 'insufficient_quota') return new ModelError(`quota exhausted: ${message}`, 'fatal', base);
+  if (status === 408 || status === 409 || status === 429 || status >= 500) {
+    const retryAfterMs = parseRetryAfter(e.headers);
+    if (retryAfterMs !== undefined && retryAfterMs > MAX_AUTO_RETRY_AFTER_MS) {
+      const at = new Date(Date.now() + retryAfterMs).toLocaleTimeString();
+      return new ModelError(`rate limit: the server asks to wait until ${at} (${Math.ceil(retryAfterMs / 1000)} s) — ${message}`, 'fatal', { ...base, retryAfterMs });
+    }
+    return new ModelError(message, 'retryable', { ...base, retryAfterMs });
+  }
+  return new ModelError(message, 'fatal', base);
+}

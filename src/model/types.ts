@@ -1,0 +1,66 @@
+// Our view of the Responses API wire, independent of the SDK so that only client.ts imports it.
+export interface TurnUsage {
+  inputTokens: number;      // includes cached
+  cachedTokens: number;
+  outputTokens: number;     // includes reasoning
+  reasoningTokens: number;
+}
+
+export interface ShellCallItem {
+  type: 'shell_call';
+  id?: string;
+  call_id: string;
+  action: { commands: string[]; timeout_ms?: number | null; max_output_length?: number | null };
+}
+
+export interface FunctionCallItem {
+  type: 'function_call';
+  id?: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ToolCallItem = ShellCallItem | FunctionCallItem;
+
+export interface ModelRequest {
+  model: string;
+  instructions: string;
+  input: unknown[];
+  previous_response_id?: string;
+  store: true;
+  stream: true;
+  tools: unknown[];
+  reasoning?: { effort?: string; summary: 'auto' };
+}
+
+export interface CompletedResponse {
+  id: string;
+  status: string;             // completed | incomplete
+  text: string;               // concatenated output_text of message items
+  toolCalls: ToolCallItem[];
+  usage: TurnUsage;
+}
+
+export type ModelEvent =
+  | { type: 'created'; responseId: string }
+  | { type: 'text_delta'; delta: string }
+  | { type: 'reasoning_delta'; delta: string }
+  | { type: 'reasoning_done' }
+  | { type: 'completed'; response: CompletedResponse };
+
+export interface ModelClient {
+  /** Streams one response. Throws ModelError (see errors.ts) on any failure, including a cut stream. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+}
+
+export const ZERO_USAGE: TurnUsage = { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+
+export function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+  };
+}

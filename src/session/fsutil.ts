@@ -1,0 +1,48 @@
+// Small filesystem and process helpers shared by the session store and its lock.
+
+import * as fs from 'node:fs';
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    return typeof error.code === 'string' ? error.code : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Signal 0 probes without delivering anything. EPERM means the pid exists but belongs to
+ * someone else, so it counts as alive; only ESRCH proves it gone. A reused pid reads as alive,
+ * which errs on the side of leaving files and locks alone.
+ */
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== 'ESRCH';
+  }
+}
+
+/** An ISO time that is safe in file names on every platform (no `:`). */
+export function fileStamp(now: Date): string {
+  return now.toISOString().replace(/[:.]/g, '-');
+}
+
+export function unlinkQuiet(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // Already gone, or never created: either way there is nothing left to remove.
+  }
+}
+
+/** Synchronous sleep for short lock back-offs; the lock API is synchronous by design. */
+export function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The current user's uid, or undefined where the platform has none (Windows). */
+export function currentUid(): number | undefined {
+  return typeof process.getuid === 'function' ? process.getuid() : undefined;
+}

@@ -1,0 +1,176 @@
+// The interactive session lock, `.agentx_responseid.lock` (SPEC §3.1: a second interactive
+// agentx in the same directory never interleaves writes).
+//
+// The lock file holds "<pid>\n<token>\n". It is created complete: written to a temp file and
+// hard-linked into place, so nobody ever reads a half-written lock (link fails with EEXIST
+// when the lock is held). The random token tells our lock from one left by an earlier process
+// that had the same pid (common in containers, where agentx may always be pid 1).
+//
+// A lock whose pid is dead (or unparsable and old) is taken over without a race:
+//  1. Takers claim the stale lock by creating `<lock>.takeover-<inode>-<gen>` exclusively, so
+//     exactly one of them holds a claim on that particular stale file. A claim whose owner
+//     died mid-takeover is skipped by moving to the next generation, never deleted by others.
+//  2. The claim holder re-reads the lock; if it is still the same stale file (inode and token)
+//     it renames a complete new lock over it. rename() replaces in one step, so there is no
+//     moment without a lock in which a fresh acquirer could slip in.
+//  3. It then removes the claims. A slow taker that claims afterwards fails the re-check in
+//     step 2, because the lock it saw is gone (token compared too, in case the inode is reused).
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { errorCode, isPidAlive, sleepMs, unlinkQuiet } from './fsutil.ts';
+
+export const LOCK_FILE = '.agentx_responseid.lock';
+
+export type SessionLock = { ok: true; release(): void } | { ok: false; pid: number };
+
+/** An unparsable lock younger than this may still be being written by a foreign tool. */
+const UNPARSABLE_GRACE_MS = 10_000;
+const MAX_ATTEMPTS = 100;
+const MAX_GENERATIONS = 16;
+
+/** Tokens of locks this process holds, to tell them from leftovers of an earlier same-pid process. */
+const heldTokens = new Set<string>();
+
+interface LockInfo {
+  ino: number;
+  pid: number | null;
+  token: string;
+  mtimeMs: number;
+}
+
+function newToken(): string {
+  return randomBytes(8).toString('hex');
+}
+
+function content(token: string): string {
+  return `${process.pid}\n${token}\n`;
+}
+
+/** A complete file with `text`, named so cleanupStaleOneshots can reap it after a crash. */
+function writeTemp(lockPath: string, text: string): string {
+  const tmp = `${lockPath}.tmp-${process.pid}-${newToken()}`;
+  const fd = fs.openSync(tmp, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return tmp;
+}
+
+/** Creates `target` holding `text` only if it does not exist; false when it does. */
+function createExclusive(target: string, text: string): boolean {
+  const tmp = writeTemp(target, text);
+  try {
+    fs.linkSync(tmp, target);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false;
+    // No hard links here (some network/FUSE filesystems): O_EXCL create, briefly empty,
+    // which the unparsable-grace rule covers.
+    try {
+      fs.writeFileSync(target, text, { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (fallback) {
+      if (errorCode(fallback) === 'EEXIST') return false;
+      throw fallback;
+    }
+  } finally {
+    unlinkQuiet(tmp);
+  }
+}
+
+function readInfo(p: string): LockInfo | null {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(p, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+    const st = fs.fstatSync(fd);
+    const [pidLine = '', token = ''] = fs.readFileSync(fd, 'utf8').slice(0, 256).split('\n');
+    const pid = /^\d+$/.test(pidLine) ? Number(pidLine) : null;
+    return { ino: st.ino, pid, token, mtimeMs: st.mtimeMs };
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return null;
+    // Not a readable regular file (a planted symlink, say): describe it as an unparsable lock.
+    try {
+      const st = fs.lstatSync(p);
+      return { ino: st.ino, pid: null, token: '', mtimeMs: st.mtimeMs };
+    } catch {
+      return null;
+    }
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function isLive(info: LockInfo): boolean {
+  if (info.pid === null) return Date.now() - info.mtimeMs < UNPARSABLE_GRACE_MS;
+  if (info.pid === process.pid) return heldTokens.has(info.token);
+  return isPidAlive(info.pid);
+}
+
+function claimHolderAlive(claim: string): boolean {
+  try {
+    const pid = Number(fs.readFileSync(claim, 'utf8').split('\n')[0]);
+    return pid !== process.pid && isPidAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+function takeOver(lockPath: string, stale: LockInfo, token: string): boolean {
+  const claimOf = (gen: number): string => `${lockPath}.takeover-${stale.ino}-${gen}`;
+  for (let gen = 0; gen < MAX_GENERATIONS; gen++) {
+    if (!createExclusive(claimOf(gen), `${process.pid}\n`)) {
+      if (claimHolderAlive(claimOf(gen))) return false;
+      continue;
+    }
+    try {
+      const current = readInfo(lockPath);
+      const same = current !== null && current.ino === stale.ino && current.token === stale.token && current.pid === stale.pid;
+      if (!same) return false;
+      fs.renameSync(writeTemp(lockPath, content(token)), lockPath);
+      return true;
+    } finally {
+      for (let g = 0; g <= gen; g++) unlinkQuiet(claimOf(g));
+    }
+  }
+  return false;
+}
+
+function held(lockPath: string, token: string): SessionLock {
+  heldTokens.add(token);
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    process.removeListener('exit', release);
+    heldTokens.delete(token);
+    // Only our own lock is removed; if it was (wrongly) taken over, the new holder keeps it.
+    if (readInfo(lockPath)?.token === token) unlinkQuiet(lockPath);
+  };
+  process.on('exit', release);
+  return { ok: true, release };
+}
+
+/**
+ * Takes the session lock of `dir`, or reports the pid holding it. Also released on process
+ * exit; after a crash (even SIGKILL) the dead pid makes the lock stale and the next start takes it.
+ */
+export function acquireSessionLock(dir: string): SessionLock {
+  const lockPath = path.join(dir, LOCK_FILE);
+  let last: LockInfo | null = null;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const token = newToken();
+    if (createExclusive(lockPath, content(token))) return held(lockPath, token);
+    last = readInfo(lockPath);
+    if (last === null) continue;
+    if (isLive(last)) return { ok: false, pid: last.pid ?? 0 };
+    if (takeOver(lockPath, last, token)) return held(lockPath, token);
+    // Another process is mid-takeover; give it a moment to finish, then look again.
+    sleepMs(2);
+  }
+  return { ok: false, pid: last?.pid ?? 0 };
+}

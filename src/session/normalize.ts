@@ -1,0 +1,264 @@
+// Turns parsed JSON into well-typed state, field by field. A bad optional field is reset to its
+// default and its raw value is parked under `invalid_fields`, so nothing the file held is lost
+// when it is rewritten; only a bad `response_id` (the chain itself) makes the file unusable.
+
+import {
+  CLI_OUTPUT_MAX_BYTES,
+  CLI_TRANSCRIPT_MAX_BYTES,
+  HISTORY_MAX,
+  HISTORY_MESSAGE_MAX_BYTES,
+  STATE_KEYS,
+  TRANSCRIPT_ENTRY_MAX_BYTES,
+  TRANSCRIPT_MAX_BYTES,
+  emptyUsage,
+} from './types.ts';
+import type {
+  CliTranscriptEntry,
+  FailedResponse,
+  HistoryEntry,
+  InterruptedTurn,
+  PendingTransaction,
+  SessionSnapshot,
+  ShellAction,
+  ToolJournalEntry,
+  ToolCallStatus,
+  TranscriptEntry,
+  Usage,
+} from './types.ts';
+import { isResponseId, preview, truncateMiddle, utf8Length } from './text.ts';
+
+export type Raw = Record<string, unknown>;
+
+/** Where the raw values of reset fields are kept. */
+export const INVALID_FIELDS_KEY = 'invalid_fields';
+
+export class StateFormatError extends Error {}
+
+export class Issues {
+  readonly warnings: string[] = [];
+  readonly invalid: Raw = {};
+  reset(field: string, raw: unknown): void {
+    this.warnings.push(field);
+    this.invalid[field] = raw;
+  }
+}
+
+export function isRecord(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
+}
+
+function optString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function normalizeUsage(value: unknown): Usage {
+  if (!isRecord(value)) return emptyUsage();
+  return {
+    inputTokens: count(value.inputTokens),
+    cachedTokens: count(value.cachedTokens),
+    outputTokens: count(value.outputTokens),
+    reasoningTokens: count(value.reasoningTokens),
+    turns: count(value.turns),
+  };
+}
+
+export function capText(text: string, maxBytes: number): string {
+  return truncateMiddle(text, maxBytes).text;
+}
+
+export function normalizeCliEntry(value: unknown): CliTranscriptEntry | null {
+  if (!isRecord(value) || typeof value.command !== 'string') return null;
+  const exit = value.exit_code;
+  const output = truncateMiddle(optString(value.output) ?? '', CLI_OUTPUT_MAX_BYTES);
+  return {
+    command: value.command,
+    cwd: optString(value.cwd) ?? '',
+    exit_code: typeof exit === 'number' && Number.isInteger(exit) ? exit : null,
+    output: output.text,
+    truncated: value.truncated === true || output.truncated,
+  };
+}
+
+/** Drops the oldest runs once the buffer exceeds its byte budget. */
+export function capCliTranscript(entries: CliTranscriptEntry[]): CliTranscriptEntry[] {
+  const sizes = entries.map((e) => utf8Length(e.command) + utf8Length(e.output));
+  let total = sizes.reduce((a, b) => a + b, 0);
+  let start = 0;
+  while (total > CLI_TRANSCRIPT_MAX_BYTES && start < entries.length) total -= sizes[start++] ?? 0;
+  return entries.slice(start);
+}
+
+function normalizeAction(value: unknown): ShellAction {
+  const raw = isRecord(value) ? value : {};
+  const commands = Array.isArray(raw.commands)
+    ? raw.commands.filter((c): c is string => typeof c === 'string')
+    : [];
+  const action: ShellAction = { commands };
+  const timeout = raw.timeout_ms;
+  if (typeof timeout === 'number' || timeout === null) action.timeout_ms = timeout;
+  const maxOut = raw.max_output_length;
+  if (typeof maxOut === 'number' || maxOut === null) action.max_output_length = maxOut;
+  return action;
+}
+
+/**
+ * A completed call must carry the output to resend; without it, or with an unknown status,
+ * the call may have run: `started` means it is re-run only on an explicit Retry.
+ */
+function journalStatus(status: unknown, output: unknown): ToolCallStatus {
+  if (status === 'pending' || status === 'started') return status;
+  return status === 'completed' && output !== undefined ? 'completed' : 'started';
+}
+
+export function normalizeToolCall(value: unknown): ToolJournalEntry | null {
+  if (!isRecord(value)) return null;
+  const { call_id: callId, type } = value;
+  if (typeof callId !== 'string' || callId === '') return null;
+  if (type !== 'shell_call' && type !== 'function_call') return null;
+  const status = journalStatus(value.status, value.output);
+  const entry: ToolJournalEntry = { call_id: callId, type, status };
+  if (typeof value.name === 'string') entry.name = value.name;
+  if (type === 'shell_call') entry.action = normalizeAction(value.action);
+  if (typeof value.arguments === 'string') entry.arguments = value.arguments;
+  if (status === 'completed') entry.output = value.output;
+  return entry;
+}
+
+export function normalizeHistoryEntry(value: unknown): HistoryEntry | null {
+  if (!isRecord(value) || !isResponseId(value.response_id)) return null;
+  const user = optString(value.last_user_message);
+  const assistant = optString(value.last_assistant_message);
+  const entry: HistoryEntry = {
+    response_id: value.response_id,
+    timestamp: optString(value.timestamp) ?? '',
+    user_preview: optString(value.user_preview) ?? preview(user ?? ''),
+    assistant_preview: optString(value.assistant_preview) ?? preview(assistant ?? ''),
+    usage: normalizeUsage(value.usage),
+  };
+  if (user !== null) entry.last_user_message = capText(user, HISTORY_MESSAGE_MAX_BYTES);
+  if (assistant !== null) entry.last_assistant_message = capText(assistant, HISTORY_MESSAGE_MAX_BYTES);
+  return entry;
+}
+
+/** One entry per response id (the latest wins), at most HISTORY_MAX, oldest dropped. */
+export function capHistory(entries: HistoryEntry[]): HistoryEntry[] {
+  const latest = new Map<string, number>();
+  entries.forEach((e, i) => latest.set(e.response_id, i));
+  return entries.filter((e, i) => latest.get(e.response_id) === i).slice(-HISTORY_MAX);
+}
+
+export function normalizeTranscriptEntry(value: unknown): TranscriptEntry | null {
+  if (!isRecord(value) || typeof value.text !== 'string') return null;
+  const role = value.role;
+  if (role !== 'user' && role !== 'assistant' && role !== 'tool') return null;
+  const entry: TranscriptEntry = { role, text: capText(value.text, TRANSCRIPT_ENTRY_MAX_BYTES) };
+  if (typeof value.response_id === 'string') entry.response_id = value.response_id;
+  return entry;
+}
+
+/** Truncates oversized entries, then drops the oldest until the whole fits. */
+export function capTranscript(entries: TranscriptEntry[]): TranscriptEntry[] {
+  const capped = entries.map((e) => {
+    const text = capText(e.text, TRANSCRIPT_ENTRY_MAX_BYTES);
+    return text === e.text ? e : { ...e, text };
+  });
+  const sizes = capped.map((e) => utf8Length(e.text));
+  let total = sizes.reduce((a, b) => a + b, 0);
+  let start = 0;
+  while (total > TRANSCRIPT_MAX_BYTES && start < capped.length) total -= sizes[start++] ?? 0;
+  return capped.slice(start);
+}
+
+function normalizeFailed(value: unknown): FailedResponse | null | undefined {
+  if (value === null || value === undefined || value === false) return null;
+  if (value === true) return { timestamp: '', error: 'A request failed in an earlier session' };
+  if (!isRecord(value)) return undefined;
+  const failed: FailedResponse = {
+    timestamp: optString(value.timestamp) ?? '',
+    error: optString(value.error) ?? 'unknown error',
+  };
+  if (typeof value.status === 'number') failed.status = value.status;
+  return failed;
+}
+
+function normalizeTransaction(value: unknown): PendingTransaction | null | undefined {
+  if (value === null || value === undefined) return null;
+  if (!isRecord(value) || !Array.isArray(value.input)) return undefined;
+  const prev = value.previous_response_id;
+  return {
+    input: value.input,
+    previous_response_id: isResponseId(prev) ? prev : null,
+    user_message: optString(value.user_message),
+    timestamp: optString(value.timestamp) ?? '',
+  };
+}
+
+function normalizeInterrupted(value: unknown): InterruptedTurn | null | undefined {
+  if (value === null || value === undefined) return null;
+  if (!isRecord(value) || typeof value.user_message !== 'string') return undefined;
+  return { user_message: value.user_message, timestamp: optString(value.timestamp) ?? '' };
+}
+
+/** Normalizes an array field; a non-array resets the field, bad elements are dropped. */
+function list<T>(raw: Raw, key: string, issues: Issues, one: (v: unknown) => T | null): T[] {
+  const value = raw[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    issues.reset(key, value);
+    return [];
+  }
+  const out = value.map(one).filter((v): v is T => v !== null);
+  if (out.length !== value.length) issues.reset(key, value);
+  return out;
+}
+
+/** Normalizes an object-or-null field; `undefined` from `one` means the value was malformed. */
+function single<T>(raw: Raw, key: string, issues: Issues, one: (v: unknown) => T | null | undefined): T | null {
+  const out = one(raw[key]);
+  if (out !== undefined) return out;
+  issues.reset(key, raw[key]);
+  return null;
+}
+
+function message(raw: Raw, key: string, issues: Issues): string | null {
+  return single(raw, key, issues, (v) => (v === null || v === undefined ? null : typeof v === 'string' ? v : undefined));
+}
+
+/** Everything but `rollback_backup`; throws StateFormatError when the chain id is unusable. */
+export function normalizeSnapshot(raw: Raw, issues: Issues): SessionSnapshot {
+  const id = raw.response_id;
+  if (id !== undefined && id !== null && id !== '' && !isResponseId(id)) {
+    throw new StateFormatError('response_id is not a valid response id');
+  }
+  if (raw.usage !== undefined && !isRecord(raw.usage)) issues.reset('usage', raw.usage);
+  const snapshot: SessionSnapshot = {
+    version: 1,
+    response_id: typeof id === 'string' && id !== '' ? id : null,
+    usage: normalizeUsage(raw.usage),
+    last_user_message: message(raw, 'last_user_message', issues),
+    last_assistant_message: message(raw, 'last_assistant_message', issues),
+    pending_cli_transcript: capCliTranscript(list(raw, 'pending_cli_transcript', issues, normalizeCliEntry)),
+    pending_tool_calls: list(raw, 'pending_tool_calls', issues, normalizeToolCall),
+    history: capHistory(list(raw, 'history', issues, normalizeHistoryEntry)),
+    failed_response: single(raw, 'failed_response', issues, normalizeFailed),
+    pending_transaction: single(raw, 'pending_transaction', issues, normalizeTransaction),
+    interrupted_turn: single(raw, 'interrupted_turn', issues, normalizeInterrupted),
+    transcript: capTranscript(list(raw, 'transcript', issues, normalizeTranscriptEntry)),
+  };
+  const known = new Set<string>(STATE_KEYS);
+  for (const [key, value] of Object.entries(raw)) {
+    if (!known.has(key)) snapshot[key] = value;
+  }
+  return snapshot;
+}
+
+/** Parks reset values next to any the file already had parked. */
+export function withInvalidFields<T extends SessionSnapshot>(state: T, issues: Issues): T {
+  if (issues.warnings.length === 0) return state;
+  const previous = state[INVALID_FIELDS_KEY];
+  return { ...state, [INVALID_FIELDS_KEY]: { ...(isRecord(previous) ? previous : {}), ...issues.invalid } };
+}

@@ -1,0 +1,250 @@
+// Session state: the public entry point. Types, parsing and pure transitions
+// `(state, event) → state`; nothing here touches disk, the process or the clock (SPEC §3).
+// Transitions never mutate their input: unchanged parts are shared, changed parts are new.
+
+import { ERROR_MAX_BYTES, HISTORY_MESSAGE_MAX_BYTES, emptyState } from './types.ts';
+import type {
+  CliTranscriptEntry,
+  HistoryEntry,
+  SessionSnapshot,
+  SessionState,
+  ToolJournalEntry,
+  TranscriptEntry,
+  TurnUsage,
+  Usage,
+} from './types.ts';
+import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry } from './normalize.ts';
+import { preview } from './text.ts';
+
+export * from './types.ts';
+export { parseState, serializeState } from './parse.ts';
+export type { ParseResult } from './parse.ts';
+export { preview } from './text.ts';
+
+/** Tool output quoted in the transcript: the gist, not the whole log. */
+const CLI_SUMMARY_OUTPUT_BYTES = 2 * 1024;
+
+/** A deep copy that is also a proof the value survives JSON (it is going into the state file). */
+function cloneJson<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+function count(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+function addUsage(total: Usage, turn: TurnUsage, turns: number): Usage {
+  return {
+    inputTokens: total.inputTokens + count(turn.inputTokens),
+    cachedTokens: total.cachedTokens + count(turn.cachedTokens),
+    outputTokens: total.outputTokens + count(turn.outputTokens),
+    reasoningTokens: total.reasoningTokens + count(turn.reasoningTokens),
+    turns: total.turns + turns,
+  };
+}
+
+/** The state without its backup, for storing as the next backup (backups never nest). */
+function snapshotOf(s: SessionState): SessionSnapshot {
+  const { rollback_backup: _dropped, ...rest } = s;
+  return rest;
+}
+
+/**
+ * Trailing transcript entries of a turn that has not completed: they are tagged with a
+ * tool-call response id, and only completed turns' ids ever reach `history`.
+ */
+function openTurnStart(s: SessionState): number {
+  const done = new Set(s.history.map((h) => h.response_id));
+  let start = s.transcript.length;
+  while (start > 0) {
+    const tag = s.transcript[start - 1]?.response_id;
+    if (tag === undefined || done.has(tag)) break;
+    start--;
+  }
+  return start;
+}
+
+function cloneCall(call: ToolJournalEntry): ToolJournalEntry {
+  return cloneJson(call);
+}
+
+/**
+ * A response that asked for tools. It becomes the chain head at once: the continuation must
+ * send the outputs of its calls, so a crash from here on resumes with them pending.
+ */
+export function recordToolCalls(
+  s: SessionState,
+  p: { responseId: string; calls: ToolJournalEntry[]; usage: TurnUsage; userMessage: string | null; assistantText?: string },
+): SessionState {
+  // The user message and any text said before the calls go into the transcript now, so a
+  // crash mid-turn still leaves them as context for a rebuilt chain; recordTurn adopts them.
+  const open = s.transcript.slice(openTurnStart(s));
+  const added: TranscriptEntry[] = [];
+  if (p.userMessage !== null && !open.some((e) => e.role === 'user' && e.text === p.userMessage)) {
+    added.push({ role: 'user', text: p.userMessage, response_id: p.responseId });
+  }
+  const said = p.assistantText?.trim() ?? '';
+  if (said !== '') added.push({ role: 'assistant', text: said, response_id: p.responseId });
+  return {
+    ...s,
+    response_id: p.responseId,
+    usage: addUsage(s.usage, p.usage, 0),
+    pending_tool_calls: p.calls.map(cloneCall),
+    failed_response: null,
+    pending_transaction: null,
+    last_user_message: p.userMessage ?? s.last_user_message,
+    transcript: added.length > 0 ? capTranscript([...s.transcript, ...added]) : s.transcript,
+  };
+}
+
+/**
+ * Journals one call. A completed call is final (exactly-once: it is never run again, its
+ * output is resent), so changing it is a programming error, as is completing without output.
+ */
+export function markToolCall(s: SessionState, callId: string, status: 'started' | 'completed', output?: unknown): SessionState {
+  const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
+  const call = s.pending_tool_calls[index];
+  if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
+  if (call.status === 'completed') throw new Error(`Tool call ${callId} is already completed`);
+  if (status === 'completed' && output === undefined) throw new TypeError(`Tool call ${callId} completed without output`);
+  const next: ToolJournalEntry = { ...call, status };
+  if (status === 'completed') next.output = cloneJson(output);
+  const calls = [...s.pending_tool_calls];
+  calls[index] = next;
+  return { ...s, pending_tool_calls: calls };
+}
+
+function cliSummary(e: CliTranscriptEntry): TranscriptEntry {
+  const status = e.exit_code === null ? '' : ` (exit ${e.exit_code})`;
+  const output = capText(e.output, CLI_SUMMARY_OUTPUT_BYTES);
+  return { role: 'tool', text: `! ${e.command}${status}${output === '' ? '' : `\n${output}`}` };
+}
+
+/** A completed user turn: a new checkpoint, and everything pending for it is settled. */
+export function recordTurn(
+  s: SessionState,
+  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; now: Date },
+): SessionState {
+  const usage = addUsage(s.usage, p.usage, 1);
+  const entry: HistoryEntry = {
+    response_id: p.responseId,
+    timestamp: p.now.toISOString(),
+    user_preview: preview(p.userMessage),
+    assistant_preview: preview(p.assistantMessage),
+    usage,
+    last_user_message: capText(p.userMessage, HISTORY_MESSAGE_MAX_BYTES),
+    last_assistant_message: capText(p.assistantMessage, HISTORY_MESSAGE_MAX_BYTES),
+  };
+  const start = openTurnStart(s);
+  const open = s.transcript.slice(start);
+  const turn: TranscriptEntry[] = [
+    ...s.pending_cli_transcript.map(cliSummary),
+    ...open,
+    ...(open.some((e) => e.role === 'user' && e.text === p.userMessage) ? [] : [{ role: 'user' as const, text: p.userMessage }]),
+    ...(p.toolSummaries ?? []).map((text) => ({ role: 'tool' as const, text })),
+    ...(p.assistantMessage.trim() === '' ? [] : [{ role: 'assistant' as const, text: p.assistantMessage }]),
+  ];
+  const tagged = turn.map((e) => ({ ...e, response_id: p.responseId }));
+  return {
+    ...s,
+    response_id: p.responseId,
+    usage,
+    last_user_message: p.userMessage,
+    last_assistant_message: p.assistantMessage,
+    history: capHistory([...s.history, entry]),
+    transcript: capTranscript([...s.transcript.slice(0, start), ...tagged]),
+    pending_tool_calls: [],
+    pending_cli_transcript: [],
+    failed_response: null,
+    pending_transaction: null,
+    interrupted_turn: null,
+  };
+}
+
+/**
+ * A request that failed: remembered so a retry resends the same items. It never enters
+ * history and never moves the chain head (SPEC §3.6).
+ */
+export function recordFailure(
+  s: SessionState,
+  p: { error: string; status?: number; input: unknown[]; previousResponseId: string | null; userMessage: string | null; now: Date },
+): SessionState {
+  const timestamp = p.now.toISOString();
+  const failed: SessionState['failed_response'] = { timestamp, error: capText(p.error, ERROR_MAX_BYTES) };
+  if (p.status !== undefined) failed.status = p.status;
+  return {
+    ...s,
+    failed_response: failed,
+    pending_transaction: {
+      input: cloneJson(p.input),
+      previous_response_id: p.previousResponseId,
+      user_message: p.userMessage,
+      timestamp,
+    },
+  };
+}
+
+/** Ctrl-C during a turn: the next request tells the model, so it does not silently redo work. */
+export function recordInterruption(s: SessionState, p: { userMessage: string; now: Date }): SessionState {
+  return { ...s, interrupted_turn: { user_message: p.userMessage, timestamp: p.now.toISOString() } };
+}
+
+/** A local `!command` run, buffered until the next request sends it. */
+export function addCliTranscript(s: SessionState, e: CliTranscriptEntry): SessionState {
+  const entry = normalizeCliEntry(e);
+  if (entry === null) throw new TypeError('Invalid CLI transcript entry');
+  return { ...s, pending_cli_transcript: capCliTranscript([...s.pending_cli_transcript, entry]) };
+}
+
+/**
+ * Restores checkpoint `index` (1 = newest). History is kept whole so the user can roll
+ * forward again; the replaced state becomes `rollback_backup`. The transcript keeps only
+ * turns at or before the checkpoint (by history order), since a rebuilt chain must not be
+ * told about turns that are no longer on it. `_now` is accepted for symmetry with the other
+ * transitions; a rollback records no time of its own (the checkpoint file does).
+ */
+export function rollbackTo(s: SessionState, index: number, _now?: Date): SessionState {
+  const size = s.history.length;
+  const position = size - index;
+  const target = Number.isInteger(index) && index >= 1 ? s.history[position] : undefined;
+  if (target === undefined) {
+    throw new RangeError(size === 0 ? 'There are no checkpoints to roll back to' : `No checkpoint ${index}: choose 1-${size}`);
+  }
+  const onChain = new Set(s.history.slice(0, position + 1).map((h) => h.response_id));
+  return {
+    ...s,
+    response_id: target.response_id,
+    usage: { ...target.usage },
+    last_user_message: target.last_user_message ?? target.user_preview,
+    last_assistant_message: target.last_assistant_message ?? target.assistant_preview,
+    transcript: s.transcript.filter((e) => e.response_id === undefined || onChain.has(e.response_id)),
+    pending_tool_calls: [],
+    pending_cli_transcript: [],
+    failed_response: null,
+    pending_transaction: null,
+    interrupted_turn: null,
+    rollback_backup: snapshotOf(s),
+  };
+}
+
+/**
+ * Restores the state a rollback replaced. The state being left becomes the new backup, so an
+ * undo can itself be undone and no branch is ever lost.
+ */
+export function undoRollback(s: SessionState): SessionState {
+  if (s.rollback_backup === null) throw new Error('Nothing to undo: no rollback has been made');
+  return { ...s.rollback_backup, rollback_backup: snapshotOf(s) };
+}
+
+/** /clear: nothing of the old session survives, not even its backup. */
+export function clearState(): SessionState {
+  return emptyState();
+}
+
+/** What a new chain resends when the old response id is unusable (SPEC §3.6). */
+export function chainContext(s: SessionState): { transcript: TranscriptEntry[]; cli: CliTranscriptEntry[] } {
+  return {
+    transcript: s.transcript.map((e) => ({ ...e })),
+    cli: s.pending_cli_transcript.map((e) => ({ ...e })),
+  };
+}

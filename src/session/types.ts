@@ -1,0 +1,167 @@
+// The session-state data model (SPEC §3.1). Pure data: no I/O, no clock.
+
+export const STATE_VERSION = 1;
+
+/** Checkpoints kept for /rollback (SPEC §3.1: up to 20, oldest dropped first). */
+export const HISTORY_MAX = 20;
+/** The transcript is only context for rebuilding a broken chain, so it is bounded in bytes. */
+export const TRANSCRIPT_MAX_BYTES = 64 * 1024;
+/** One huge message must not evict every other entry, so single entries are truncated first. */
+export const TRANSCRIPT_ENTRY_MAX_BYTES = 16 * 1024;
+/** Output of one local `!command`: enough context for the model without bloating the file. */
+export const CLI_OUTPUT_MAX_BYTES = 16 * 1024;
+/** All buffered `!command` runs together. */
+export const CLI_TRANSCRIPT_MAX_BYTES = 64 * 1024;
+/** Full last messages kept per history entry so a rollback restores more than a 60-char preview. */
+export const HISTORY_MESSAGE_MAX_BYTES = 8 * 1024;
+/** Server error bodies can be large HTML pages; the marker only needs the gist. */
+export const ERROR_MAX_BYTES = 4 * 1024;
+/** Anything bigger than this is not a state file agentx wrote. */
+export const MAX_STATE_FILE_BYTES = 20 * 1024 * 1024;
+
+export interface Usage {
+  inputTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  turns: number;
+}
+
+/** One response's usage; inputTokens includes cached tokens. */
+export interface TurnUsage {
+  inputTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+}
+
+export interface ShellAction {
+  commands: string[];
+  timeout_ms?: number | null;
+  max_output_length?: number | null;
+}
+
+export type ToolCallStatus = 'pending' | 'started' | 'completed';
+
+export interface ToolJournalEntry {
+  call_id: string;
+  type: 'shell_call' | 'function_call';
+  name?: string;
+  action?: ShellAction;
+  arguments?: string;
+  status: ToolCallStatus;
+  /** The exact input item sent back (shell_call_output / function_call_output), set when completed. */
+  output?: unknown;
+}
+
+export interface CliTranscriptEntry {
+  command: string;
+  cwd: string;
+  exit_code: number | null;
+  output: string;
+  truncated: boolean;
+}
+
+export interface TranscriptEntry {
+  role: 'user' | 'assistant' | 'tool';
+  text: string;
+  /**
+   * The response that completed the turn this entry belongs to. Rollback uses it to drop
+   * context from turns that are no longer on the chain; entries of a turn still in progress
+   * carry the id of their tool-call response until the turn completes.
+   */
+  response_id?: string;
+}
+
+export interface HistoryEntry {
+  response_id: string;
+  timestamp: string;
+  user_preview: string;
+  assistant_preview: string;
+  /** Session totals at this checkpoint. */
+  usage: Usage;
+  last_user_message?: string;
+  last_assistant_message?: string;
+}
+
+export interface FailedResponse {
+  timestamp: string;
+  error: string;
+  status?: number;
+}
+
+export interface PendingTransaction {
+  input: unknown[];
+  previous_response_id: string | null;
+  user_message: string | null;
+  timestamp: string;
+}
+
+export interface InterruptedTurn {
+  user_message: string;
+  timestamp: string;
+}
+
+/**
+ * Every field of the state except `rollback_backup`. The index signature keeps fields this
+ * version does not know (written by a newer agentx or by hand) so a rewrite preserves them.
+ */
+export interface SessionSnapshot {
+  version: 1;
+  response_id: string | null;
+  usage: Usage;
+  last_user_message: string | null;
+  last_assistant_message: string | null;
+  pending_cli_transcript: CliTranscriptEntry[];
+  pending_tool_calls: ToolJournalEntry[];
+  history: HistoryEntry[];
+  failed_response: FailedResponse | null;
+  pending_transaction: PendingTransaction | null;
+  interrupted_turn: InterruptedTurn | null;
+  transcript: TranscriptEntry[];
+  [key: string]: unknown;
+}
+
+export interface SessionState extends SessionSnapshot {
+  /** The state replaced by the latest rollback (itself without a backup, so backups never nest). */
+  rollback_backup: SessionSnapshot | null;
+}
+
+/** Known top-level keys in the order they are written. */
+export const STATE_KEYS = [
+  'version',
+  'response_id',
+  'usage',
+  'last_user_message',
+  'last_assistant_message',
+  'pending_cli_transcript',
+  'pending_tool_calls',
+  'history',
+  'rollback_backup',
+  'failed_response',
+  'pending_transaction',
+  'interrupted_turn',
+  'transcript',
+] as const;
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0, turns: 0 };
+}
+
+export function emptyState(): SessionState {
+  return {
+    version: STATE_VERSION,
+    response_id: null,
+    usage: emptyUsage(),
+    last_user_message: null,
+    last_assistant_message: null,
+    pending_cli_transcript: [],
+    pending_tool_calls: [],
+    history: [],
+    rollback_backup: null,
+    failed_response: null,
+    pending_transaction: null,
+    interrupted_turn: null,
+    transcript: [],
+  };
+}

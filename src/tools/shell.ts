@@ -1,0 +1,209 @@
+// Runs one model-issued command line (SPEC §4 "Execution"): user's shell, own process group,
+// timeout, capped output, Ctrl-C stops the group, and nothing outlives agentx (see supervisor.ts).
+import type { ChildProcess } from 'node:child_process';
+import { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { OutputCollector } from './output.ts';
+import { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
+import { cwdProblem, spawnSupervised } from './supervisor.ts';
+
+export { capOutput } from './output.ts';
+export { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
+export { resolveUserShell } from './supervisor.ts';
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Per stream. ~16k tokens of worst-case text: enough for a build log's head and its failing tail. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
+/** Exit code reported when the command could not be started at all (as shells do for "not found"). */
+export const SPAWN_FAILURE_EXIT_CODE = 127;
+
+/**
+ * After the command exits, how long to wait for its pipes to close. Background jobs it left
+ * behind may hold them open forever; they are being killed anyway, so don't wait on them.
+ */
+const DRAIN_MS = 200;
+/** setTimeout overflows above this and would fire immediately. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface ShellRunOptions {
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
+  env?: NodeJS.ProcessEnv;
+  /** SIGTERM → SIGKILL grace when stopping the group; DEFAULT_KILL_GRACE_MS if absent. */
+  killGraceMs?: number;
+}
+
+export interface ShellRunResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  interrupted: boolean;
+  durationMs: number;
+  truncatedBytes: number;
+}
+
+type StreamName = 'stdout' | 'stderr';
+
+function elapsed(startedAt: number): number {
+  return Math.round(performance.now() - startedAt);
+}
+
+function failedToStart(startedAt: number, message: string): ShellRunResult {
+  return {
+    stdout: '', stderr: `agentx: cannot run command: ${message}\n`, exitCode: SPAWN_FAILURE_EXIT_CODE, signal: null,
+    timedOut: false, interrupted: false, durationMs: elapsed(startedAt), truncatedBytes: 0,
+  };
+}
+
+function positiveOr(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/**
+ * Runs `opts.command` and resolves when it has exited and its output is collected. Never
+ * rejects: a failing command is a result, and a command that cannot start resolves with exit
+ * code 127 and the reason on stderr.
+ */
+export function runShellCommand(opts: ShellRunOptions): Promise<ShellRunResult> {
+  const startedAt = performance.now();
+  if (opts.signal?.aborted) {
+    return Promise.resolve({
+      stdout: '', stderr: '', exitCode: null, signal: null,
+      timedOut: false, interrupted: true, durationMs: 0, truncatedBytes: 0,
+    });
+  }
+  const problem = cwdProblem(opts.cwd);
+  if (problem !== undefined) return Promise.resolve(failedToStart(startedAt, problem));
+  const graceMs = opts.killGraceMs !== undefined && opts.killGraceMs >= 0 ? opts.killGraceMs : DEFAULT_KILL_GRACE_MS;
+  let child: ChildProcess;
+  try {
+    child = spawnSupervised({ command: opts.command, cwd: opts.cwd, env: opts.env ?? process.env, graceMs });
+  } catch (err) {
+    return Promise.resolve(failedToStart(startedAt, err instanceof Error ? err.message : String(err)));
+  }
+  return new Promise((resolve) => {
+    superviseChild(child, opts, { startedAt, graceMs }, resolve);
+  });
+}
+
+function superviseChild(
+  child: ChildProcess,
+  opts: ShellRunOptions,
+  timing: { startedAt: number; graceMs: number },
+  resolve: (r: ShellRunResult) => void,
+): void {
+  // Infinity too falls back: memory must stay bounded whatever the caller asks.
+  const maxBytes = Number.isFinite(opts.maxOutputBytes) && opts.maxOutputBytes >= 0 ? opts.maxOutputBytes : DEFAULT_MAX_OUTPUT_BYTES;
+  const collectors = { stdout: new OutputCollector(maxBytes), stderr: new OutputCollector(maxBytes) };
+  const pid = child.pid;
+  const lifeline = child.stdio[3];
+  // The lifeline must not keep agentx running; if agentx exits, closing it is the point.
+  if (lifeline instanceof Socket) lifeline.unref();
+  lifeline?.on('error', () => undefined);
+
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let timedOut = false;
+  let interrupted = false;
+  let openStreams = 0;
+  let settled = false;
+  let stopping: Promise<void> | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+
+  // One stop per command: TERM, grace, KILL. The lifeline is closed only afterwards, so the
+  // watcher stays on guard (it ignores TERM) until the group is really gone.
+  const stopGroup = (): void => {
+    if (stopping || pid === undefined) return;
+    stopping = killProcessGroup(pid, timing.graceMs).finally(() => lifeline?.destroy());
+  };
+
+  const timer = setTimeout(() => {
+    if (exit) return;
+    timedOut = true;
+    stopGroup();
+  }, Math.min(positiveOr(opts.timeoutMs, DEFAULT_TIMEOUT_MS), MAX_TIMER_MS));
+
+  const onAbort = (): void => {
+    if (exit) return;
+    interrupted = true;
+    stopGroup();
+  };
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const settle = (result: ShellRunResult): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    clearTimeout(drainTimer);
+    opts.signal?.removeEventListener('abort', onAbort);
+    resolve(result);
+  };
+
+  const maybeFinish = (): void => {
+    if (!exit || openStreams > 0) return;
+    const out = collectors.stdout.result();
+    const err = collectors.stderr.result();
+    settle({
+      stdout: out.text, stderr: err.text,
+      // A command we killed did not choose its exit status; report none.
+      exitCode: timedOut || interrupted ? null : exit.code,
+      signal: exit.signal, timedOut, interrupted,
+      durationMs: elapsed(timing.startedAt), truncatedBytes: out.cutBytes + err.cutBytes,
+    });
+  };
+
+  const emit = (text: string, name: StreamName): void => {
+    if (text === '' || !opts.onOutput) return;
+    try {
+      opts.onOutput(text, name);
+    } catch {
+      // A display failure must not lose the command's result or crash agentx from a stream event.
+    }
+  };
+
+  const watchStream = (stream: Readable | null, name: StreamName): void => {
+    if (!stream) return;
+    openStreams++;
+    // Per-stream decoder: a multi-byte character split across chunks is emitted whole.
+    const decoder = new StringDecoder('utf8');
+    stream.on('data', (chunk: Buffer) => {
+      collectors[name].push(chunk);
+      emit(decoder.write(chunk), name);
+    });
+    stream.on('error', () => undefined);
+    stream.once('close', () => {
+      emit(decoder.end(), name);
+      openStreams--;
+      maybeFinish();
+    });
+  };
+  watchStream(child.stdout, 'stdout');
+  watchStream(child.stderr, 'stderr');
+
+  child.once('exit', (code, signal) => {
+    exit = { code, signal };
+    clearTimeout(timer);
+    // The command is done; whatever it left running in its group goes too.
+    stopGroup();
+    drainTimer = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, DRAIN_MS);
+    maybeFinish();
+  });
+
+  child.once('error', (err) => {
+    if (exit) return;
+    if (pid !== undefined) stopGroup();
+    else lifeline?.destroy();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    settle(failedToStart(timing.startedAt, err.message));
+  });
+}

@@ -1,0 +1,93 @@
+// The per-command supervisor: a POSIX sh script that becomes the command's process group leader.
+// It exists so commands die with agentx even when agentx is SIGKILLed and cannot run any code.
+//
+// Lifeline: fd 3 is one end of a socketpair whose other end only agentx holds. A forked watcher
+// subshell blocks reading it; the read sees EOF only when agentx's end closes, which the kernel
+// does however agentx dies. The watcher then stops the whole group: TERM, grace, KILL.
+//
+// Why the shape below:
+// - The watcher is a fork of this sh (no exec, no node): about a millisecond, not ~40 ms.
+// - The script then `exec`s the user's shell in place, so the command keeps this pid (= the
+//   group id) and its exit status or death signal reaches agentx untouched.
+// - The user command arrives as "$2", never spliced into the script text: no quoting bugs.
+// - The watcher's stdio is /dev/null so it never holds the stdout/stderr pipes open, and the
+//   command gets fd 3 closed so it cannot see or leak the lifeline.
+// - TERM/INT/HUP are ignored before the fork, so the watcher is immune from birth to the TERM
+//   that agentx sends the group on timeout, Ctrl-C or cleanup, and stays on guard until the
+//   final SIGKILL; they are reset before `exec`, so the user's command sees default signals.
+// - `while read` loops in case anything is ever written; only EOF (or a broken fd, which should
+//   fail safe) ends the watch.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
+
+const SUPERVISOR_SCRIPT = [
+  "trap '' TERM INT HUP",
+  '(',
+  '  while read -r _ <&3; do :; done',
+  '  kill -TERM -$$; kill -CONT -$$',
+  '  sleep "$3"',
+  '  kill -KILL -$$',
+  ') </dev/null >/dev/null 2>&1 &',
+  'trap - TERM INT HUP',
+  'exec "$1" -c "$2" 3<&-',
+].join('\n');
+
+/** Shells known to accept `-c command` with POSIX semantics; others (fish, csh, nu) are not used. */
+const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
+
+const FALLBACK_SHELL = '/bin/sh';
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The user's $SHELL when it is an absolute, existing, POSIX-like shell; /bin/sh otherwise. */
+export function resolveUserShell(shellEnv: string | undefined): string {
+  if (!shellEnv || !isAbsolute(shellEnv)) return FALLBACK_SHELL;
+  if (!POSIX_SHELLS.has(basename(shellEnv))) return FALLBACK_SHELL;
+  return isExecutableFile(shellEnv) ? shellEnv : FALLBACK_SHELL;
+}
+
+/**
+ * Why a command cannot start in `cwd`, or undefined. Checked up front because spawn reports a
+ * missing cwd as "spawn /bin/sh ENOENT", which misleads the model into blaming the shell.
+ */
+export function cwdProblem(cwd: string): string | undefined {
+  try {
+    if (!statSync(cwd).isDirectory()) return `working directory is not a directory: ${cwd}`;
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `working directory does not exist: ${cwd}` : `cannot use working directory ${cwd}: ${String(code)}`;
+  }
+}
+
+export interface SupervisedSpawn {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  graceMs: number;
+}
+
+/**
+ * Starts the command under the supervisor, detached (setsid: its own session and process group,
+ * no controlling terminal, so terminal Ctrl-C reaches only agentx) with stdin from /dev/null.
+ * stdio[3] of the result is agentx's end of the lifeline. May throw (e.g. a NUL in the command).
+ */
+export function spawnSupervised(opts: SupervisedSpawn): ChildProcess {
+  const shell = resolveUserShell(opts.env.SHELL);
+  const graceSeconds = String(Math.max(1, Math.ceil(opts.graceMs / 1000)));
+  return spawn(FALLBACK_SHELL, ['-c', SUPERVISOR_SCRIPT, 'agentx-supervisor', shell, opts.command, graceSeconds], {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
+}

@@ -1,0 +1,155 @@
+// Human renderer: agent events → terminal. The answer goes to `out` (stdout in a one-shot),
+// everything else (tool display, reasoning, usage, notices) to `err` (stderr).
+import type { AgentEvent } from '../agent/events.ts';
+import { describeResult } from '../agent/tool-calls.ts';
+import type { TurnUsage } from '../model/types.ts';
+import { formatDuration, type Theme } from './theme.ts';
+
+export interface Writer { write(s: string): unknown; isTTY?: boolean }
+
+export interface RenderOptions {
+  quiet: boolean;
+  showUsage: boolean;
+  showTimers: boolean;
+  showReasoning: boolean;
+  showShellCalls: boolean;
+  /** Stream text as it arrives; otherwise write each response's text once it completed. */
+  streamText: boolean;
+  /** Lines of live command output shown per command before eliding. */
+  maxCommandLines: number;
+}
+
+export function formatUsage(u: TurnUsage): string {
+  const cached = u.cachedTokens > 0 ? ` (${u.cachedTokens} cached)` : '';
+  const reasoning = u.reasoningTokens > 0 ? ` (${u.reasoningTokens} reasoning)` : '';
+  return `tokens: ${u.inputTokens} in${cached} · ${u.outputTokens} out${reasoning}`;
+}
+
+export class Renderer {
+  private pendingText = '';
+  private atLineStart = true;
+  private inReasoning = false;
+  private commandLines = 0;
+  private elided = 0;
+
+  constructor(private readonly out: Writer, private readonly err: Writer, private readonly theme: Theme, private readonly opts: RenderOptions) {}
+
+  private note(line: string): void {
+    if (this.opts.quiet) return;
+    this.endTextLine();
+    this.err.write(`${line}\n`);
+  }
+
+  private endTextLine(): void {
+    if (!this.atLineStart && this.opts.streamText && this.out === this.err) {
+      this.out.write('\n');
+      this.atLineStart = true;
+    }
+  }
+
+  private writeText(s: string): void {
+    if (s.length === 0) return;
+    this.out.write(s);
+    this.atLineStart = s.endsWith('\n');
+  }
+
+  private endReasoning(): void {
+    if (this.inReasoning) {
+      this.err.write('\n');
+      this.inReasoning = false;
+    }
+  }
+
+  handle(ev: AgentEvent): void {
+    const t = this.theme;
+    switch (ev.type) {
+      case 'text_delta':
+        this.endReasoning();
+        if (this.opts.streamText) this.writeText(ev.delta);
+        else this.pendingText += ev.delta;
+        break;
+      case 'reasoning_delta':
+        if (!this.opts.showReasoning || this.opts.quiet) break;
+        if (!this.inReasoning) this.err.write(t.dim('thinking: '));
+        this.inReasoning = true;
+        this.err.write(t.dim(ev.delta));
+        break;
+      case 'reasoning_done':
+        this.endReasoning();
+        break;
+      case 'response_cut':
+        this.pendingText = '';
+        if (this.opts.streamText && !this.atLineStart) this.writeText('\n');
+        this.note(t.yellow(`⚠ response cut off (${ev.reason}); the text above is incomplete`));
+        break;
+      case 'tool_call':
+        this.flushText();
+        break;
+      case 'command_start':
+        this.commandLines = 0;
+        this.elided = 0;
+        if (this.opts.showShellCalls) this.note(t.cyan(`$ ${ev.command}`));
+        break;
+      case 'command_output':
+        if (this.opts.showShellCalls && !this.opts.quiet) this.showOutput(ev.chunk);
+        break;
+      case 'command_done': {
+        if (!this.opts.showShellCalls) break;
+        if (this.elided > 0) this.err.write(t.dim(`  … ${this.elided} more lines\n`));
+        const ok = ev.exitCode === 0 && !ev.timedOut && !ev.interrupted;
+        const status = ok ? t.green('✓ exit 0') : t.red(`✗ ${describeResult(ev)}`);
+        const cut = ev.truncatedBytes > 0 ? t.dim(` · ${ev.truncatedBytes} bytes of output cut for the model`) : '';
+        this.note(`  ${status}${this.opts.showTimers ? t.dim(` · ${formatDuration(ev.durationMs)}`) : ''}${cut}`);
+        break;
+      }
+      case 'tool_error':
+        this.note(t.red(`✗ tool call not run: ${ev.message}`));
+        break;
+      case 'tool_reused':
+        if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${ev.commands.join(' && ')}`));
+        break;
+      case 'retry':
+        this.flushText();
+        this.note(t.yellow(`⟳ ${ev.reason} — retrying in ${formatDuration(ev.delayMs)} (attempt ${ev.attempt + 1} of ${ev.maxAttempts})`));
+        break;
+      case 'chain_restarted':
+        this.note(t.yellow(`⟳ ${ev.reason}: starting a new chain from the saved local context`));
+        break;
+      case 'usage':
+        break;
+      case 'turn_done': {
+        this.flushText();
+        if (!this.atLineStart) this.writeText('\n');
+        const parts: string[] = [];
+        if (this.opts.showUsage) parts.push(formatUsage(ev.usage));
+        if (this.opts.showTimers) parts.push(formatDuration(ev.durationMs));
+        if (parts.length > 0) this.note(t.dim(parts.join(' · ')));
+        break;
+      }
+      case 'request_start':
+        break;
+    }
+  }
+
+  /** Writes buffered text of a completed response (non-streaming mode). */
+  flushText(): void {
+    if (this.pendingText) {
+      this.writeText(this.pendingText);
+      this.pendingText = '';
+    }
+  }
+
+  private showOutput(chunk: string): void {
+    const lines = chunk.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] ?? '';
+      if (i === lines.length - 1 && line === '') break;
+      if (this.commandLines < this.opts.maxCommandLines) {
+        this.err.write(this.theme.dim(`  ${line.slice(0, 200)}`) + (i < lines.length - 1 ? '\n' : ''));
+        if (i < lines.length - 1) this.commandLines++;
+      } else if (i < lines.length - 1) {
+        this.elided++;
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+// Spawns the built CLI (dist/agentx.js via bin/agentx.js) with an isolated HOME and cwd.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const CLI = join(REPO, 'bin/agentx.js');
+
+export interface Sandbox { home: string; cwd: string; env: NodeJS.ProcessEnv }
+
+/** A temp HOME and project dir; env without any real key or base URL from the developer's shell. */
+export function sandbox(baseUrl?: string, extra: NodeJS.ProcessEnv = {}): Sandbox {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-e2e-')));
+  const home = join(root, 'home');
+  const cwd = join(root, 'project');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    SHELL: '/bin/sh',
+    LANG: 'C.UTF-8',
+    AGENTX_RETRY_BASE_MS: '20',
+    ...(baseUrl ? { AGENTX_BASE_URL: baseUrl, AGENTX_API_KEY: 'sk-test-e2e-secret-0123456789' } : {}),
+    ...extra,
+  };
+  return { home, cwd, env };
+}
+
+export interface RunResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; pid: number }
+
+export interface RunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin?: string | 'inherit-open';   // string: written then closed; 'inherit-open': a pipe never closed
+  timeoutMs?: number;
+  onSpawn?: (pid: number) => void;
+}
+
+export function runCli(args: string[], o: RunOptions): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    if (o.stdin === 'inherit-open') { /* a pipe that never closes */ } else if (typeof o.stdin === 'string') child.stdin.end(o.stdin);
+    else if (o.stdin === undefined) child.stdin.end();
+    o.onSpawn?.(child.pid ?? -1);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`agentx ${args.join(' ')} did not exit within ${o.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, o.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (o.stdin === 'inherit-open') child.stdin.destroy();
+      resolvePromise({ code, signal, stdout, stderr, pid: child.pid ?? -1 });
+    });
+  });
+}

@@ -1,0 +1,187 @@
+// One-shot mode end to end: the built CLI against the emulator over real HTTP.
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../emulator/server.ts';
+import { runCli, sandbox, type Sandbox } from './harness.ts';
+
+let emu: Emulator;
+let box: Sandbox;
+
+beforeAll(async () => { emu = await startEmulator(); });
+afterAll(async () => { await emu.close(); });
+beforeEach(() => { box = sandbox(emu.baseUrl); });
+
+interface Body { input: { type: string; call_id?: string; output?: unknown; content?: { text: string }[] }[]; previous_response_id?: string; store?: boolean; stream?: boolean; tools: { type: string; name?: string }[]; instructions: string }
+const bodyOf = (i: number): Body => emu.requests[i]?.body as Body;
+
+describe('one-shot', () => {
+  it('prints the answer on stdout only and exits 0', async () => {
+    const before = emu.requests.length;
+    const r = await runCli(['hello there'], box);
+    expect(r.stderr).not.toContain('sk-test');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('You said: hello there\n');
+    const body = bodyOf(before);
+    expect(body.store).toBe(true);
+    expect(body.stream).toBe(true);
+    expect(body.tools).toEqual([{ type: 'shell', environment: { type: 'local' } }]);
+    expect(body.previous_response_id).toBeUndefined();
+    expect(r.stderr).toMatch(/tokens: \d+ in/);
+    // success removes the isolated state file
+    expect(readdirSync(box.cwd).filter((f) => f.startsWith('.agentx_responseid'))).toEqual([]);
+  });
+
+  it('runs a shell call exactly once and answers after it', async () => {
+    const before = emu.requests.length;
+    const r = await runCli(['please run: echo hi >> f.txt'], box);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(box.cwd, 'f.txt'), 'utf8')).toBe('hi\n');
+    expect(r.stdout).toContain('Ran it.');
+    expect(r.stderr).toContain('$ echo hi >> f.txt');
+    expect(r.stderr).toMatch(/exit 0/);
+    const follow = bodyOf(before + 1);
+    expect(follow.previous_response_id).toBe(emu.requests[before]?.responseId);
+    expect(follow.input[0]?.type).toBe('shell_call_output');
+  });
+
+  it('does the same through a function tool with --shell-tool function', async () => {
+    const before = emu.requests.length;
+    const r = await runCli(['--shell-tool', 'function', 'run: echo fn >> g.txt'], box);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(box.cwd, 'g.txt'), 'utf8')).toBe('fn\n');
+    expect(bodyOf(before).tools[0]).toMatchObject({ type: 'function', name: 'shell' });
+    expect(bodyOf(before + 1).input[0]?.type).toBe('function_call_output');
+  });
+
+  it('--json emits one JSON object per line', async () => {
+    const r = await runCli(['--json', 'run: echo json'], box);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const types = lines.map((l) => l.type);
+    expect(types[0]).toBe('session');
+    expect(types).toContain('tool_call');
+    expect(types).toContain('tool_output');
+    expect(types).toContain('text_delta');
+    expect(types).toContain('usage');
+    expect(types[types.length - 1]).toBe('final');
+  });
+
+  it('answers several calls of one response and caps huge output, keeping head and tail', async () => {
+    emu.enqueue({ kind: 'calls', calls: [{ commands: ['echo first'] }, { commands: ['yes abcdefgh | head -c 300000; echo TAIL-END'] }] });
+    const before = emu.requests.length;
+    const r = await runCli(['go'], box);
+    expect(r.code).toBe(0);
+    const outputs = bodyOf(before + 1).input as { type: string; output: { stdout: string; outcome: { type: string } }[] }[];
+    expect(outputs).toHaveLength(2);
+    expect(outputs[0]?.output[0]?.stdout).toBe('first\n');
+    const capped = outputs[1]?.output[0]?.stdout ?? '';
+    expect(capped.length).toBeLessThan(100_000);
+    expect(capped).toMatch(/bytes truncated/);
+    expect(capped.startsWith('abcdefgh')).toBe(true);
+    expect(capped).toContain('TAIL-END');
+  });
+
+  it('stops a command at the call timeout', async () => {
+    emu.enqueue({ kind: 'shell', commands: ['sleep 20'], timeoutMs: 300 });
+    const before = emu.requests.length;
+    const started = Date.now();
+    const r = await runCli(['go'], box);
+    expect(r.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const out = bodyOf(before + 1).input[0] as { output: { outcome: { type: string } }[] };
+    expect(out.output[0]?.outcome.type).toBe('timeout');
+    expect(r.stderr).toContain('timed out');
+  });
+
+  it('answers a function call with invalid JSON with an error output instead of leaving it open', async () => {
+    emu.enqueue({ kind: 'function', name: 'shell', arguments: '{"commands": [' });
+    const before = emu.requests.length;
+    const r = await runCli(['--shell-tool', 'function', 'go'], box);
+    expect(r.code).toBe(0);
+    const out = bodyOf(before + 1).input[0] as { type: string; output: string };
+    expect(out.type).toBe('function_call_output');
+    expect(out.output).toMatch(/invalid JSON/);
+  });
+
+  it('reads the message from stdin and prepends the argument', async () => {
+    const before = emu.requests.length;
+    const r = await runCli(['review this'], { ...box, stdin: 'diff --git a b' });
+    expect(r.code).toBe(0);
+    const text = bodyOf(before).input.at(-1)?.content?.map((c) => c.text).join('\n') ?? '';
+    expect(text).toContain('review this');
+    expect(text).toContain('diff --git a b');
+    const dash = await runCli(['-'], { ...box, stdin: 'from stdin only' });
+    expect(dash.stdout).toBe('You said: from stdin only\n');
+  });
+
+  it('does not hang on a stdin pipe that never closes', async () => {
+    const r = await runCli(['still answers'], { ...box, stdin: 'inherit-open', timeoutMs: 10_000 });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('You said: still answers\n');
+  });
+
+  it('-q prints the answer only', async () => {
+    const r = await runCli(['-q', 'run: echo quiet'], box);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Ran it.');
+  });
+});
+
+describe('CLI usage and config', () => {
+  it('exits 2 without an API key, with the spec message', async () => {
+    const b = sandbox();
+    const r = await runCli(['hi'], b);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('agentx: No API key: run "agentx setup" or set AGENTX_API_KEY');
+  });
+
+  it('names an unknown flag and exits 2', async () => {
+    const r = await runCli(['--frobnicate', 'hi'], box);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown option --frobnicate.*--help/);
+    const bad = await runCli(['--shell-tool', 'magic', 'hi'], box);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--shell-tool/);
+  });
+
+  it('prints help and version', async () => {
+    const h = await runCli(['-h'], box);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain('--shell-tool');
+    const v = await runCli(['--version'], box);
+    expect(v.stdout).toMatch(/^agentx \d+\.\d+\.\d+/);
+  });
+
+  it('stacks short flags (-qC dir)', async () => {
+    const r = await runCli(['-qC', box.cwd, 'run: pwd'], { ...box, cwd: box.home });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(box.cwd);
+  });
+
+  it('setup writes ~/.agentx with mode 0600 and the key is then used', async () => {
+    const b = sandbox(undefined, { AGENTX_BASE_URL: emu.baseUrl });
+    const s = await runCli(['setup', '--api-key', 'sk-from-setup-123456', '--model', 'gpt-5-mini'], b);
+    expect(s.code).toBe(0);
+    const cfg = join(b.home, '.agentx');
+    expect(statSync(cfg).mode & 0o777).toBe(0o600);
+    expect(readFileSync(cfg, 'utf8')).toContain('AGENTX_MODEL=gpt-5-mini');
+    const before = emu.requests.length;
+    const r = await runCli(['hi'], b);
+    expect(r.code).toBe(0);
+    expect((emu.requests[before]?.body as { model: string }).model).toBe('gpt-5-mini');
+    expect(r.stdout + r.stderr).not.toContain('sk-from-setup');
+  });
+
+  it('flags beat environment beats config file', async () => {
+    const b = sandbox(emu.baseUrl, { AGENTX_MODEL: 'gpt-5-codex' });
+    writeFileSync(join(b.home, '.agentx'), 'AGENTX_MODEL=gpt-4.1\n', { mode: 0o600 });
+    const before = emu.requests.length;
+    await runCli(['hi'], b);
+    expect((emu.requests[before]?.body as { model: string }).model).toBe('gpt-5-codex');
+    await runCli(['-m', 'o4-mini', 'hi'], b);
+    expect((emu.requests[before + 1]?.body as { model: string }).model).toBe('o4-mini');
+    expect(existsSync(join(b.cwd, '.agentx_checkpoint'))).toBe(false);
+  });
+});

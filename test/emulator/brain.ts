@@ -1,0 +1,135 @@
+// Decides what the "model" answers: a scripted step when one is queued, otherwise a small
+// deterministic brain (echo, run a command asked for, report tool output).
+import { asRecords, asString, isRecord } from './wire.ts';
+import type { Step } from './wire.ts';
+import { outputKind } from './conversation.ts';
+import type { ParsedRequest } from './conversation.ts';
+
+export type PlannedItem =
+  | { type: 'message'; text: string; chunks: number; delayMs: number }
+  | { type: 'reasoning'; summary: string; chunks: number; delayMs: number }
+  | { type: 'function_call'; name: string; arguments: string }
+  | { type: 'shell_call'; commands: string[]; timeoutMs: number | null; maxOutputLength: number | null };
+
+export type Plan =
+  | { kind: 'items'; items: PlannedItem[] }
+  | { kind: 'cut'; afterText: string }
+  | { kind: 'hang' }
+  | { kind: 'failed'; code: string; message: string };
+
+export type ShellFlavour = 'builtin' | 'function_shell' | 'exec_command' | 'none';
+
+export const NO_SHELL_TEXT = 'I cannot run commands here: this request offers no shell tool.';
+const REASONING_SUMMARY = 'Thinking about the request.';
+
+/** Which kind of tool call a "run these commands" answer becomes, from the request's tools. */
+export function shellFlavour(tools: unknown[]): ShellFlavour {
+  const records = tools.filter(isRecord);
+  if (records.some((t) => t.type === 'shell')) return 'builtin';
+  const fn = (name: string): boolean => records.some((t) => t.type === 'function' && t.name === name);
+  if (fn('shell')) return 'function_shell';
+  if (fn('exec_command')) return 'exec_command';
+  return 'none';
+}
+
+function message(text: string, chunks = 4, delayMs = 0): PlannedItem {
+  return { type: 'message', text, chunks, delayMs };
+}
+
+/** One shell command request in the flavour the tools allow (or a message saying there is none). */
+export function shellCall(
+  tools: unknown[],
+  commands: string[],
+  timeoutMs: number | null = null,
+  maxOutputLength: number | null = null,
+): PlannedItem {
+  switch (shellFlavour(tools)) {
+    case 'builtin':
+      return { type: 'shell_call', commands, timeoutMs, maxOutputLength };
+    case 'function_shell': {
+      const args: Record<string, unknown> = { commands };
+      if (timeoutMs !== null) args.timeout_ms = timeoutMs;
+      return { type: 'function_call', name: 'shell', arguments: JSON.stringify(args) };
+    }
+    case 'exec_command':
+      return { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: commands.join(' && ') }) };
+    case 'none':
+      return message(NO_SHELL_TEXT);
+  }
+}
+
+/** Turns a scripted step (never http_error: the server handles that earlier) into a plan. */
+export function planStep(step: Step, req: ParsedRequest): Plan {
+  switch (step.kind) {
+    case 'text': {
+      const items: PlannedItem[] = [];
+      const delayMs = step.delayMs ?? 0;
+      if (step.reasoning) items.push({ type: 'reasoning', summary: step.reasoning, chunks: 3, delayMs });
+      items.push(message(step.text, step.chunks ?? 4, delayMs));
+      return { kind: 'items', items };
+    }
+    case 'shell': {
+      const call = shellCall(req.tools, step.commands, step.timeoutMs ?? null, step.maxOutputLength ?? null);
+      return { kind: 'items', items: step.text ? [message(step.text), call] : [call] };
+    }
+    case 'function':
+      return { kind: 'items', items: [{ type: 'function_call', name: step.name, arguments: step.arguments }] };
+    case 'calls':
+      return {
+        kind: 'items',
+        items: step.calls.map((c) =>
+          'commands' in c ? shellCall(req.tools, c.commands) : { type: 'function_call', name: c.name, arguments: c.arguments },
+        ),
+      };
+    case 'cut':
+      return { kind: 'cut', afterText: step.afterText ?? 'This answer will never' };
+    case 'hang':
+      return { kind: 'hang' };
+    case 'failed':
+      return { kind: 'failed', code: step.code, message: step.message };
+    case 'http_error':
+      return { kind: 'failed', code: 'server_error', message: 'http_error step reached the brain' };
+  }
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return asRecords(content)
+    .map((part) => asString(part.text) ?? '')
+    .join('');
+}
+
+function outputText(item: Record<string, unknown>): string {
+  if (item.type === 'function_call_output') return contentText(item.output);
+  return asRecords(item.output)
+    .map((chunk) => asString(chunk.stdout) ?? '')
+    .join('');
+}
+
+/** Pulls a command out of "run: <cmd>" (rest of the line) or "run `cmd`". */
+export function requestedCommand(text: string): string | null {
+  const colon = /\brun:[ \t]*([^\n]+)/i.exec(text);
+  const fromColon = colon?.[1]?.trim();
+  if (fromColon) return fromColon;
+  const ticked = /\brun\b[^`\n]*`([^`]+)`/i.exec(text);
+  return ticked?.[1]?.trim() || null;
+}
+
+/** The default brain: deterministic answers for the demo, benchmarks and e2e tests. */
+export function planDefault(req: ParsedRequest): Plan {
+  const items: PlannedItem[] = [];
+  if (req.reasoning) items.push({ type: 'reasoning', summary: REASONING_SUMMARY, chunks: 2, delayMs: 0 });
+  const lastUser = req.input.findLastIndex((item) => item.role === 'user');
+  const outputs = req.input.slice(lastUser + 1).filter((item) => outputKind(item) !== undefined);
+  if (outputs.length > 0) {
+    const combined = outputs.map(outputText).join('\n').trim().slice(0, 2000);
+    items.push(message(`Ran it. Output:\n${combined}`));
+    return { kind: 'items', items };
+  }
+  const userItem = req.input[lastUser];
+  const userText = userItem ? contentText(userItem.content) : '';
+  const command = requestedCommand(userText);
+  if (command !== null) items.push(shellCall(req.tools, [command]));
+  else items.push(message(`You said: ${userText.slice(0, 200)}`));
+  return { kind: 'items', items };
+}

@@ -1,0 +1,46 @@
+// Runs the emulator as a process (bundled to dist/emulator.js): prints exactly one line,
+// EMULATOR_URL=http://127.0.0.1:PORT/v1, once listening; stops cleanly on SIGTERM/SIGINT.
+import { startEmulator } from './server.ts';
+import type { EmulatorOptions } from './server.ts';
+
+const USAGE = 'usage: emulator [--port N] [--host H] [--latency MS] [--no-validate] [--no-auth]';
+
+function parseArgs(argv: string[]): EmulatorOptions {
+  const opts: EmulatorOptions = {};
+  const number = (flag: string, value: string | undefined): number => {
+    const n = Number(value);
+    if (value === undefined || !Number.isInteger(n) || n < 0) throw new Error(`${flag} needs a non-negative integer\n${USAGE}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--port') opts.port = number(arg, argv[++i]);
+    else if (arg === '--latency') opts.latencyMs = number(arg, argv[++i]);
+    else if (arg === '--host') opts.host = argv[++i];
+    else if (arg === '--no-validate') opts.validate = false;
+    else if (arg === '--no-auth') opts.requireAuth = false;
+    else throw new Error(`unknown argument: ${arg}\n${USAGE}`);
+  }
+  return opts;
+}
+
+async function main(): Promise<void> {
+  const emulator = await startEmulator(parseArgs(process.argv.slice(2)));
+  process.stdout.write(`EMULATOR_URL=${emulator.baseUrl}\n`);
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    emulator.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`emulator: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+});

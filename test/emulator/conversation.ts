@@ -1,0 +1,194 @@
+// Server-side conversation state: the parsed request, stored responses (the chain behind
+// previous_response_id), the every-call-answered-exactly-once check, and token accounting.
+import type { ResponseUsage } from 'openai/resources/responses/responses';
+import { asRecords, asString, byteLength, invalidRequest, isRecord } from './wire.ts';
+import type { ApiError, WireResponse } from './wire.ts';
+
+export type ToolKind = 'function_call' | 'shell_call';
+
+export interface ParsedRequest {
+  model: string;
+  instructions: string | null;
+  /** The request's input as items (a string input becomes one user message). */
+  input: Record<string, unknown>[];
+  tools: unknown[];
+  toolChoice: unknown;
+  previousResponseId: string | null;
+  store: boolean;
+  stream: boolean;
+  reasoning: Record<string, unknown> | null;
+  includeEncryptedReasoning: boolean;
+  parallelToolCalls: boolean;
+  maxOutputTokens: number | null;
+  metadata: Record<string, unknown>;
+}
+
+export function parseRequest(body: Record<string, unknown>): ParsedRequest {
+  const rawInput = body.input;
+  const input =
+    typeof rawInput === 'string'
+      ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: rawInput }] }]
+      : asRecords(rawInput);
+  const include = Array.isArray(body.include) ? body.include : [];
+  return {
+    model: asString(body.model) ?? 'unknown-model',
+    instructions: asString(body.instructions) ?? null,
+    input,
+    tools: Array.isArray(body.tools) ? body.tools : [],
+    toolChoice: body.tool_choice ?? 'auto',
+    previousResponseId: asString(body.previous_response_id) ?? null,
+    store: body.store !== false,
+    stream: body.stream === true,
+    reasoning: isRecord(body.reasoning) ? body.reasoning : null,
+    includeEncryptedReasoning: include.includes('reasoning.encrypted_content'),
+    parallelToolCalls: body.parallel_tool_calls !== false,
+    maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
+    metadata: isRecord(body.metadata) ? body.metadata : {},
+  };
+}
+
+export interface StoredResponse {
+  id: string;
+  /** The whole conversation up to and including this response's output. */
+  items: unknown[];
+  /** Tool calls of this response that a continuation must answer, by call_id. */
+  pending: Map<string, ToolKind>;
+  response: WireResponse;
+}
+
+const CALL_KINDS: Record<string, ToolKind> = { function_call: 'function_call', shell_call: 'shell_call' };
+const OUTPUT_KINDS: Record<string, ToolKind> = { function_call_output: 'function_call', shell_call_output: 'shell_call' };
+const KIND_WORDS: Record<ToolKind, string> = { function_call: 'function call', shell_call: 'shell call' };
+
+export function callKind(item: Record<string, unknown>): ToolKind | undefined {
+  return CALL_KINDS[String(item.type)];
+}
+
+export function outputKind(item: Record<string, unknown>): ToolKind | undefined {
+  return OUTPUT_KINDS[String(item.type)];
+}
+
+export function pendingCalls(output: readonly unknown[]): Map<string, ToolKind> {
+  const pending = new Map<string, ToolKind>();
+  for (const item of output.filter(isRecord)) {
+    const kind = callKind(item);
+    const callId = asString(item.call_id);
+    if (kind && callId) pending.set(callId, kind);
+  }
+  return pending;
+}
+
+/**
+ * Every tool call (of the previous response, or replayed earlier in this input) needs exactly one
+ * output of the matching type in this input; outputs must answer a known call.
+ */
+export function checkToolOutputs(input: Record<string, unknown>[], previous: Map<string, ToolKind>): ApiError | null {
+  const open = new Map(previous);
+  const answered = new Set<string>();
+  for (const [index, item] of input.entries()) {
+    const call = callKind(item);
+    const callId = asString(item.call_id);
+    if (call && callId) {
+      open.set(callId, call);
+      continue;
+    }
+    const out = outputKind(item);
+    if (!out) continue;
+    const param = `input[${index}]`;
+    const id = callId ?? '';
+    if (answered.has(id)) return invalidRequest(`Duplicate tool output for call_id ${id}.`, param);
+    const expected = open.get(id);
+    if (!expected) {
+      return invalidRequest(`No tool call found for ${KIND_WORDS[out]} output with call_id ${id}.`, param);
+    }
+    if (expected !== out) {
+      return invalidRequest(`Tool output type '${String(item.type)}' does not match the ${KIND_WORDS[expected]} with call_id ${id}.`, param);
+    }
+    answered.add(id);
+    open.delete(id);
+  }
+  for (const [callId, kind] of open) {
+    return invalidRequest(`No tool output found for ${KIND_WORDS[kind]} ${callId}.`, 'input');
+  }
+  return null;
+}
+
+/** Stored responses by id, plus the prompts of recent unchained requests for prefix caching. */
+export class ResponseStore {
+  private readonly responses = new Map<string, StoredResponse>();
+  private readonly recentPrompts: string[] = [];
+
+  get(id: string): StoredResponse | undefined {
+    return this.responses.get(id);
+  }
+
+  put(stored: StoredResponse): void {
+    this.responses.set(stored.id, stored);
+  }
+
+  delete(id: string): boolean {
+    return this.responses.delete(id);
+  }
+
+  clear(): void {
+    this.responses.clear();
+    this.recentPrompts.length = 0;
+  }
+
+  /** Longest prefix (bytes) shared with an earlier unchained prompt, then remembers this one. */
+  sharedPrefix(prompt: string): number {
+    let best = 0;
+    for (const earlier of this.recentPrompts) best = Math.max(best, commonPrefix(earlier, prompt));
+    this.recentPrompts.push(prompt);
+    if (this.recentPrompts.length > 64) this.recentPrompts.shift();
+    return best;
+  }
+}
+
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return byteLength(a.slice(0, i));
+}
+
+const REPLAYED_OUTPUT_TYPES = new Set(['function_call', 'shell_call', 'reasoning', 'function_call_output', 'shell_call_output']);
+
+/** True when an unchained input replays earlier turns (the full-history style of store:false clients). */
+function replaysHistory(input: Record<string, unknown>[]): boolean {
+  return input.some((item) => REPLAYED_OUTPUT_TYPES.has(String(item.type)) || item.role === 'assistant');
+}
+
+function serialize(items: unknown[]): string {
+  return items.map((item) => JSON.stringify(item)).join('\n');
+}
+
+export interface InputAccounting {
+  inputTokens: number;
+  cachedTokens: number;
+}
+
+/** input_tokens ≈ bytes/4 of instructions + tools + the whole conversation; cached = the reused prefix. */
+export function accountInput(req: ParsedRequest, chain: StoredResponse | undefined, store: ResponseStore): InputAccounting {
+  const head = `${req.instructions ?? ''}\n${JSON.stringify(req.tools)}\n`;
+  const chainText = chain ? serialize(chain.items) : '';
+  const prompt = `${head}${chainText}\n${serialize(req.input)}`;
+  const inputTokens = Math.ceil(byteLength(prompt) / 4);
+  let cachedBytes = 0;
+  if (chain) cachedBytes = byteLength(chainText);
+  else if (replaysHistory(req.input)) cachedBytes = store.sharedPrefix(prompt);
+  else store.sharedPrefix(prompt);
+  return { inputTokens, cachedTokens: Math.min(inputTokens, Math.floor(cachedBytes / 4)) };
+}
+
+export function usageFor(input: InputAccounting, outputBytes: number, reasoningBytes: number): ResponseUsage {
+  const reasoningTokens = reasoningBytes > 0 ? Math.ceil(reasoningBytes / 4) + 24 : 0;
+  const outputTokens = Math.ceil(outputBytes / 4) + reasoningTokens;
+  return {
+    input_tokens: input.inputTokens,
+    input_tokens_details: { cached_tokens: input.cachedTokens, cache_write_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: input.inputTokens + outputTokens,
+  };
+}

@@ -1,0 +1,224 @@
+// POST /v1/responses: the service's checks in its order, then the planned answer as an SSE
+// stream (or one JSON object when stream is false), storing completed responses for chaining.
+import type { ServerResponse } from 'node:http';
+import type { ResponseOutputItem, ResponseStatus, ResponseUsage } from 'openai/resources/responses/responses';
+import { ApiError, invalidRequest, isRecord, newId, sleep } from './wire.ts';
+import type { LoggedRequest, Step, WireResponse } from './wire.ts';
+import { validateRequestBody } from './validate.ts';
+import { accountInput, checkToolOutputs, parseRequest, pendingCalls, usageFor } from './conversation.ts';
+import type { ParsedRequest, ResponseStore, StoredResponse, ToolKind } from './conversation.ts';
+import { planDefault, planStep } from './brain.ts';
+import type { Plan } from './brain.ts';
+import { buildOutput, partialMessage } from './events.ts';
+import { SseWriter, sendError, sendJson } from './sse.ts';
+
+export interface QueuedStep {
+  step: Step;
+  remaining: number;
+}
+
+export interface EmulatorState {
+  queue: QueuedStep[];
+  store: ResponseStore;
+  validate: boolean;
+  requireAuth: boolean;
+  latencyMs: number;
+}
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false };
+
+const DEFAULT_ERRORS: Record<number, { type: string; code: string | null; message: string }> = {
+  400: { type: 'invalid_request_error', code: null, message: 'Bad request.' },
+  401: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' },
+  403: { type: 'invalid_request_error', code: 'unsupported_country_region_territory', message: 'Country, region, or territory not supported.' },
+  404: { type: 'invalid_request_error', code: null, message: 'Not found.' },
+  408: { type: 'timeout', code: null, message: 'Request timed out.' },
+  409: { type: 'invalid_request_error', code: 'conflict', message: 'Conflicting concurrent request.' },
+  429: { type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests. Please try again in 1s.' },
+};
+const SERVER_ERROR = { type: 'server_error', code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' };
+
+function scriptedError(step: Extract<Step, { kind: 'http_error' }>): ApiError {
+  const base = DEFAULT_ERRORS[step.status] ?? SERVER_ERROR;
+  const headers: Record<string, string> = {};
+  if (step.retryAfter !== undefined) headers['retry-after'] = String(step.retryAfter);
+  return new ApiError(
+    step.status,
+    { message: step.message ?? base.message, type: step.type ?? base.type, param: null, code: step.code ?? base.code },
+    headers,
+  );
+}
+
+const NO_KEY =
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
+const BAD_JSON =
+  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)";
+
+function fail(res: ServerResponse, entry: LoggedRequest, error: ApiError, headers: Record<string, string>): void {
+  entry.status = error.status;
+  entry.error = { code: error.body.code, message: error.body.message };
+  sendError(res, new ApiError(error.status, error.body, { ...headers, ...error.headers }));
+}
+
+/** Takes one scripted step off the queue (a step with `times` stays until used up). */
+function takeStep(queue: QueuedStep[]): Step | undefined {
+  const head = queue[0];
+  if (!head) return undefined;
+  head.remaining -= 1;
+  if (head.remaining <= 0) queue.shift();
+  return head.step;
+}
+
+/** The service's checks, in order; returns the parsed request or the error to answer with. */
+function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): ParsedRequest | ApiError {
+  if (state.queue[0]?.step.kind === 'http_error') {
+    const step = takeStep(state.queue);
+    if (step?.kind === 'http_error') return scriptedError(step);
+  }
+  if (state.requireAuth && !entry.hasAuth) {
+    return new ApiError(401, { message: NO_KEY, type: 'invalid_request_error', param: null, code: null });
+  }
+  if (!body.ok) return invalidRequest(BAD_JSON);
+  if (state.validate) {
+    const invalid = validateRequestBody(body.value);
+    if (invalid) return invalid;
+  }
+  if (!isRecord(body.value)) return invalidRequest('Invalid type for request body: expected an object.');
+  const req = parseRequest(body.value);
+  const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
+  if (req.previousResponseId !== null && !previous) {
+    return invalidRequest(
+      `Previous response with id '${req.previousResponseId}' not found.`,
+      'previous_response_id',
+      'previous_response_not_found',
+    );
+  }
+  return checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>()) ?? req;
+}
+
+function responseObject(
+  id: string,
+  req: ParsedRequest,
+  status: ResponseStatus,
+  output: ResponseOutputItem[],
+  usage: ResponseUsage | null,
+  error: { code: string; message: string } | null = null,
+): WireResponse {
+  const now = Math.floor(Date.now() / 1000);
+  const reasoning = req.reasoning ?? {};
+  return {
+    id,
+    object: 'response',
+    created_at: now,
+    status,
+    background: false,
+    completed_at: status === 'completed' ? now : null,
+    error,
+    incomplete_details: null,
+    instructions: req.instructions,
+    max_output_tokens: req.maxOutputTokens,
+    metadata: req.metadata,
+    model: req.model,
+    output,
+    parallel_tool_calls: req.parallelToolCalls,
+    previous_response_id: req.previousResponseId,
+    reasoning: { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null },
+    service_tier: 'default',
+    store: req.store,
+    temperature: 1,
+    text: { format: { type: 'text' }, verbosity: 'medium' },
+    tool_choice: req.toolChoice,
+    tools: req.tools,
+    top_p: 1,
+    truncation: 'disabled',
+    usage,
+  };
+}
+
+/** Builds the completed response; `save` stores it (call it before the client can see it completed). */
+function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Extract<Plan, { kind: 'items' }>) {
+  const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
+  const built = buildOutput(plan.items, req.includeEncryptedReasoning);
+  const usage = usageFor(accountInput(req, previous, state.store), built.outputBytes, built.reasoningBytes);
+  const response = responseObject(id, req, 'completed', built.output, usage);
+  const save = (): void => {
+    if (!req.store) return;
+    const items = [...(previous?.items ?? []), ...req.input, ...built.output];
+    const stored: StoredResponse = { id, items, pending: pendingCalls(built.output), response };
+    state.store.put(stored);
+  };
+  return { built, response, save };
+}
+
+async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>) {
+  const writer = new SseWriter(res, signal);
+  writer.open(headers);
+  writer.send({ type: 'response.created', response: responseObject(id, req, 'in_progress', [], null) });
+  writer.send({ type: 'response.in_progress', response: responseObject(id, req, 'in_progress', [], null) });
+  await sleep(state.latencyMs, signal);
+  switch (plan.kind) {
+    case 'items': {
+      const { built, response, save } = complete(state, id, req, plan);
+      for (const { event, delayMs } of built.events) if (!(await writer.sendAfter(delayMs, event))) return;
+      if (!writer.alive) return;
+      save();
+      writer.send({ type: 'response.completed', response });
+      writer.end();
+      return;
+    }
+    case 'cut':
+      for (const { event } of partialMessage(plan.afterText)) writer.send(event);
+      await Promise.race([writer.flushed(), sleep(200, signal)]);
+      writer.cut();
+      return;
+    case 'hang':
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve())));
+      return;
+    case 'failed': {
+      const error = { code: plan.code, message: plan.message };
+      writer.send({ type: 'response.failed', response: responseObject(id, req, 'failed', [], null, error) });
+      writer.end();
+      return;
+    }
+  }
+}
+
+async function answerJson(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>) {
+  await sleep(state.latencyMs, signal);
+  switch (plan.kind) {
+    case 'items': {
+      const { response, save } = complete(state, id, req, plan);
+      if (signal.aborted) return;
+      save();
+      sendJson(res, 200, response, headers);
+      return;
+    }
+    case 'cut':
+      res.socket?.destroy();
+      return;
+    case 'hang':
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve())));
+      return;
+    case 'failed':
+      sendJson(res, 200, responseObject(id, req, 'failed', [], null, { code: plan.code, message: plan.message }), headers);
+      return;
+  }
+}
+
+/** Handles one create-response request; `entry` is already in the log and gets its outcome. */
+export async function handleCreate(state: EmulatorState, res: ServerResponse, signal: AbortSignal, entry: LoggedRequest, body: ParsedBody): Promise<void> {
+  const headers = { 'x-request-id': entry.requestId };
+  const admitted = admit(state, entry, body);
+  if (admitted instanceof ApiError) {
+    fail(res, entry, admitted, headers);
+    return;
+  }
+  const step = takeStep(state.queue);
+  const plan = step ? planStep(step, admitted) : planDefault(admitted);
+  const id = newId('resp_');
+  entry.responseId = id;
+  entry.status = 200;
+  if (plan.kind === 'failed') entry.error = { code: plan.code, message: plan.message };
+  if (admitted.stream) await stream(state, res, signal, id, admitted, plan, headers);
+  else await answerJson(state, res, signal, id, admitted, plan, headers);
+}

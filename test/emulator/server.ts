@@ -1,0 +1,206 @@
+// The OpenAI Responses API emulator: a node:http server that tests, benchmarks and the demo
+// start on a free port. Behaviour per request lives in responses.ts; this file routes, logs
+// and exposes the scripting API (in-process and over /__emulator/* control endpoints).
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError, newId } from './wire.ts';
+import type { LoggedRequest, Step } from './wire.ts';
+import { prepareValidator } from './validate.ts';
+import { ResponseStore } from './conversation.ts';
+import { handleCreate } from './responses.ts';
+import type { EmulatorState, ParsedBody } from './responses.ts';
+import { parseSteps } from './control.ts';
+import { sendError, sendJson } from './sse.ts';
+
+export type { LoggedRequest, Step } from './wire.ts';
+
+export interface Emulator {
+  baseUrl: string;
+  port: number;
+  enqueue(...steps: Step[]): void;
+  requests: LoggedRequest[];
+  responseRequests(): LoggedRequest[];
+  forgetAll(): void;
+  waitForRequests(n: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  /** Validate request bodies against the published schema (default true). */
+  validate?: boolean;
+  /** Delay before the first output event (time to first token). */
+  latencyMs?: number;
+  /** Answer 401 when no `Authorization: Bearer …` header is sent, as the service does (default true). */
+  requireAuth?: boolean;
+}
+
+const MODELS = ['gpt-5', 'gpt-5-mini', 'gpt-5-codex', 'gpt-4.1', 'o4-mini'];
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function parseJson(raw: Buffer): ParsedBody {
+  try {
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function notFound(method: string, path: string): ApiError {
+  return new ApiError(404, { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null });
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const validate = opts.validate !== false;
+  if (validate) prepareValidator();
+  const state: EmulatorState = {
+    queue: [],
+    store: new ResponseStore(),
+    validate,
+    requireAuth: opts.requireAuth !== false,
+    latencyMs: opts.latencyMs ?? 0,
+  };
+  const log: LoggedRequest[] = [];
+  let seq = 0;
+  const waiters = new Set<() => void>();
+  const closing = new AbortController();
+
+  const enqueue = (...steps: Step[]): void => {
+    for (const step of steps) state.queue.push({ step, remaining: step.kind === 'http_error' ? Math.max(1, step.times ?? 1) : 1 });
+  };
+
+  const control = (method: string, path: string, body: ParsedBody, res: ServerResponse): void => {
+    if (method === 'POST' && path === '/__emulator/enqueue') {
+      const steps = body.ok ? parseSteps(body.value) : 'Body is not JSON.';
+      if (typeof steps === 'string') return sendError(res, new ApiError(400, { message: steps, type: 'invalid_request_error', param: null, code: null }));
+      enqueue(...steps);
+      return sendJson(res, 200, { queued: state.queue.length });
+    }
+    if (method === 'GET' && path === '/__emulator/requests') return sendJson(res, 200, log);
+    if (method === 'POST' && path === '/__emulator/forget') {
+      state.store.clear();
+      return sendJson(res, 200, { ok: true });
+    }
+    if (method === 'POST' && path === '/__emulator/reset') {
+      state.queue.length = 0;
+      state.store.clear();
+      log.length = 0;
+      seq = 0;
+      return sendJson(res, 200, { ok: true });
+    }
+    sendError(res, notFound(method, path));
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const raw = await readBody(req);
+    const body = parseJson(raw);
+    if (path.startsWith('/__emulator/')) return control(method, path, body, res);
+    const requestId = newId('req_', 16);
+    const headers = { 'x-request-id': requestId };
+    if (method === 'POST' && path === '/v1/responses') {
+      const auth = req.headers.authorization ?? '';
+      const entry: LoggedRequest = {
+        seq: ++seq,
+        at: Date.now(),
+        method,
+        path,
+        hasAuth: /^Bearer \S/.test(auth),
+        body: body.ok ? body.value : raw.toString('utf8'),
+        bytes: raw.length,
+        status: 0,
+        requestId,
+      };
+      log.push(entry);
+      for (const wake of waiters) wake();
+      const abort = new AbortController();
+      const stop = (): void => abort.abort();
+      res.on('close', stop);
+      closing.signal.addEventListener('abort', stop);
+      try {
+        await handleCreate(state, res, abort.signal, entry, body);
+      } finally {
+        closing.signal.removeEventListener('abort', stop);
+      }
+      return;
+    }
+    const stored = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
+    if (stored !== undefined && (method === 'GET' || method === 'DELETE')) {
+      const found = state.store.get(stored);
+      if (!found) {
+        return sendError(res, new ApiError(404, { message: `Response with id '${stored}' not found.`, type: 'invalid_request_error', param: null, code: null }, headers));
+      }
+      if (method === 'GET') return sendJson(res, 200, found.response, headers);
+      state.store.delete(stored);
+      return sendJson(res, 200, { id: stored, object: 'response', deleted: true }, headers);
+    }
+    if (method === 'GET' && path === '/v1/models') {
+      const data = MODELS.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'openai' }));
+      return sendJson(res, 200, { object: 'list', data }, headers);
+    }
+    sendError(res, new ApiError(notFound(method, path).status, notFound(method, path).body, headers));
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!res.headersSent) sendError(res, new ApiError(500, { message: `Emulator bug: ${message}`, type: 'server_error', param: null, code: 'server_error' }));
+      else res.destroy();
+    });
+  });
+
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+
+  return {
+    baseUrl: `http://${urlHost}:${port}/v1`,
+    port,
+    enqueue,
+    requests: log,
+    responseRequests: () => log.filter((r) => r.status === 200),
+    forgetAll: () => state.store.clear(),
+    waitForRequests: (n, timeoutMs = 10_000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (log.length < n) return;
+          cleanup();
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`emulator: waited ${timeoutMs} ms for ${n} requests, got ${log.length}`));
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
