@@ -64,11 +64,13 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     };
     const combined = AbortSignal.any([signal, idle.signal]);
     let partialText = '';
+    let streaming = false;
     opts.log?.('request', request);
     try {
       touch();
       // The SDK's overloads do not know our structural request type; it is the wire body.
       const events = await sdk.responses.create(request as unknown as Parameters<typeof sdk.responses.create>[0] & { stream: true }, { signal: combined });
+      streaming = true;
       for await (const ev of events) {
         touch();
         opts.log?.('event', ev);
@@ -103,7 +105,15 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       if (idle.signal.aborted && !signal.aborted) {
         throw new ModelError(`no data from the server for ${Math.round(opts.idleTimeoutMs / 1000)} s`, 'retryable', { partialText });
       }
-      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText }) : classifyFailure(err);
+      const sdkKind = err instanceof OpenAI.APIUserAbortError ? 'abort' as const
+        : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' as const
+          : err instanceof OpenAI.APIConnectionError ? 'connection' as const : undefined;
+      let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText }) : classifyFailure(err, sdkKind);
+      // A socket that dies mid-stream surfaces as a plain error without status ("terminated"):
+      // the response never completed, which is retryable like any cut stream.
+      if (streaming && failure.kind === 'fatal' && failure.details.status === undefined && !(err instanceof ModelError)) {
+        failure = new ModelError(`the stream was cut off (${failure.message})`, 'retryable', { partialText });
+      }
       opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
       if (failure.details.partialText === undefined && partialText) {
         throw new ModelError(failure.message, failure.kind, { ...failure.details, partialText });

@@ -50,17 +50,32 @@ function cleanMessage(raw: string): string {
   return raw.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
-export function classifyFailure(err: unknown): ModelError {
+/**
+ * `sdkKind` is the SDK error class, resolved by client.ts with instanceof (class names do not
+ * survive minification, so `err.name` cannot be trusted in the bundle).
+ */
+/** The innermost useful reason of a transport error ("ECONNREFUSED 127.0.0.1:9"), for one line. */
+function rootCause(e: ErrorLike): string {
+  let best = '';
+  let cur = e.cause as ErrorLike | undefined;
+  for (let depth = 0; cur && depth < 5; depth++) {
+    if (typeof cur.code === 'string') return `: ${cur.code}${typeof cur.message === 'string' && !cur.message.includes(cur.code) ? ` ${cleanMessage(cur.message)}` : ''}`;
+    if (typeof cur.message === 'string' && cur.message !== 'fetch failed') best = `: ${cleanMessage(cur.message)}`;
+    cur = cur.cause as ErrorLike | undefined;
+  }
+  return best;
+}
+
+export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'connection'): ModelError {
   if (err instanceof ModelError) return err;
   const e = (err ?? {}) as ErrorLike;
-  const name = typeof e.name === 'string' ? e.name : '';
+  const name = sdkKind === 'abort' ? 'APIUserAbortError' : sdkKind === 'timeout' ? 'APIConnectionTimeoutError'
+    : sdkKind === 'connection' ? 'APIConnectionError' : typeof e.name === 'string' ? e.name : '';
   const message = cleanMessage(typeof e.message === 'string' ? e.message : String(err));
   if (name === 'APIUserAbortError' || name === 'AbortError') return new ModelError('request cancelled', 'aborted');
   if (name === 'APIConnectionTimeoutError') return new ModelError('request timed out', 'retryable');
   if (name === 'APIConnectionError') {
-    const cause = e.cause as ErrorLike | undefined;
-    const why = cause && typeof cause.message === 'string' ? `: ${cleanMessage(cause.message)}` : '';
-    return new ModelError(`connection failed${why}`, 'retryable');
+    return new ModelError(`connection failed${rootCause(e)}`, 'retryable');
   }
   const status = typeof e.status === 'number' ? e.status : undefined;
   const code = typeof e.code === 'string' ? e.code : undefined;

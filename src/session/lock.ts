@@ -23,7 +23,8 @@ import { errorCode, isPidAlive, sleepMs, unlinkQuiet } from './fsutil.ts';
 
 export const LOCK_FILE = '.agentx_responseid.lock';
 
-export type SessionLock = { ok: true; release(): void } | { ok: false; pid: number };
+// `release` is a property, not a method, so it can be passed around unbound.
+export type SessionLock = { ok: true; release: () => void } | { ok: false; pid: number };
 
 /** An unparsable lock younger than this may still be being written by a foreign tool. */
 const UNPARSABLE_GRACE_MS = 10_000;

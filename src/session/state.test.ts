@@ -111,7 +111,7 @@ describe('recordTurn', () => {
 
 describe('tool calls', () => {
   it('recordToolCalls moves the chain head without counting a turn', () => {
-    const s = recordToolCalls(turns(1), {
+    const s = recordToolCalls(recordInterruption(turns(1), { userMessage: 'old', now: T0 }), {
       responseId: 'resp_tools',
       calls: [shellCall('c1'), { call_id: 'c2', type: 'function_call', name: 'shell', arguments: '{}', status: 'pending' }],
       usage: usage(50, 5, 7, 1),
@@ -122,6 +122,7 @@ describe('tool calls', () => {
     expect(s.usage).toEqual({ inputTokens: 150, cachedTokens: 15, outputTokens: 27, reasoningTokens: 6, turns: 1 });
     expect(s.pending_tool_calls.map((c) => c.call_id)).toEqual(['c1', 'c2']);
     expect(s.last_user_message).toBe('do it');
+    expect(s.interrupted_turn).toBeNull();
     expect(s.history).toHaveLength(1);
     expect(s.transcript.slice(-2).map((e) => e.text)).toEqual(['do it', 'Let me look.']);
   });

@@ -5,6 +5,7 @@
 import { ERROR_MAX_BYTES, HISTORY_MESSAGE_MAX_BYTES, emptyState } from './types.ts';
 import type {
   CliTranscriptEntry,
+  FailedResponse,
   HistoryEntry,
   SessionSnapshot,
   SessionState,
@@ -92,6 +93,8 @@ export function recordToolCalls(
     pending_tool_calls: p.calls.map(cloneCall),
     failed_response: null,
     pending_transaction: null,
+    // The request that produced this response carried the interruption note; it is delivered.
+    interrupted_turn: null,
     last_user_message: p.userMessage ?? s.last_user_message,
     transcript: added.length > 0 ? capTranscript([...s.transcript, ...added]) : s.transcript,
   };
@@ -170,7 +173,7 @@ export function recordFailure(
   p: { error: string; status?: number; input: unknown[]; previousResponseId: string | null; userMessage: string | null; now: Date },
 ): SessionState {
   const timestamp = p.now.toISOString();
-  const failed: SessionState['failed_response'] = { timestamp, error: capText(p.error, ERROR_MAX_BYTES) };
+  const failed: FailedResponse = { timestamp, error: capText(p.error, ERROR_MAX_BYTES) };
   if (p.status !== undefined) failed.status = p.status;
   return {
     ...s,

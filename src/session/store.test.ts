@@ -150,15 +150,19 @@ describe('loadState / saveState', () => {
     expect(loaded.notices[0]).toMatch(/history/);
   });
 
-  it('does not follow a symlink pointing outside the directory', () => {
+  it('does not follow a symlink pointing outside the directory; saving replaces the link', () => {
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-outside-'));
     const target = path.join(outside, 'state');
-    fs.writeFileSync(target, '{"version":1,"response_id":"resp_evil"}');
+    const original = '{"version":1,"response_id":"resp_evil"}';
+    fs.writeFileSync(target, original);
     fs.symlinkSync(target, statePath);
     const loaded = loadState(statePath, NOW);
-    expect(loaded).toMatchObject({ existed: false, writable: false, state: emptyState() });
+    expect(loaded).toMatchObject({ existed: false, writable: true, state: emptyState() });
     expect(loaded.notices[0]).toMatch(/outside this directory/);
     expect(fs.lstatSync(statePath).isSymbolicLink()).toBe(true);
+    saveState(statePath, sampleState(1));
+    expect(fs.lstatSync(statePath).isFile()).toBe(true);
+    expect(fs.readFileSync(target, 'utf8')).toBe(original);
     fs.rmSync(outside, { recursive: true });
   });
 
@@ -170,8 +174,10 @@ describe('loadState / saveState', () => {
 
   it('refuses a FIFO without blocking', () => {
     const made = spawnSync('mkfifo', [statePath]);
-    if (made.status !== 0) return;
+    expect(made.status).toBe(0);
     expect(loadState(statePath, NOW)).toMatchObject({ writable: false, existed: false });
+    expect(() => saveState(statePath, emptyState())).toThrow(/refusing/);
+    expect(deleteSessionFiles(dir)).toEqual([]);
   });
 
   it.runIf(isRoot)('never reads, moves, replaces or deletes a file owned by another user', () => {
@@ -242,23 +248,5 @@ describe('one-shot files', () => {
     expect(list()).toContain(oldAlive);
     expect(list()).toContain(newDead);
     expect(list()).toHaveLength(5);
-  });
-});
-
-describe('write speed', () => {
-  it('saves a full state (20 checkpoints, 64 KiB transcript) quickly', () => {
-    const s = sampleState(25);
-    expect(s.history).toHaveLength(20);
-    const times: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const start = process.hrtime.bigint();
-      saveState(statePath, s);
-      times.push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
-    times.sort((a, b) => a - b);
-    const median = times[100] ?? 0;
-    const bytes = fs.statSync(statePath).size;
-    console.info(`saveState: ${bytes} bytes, median ${median.toFixed(3)} ms, p95 ${(times[190] ?? 0).toFixed(3)} ms over 200 writes`);
-    expect(median).toBeLessThan(50);
   });
 });

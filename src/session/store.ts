@@ -1,10 +1,12 @@
 // The only code that puts session state on disk (SPEC §3.1–3.4, §6).
 //
-// Trust: a state or checkpoint file owned by another user, a symlink pointing outside its
-// directory, or anything that is not a regular file is never read, moved, overwritten or
-// deleted. Moving it aside is not an option (it is not ours; in a sticky directory we could
-// not even rename it), so the session runs in memory only (`writable: false`) and the user is
-// told why. saveState re-checks ownership, so a foreign file planted later is not replaced.
+// Trust (SPEC §6): a file owned by another user, or anything that is not a regular file, is
+// never read, moved, overwritten or deleted. Moving it aside is not an option (it is not ours;
+// in a sticky directory we could not even rename it), so the session runs in memory only
+// (`writable: false`) and the user is told why; saveState re-checks, so a foreign file planted
+// later is not replaced either. A symlink pointing outside the directory is not followed:
+// it is treated as absent and the next save's rename replaces the link itself (SPEC §3.1),
+// leaving whatever it pointed to untouched.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -68,7 +70,8 @@ function fsyncDirectory(dir: string): void {
 
 type Inspection =
   | { kind: 'absent' }
-  | { kind: 'untrusted'; reason: string }
+  /** `replaceable`: a link our rename may replace; otherwise the path must be left alone. */
+  | { kind: 'untrusted'; reason: string; replaceable: boolean }
   | { kind: 'file'; readPath: string };
 
 /** Decides whether the file at `p` may be read, following only symlinks that stay inside its directory. */
@@ -78,7 +81,7 @@ function inspect(p: string): Inspection {
     st = fs.lstatSync(p);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return { kind: 'absent' };
-    return { kind: 'untrusted', reason: `cannot be examined (${errorCode(error) ?? 'error'})` };
+    return { kind: 'untrusted', reason: `cannot be examined (${errorCode(error) ?? 'error'})`, replaceable: false };
   }
   let readPath = p;
   if (st.isSymbolicLink()) {
@@ -86,16 +89,20 @@ function inspect(p: string): Inspection {
     try {
       real = fs.realpathSync(p);
     } catch {
-      return { kind: 'untrusted', reason: 'is a symlink to nothing' };
+      return { kind: 'untrusted', reason: 'is a symlink to nothing', replaceable: true };
     }
     const dir = fs.realpathSync(path.dirname(p));
-    if (!real.startsWith(dir + path.sep)) return { kind: 'untrusted', reason: 'is a symlink pointing outside this directory' };
+    if (!real.startsWith(dir + path.sep)) {
+      return { kind: 'untrusted', reason: 'is a symlink pointing outside this directory', replaceable: true };
+    }
     st = fs.statSync(real);
     readPath = real;
   }
-  if (!st.isFile()) return { kind: 'untrusted', reason: 'is not a regular file' };
+  if (!st.isFile()) return { kind: 'untrusted', reason: 'is not a regular file', replaceable: false };
   const uid = currentUid();
-  if (uid !== undefined && st.uid !== uid) return { kind: 'untrusted', reason: `is owned by another user (uid ${st.uid})` };
+  if (uid !== undefined && st.uid !== uid) {
+    return { kind: 'untrusted', reason: `is owned by another user (uid ${st.uid})`, replaceable: false };
+  }
   return { kind: 'file', readPath };
 }
 
@@ -155,8 +162,10 @@ export function loadState(p: string, now: Date): LoadResult {
   const found = inspect(p);
   if (found.kind === 'absent') return { state: emptyState(), existed: false, notices: [], writable: true };
   if (found.kind === 'untrusted') {
-    const notice = `${name} ${found.reason}: not using or changing it; this session is kept in memory only.`;
-    return { state: emptyState(), existed: false, notices: [notice], writable: false };
+    const notice = found.replaceable
+      ? `${name} ${found.reason}: not following it; a fresh session will replace the link when saved.`
+      : `${name} ${found.reason}: not using or changing it; this session is kept in memory only.`;
+    return { state: emptyState(), existed: false, notices: [notice], writable: found.replaceable };
   }
   const read = readChecked(found.readPath);
   const parsed = 'text' in read ? parseState(read.text) : { ok: false as const, reason: read.error };
@@ -178,19 +187,22 @@ export function loadState(p: string, now: Date): LoadResult {
   return { state: parsed.state, existed: true, notices, writable: true };
 }
 
-/** Refuses to replace a file that belongs to someone else (see the trust note at the top). */
-function assertReplaceable(p: string): void {
+/** A path that is someone else's, or not a file or link, and so must never be replaced or removed. */
+function untouchable(p: string): boolean {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(p);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return;
+    if (errorCode(error) === 'ENOENT') return false;
     throw error;
   }
+  if (st.isSymbolicLink()) return false;
   const uid = currentUid();
-  if (!st.isSymbolicLink() && uid !== undefined && st.uid !== uid) {
-    throw new Error(`refusing to replace ${path.basename(p)}: it is owned by another user`);
-  }
+  return !st.isFile() || (uid !== undefined && st.uid !== uid);
+}
+
+function assertReplaceable(p: string): void {
+  if (untouchable(p)) throw new Error(`refusing to replace ${path.basename(p)}: it is owned by another user or not a regular file`);
 }
 
 export function saveState(p: string, state: SessionState): void {
@@ -225,12 +237,12 @@ export function deleteSessionFiles(dir: string): string[] {
   const removed: string[] = [];
   for (const name of [STATE_FILE, CHECKPOINT_FILE]) {
     const p = path.join(dir, name);
+    if (untouchable(p)) continue;
     try {
-      assertReplaceable(p);
       fs.unlinkSync(p);
       removed.push(name);
     } catch (error) {
-      if (errorCode(error) !== 'ENOENT' && !(error instanceof Error && error.message.startsWith('refusing'))) throw error;
+      if (errorCode(error) !== 'ENOENT') throw error;
     }
   }
   return removed;

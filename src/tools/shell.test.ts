@@ -127,7 +127,8 @@ describe('runShellCommand: output', () => {
     expect(r.exitCode).toBe(0);
     expect(r.truncatedBytes).toBe(200_000_000 - 64 * 1024);
     expect(Buffer.byteLength(r.stdout)).toBeLessThan(64 * 1024 + 100);
-    expect(peak - before).toBeLessThan(100 * 1024 * 1024);
+    // About 9 MB in practice; 200 MB held would fail this by far.
+    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
   }, 60_000);
 
   it('decodes a multi-byte character split across chunks, live and in the result', async () => {

@@ -117,7 +117,8 @@ function superviseChild(
   let drainTimer: NodeJS.Timeout | undefined;
 
   // One stop per command: TERM, grace, KILL. The lifeline is closed only afterwards, so the
-  // watcher stays on guard (it ignores TERM) until the group is really gone.
+  // watcher stays on guard (it ignores TERM) until the group is really gone. Its presence also
+  // keeps the group id from being reused, so the delayed SIGKILL cannot hit a stranger's group.
   const stopGroup = (): void => {
     if (stopping || pid === undefined) return;
     stopping = killProcessGroup(pid, timing.graceMs).finally(() => lifeline?.destroy());

@@ -60,3 +60,14 @@ export function runCli(args: string[], o: RunOptions): Promise<RunResult> {
     });
   });
 }
+
+/** Creates a stored response on an emulator (as an earlier interactive turn would have). */
+export async function storedResponse(emu: { baseUrl: string }, text = 'earlier turn'): Promise<string> {
+  const res = await fetch(`${emu.baseUrl}/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
+    body: JSON.stringify({ model: 'gpt-5', input: text, store: true }),
+  });
+  const body = await res.json() as { id: string };
+  return body.id;
+}

@@ -18,6 +18,7 @@ export interface LineOptions {
 }
 
 export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: LineOptions): Promise<LineResult> {
+  if (term.ended) return Promise.resolve({ kind: 'eof' });
   return new Promise((resolve) => {
     term.lineActive = true;
     const rl = createInterface({

@@ -31,20 +31,25 @@ function settleUnfinished(ctx: ReplContext, askFirst: boolean): void {
   }
 }
 
+/** Files and memory of the session gone; returns the removed file names. */
+function resetSession(ctx: ReplContext): string[] {
+  const removed = ctx.session.clear();
+  ctx.costs.reset();
+  // A fresh conversation knows only the instructions' directory, where agentx started.
+  ctx.announcedCwd = ctx.session.dir;
+  return removed;
+}
+
 /** "New session": the old state is kept in a backup file, then everything starts fresh. */
 export function startNewSession(ctx: ReplContext): void {
   const backup = ctx.session.backup();
-  ctx.session.clear();
-  ctx.costs.reset();
+  resetSession(ctx);
   say(ctx, ctx.theme.green(`✓ new session started${backup ? `; the previous state is saved in ${backup}` : ''}`));
 }
 
 /** /clear: state and checkpoint files removed, nothing of the old session kept in memory. */
 export function clearSession(ctx: ReplContext): void {
-  const removed = ctx.session.clear();
-  ctx.costs.reset();
-  // A fresh conversation knows only the instructions' directory, where agentx started.
-  ctx.announcedCwd = ctx.session.dir;
+  const removed = resetSession(ctx);
   const files = removed.length > 0 ? ` (removed ${removed.join(', ')})` : '';
   say(ctx, ctx.theme.green(`✓ cleared${files}: a fresh conversation starts with your next message`));
 }
@@ -54,8 +59,10 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   const state = ctx.session.state;
   const calls = state.pending_tool_calls;
   const unfinished = calls.filter((c) => c.status !== 'completed');
-  // A turn the user interrupted has all calls answered already; the next message carries them.
-  if (calls.length === 0 || (unfinished.length === 0 && state.interrupted_turn !== null)) return undefined;
+  // All answered and the turn was interrupted (the next message carries the outputs) or its
+  // follow-up request failed (the failed-request menu resends exactly that): nothing to ask.
+  const settled = unfinished.length === 0 && (state.interrupted_turn !== null || state.pending_transaction !== null);
+  if (calls.length === 0 || settled) return undefined;
   const t = ctx.theme;
   say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${(state.last_user_message ?? '').slice(0, 60)}"). Its tool calls:`));
   for (const c of calls) {
@@ -92,13 +99,16 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
 }
 
 /** After a failed request (now, or found at start): Retry / New chain / Rollback / Clear / Cancel. */
-export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner): Promise<void> {
+export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner, justFailed: boolean): Promise<void> {
   const t = ctx.theme;
-  for (;;) {
+  for (let shown = justFailed; ; shown = true) {
     const pending = ctx.session.state.pending_transaction;
     if (pending === null) return;
     const failed = ctx.session.state.failed_response;
-    say(ctx, t.yellow(`The last request failed${failed ? ` (${failed.error})` : ''}.${pending.user_message ? ` Your message is kept: "${pending.user_message.slice(0, 60)}"` : ''}`));
+    // Right after a failure the error is already on screen; at start it is news.
+    const what = shown ? '' : `The last request failed${failed ? ` (${failed.error})` : ''}. `;
+    const kept = pending.user_message ? `Your message is kept: "${pending.user_message.slice(0, 60)}"` : '';
+    if (what || kept) say(ctx, t.yellow(`${what}${kept}`));
     const choice = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
       title: 'What now?',
       items: [

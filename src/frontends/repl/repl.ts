@@ -31,13 +31,13 @@ export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<
     return EXIT_USAGE;
   }
   try {
-    return await session(cli, env, dir, out);
+    return await session(cli, env, dir, out, () => lock.release());
   } finally {
     lock.release();
   }
 }
 
-async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out: NodeJS.WriteStream): Promise<number> {
+async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out: NodeJS.WriteStream, releaseLock: () => void): Promise<number> {
   const theme = pickTheme(cli.color, out, env);
   const now = new Date();
   const loaded = loadState(join(dir, STATE_FILE), now);
@@ -79,7 +79,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       try {
         await interactiveSetup(configPath(env), process.stdin, out);
       } catch (err) {
-        say(ctx, theme.red(`setup: ${(err as Error).message}`));
+        say(ctx, theme.red(`\nsetup cancelled: ${(err as Error).message}`));
+        return;
       } finally {
         term.start();
       }
@@ -94,12 +95,18 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     },
   };
 
-  const onSignal = (): void => term.interruptNow();
+  // Every transition is already on disk, so a signal can end the process right away; running
+  // commands die with it (their supervisors watch agentx).
   const onTerminate = (): void => {
     getRunner().interrupt();
     term.stop();
     saveHistory(historyFile, ctx.history);
+    releaseLock();
     process.exit(EXIT_INTERRUPTED);
+  };
+  // kill -INT stops what runs, like Ctrl-C; with nothing running it ends agentx.
+  const onSignal = (): void => {
+    if (!term.interruptNow()) onTerminate();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onTerminate);
@@ -135,14 +142,14 @@ async function afterTurn(ctx: ReplContext, runner: TurnRunner, outcome: TurnOutc
     say(ctx, ctx.theme.dim('Fix the key or access with /setup; your message is kept (↑ recalls it).'));
     return;
   }
-  await recoverFailedRequest(ctx, runner);
+  await recoverFailedRequest(ctx, runner, true);
 }
 
 /** What a previous run left behind: tool calls of an unfinished turn, then a failed request. */
 async function settleLeftovers(ctx: ReplContext, runner: TurnRunner): Promise<void> {
   const outcome = await resolvePendingCalls(ctx, runner);
   if (outcome) return afterTurn(ctx, runner, outcome);
-  if (ctx.session.state.pending_transaction !== null) await recoverFailedRequest(ctx, runner);
+  if (ctx.session.state.pending_transaction !== null) await recoverFailedRequest(ctx, runner, false);
 }
 
 async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, historyFile: string): Promise<void> {

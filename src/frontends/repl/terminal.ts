@@ -75,11 +75,17 @@ export class TerminalInput implements KeySource {
   /** What the line editor reads: stdin after paste handling, only while a prompt is active. */
   readonly lineStream = new PassThrough();
   lineActive = false;
+  /** stdin reached its end (the terminal is gone): no prompt can be answered any more. */
+  ended = false;
   private subscribers: ((data: string) => void)[] = [];
   private interrupt: (() => void) | undefined;
   private readonly paste = new PasteFilter();
   private started = false;
   private readonly onData = (data: Buffer | string): void => this.route(typeof data === 'string' ? data : data.toString('utf8'));
+  private readonly onEnd = (): void => {
+    this.ended = true;
+    this.lineStream.end();
+  };
 
   constructor(private readonly stdin: NodeJS.ReadStream, private readonly stdout: NodeJS.WriteStream) {}
 
@@ -88,6 +94,7 @@ export class TerminalInput implements KeySource {
     this.started = true;
     if (this.stdin.isTTY) this.stdin.setRawMode(true);
     this.stdin.on('data', this.onData);
+    this.stdin.once('end', this.onEnd);
     this.stdin.resume();
     this.stdout.write('\x1b[?2004h');
   }
@@ -97,6 +104,7 @@ export class TerminalInput implements KeySource {
     if (!this.started) return;
     this.started = false;
     this.stdin.off('data', this.onData);
+    this.stdin.off('end', this.onEnd);
     if (this.stdin.isTTY) this.stdin.setRawMode(false);
     this.stdin.pause();
     this.stdout.write('\x1b[?2004l');
@@ -114,9 +122,11 @@ export class TerminalInput implements KeySource {
     this.interrupt = handler;
   }
 
-  /** A SIGINT from outside (kill -INT) acts like Ctrl-C on whatever is running. */
-  interruptNow(): void {
-    this.interrupt?.();
+  /** A SIGINT from outside (kill -INT) acts like Ctrl-C on whatever is running; false if nothing is. */
+  interruptNow(): boolean {
+    if (!this.interrupt) return false;
+    this.interrupt();
+    return true;
   }
 
   /** Waits for one of `choices` (lower-case letters). Esc answers "n"; Ctrl-C answers "cancel". */

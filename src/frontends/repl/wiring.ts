@@ -45,7 +45,12 @@ export async function configWithKey(cli: CliOptions, env: NodeJS.ProcessEnv, out
   let config = resolveConfig(cli, env);
   if (!config.apiKey) {
     out.write('No API key is configured yet. Let\'s set one up (Enter keeps a value).\n');
-    await interactiveSetup(configPath(env), process.stdin, out);
+    try {
+      await interactiveSetup(configPath(env), process.stdin, out);
+    } catch (err) {
+      // Ctrl-C or a bad value: no key, reported by the caller like any missing key.
+      out.write(`\nsetup cancelled: ${(err as Error).message}\n`);
+    }
     config = resolveConfig(cli, env);
   }
   const apiKey = config.apiKey;

@@ -1,0 +1,42 @@
+// State write benchmark: a session with 20 checkpoints and a full 64 KB transcript, saved the
+// way the interactive session saves it (temp file, fsync, rename, fsync dir). Bundled and run
+// by bench/run.mjs.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { emptyState, recordTurn, type SessionState } from '../src/session/state.ts';
+import { saveState } from '../src/session/store.ts';
+
+function fullState(): SessionState {
+  let s = emptyState();
+  for (let n = 1; n <= 25; n++) {
+    s = recordTurn(s, {
+      responseId: `resp_${String(n).padStart(24, '0')}`,
+      userMessage: `question ${n}: ${'why does the build fail on CI but not locally? '.repeat(40)}`,
+      assistantMessage: `answer ${n}: ${'the lockfile pins a different minor version; run npm ci. '.repeat(60)}`,
+      usage: { inputTokens: 12_000, cachedTokens: 9_000, outputTokens: 800, reasoningTokens: 300 },
+      toolSummaries: [`$ npm test → exit 1\n${'FAIL test/x.test.ts '.repeat(30)}`],
+      now: new Date(Date.UTC(2026, 11, 1, 12, n)),
+    });
+  }
+  return s;
+}
+
+export function benchStateWrite(dir: string, runs: number): { median: number; p90: number; bytes: number; historyEntries: number; transcriptBytes: number } {
+  const s = fullState();
+  const path = join(dir, '.agentx_responseid');
+  const times: number[] = [];
+  for (let i = 0; i < runs + 10; i++) {
+    const t0 = process.hrtime.bigint();
+    saveState(path, s);
+    if (i >= 10) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const transcriptBytes = Buffer.byteLength(JSON.stringify(s.transcript));
+  return {
+    median: times[Math.floor(times.length / 2)] ?? 0,
+    p90: times[Math.floor(times.length * 0.9)] ?? 0,
+    bytes: statSync(path).size,
+    historyEntries: s.history.length,
+    transcriptBytes,
+  };
+}

@@ -1,0 +1,63 @@
+// Shared bits of the REPL pty tests: reading the session files and the emulator's request log.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoggedRequest } from '../emulator/server.ts';
+import type { Sandbox } from './harness.ts';
+import type { PtyRun } from './pty.ts';
+
+export interface StateFile {
+  response_id: string | null;
+  usage: { inputTokens: number; cachedTokens: number; outputTokens: number; reasoningTokens: number; turns: number };
+  history: { response_id: string; user_preview: string; usage: StateFile['usage'] }[];
+  pending_tool_calls: { call_id: string; status: string; output?: unknown }[];
+  pending_cli_transcript: unknown[];
+  pending_transaction: { input: unknown[]; previous_response_id: string | null } | null;
+  interrupted_turn: { user_message: string } | null;
+  rollback_backup: unknown;
+}
+
+export function readState(sb: Sandbox): StateFile {
+  return JSON.parse(readFileSync(join(sb.cwd, '.agentx_responseid'), 'utf8')) as StateFile;
+}
+
+export function readCheckpoint(sb: Sandbox): { response_id: string; source: string; usage: StateFile['usage'] } {
+  return JSON.parse(readFileSync(join(sb.cwd, '.agentx_checkpoint'), 'utf8')) as { response_id: string; source: string; usage: StateFile['usage'] };
+}
+
+export function stateExists(sb: Sandbox): boolean {
+  return existsSync(join(sb.cwd, '.agentx_responseid'));
+}
+
+interface Body { input?: unknown[]; previous_response_id?: string }
+
+export function body(r: LoggedRequest | undefined): Body {
+  return (r?.body ?? {});
+}
+
+/** All input_text parts of the user messages of a request, joined. */
+export function userText(r: LoggedRequest | undefined): string {
+  const items = (body(r).input ?? []) as { role?: string; content?: { text?: string }[] }[];
+  return items.filter((i) => i.role === 'user').flatMap((i) => (i.content ?? []).map((c) => c.text ?? '')).join('\n');
+}
+
+export function toolOutputs(r: LoggedRequest | undefined): { type: string; call_id: string; output: unknown }[] {
+  const items = (body(r).input ?? []) as { type?: string; call_id?: string; output?: unknown }[];
+  return items
+    .filter((i) => i.type === 'shell_call_output' || i.type === 'function_call_output')
+    .map((i) => ({ type: i.type ?? '', call_id: i.call_id ?? '', output: i.output }));
+}
+
+/** The REPL prompt `user@host:cwd> ` (no spaces in the test directories). */
+export const PROMPT = /\S+@\S+:\S*> /;
+
+/** Waits for the next prompt (the line editor is ready again). */
+export async function prompt(a: PtyRun, timeoutMs?: number): Promise<void> {
+  await a.waitFor(PROMPT, timeoutMs);
+}
+
+/** Sends a message and waits for the answer's usage line and the next prompt. */
+export async function turn(a: PtyRun, message: string, answer: string | RegExp = /tokens: /): Promise<void> {
+  a.line(message);
+  await a.waitFor(answer);
+  await prompt(a);
+}

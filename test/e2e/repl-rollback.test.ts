@@ -1,0 +1,91 @@
+// /rollback in a real pty: by number, by arrows, /usage after it, /rollback undo.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../emulator/server.ts';
+import { sandbox } from './harness.ts';
+import { KEY, spawnAgentx, type PtyRun } from './pty.ts';
+import { body, prompt, readCheckpoint, readState, turn } from './repl-fixtures.ts';
+
+let emu: Emulator;
+const running: PtyRun[] = [];
+beforeAll(async () => { emu = await startEmulator(); });
+afterAll(async () => { await emu.close(); });
+afterEach(() => { for (const a of running.splice(0)) a.kill(); });
+
+/** `/usage` session row: input cached output reasoning. */
+async function sessionUsage(a: PtyRun): Promise<number[]> {
+  a.line('/usage');
+  const row = await a.waitFor(/session\s+\d+\s+\d+\s+\d+\s+\d+/);
+  await prompt(a);
+  return row.split(/\s+/).slice(1).map(Number);
+}
+
+describe('/rollback', () => {
+  it('restores a checkpoint chosen by number or by arrows, and undo reverts it', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = spawnAgentx(sb);
+    running.push(a);
+    await prompt(a);
+    const ids: string[] = [];
+    for (const word of ['one', 'two', 'three']) {
+      const n = emu.requests.length;
+      await turn(a, word, `You said: ${word}`);
+      ids.push(emu.requests[n]?.responseId ?? '');
+    }
+    const three = readState(sb);
+    expect(three.history).toHaveLength(3);
+
+    // By number: 2 = the second newest = "two".
+    a.line('/rollback');
+    await a.waitFor('Roll back to which checkpoint?');
+    await a.waitFor('❯ 1.');
+    a.write('2');
+    a.write(KEY.enter);
+    await a.waitFor('Rolled back to checkpoint 2');
+    await a.waitFor('NOT undone');
+    await prompt(a);
+    const rolled = readState(sb);
+    expect(rolled.response_id).toBe(ids[1]);
+    expect(rolled.usage).toEqual(three.history[1]?.usage);
+    expect(readCheckpoint(sb)).toMatchObject({ response_id: ids[1], source: 'rollback' });
+    const u = rolled.usage;
+    expect(await sessionUsage(a)).toEqual([u.inputTokens, u.cachedTokens, u.outputTokens, u.reasoningTokens]);
+
+    // The next message continues from "two".
+    let n = emu.requests.length;
+    await turn(a, 'four', 'You said: four');
+    expect(body(emu.requests[n]).previous_response_id).toBe(ids[1]);
+    const fourId = emu.requests[n]?.responseId;
+
+    // By arrows: newest first is four, three, two, one → three downs reach "one".
+    a.line('/rollback');
+    await a.waitFor('Roll back to which checkpoint?');
+    a.write(KEY.down);
+    a.write(KEY.down);
+    a.write(KEY.down);
+    await a.waitFor(/❯ 4\. [^\n]*"one"/);
+    a.write(KEY.enter);
+    await a.waitFor('Rolled back to checkpoint 4');
+    await prompt(a);
+    expect(readState(sb).response_id).toBe(ids[0]);
+    expect(readState(sb).usage.turns).toBe(1);
+
+    // Esc cancels without changing anything.
+    a.line('/rollback');
+    await a.waitFor('Roll back to which checkpoint?');
+    a.write(KEY.esc);
+    await a.waitFor('cancelled');
+    await prompt(a);
+    expect(readState(sb).response_id).toBe(ids[0]);
+
+    // Undo goes back to where the last rollback started.
+    a.line('/rollback undo');
+    await a.waitFor('Undid the rollback');
+    await prompt(a);
+    expect(readState(sb).response_id).toBe(fourId);
+    expect(readCheckpoint(sb)).toMatchObject({ response_id: fourId, source: 'rollback' });
+    n = emu.requests.length;
+    await turn(a, 'five', 'You said: five');
+    expect(body(emu.requests[n]).previous_response_id).toBe(fourId);
+    expect(readCheckpoint(sb)).toMatchObject({ source: 'turn', response_id: emu.requests[n]?.responseId });
+  });
+});

@@ -1,0 +1,258 @@
+// The REPL in a real pty against the emulator: turns, local commands, cd, paste, /clear, the lock.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../emulator/server.ts';
+import { sandbox } from './harness.ts';
+import { KEY, spawnAgentx, type PtyRun } from './pty.ts';
+import { body, prompt, readState, stateExists, turn, userText } from './repl-fixtures.ts';
+
+let emu: Emulator;
+const running: PtyRun[] = [];
+beforeAll(async () => { emu = await startEmulator(); });
+afterAll(async () => { await emu.close(); });
+afterEach(() => { for (const a of running.splice(0)) a.kill(); });
+
+function start(...args: Parameters<typeof spawnAgentx>): PtyRun {
+  const a = spawnAgentx(...args);
+  running.push(a);
+  return a;
+}
+
+describe('repl', () => {
+  it('streams the answer as it arrives and exits on Ctrl-D', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    emu.enqueue({ kind: 'text', text: 'alpha beta gamma delta', chunks: 4, delayMs: 400 });
+    a.line('stream please');
+    await a.waitFor('alpha');
+    expect(a.screen()).not.toContain('delta');
+    await a.waitFor('delta');
+    await a.waitFor(/tokens: \d+ in/);
+    await prompt(a);
+    const s = readState(sb);
+    expect(s.usage.turns).toBe(1);
+    expect(s.history[0]?.user_preview).toBe('stream please');
+    a.write(KEY.ctrlD);
+    expect((await a.exited).exitCode).toBe(0);
+    // The history file keeps what was typed, private to the user.
+    const hist = join(sb.home, '.agentx_history');
+    expect(readFileSync(hist, 'utf8')).toContain('stream please');
+    expect(statSync(hist).mode & 0o777).toBe(0o600);
+  });
+
+  it('sends a !command transcript with the next message, then resumes on restart', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    a.line('!echo hi-from-bang');
+    await a.waitFor('hi-from-bang');
+    await prompt(a);
+    expect(readState(sb).pending_cli_transcript).toHaveLength(1);
+    const before = emu.requests.length;
+    await turn(a, 'what did I run?', 'You said: ');
+    const req = emu.requests[before];
+    expect(userText(req)).toContain('$ echo hi-from-bang');
+    expect(userText(req)).toContain('hi-from-bang\n');
+    expect(readState(sb).pending_cli_transcript).toHaveLength(0);
+    a.line('exit');
+    expect((await a.exited).exitCode).toBe(0);
+
+    const b = start(sb);
+    await b.waitFor('Resuming session: 1 turn, last: "what did I run?"');
+    await prompt(b);
+    const n = emu.requests.length;
+    await turn(b, 'again', 'You said: again');
+    expect(body(emu.requests[n]).previous_response_id).toBe(emu.requests[before]?.responseId);
+  });
+
+  it('cd changes where commands run and the next request says so', async () => {
+    const sb = sandbox(emu.baseUrl);
+    mkdirSync(join(sb.cwd, 'sub'));
+    const a = start(sb);
+    await prompt(a);
+    a.line('cd nowhere');
+    await a.waitFor('cd: no such directory: nowhere');
+    a.line('cd sub');
+    await a.waitFor(/project\/sub> /);
+    const before = emu.requests.length;
+    a.line('run: pwd > where.txt; pwd');
+    await a.waitFor(/Ran it/);
+    await prompt(a);
+    expect(readFileSync(join(sb.cwd, 'sub', 'where.txt'), 'utf8').trim()).toBe(join(sb.cwd, 'sub'));
+    expect(userText(emu.requests[before])).toContain(`changed the working directory to ${join(sb.cwd, 'sub')}`);
+    // Said once: the following request does not repeat it.
+    const next = emu.requests.length;
+    await turn(a, 'thanks', 'You said: thanks');
+    expect(userText(emu.requests[next])).not.toContain('changed the working directory');
+    a.line('cd -');
+    await a.waitFor(/project> /);
+    // The session files stay where agentx started.
+    expect(existsSync(join(sb.cwd, '.agentx_responseid'))).toBe(true);
+    expect(existsSync(join(sb.cwd, 'sub', '.agentx_responseid'))).toBe(false);
+  });
+
+  it('sends a multi-line paste as one message and completes slash commands with Tab', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    const before = emu.requests.length;
+    a.write('\x1b[200~first line\nsecond line\x1b[201~');
+    a.write(KEY.enter);
+    await a.waitFor('You said: first line\nsecond line');
+    await prompt(a);
+    expect(emu.requests.length).toBe(before + 1);
+    expect(userText(emu.requests[before])).toBe('first line\nsecond line');
+    a.write('/usa');
+    a.write(KEY.tab);
+    await a.waitFor('/usage');
+    a.write(KEY.enter);
+    await a.waitFor('Session: 1 turn');
+    await prompt(a);
+  });
+
+  it('/clear deletes the session files and forgets the conversation; clear only clears the screen', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    await turn(a, 'remember me', 'You said: remember me');
+    expect(stateExists(sb)).toBe(true);
+    expect(existsSync(join(sb.cwd, '.agentx_checkpoint'))).toBe(true);
+    a.line('clear');
+    await prompt(a);
+    expect(stateExists(sb)).toBe(true);
+    a.line('/clear');
+    await a.waitFor('cleared');
+    await prompt(a);
+    expect(stateExists(sb)).toBe(false);
+    expect(existsSync(join(sb.cwd, '.agentx_checkpoint'))).toBe(false);
+    const before = emu.requests.length;
+    await turn(a, 'who am I?', 'You said: who am I?');
+    expect(body(emu.requests[before]).previous_response_id).toBeUndefined();
+    expect(readState(sb).usage.turns).toBe(1);
+  });
+
+  it('refuses a second interactive agentx in the same directory', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    const b = start(sb);
+    await b.waitFor(`another agentx (pid ${a.pid}) is already running`);
+    expect((await b.exited).exitCode).toBe(2);
+    // The first one is unaffected.
+    await turn(a, 'still here?', 'You said: still here?');
+  });
+
+  it('exits on Ctrl-C twice at an empty prompt', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    a.write('some text');
+    a.write(KEY.ctrlC);
+    await prompt(a);
+    a.write(KEY.ctrlC);
+    await a.waitFor('Ctrl-C again to exit');
+    a.write(KEY.ctrlC);
+    expect((await a.exited).exitCode).toBe(0);
+  });
+
+  it('asks before model commands with --confirm: no, then always', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb, ['--confirm']);
+    await prompt(a);
+    a.line('run: echo declined >> ledger');
+    await a.waitFor('[y]es / [n]o / [a]lways');
+    a.write('n');
+    await a.waitFor(/Ran it/);
+    await prompt(a);
+    expect(existsSync(join(sb.cwd, 'ledger'))).toBe(false);
+    a.line('run: echo accepted >> ledger');
+    await a.waitFor('[y]es / [n]o / [a]lways');
+    a.write('a');
+    await a.waitFor(/Ran it/);
+    await prompt(a);
+    a.line('run: echo again >> ledger');
+    await a.waitFor(/Ran it/);
+    await prompt(a);
+    expect(readFileSync(join(sb.cwd, 'ledger'), 'utf8')).toBe('accepted\nagain\n');
+  });
+
+  it('offers setup when there is no API key, then works', async () => {
+    const sb = sandbox();
+    const a = start(sb);
+    await a.waitFor('No API key');
+    await a.waitFor('API key [not set]: ');
+    a.line('sk-typed-in-setup-0123456789');
+    await a.waitFor('Model [');
+    a.line('');
+    await a.waitFor('Base URL [');
+    a.line(emu.baseUrl);
+    await prompt(a);
+    expect(a.screen()).not.toContain('sk-typed-in-setup');
+    await turn(a, 'configured?', 'You said: configured?');
+    expect(readFileSync(join(sb.home, '.agentx'), 'utf8')).toContain('AGENTX_BASE_URL');
+  });
+
+  it('moves a corrupt state file aside, removes stale one-shot files, and switches models', async () => {
+    const sb = sandbox(emu.baseUrl);
+    writeFileSync(join(sb.cwd, '.agentx_responseid'), '{"version": 1, "response_id": ');
+    const stale = join(sb.cwd, '.agentx_responseid.oneshot-999999-2020-01-01T00-00-00-000Z');
+    writeFileSync(stale, '{}');
+    utimesSync(stale, new Date(2020, 0, 1), new Date(2020, 0, 1));
+    const a = start(sb);
+    await a.waitFor(/moved it to \.agentx_responseid\.corrupt-/);
+    await prompt(a);
+    expect(existsSync(stale)).toBe(false);
+    expect(readdirSync(sb.cwd).some((f) => f.startsWith('.agentx_responseid.corrupt-'))).toBe(true);
+    a.line('/model gpt-4.1');
+    await a.waitFor('model for the next requests: gpt-4.1');
+    const n = emu.requests.length;
+    await turn(a, 'which model?', 'You said: which model?');
+    expect((emu.requests[n]?.body as { model?: string }).model).toBe('gpt-4.1');
+  });
+
+  it('retries a failed request from the recovery menu in the same session', async () => {
+    const sb = sandbox(emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const a = start(sb);
+    await prompt(a);
+    emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
+    const n = emu.requests.length;
+    a.line('through the outage');
+    await a.waitFor('What now?');
+    const failed = readState(sb).pending_transaction;
+    expect(failed).not.toBeNull();
+    a.write(KEY.enter); // 1 = Retry is preselected
+    await a.waitFor('You said: through the outage');
+    await prompt(a);
+    expect(emu.requests.length).toBe(n + 6);
+    expect(body(emu.requests.at(-1)).input).toEqual(failed?.input);
+    expect(readState(sb).pending_transaction).toBeNull();
+    expect(readState(sb).usage.turns).toBe(1);
+  });
+
+  it('/setup changes the model for later requests; Ctrl-C cancels it', async () => {
+    const sb = sandbox(emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    a.line('/setup');
+    await a.waitFor('API key [');
+    a.write(KEY.enter);
+    await a.waitFor('Model [');
+    a.write(KEY.ctrlC);
+    await a.waitFor('setup cancelled');
+    await prompt(a);
+    a.line('/setup');
+    await a.waitFor('API key [');
+    a.write(KEY.enter);
+    await a.waitFor('Model [');
+    a.line('gpt-5-mini');
+    await a.waitFor('Base URL [');
+    a.write(KEY.enter);
+    await a.waitFor('using model gpt-5-mini');
+    await prompt(a);
+    const n = emu.requests.length;
+    await turn(a, 'after setup', 'You said: after setup');
+    expect((emu.requests[n]?.body as { model?: string }).model).toBe('gpt-5-mini');
+  });
+});
