@@ -1,6 +1,6 @@
 // Builds the CLI into one ESM bundle (dist/agentx.js) and the emulator into dist/emulator.js
 // (used by `npm run demo` and bench/, never shipped). Runs on `npm install` via `prepare`.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -12,11 +12,19 @@ const common = {
   target: 'node20',
   legalComments: 'none',
   logLevel: 'warning',
-  // Some bundled CommonJS code calls require(); give ESM output a real one.
-  banner: { js: "import { createRequire as __agentxRequire } from 'node:module'; const require = __agentxRequire(import.meta.url);" },
 };
 
+rmSync('dist', { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/agentx.js', minify: true, define: { __AGENTX_VERSION__: JSON.stringify(version) } }),
-  build({ ...common, entryPoints: ['test/emulator/cli.ts'], outfile: 'dist/emulator.js' }),
+  // Code splitting keeps the entry chunk tiny: `--version`, `--help` and flag errors never parse
+  // the SDK, the REPL or the session code, which load with dynamic import() when a mode needs them.
+  build({
+    ...common, entryPoints: { agentx: 'src/main.ts' }, outdir: 'dist', splitting: true, chunkNames: 'chunks/[name]-[hash]',
+    minify: true, define: { __AGENTX_VERSION__: JSON.stringify(version) },
+  }),
+  // The emulator bundles ajv, which is CommonJS and calls require(): give the ESM output a real one.
+  build({
+    ...common, entryPoints: ['test/emulator/cli.ts'], outfile: 'dist/emulator.js',
+    banner: { js: "import { createRequire as __emulatorRequire } from 'node:module'; const require = __emulatorRequire(import.meta.url);" },
+  }),
 ]);

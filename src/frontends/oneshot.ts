@@ -43,10 +43,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     get state() { return state; },
     update(transition) {
       state = transition(state);
-      saveState(statePath, state);
+      saveState(statePath, state, { durable: false });
     },
   };
-  saveState(statePath, state);
+  saveState(statePath, state, { durable: false });
 
   const theme = pickTheme(cli.color, process.stderr, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {

@@ -33,7 +33,17 @@ const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
  * rename itself survives a power loss. rename() replaces a symlink at the target rather than
  * writing through it, and O_EXCL|O_NOFOLLOW means the temp file cannot be a planted link.
  */
-export function writeFileAtomicSync(target: string, data: string, mode = 0o600): void {
+export interface WriteOptions {
+  /**
+   * false skips both fsyncs: the rename still makes the write atomic against a crash of the
+   * process (the page cache survives it), only a power loss may lose it. Used for one-shot
+   * files, which hold diagnosis data, not the conversation.
+   */
+  durable?: boolean;
+}
+
+export function writeFileAtomicSync(target: string, data: string, mode = 0o600, opts: WriteOptions = {}): void {
+  const durable = opts.durable !== false;
   const dir = path.dirname(target);
   const tmp = path.join(dir, `${path.basename(target)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW;
@@ -44,7 +54,8 @@ export function writeFileAtomicSync(target: string, data: string, mode = 0o600):
     fs.fchmodSync(fd, mode);
     const bytes = Buffer.from(data, 'utf8');
     for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(fd, bytes, offset);
-    fs.fsyncSync(fd);
+    // fdatasync: the data and the size that reaches it, without a second metadata write.
+    if (durable) fs.fdatasyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
     fs.renameSync(tmp, target);
@@ -53,7 +64,7 @@ export function writeFileAtomicSync(target: string, data: string, mode = 0o600):
     unlinkQuiet(tmp);
     throw error;
   }
-  fsyncDirectory(dir);
+  if (durable) fsyncDirectory(dir);
 }
 
 function fsyncDirectory(dir: string): void {
@@ -205,9 +216,9 @@ function assertReplaceable(p: string): void {
   if (untouchable(p)) throw new Error(`refusing to replace ${path.basename(p)}: it is owned by another user or not a regular file`);
 }
 
-export function saveState(p: string, state: SessionState): void {
+export function saveState(p: string, state: SessionState, opts: WriteOptions = {}): void {
   assertReplaceable(p);
-  writeFileAtomicSync(p, serializeState(state));
+  writeFileAtomicSync(p, serializeState(state), 0o600, opts);
 }
 
 export function loadCheckpointWithNotices(dir: string): { checkpoint: Checkpoint | null; notices: string[] } {

@@ -17,7 +17,7 @@ export type Plan =
   | { kind: 'hang' }
   | { kind: 'failed'; code: string; message: string };
 
-export type ShellFlavour = 'builtin' | 'function_shell' | 'exec_command' | 'none';
+export type ShellFlavour = 'builtin' | 'function_shell' | 'function_shell_argv' | 'exec_command' | 'none';
 
 export const NO_SHELL_TEXT = 'I cannot run commands here: this request offers no shell tool.';
 const REASONING_SUMMARY = 'Thinking about the request.';
@@ -26,8 +26,13 @@ const REASONING_SUMMARY = 'Thinking about the request.';
 export function shellFlavour(tools: unknown[]): ShellFlavour {
   const records = tools.filter(isRecord);
   if (records.some((t) => t.type === 'shell')) return 'builtin';
-  const fn = (name: string): boolean => records.some((t) => t.type === 'function' && t.name === name);
-  if (fn('shell')) return 'function_shell';
+  const fn = (name: string): Record<string, unknown> | undefined => records.find((t) => t.type === 'function' && t.name === name);
+  const shell = fn('shell');
+  if (shell) {
+    // Codex CLI's `shell` function takes `command: string[]` (argv); agentx's takes `commands`.
+    const props = isRecord(shell.parameters) && isRecord(shell.parameters.properties) ? shell.parameters.properties : {};
+    return 'command' in props && !('commands' in props) ? 'function_shell_argv' : 'function_shell';
+  }
   if (fn('exec_command')) return 'exec_command';
   return 'none';
 }
@@ -48,6 +53,11 @@ export function shellCall(
       return { type: 'shell_call', commands, timeoutMs, maxOutputLength };
     case 'function_shell': {
       const args: Record<string, unknown> = { commands };
+      if (timeoutMs !== null) args.timeout_ms = timeoutMs;
+      return { type: 'function_call', name: 'shell', arguments: JSON.stringify(args) };
+    }
+    case 'function_shell_argv': {
+      const args: Record<string, unknown> = { command: ['bash', '-lc', commands.join(' && ')] };
       if (timeoutMs !== null) args.timeout_ms = timeoutMs;
       return { type: 'function_call', name: 'shell', arguments: JSON.stringify(args) };
     }
@@ -106,13 +116,19 @@ function outputText(item: Record<string, unknown>): string {
     .join('');
 }
 
-/** Pulls a command out of "run: <cmd>" (rest of the line) or "run `cmd`". */
+/**
+ * Pulls a command out of "run: <cmd>" (rest of the line) or "run … `cmd`". The last request in
+ * the text wins, so a replayed transcript in front of the new message does not shadow it.
+ */
 export function requestedCommand(text: string): string | null {
-  const colon = /\brun:[ \t]*([^\n]+)/i.exec(text);
-  const fromColon = colon?.[1]?.trim();
-  if (fromColon) return fromColon;
-  const ticked = /\brun\b[^`\n]*`([^`]+)`/i.exec(text);
-  return ticked?.[1]?.trim() || null;
+  let best: { at: number; command: string } | null = null;
+  for (const pattern of [/\brun:[ \t]*([^\n]+)/gi, /\brun\b[^`\n]*`([^`\n]+)`/gi]) {
+    for (const match of text.matchAll(pattern)) {
+      const command = match[1]?.trim();
+      if (command && (best === null || match.index > best.at)) best = { at: match.index, command };
+    }
+  }
+  return best?.command ?? null;
 }
 
 /** The default brain: deterministic answers for the demo, benchmarks and e2e tests. */

@@ -100,6 +100,23 @@ describe('wire checks', () => {
     expect(((await unknown.json()) as { error: { param: string } }).error.param).toBe('bogus');
   });
 
+  it('names the field a matching union branch misses, not a sibling branch', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ type: 'shell_call_output', call_id: 'c', output: [{ stdout: '', stderr: '', outcome: { type: 'exit' } }] }, 'input[0].output[0].outcome.exit_code'],
+      [{ type: 'function_call_output', call_id: 'c' }, 'input[0].output'],
+    ];
+    for (const [item, param] of cases) {
+      const res = await kit.post('/v1/responses', { model: 'gpt-5', input: [item] });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { param: string; message: string } };
+      expect(body.error.param).toBe(param);
+      expect(body.error.message).toBe(`Missing required parameter: '${param}'.`);
+    }
+    const tool = await kit.post('/v1/responses', { model: 'gpt-5', input: 'x', tools: [{ type: 'function', name: 'f', parameters: {} }] });
+    expect(((await tool.json()) as { error: { param: string } }).error.param).toBe('tools[0].strict');
+    expect(kit.emu.requests.every((r) => r.status === 400 && r.responseId === undefined)).toBe(true);
+  });
+
   it('accepts replayed assistant output_text without id/status/annotations (known schema gap)', async () => {
     const input = [
       { role: 'user', content: 'hi' },

@@ -145,12 +145,26 @@ describe('tool calls', () => {
     expect(text(done)).toBe('Ran it. Output:\nout shell\nout shell\nout lookup');
   });
 
-  it('picks the exec_command flavour, or says there is no shell tool', async () => {
+  it('picks the exec_command or argv shell flavour, or says there is no shell tool', async () => {
     const exec: Tool[] = [{ type: 'function', name: 'exec_command', strict: false, parameters: { type: 'object' } }];
     kit.emu.enqueue({ kind: 'shell', commands: ['cd src', 'ls'] });
     const call = completed(await kit.run({ input: 'x', tools: exec })).output[0];
     expect(call).toMatchObject({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"cd src && ls"}' });
     expect(text(await kit.run({ input: 'please run `ls -la` now' }))).toContain('no shell tool');
+    const argv: Tool[] = [{ type: 'function', name: 'shell', strict: false, parameters: { type: 'object', properties: { command: { type: 'array' } } } }];
+    const codex = completed(await kit.run({ input: 'run: ls', tools: argv })).output[0];
+    expect(codex).toMatchObject({ type: 'function_call', name: 'shell', arguments: '{"command":["bash","-lc","ls"]}' });
+  });
+
+  it('a scripted shell step carries its text, timeout and output cap', async () => {
+    kit.emu.enqueue({ kind: 'shell', commands: ['make test'], timeoutMs: 5000, maxOutputLength: 1000, text: 'Running the tests.' });
+    const builtin = completed(await kit.run({ input: 'x', tools: SHELL })).output;
+    expect(builtin[0]).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: 'Running the tests.' }] });
+    expect(builtin[1]).toMatchObject({ type: 'shell_call', status: 'completed', action: { commands: ['make test'], timeout_ms: 5000, max_output_length: 1000 } });
+    kit.emu.enqueue({ kind: 'shell', commands: ['make test'], timeoutMs: 5000 });
+    const fn = completed(await kit.run({ input: 'x', tools: FUNCTION_SHELL })).output[0];
+    expect(fn).toMatchObject({ type: 'function_call', name: 'shell' });
+    if (fn?.type === 'function_call') expect(JSON.parse(fn.arguments)).toEqual({ commands: ['make test'], timeout_ms: 5000 });
   });
 
   it('store:false full history must pair replayed calls with outputs and gets prefix-cached tokens', async () => {

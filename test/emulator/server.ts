@@ -56,8 +56,8 @@ function parseJson(raw: Buffer): ParsedBody {
   }
 }
 
-function notFound(method: string, path: string): ApiError {
-  return new ApiError(404, { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null });
+function notFound(method: string, path: string, headers: Record<string, string> = {}): ApiError {
+  return new ApiError(404, { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null }, headers);
 }
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
@@ -149,7 +149,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       const data = MODELS.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'openai' }));
       return sendJson(res, 200, { object: 'list', data }, headers);
     }
-    sendError(res, new ApiError(notFound(method, path).status, notFound(method, path).body, headers));
+    sendError(res, notFound(method, path, headers));
   };
 
   const server = createServer((req, res) => {

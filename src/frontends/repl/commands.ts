@@ -46,6 +46,15 @@ function unquote(s: string): string {
   return m?.[2] ?? s;
 }
 
+/**
+ * The argument of a local `cd` line, or undefined when the line is not one: `cd` takes one
+ * (possibly quoted) argument, so "cd into src and run the tests" is a message for the model.
+ */
+export function cdArgument(line: string): string | undefined {
+  const m = /^cd(?:\s+("[^"]*"|'[^']*'|\S+))?$/.exec(line.trim());
+  return m ? (m[1] ?? '') : undefined;
+}
+
 export function changeDirectory(ctx: ReplContext, rawArg: string): void {
   const arg = unquote(rawArg.trim());
   let target: string;
@@ -126,8 +135,9 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     await runBang(ctx, line.slice(1).trim());
     return { kind: 'done' };
   }
-  if (line === 'cd' || line.startsWith('cd ')) {
-    changeDirectory(ctx, line.slice(2));
+  const cd = cdArgument(line);
+  if (cd !== undefined) {
+    changeDirectory(ctx, cd);
     return { kind: 'done' };
   }
   const m = /^\/([a-z]+)(?:\s+([\s\S]*))?$/i.exec(line);

@@ -25,7 +25,13 @@ import { buildDeps, configWithKey } from './wiring.ts';
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const out = process.stdout;
   const dir = resolve(cli.cwd ?? process.cwd());
-  const lock = acquireSessionLock(dir);
+  let lock: ReturnType<typeof acquireSessionLock>;
+  try {
+    lock = acquireSessionLock(dir);
+  } catch (err) {
+    process.stderr.write(`agentx: cannot lock the session in ${dir}: ${(err as Error).message}\n`);
+    return EXIT_USAGE;
+  }
   if (!lock.ok) {
     process.stderr.write(`agentx: another agentx (pid ${lock.pid}) is already running in ${dir}; one interactive session per directory (one-shots like agentx "…" still work).\n`);
     return EXIT_USAGE;
