@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'bench/.peer/', 'coverage/', '**/*.mjs', 'eslint.config.js'] },
+  { ignores: ['dist/', 'node_modules/', 'bench/.peer/', 'coverage/', '**/*.mjs', '**/*.js', 'vitest.config.ts'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

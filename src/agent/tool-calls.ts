@@ -41,7 +41,7 @@ export function parseToolCall(call: ToolCallItem): ParsedCall {
     return { ...base, error: '"commands" must be a non-empty array of strings' };
   }
   return {
-    ...base, commands: a.commands as string[], timeoutMs: asPositiveInt(a.timeout_ms),
+    ...base, commands: a.commands, timeoutMs: asPositiveInt(a.timeout_ms),
     workdir: typeof a.workdir === 'string' && a.workdir.length > 0 ? a.workdir : undefined,
   };
 }

@@ -208,7 +208,7 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
         attempt = { input: newChainInput(deps.session.state, attempt.input), previousResponseId: null };
         continue;
       }
-      const delay = retryDelay(deps.policy, tries, failure, deps.random);
+      const delay = retryDelay(deps.policy, tries, failure, () => deps.random());
       if (delay === null) {
         deps.session.update((s) => recordFailure(s, {
           error: failure.message, status: failure.details.status, input: attempt.input,

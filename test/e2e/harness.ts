@@ -33,7 +33,7 @@ export interface RunResult { code: number | null; signal: NodeJS.Signals | null;
 export interface RunOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  stdin?: string | 'inherit-open';   // string: written then closed; 'inherit-open': a pipe never closed
+  stdin?: string | { keepOpen: true };   // string: written then closed; keepOpen: a pipe never closed
   timeoutMs?: number;
   onSpawn?: (pid: number) => void;
 }
@@ -45,7 +45,7 @@ export function runCli(args: string[], o: RunOptions): Promise<RunResult> {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
     child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    if (o.stdin === 'inherit-open') { /* a pipe that never closes */ } else if (typeof o.stdin === 'string') child.stdin.end(o.stdin);
+    if (typeof o.stdin === 'string') child.stdin.end(o.stdin);
     else if (o.stdin === undefined) child.stdin.end();
     o.onSpawn?.(child.pid ?? -1);
     const timer = setTimeout(() => {
@@ -55,7 +55,7 @@ export function runCli(args: string[], o: RunOptions): Promise<RunResult> {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (o.stdin === 'inherit-open') child.stdin.destroy();
+      if (typeof o.stdin === 'object') child.stdin.destroy();
       resolvePromise({ code, signal, stdout, stderr, pid: child.pid ?? -1 });
     });
   });

@@ -116,7 +116,7 @@ describe('one-shot', () => {
   });
 
   it('does not hang on a stdin pipe that never closes', async () => {
-    const r = await runCli(['still answers'], { ...box, stdin: 'inherit-open', timeoutMs: 10_000 });
+    const r = await runCli(['still answers'], { ...box, stdin: { keepOpen: true }, timeoutMs: 10_000 });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('You said: still answers\n');
   });
