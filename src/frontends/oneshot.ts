@@ -29,6 +29,13 @@ export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream):
   return message;
 }
 
+function declineInOneshot(quiet: boolean): (commands: string[]) => Promise<boolean> {
+  return (commands) => {
+    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${commands.join(' && ')} (nobody can confirm here; use the interactive session)\n`);
+    return Promise.resolve(false);
+  };
+}
+
 export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const cwd = resolve(cli.cwd ?? process.cwd());
   const message = await composeMessage(cli, process.stdin);
@@ -76,6 +83,9 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   try {
     const deps = await createTurnDeps({
       config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd,
+      // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
+      // declined (the model is told) rather than run unasked.
+      confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
     });
     await runTurn(deps, message, [], controller.signal);

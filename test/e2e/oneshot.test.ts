@@ -185,3 +185,15 @@ describe('CLI usage and config', () => {
     expect(existsSync(join(b.cwd, '.agentx_checkpoint'))).toBe(false);
   });
 });
+
+describe('one-shot --confirm', () => {
+  it('never prompts: commands are declined and the model is told', async () => {
+    const b = sandbox(emu.baseUrl);
+    const before = emu.requests.length;
+    const r = await runCli(['--confirm', 'run: touch should-not-exist'], b);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(b.cwd, 'should-not-exist'))).toBe(false);
+    expect(r.stderr).toMatch(/--confirm in a one-shot/);
+    expect(JSON.stringify((emu.requests[before + 1]?.body as { input: unknown }).input)).toMatch(/declined/);
+  });
+});
