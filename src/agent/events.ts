@@ -28,6 +28,8 @@ export type AgentEvent =
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   | { type: 'chain_restarted'; reason: string }
   | { type: 'usage'; usage: TurnUsage }
-  | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; durationMs: number };
+  | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; durationMs: number }
+  | { type: 'turn_interrupted' }
+  | { type: 'turn_failed'; message: string };
 
 export type EmitEvent = (event: AgentEvent) => void;

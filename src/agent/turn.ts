@@ -82,6 +82,17 @@ export async function runTurn(deps: TurnDeps, userText: string, context: string[
 
 /** Runs the request/tool loop from a prepared first request (a new message, a retry, or pending outputs). */
 export async function continueTurn(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<TurnResult> {
+  try {
+    return await turnLoop(deps, first, userText, signal);
+  } catch (err) {
+    // Renderers need to know the turn ended without an answer (e.g. to stop a retry countdown).
+    if (err instanceof TurnInterrupted) deps.emit({ type: 'turn_interrupted' });
+    else if (err instanceof TurnFailed) deps.emit({ type: 'turn_failed', message: err.message });
+    throw err;
+  }
+}
+
+async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<TurnResult> {
   const started = deps.now().getTime();
   let attempt = first;
   let turnUsage: TurnUsage = ZERO_USAGE;

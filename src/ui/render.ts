@@ -31,6 +31,7 @@ export class Renderer {
   private inReasoning = false;
   private commandLines = 0;
   private elided = 0;
+  private countdown: NodeJS.Timeout | undefined;
 
   constructor(private readonly out: Writer, private readonly err: Writer, private readonly theme: Theme, private readonly opts: RenderOptions) {}
 
@@ -62,6 +63,7 @@ export class Renderer {
 
   handle(ev: AgentEvent): void {
     const t = this.theme;
+    this.stopCountdown();
     switch (ev.type) {
       case 'text_delta':
         this.endReasoning();
@@ -110,7 +112,7 @@ export class Renderer {
         break;
       case 'retry':
         this.flushText();
-        this.note(t.yellow(`⟳ ${ev.reason} — retrying in ${formatDuration(ev.delayMs)} (attempt ${ev.attempt + 1} of ${ev.maxAttempts})`));
+        this.startCountdown(ev.reason, ev.delayMs, ev.attempt + 1, ev.maxAttempts);
         break;
       case 'chain_restarted':
         this.note(t.yellow(`⟳ ${ev.reason}: starting a new chain from the saved local context`));
@@ -127,8 +129,37 @@ export class Renderer {
         break;
       }
       case 'request_start':
+      case 'turn_interrupted':
+      case 'turn_failed':
         break;
     }
+  }
+
+  /**
+   * The retry notice. On a terminal it counts down in place once a second until the next
+   * event (the retried request starting) replaces it; elsewhere it is one line.
+   */
+  private startCountdown(reason: string, delayMs: number, attempt: number, max: number): void {
+    const line = (leftMs: number): string => this.theme.yellow(`⟳ ${reason} — retrying in ${formatDuration(leftMs)} (attempt ${attempt} of ${max})`);
+    if (this.opts.quiet) return;
+    this.endTextLine();
+    if (this.err.isTTY !== true || delayMs < 1500) {
+      this.err.write(`${line(delayMs)}\n`);
+      return;
+    }
+    const end = Date.now() + delayMs;
+    this.err.write(line(delayMs));
+    this.countdown = setInterval(() => {
+      this.err.write(`\r\x1b[2K${line(Math.max(0, Math.ceil((end - Date.now()) / 1000) * 1000))}`);
+    }, 1000);
+    this.countdown.unref();
+  }
+
+  private stopCountdown(): void {
+    if (this.countdown === undefined) return;
+    clearInterval(this.countdown);
+    this.countdown = undefined;
+    this.err.write('\n');
   }
 
   /** Writes buffered text of a completed response (non-streaming mode). */
