@@ -1,15 +1,10 @@
 // Cost estimates in integer nano-dollars: token counts times integer rates, never a float, so
 // sums over a long session do not drift and tests can compare exact values.
+import { addUsage, ZERO_USAGE, type TurnUsage } from '../model/types.ts';
 import type { ModelPrice, Rates } from './pricing.ts';
 
-export interface TokenCounts {
-  /** All input tokens, cached included. */
-  inputTokens: number;
-  cachedTokens: number;
-  /** Reasoning included. */
-  outputTokens: number;
-  reasoningTokens: number;
-}
+/** Token counts of one request or a sum of them (input includes cached, output includes reasoning). */
+export type TokenCounts = TurnUsage;
 
 const NANOS_PER_UNIT = 100_000; // $0.0001, the precision shown
 
@@ -46,16 +41,6 @@ export function subtractCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
   };
 }
 
-export function addCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    cachedTokens: a.cachedTokens + b.cachedTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
-  };
-}
-
-export const NO_TOKENS: TokenCounts = { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 };
 
 /** A turn this process watched request by request, so its cost is exact (long context included). */
 export interface TurnCost {
@@ -70,10 +55,10 @@ export interface TurnCost {
  */
 export function sessionCost(total: TokenCounts, watched: Iterable<TurnCost>, price: ModelPrice | undefined): number | undefined {
   let nanos = 0;
-  let covered = NO_TOKENS;
+  let covered = ZERO_USAGE;
   for (const t of watched) {
     nanos += t.nanos;
-    covered = addCounts(covered, t.usage);
+    covered = addUsage(covered, t.usage);
   }
   const rest = subtractCounts(total, covered);
   const restTokens = rest.inputTokens + rest.outputTokens;
