@@ -25,10 +25,12 @@ export function maskKey(key: string | undefined): string {
 
 /** Reads a line without echoing it (for the API key). */
 async function askHidden(question: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string> {
-  output.write(question);
   const wasRaw = input.isRaw;
+  // Echo goes off before the question appears: a key typed (or pasted) the moment the prompt
+  // shows must never be echoed by the terminal in cooked mode.
   input.setRawMode(true);
   input.resume();
+  output.write(question);
   return new Promise((resolve) => {
     let value = '';
     const onData = (buf: Buffer): void => {

@@ -9,7 +9,7 @@ import type { AgentEvent } from '../agent/events.ts';
 import { ONESHOT_POLICY } from '../agent/recovery.ts';
 import { runTurn, TurnFailed, TurnInterrupted, type SessionHandle } from '../agent/turn.ts';
 import { emptyState, type SessionState } from '../session/state.ts';
-import { loadCheckpoint, oneshotStatePath, saveState } from '../session/store.ts';
+import { loadCheckpointWithNotices, oneshotStatePath, saveState } from '../session/store.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { jsonLine, toJsonLine } from './json.ts';
@@ -43,9 +43,14 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
   const apiKey = config.apiKey;
 
-  const checkpoint = loadCheckpoint(cwd);
+  // An unusable checkpoint means this one-shot starts a fresh chain instead of branching from
+  // the interactive session: say so (on stderr), or the lost context would go unexplained.
+  const { checkpoint, notices } = loadCheckpointWithNotices(cwd);
+  if (!cli.quiet) for (const notice of notices) process.stderr.write(`agentx: ${notice}\n`);
   const statePath = oneshotStatePath(cwd, process.pid, new Date());
-  let state: SessionState = { ...emptyState(), response_id: checkpoint?.response_id ?? null };
+  // The message is in the isolated file from the start: a one-shot killed before the first
+  // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
+  let state: SessionState = { ...emptyState(), response_id: checkpoint?.response_id ?? null, last_user_message: message };
   const session: SessionHandle = {
     get state() { return state; },
     update(transition) {

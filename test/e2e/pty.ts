@@ -70,7 +70,9 @@ export function spawnAgentx(sb: Sandbox, args: string[] = [], cwd = sb.cwd): Pty
     pid: p.pid,
     screen: () => text,
     rest: () => text.slice(cursor),
-    waitFor(pattern, timeoutMs = 8000) {
+    // Generous: e2e files run in parallel (30-process one-shot tests among them), and a starved
+    // machine must not turn a slow screen into a failure. A passing wait returns as soon as it matches.
+    waitFor(pattern, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const hit = find(pattern);
