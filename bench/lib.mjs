@@ -1,12 +1,15 @@
-// Shared helpers for benchmarks: timed runs of whole commands, stats, the emulator process.
+// Shared helpers for benchmarks: timed runs of whole commands (wall time and peak RSS), paired
+// statistics, the emulator process.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const CLI = join(REPO, 'bin/agentx.js');
+const TIME = '/usr/bin/time';
+export const HAVE_TIME = existsSync(TIME);
 
 export function stats(samples) {
   const s = [...samples].sort((a, b) => a - b);
@@ -14,54 +17,75 @@ export function stats(samples) {
   return { n: s.length, median: q(0.5), p10: q(0.1), p90: q(0.9), min: s[0], max: s[s.length - 1] };
 }
 
-/** Wall time of one run of a command, in ms. */
-export function timeOnce(cmd, args, opts = {}) {
+/**
+ * One run of a command: wall time in ms and, with `rss`, its peak resident set (KiB) from
+ * GNU time -v (the largest process of the tree). stdin is /dev/null, as for `… </dev/null`.
+ */
+export function runOnce(cmd, args, opts = {}, { rss = false, check } = {}) {
+  const [file, argv] = rss && HAVE_TIME ? [TIME, ['-v', cmd, ...args]] : [cmd, args];
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  const r = spawnSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20, timeout: 120_000, ...opts });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}: ${String(r.stderr).slice(-2000)}`);
+  if (check && !check(r.stdout, r.stderr)) throw new Error(`${cmd} ${args.join(' ')}: unexpected output\nstdout: ${r.stdout.slice(-1000)}\nstderr: ${r.stderr.slice(-1000)}`);
+  const m = rss ? /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr) : null;
+  return { ms, rssKb: m ? Number(m[1]) : null };
 }
 
 /**
- * Runs several commands interleaved (a, b, a, b, …) so that machine noise hits all of them
- * alike; returns samples per name.
+ * Runs several cases interleaved, in a rotating order (a b c, b c a, c a b, …), so machine noise
+ * and position effects hit all of them alike. Returns per case { ms: [], rssKb: [] } in run order,
+ * so sample i of two cases comes from the same round (paired ratios).
  */
-export async function interleave(cases, { runs = 20, warmup = 3 } = {}) {
-  const out = Object.fromEntries(cases.map((c) => [c.name, []]));
-  for (let i = 0; i < warmup + runs; i++) {
-    for (const c of cases) {
+export async function interleave(cases, { runs = 15, warmup = 3, rss = false, label = '' } = {}) {
+  const out = Object.fromEntries(cases.map((c) => [c.name, { ms: [], rssKb: [] }]));
+  const rounds = warmup + runs;
+  for (let i = 0; i < rounds; i++) {
+    for (let k = 0; k < cases.length; k++) {
+      const c = cases[(i + k) % cases.length];
       await c.before?.();
-      const ms = timeOnce(c.cmd, c.args, c.opts);
-      if (i >= warmup) out[c.name].push(ms);
+      const r = runOnce(c.cmd, c.args, c.opts, { rss, check: c.check });
+      if (i >= warmup) {
+        out[c.name].ms.push(r.ms);
+        if (r.rssKb !== null) out[c.name].rssKb.push(r.rssKb);
+      }
     }
+    if (label) process.stderr.write(`\r  ${label}: round ${i + 1}/${rounds}${i < warmup ? ' (warm-up)' : ''}   `);
   }
+  if (label) process.stderr.write('\n');
   return out;
 }
 
-/** Peak RSS (KiB) of a command via /usr/bin/time -v. */
-export function peakRssKb(cmd, args, opts = {}) {
-  if (!existsSync('/usr/bin/time')) return null;
-  const r = spawnSync('/usr/bin/time', ['-v', cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', ...opts });
-  const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
-  return m ? Number(m[1]) : null;
+/** Median and p10–p90 of the per-round ratios a[i]/b[i] (both from the same round). */
+export function pairedRatio(a, b) {
+  return stats(a.map((x, i) => x / b[i]));
 }
 
-export async function startEmulatorProcess(extraArgs = []) {
-  const child = spawn(process.execPath, [join(REPO, 'dist/emulator.js'), ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function load() {
+  return loadavg().map((x) => x.toFixed(2)).join(', ');
+}
+
+export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js'), extraArgs = []) {
+  const child = spawn(process.execPath, [script, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const baseUrl = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
     rl.on('line', (line) => { if (line.startsWith('EMULATOR_URL=')) resolve(line.slice('EMULATOR_URL='.length)); });
     child.on('exit', (code) => reject(new Error(`emulator exited (${code})`)));
   });
+  const root = baseUrl.replace(/\/v1$/, '');
+  const post = async (path, body) => {
+    const res = await fetch(`${root}${path}`, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    if (!res.ok) throw new Error(`emulator ${path}: ${res.status} ${await res.text()}`);
+  };
   return {
     baseUrl,
-    async requests() { return (await fetch(`${baseUrl.replace(/\/v1$/, '')}/__emulator/requests`)).json(); },
-    async reset() { await fetch(`${baseUrl.replace(/\/v1$/, '')}/__emulator/reset`, { method: 'POST' }); },
-    async enqueue(steps) { await fetch(`${baseUrl.replace(/\/v1$/, '')}/__emulator/enqueue`, { method: 'POST', body: JSON.stringify(steps), headers: { 'content-type': 'application/json' } }); },
+    async requests() { return (await fetch(`${root}/__emulator/requests`)).json(); },
+    reset: () => post('/__emulator/reset'),
+    enqueue: (steps) => post('/__emulator/enqueue', steps),
     stop() { child.kill('SIGTERM'); },
   };
 }
 
-export const fmt = (ms) => `${ms.toFixed(1)} ms`;
-export const ratio = (a, b) => (a / b).toFixed(2);
+export const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
+export const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
+export const x = (r) => `${r.toFixed(2)}×`;

@@ -1,78 +1,279 @@
-// `npm run bench`: every benchmark, measured side by side in one run, written to BENCHMARKS.md.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+// `npm run bench`: every row of issue 7, agentx and the peer (Codex CLI) measured side by side in
+// one run against one emulator, written to BENCHMARKS.md. BENCH_RUNS (default 15) runs per case
+// after 3 warm-up runs; BENCH_NO_PEER=1 skips the peer.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { CLI, REPO, fmt, interleave, peakRssKb, ratio, startEmulatorProcess, stats } from './lib.mjs';
+import { HAVE_TIME, REPO, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
+import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
+import { driveConversation } from './interactive.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 15));
+const WARMUP = 3;
+// The conversation must reach turn 10 for the request-size row.
+const TURNS = Math.max(10, WARMUP + RUNS);
+// A startup pair costs a fraction of a second and its ratio is the noisiest: more runs.
+const STARTUP_RUNS = 3 * RUNS;
+const started = Date.now();
+const loadBefore = load();
+const uptime = () => spawnSync('uptime', { encoding: 'utf8' }).stdout?.trim() ?? '';
+const uptimeBefore = uptime();
+const log = (m) => process.stderr.write(`${m}\n`);
 const rows = [];
 const notes = [];
-const row = (name, value, target, verdict, detail = '') => rows.push({ name, value, target, verdict, detail });
+const row = (r) => rows.push(r);
 
-const project = mkdtempSync(join(tmpdir(), 'agentx-bench-'));
-const home = mkdtempSync(join(tmpdir(), 'agentx-bench-home-'));
-const emu = await startEmulatorProcess();
-const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'bench-key' };
-const opts = { cwd: project, env };
+// ---- the bundle under test must be the current source -------------------------------------
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+const distFresh = existsSync(join(REPO, 'dist/agentx.js')) && existsSync(join(REPO, 'dist/emulator.js'))
+  && statSync(join(REPO, 'dist/agentx.js')).mtimeMs >= Math.max(newestMtime(join(REPO, 'src')), newestMtime(join(REPO, 'test/emulator')));
+if (!distFresh) {
+  log('dist/ is missing or older than src/: npm run build…');
+  const b = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, stdio: 'inherit' });
+  if (b.status !== 0) throw new Error('npm run build failed');
+}
+
+const scratch = [];
+const tmp = (name) => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `agentx-bench-${name}-`)));
+  scratch.push(dir);
+  return dir;
+};
+
+// Measure a private copy of the build: other work in this checkout may rebuild dist/ (rm + write)
+// while the bench runs, which would fail or mix runs of two builds.
+function snapshotBuild() {
+  const pkg = tmp('pkg');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      cpSync(join(REPO, 'dist'), join(pkg, 'dist'), { recursive: true });
+      cpSync(join(REPO, 'bin'), join(pkg, 'bin'), { recursive: true });
+      if (!existsSync(join(pkg, 'dist/agentx.js')) || !existsSync(join(pkg, 'dist/emulator.js'))) throw new Error('dist/ is incomplete');
+      writeFileSync(join(pkg, 'package.json'), '{"type":"module"}\n');
+      return pkg;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      rmSync(join(pkg, 'dist'), { recursive: true, force: true });
+      spawnSync('sleep', ['2']);
+    }
+  }
+}
+const PKG = snapshotBuild();
+const CLI = join(PKG, 'bin/agentx.js');
+const emu = await startEmulatorProcess(join(PKG, 'dist/emulator.js'));
+log(`emulator at ${emu.baseUrl}`);
+const peer = ensurePeer(log);
+log(peer.ok ? `peer: ${peer.version} (${peer.bin})` : `peer unavailable: ${peer.reason}`);
+const peerNA = peer.ok ? null : `peer unavailable: ${peer.reason}`;
+
+// Both agents get an empty HOME, their own project directory and bash as the user's shell.
+const agentxHome = tmp('home');
+const agentxEnv = { PATH: process.env.PATH, HOME: agentxHome, SHELL: '/bin/bash', LANG: 'C.UTF-8', AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'bench-key' };
+const agentx = (args, check) => ({ cmd: process.execPath, args: [CLI, ...args], opts: { cwd: tmp('agentx'), env: agentxEnv }, check });
+const cHome = peer.ok ? codexHome(emu.baseUrl, () => tmp('codex-home')) : null;
+const codex = (prompt, check) => ({ cmd: peer.bin, args: codexExecArgs(prompt), opts: { cwd: tmp('codex'), env: codexEnv(cHome) }, check });
+const says = (s) => (out) => out.includes(s);
+
+function ratioCells(a, b) {
+  const m = a.median / b.median;
+  const pr = pairedRatio(a.samples, b.samples);
+  return { m, text: `**${x(m)}** (paired p10–p90 ${x(pr.p10)}–${x(pr.p90)})` };
+}
+const spread = (s) => `${fmt(s.median)} (p10–p90 ${fmt(s.p10)}–${fmt(s.p90)})`;
+const withSamples = (samples) => ({ ...stats(samples), samples });
+const verdict = (ok) => (ok ? 'met' : '**missed**');
+async function section(name, fn) {
+  log(`== ${name}`);
+  try {
+    await fn();
+  } catch (err) {
+    log(`${name} failed: ${err.stack ?? err}`);
+    row({ name, agentx: `error: ${String(err.message ?? err).split('\n')[0]}`, other: '—', ratio: '—', target: '—', verdict: 'error' });
+  }
+}
 
 try {
-  // 1. Startup: agentx --version vs node -e 0.
-  process.stderr.write('startup…\n');
-  const s = await interleave([
-    { name: 'node', cmd: process.execPath, args: ['-e', '0'], opts },
-    { name: 'agentx', cmd: process.execPath, args: [CLI, '--version'], opts },
-  ], { runs: RUNS });
-  const sn = stats(s.node), sa = stats(s.agentx);
-  const r1 = sa.median / sn.median;
-  row('`agentx --version` vs `node -e 0`', `${ratio(sa.median, sn.median)}× (${fmt(sa.median)} vs ${fmt(sn.median)}; p10–p90 ${fmt(sa.p10)}–${fmt(sa.p90)})`, '≤ 1.3×', r1 <= 1.3 ? 'met' : 'missed');
+  // ---- 1. startup --------------------------------------------------------------------------
+  await section('startup', async () => {
+    const s = await interleave([
+      { name: 'node', cmd: process.execPath, args: ['-e', '0'], opts: { env: agentxEnv } },
+      { name: 'agentx', ...agentx(['--version'], says('agentx ')) },
+    ], { runs: STARTUP_RUNS, warmup: WARMUP, label: 'startup' });
+    const a = withSamples(s.agentx.ms), n = withSamples(s.node.ms);
+    const r = ratioCells(a, n);
+    row({ name: '`agentx --version` vs `node -e 0`', agentx: spread(a), other: `node: ${spread(n)}`, ratio: r.text, target: '≤ 1.3×', verdict: verdict(r.m <= 1.3) });
+  });
 
-  // 2. One-shot latency: plain answer, one tool call, ten tool calls.
-  process.stderr.write('one-shot…\n');
-  const tenCalls = async () => emu.enqueue([...Array.from({ length: 10 }, () => ({ kind: 'shell', commands: ['true'] })), { kind: 'text', text: 'done' }]);
-  const zeroCalls = async () => emu.enqueue([{ kind: 'text', text: 'done' }]);
-  const o = await interleave([
-    { name: 'node', cmd: process.execPath, args: ['-e', '0'], opts },
-    { name: 'plain', cmd: process.execPath, args: [CLI, 'hello'], opts },
-    { name: 'one', cmd: process.execPath, args: [CLI, 'run: true'], opts },
-    { name: 'zero', cmd: process.execPath, args: [CLI, 'x'], opts, before: zeroCalls },
-    { name: 'ten', cmd: process.execPath, args: [CLI, 'x'], opts, before: tenCalls },
-  ], { runs: RUNS });
-  const on = stats(o.node), op = stats(o.plain), o1 = stats(o.one), o0 = stats(o.zero), o10 = stats(o.ten);
-  row('plain one-shot, wall', `${fmt(op.median)} (${ratio(op.median, on.median)}× \`node -e 0\`; p10–p90 ${fmt(op.p10)}–${fmt(op.p90)})`, 'report', '—');
-  row('one-shot with one shell call (`true`), wall', `${fmt(o1.median)} (${ratio(o1.median, on.median)}× \`node -e 0\`)`, 'report', '—');
-  const perCall = (o10.median - o0.median) / 10;
-  row('overhead per tool call (10 calls of `true` vs 0), per call', fmt(perCall), '≤ 30 ms', perCall <= 30 ? 'met' : 'missed', 'includes one emulator round trip per call');
+  // ---- 2. one-shots: plain, one shell call; peak RSS from the same runs --------------------
+  await section('one-shot', async () => {
+    const cases = [
+      { name: 'aPlain', ...agentx(['hello'], says('You said: hello')) },
+      { name: 'aCall', ...agentx(['run: true'], says('Ran it')) },
+    ];
+    if (peer.ok) cases.push({ name: 'cPlain', ...codex('hello', says('You said: hello')) }, { name: 'cCall', ...codex('run: true', says('Ran it')) });
+    const s = await interleave(cases, { runs: RUNS, warmup: WARMUP, rss: true, label: 'one-shot' });
+    for (const [label, a, c] of [['plain one-shot answer, wall', 'aPlain', 'cPlain'], ['one-shot with one shell call (`true`), wall', 'aCall', 'cCall']]) {
+      const as = withSamples(s[a].ms);
+      if (!peer.ok) { row({ name: label, agentx: spread(as), other: peerNA, ratio: '—', target: '≤ 0.6×', verdict: 'agentx only' }); continue; }
+      const cs = withSamples(s[c].ms);
+      const r = ratioCells(as, cs);
+      row({ name: label, agentx: spread(as), other: `codex: ${spread(cs)}`, ratio: r.text, target: '≤ 0.6×', verdict: verdict(r.m <= 0.6) });
+    }
+    if (!HAVE_TIME) { row({ name: 'peak RSS of a one-shot', agentx: 'no /usr/bin/time (GNU time) here', other: '—', ratio: '—', target: '≤ 0.5×', verdict: 'not measured' }); return; }
+    const ar = withSamples(s.aPlain.rssKb);
+    const rssCell = (st) => `${mib(st.median)} (p10–p90 ${mib(st.p10)}–${mib(st.p90)})`;
+    if (!peer.ok) { row({ name: 'peak RSS of a plain one-shot', agentx: rssCell(ar), other: peerNA, ratio: '—', target: '≤ 0.5×', verdict: 'agentx only' }); return; }
+    const cr = withSamples(s.cPlain.rssKb);
+    const r = ratioCells(ar, cr);
+    row({ name: 'peak RSS of a plain one-shot', agentx: rssCell(ar), other: `codex: ${rssCell(cr)}`, ratio: r.text, target: '≤ 0.5×', verdict: verdict(r.m <= 0.5) });
+    const ac = withSamples(s.aCall.rssKb), cc = peer.ok ? withSamples(s.cCall.rssKb) : null;
+    notes.push(`Peak RSS of the one-shot with one shell call: agentx ${mib(ac.median)}${cc ? `, codex ${mib(cc.median)} (${x(ac.median / cc.median)})` : ''}.`);
+  });
 
-  // 3. Peak RSS of a one-shot.
-  const rss = peakRssKb(process.execPath, [CLI, 'hello'], opts);
-  const rssNode = peakRssKb(process.execPath, ['-e', '0'], opts);
-  if (rss !== null) row('peak RSS of a plain one-shot', `${(rss / 1024).toFixed(1)} MiB (\`node -e 0\`: ${((rssNode ?? 0) / 1024).toFixed(1)} MiB)`, 'report', '—');
+  // ---- 3. per-tool-call overhead: 10 calls of `true` vs 0 calls ----------------------------
+  await section('tool-call overhead', async () => {
+    const ten = [...Array.from({ length: 10 }, () => ({ kind: 'shell', commands: ['true'] })), { kind: 'text', text: 'done' }];
+    const zero = [{ kind: 'text', text: 'done' }];
+    const cases = [
+      { name: 'aZero', ...agentx(['go'], says('done')), before: () => emu.enqueue(zero) },
+      { name: 'aTen', ...agentx(['go'], says('done')), before: () => emu.enqueue(ten) },
+    ];
+    if (peer.ok) cases.push({ name: 'cZero', ...codex('go', says('done')), before: () => emu.enqueue(zero) }, { name: 'cTen', ...codex('go', says('done')), before: () => emu.enqueue(ten) });
+    await emu.reset();
+    const s = await interleave(cases, { runs: RUNS, warmup: WARMUP, label: 'tool calls' });
+    const perCall = (tenS, zeroS) => withSamples(tenS.map((t, i) => (t - zeroS[i]) / 10));
+    const a = perCall(s.aTen.ms, s.aZero.ms);
+    const c = peer.ok ? perCall(s.cTen.ms, s.cZero.ms) : null;
+    row({
+      name: 'overhead per tool call ((10 calls of `true` − 0 calls) / 10)', agentx: spread(a),
+      other: c ? `codex: ${spread(c)}` : peerNA, ratio: c ? x(a.median / c.median) : '—', target: '≤ 30 ms', verdict: verdict(a.median <= 30),
+    });
+    notes.push('Tool-call overhead includes one emulator round trip per call (request, SSE stream, tool output sent back) and one shell start; the paired per-round difference is used.');
+  });
 
-  // 4. State write with 20 checkpoints and a 64 KB transcript.
-  process.stderr.write('state write…\n');
-  const out = join(project, 'state-bench.mjs');
-  await build({ entryPoints: [join(REPO, 'bench/state-write.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
-  const { benchStateWrite } = await import(out);
-  const w = benchStateWrite(project, 200);
-  row('state write (20 checkpoints, 64 KB transcript), median of 200', `${w.median.toFixed(2)} ms (p90 ${w.p90.toFixed(2)} ms, ${w.bytes} bytes)`, '≤ 5 ms', w.median <= 5 ? 'met' : 'missed');
+  // ---- 4. interactive: echo, first token; request bytes of turn 10 --------------------------
+  const turnBytes = {};
+  const interactive = {};
+  const turn10 = (requests) => {
+    // The turn's own request (tools offered, last user message "turn 10: …"); side requests
+    // (Codex's thread title) offer no tools.
+    const hit = requests.find((r) => {
+      const b = r.body;
+      if (typeof b !== 'object' || !Array.isArray(b.tools) || b.tools.length === 0) return false;
+      const input = typeof b.input === 'string' ? [{ role: 'user', content: b.input }] : b.input ?? [];
+      const users = input.filter((i) => i.role === 'user');
+      return JSON.stringify(users[users.length - 1] ?? '').includes('turn 10: hello');
+    });
+    if (!hit) throw new Error('no request for turn 10 in the emulator log');
+    return { bytes: hit.bytes, requests: requests.length, inputItems: Array.isArray(hit.body.input) ? hit.body.input.length : 1, previous: hit.body.previous_response_id ?? null, store: hit.body.store };
+  };
+  await section('interactive agentx', async () => {
+    await emu.reset();
+    const cwd = tmp('agentx-repl');
+    interactive.agentx = await driveConversation({
+      file: process.execPath, args: [CLI], cwd, env: agentxEnv, ready: /> \s*$/, turns: TURNS, warmup: WARMUP,
+      onTurn: (n) => process.stderr.write(`\r  agentx REPL: turn ${n}/${TURNS}   `),
+    });
+    process.stderr.write('\n');
+    turnBytes.agentx = turn10(await emu.requests());
+  });
+  if (peer.ok) {
+    await section('interactive codex', async () => {
+      await emu.reset();
+      const home = codexHome(emu.baseUrl, () => tmp('codex-home'));
+      interactive.codex = await driveConversation({
+        file: peer.bin, args: [], cwd: tmp('codex-tui'), env: codexEnv(home), ready: /Ask Codex to do anything|for shortcuts/, turns: TURNS, warmup: WARMUP,
+        onTurn: (n) => process.stderr.write(`\r  codex TUI: turn ${n}/${TURNS}   `),
+      });
+      process.stderr.write('\n');
+      turnBytes.codex = turn10(await emu.requests());
+    });
+  }
+  if (turnBytes.agentx) {
+    const a = turnBytes.agentx, c = turnBytes.codex;
+    const desc = (t) => `${t.bytes.toLocaleString('en')} B (${t.inputItems} input items, ${t.previous ? 'previous_response_id' : 'no previous_response_id'}, store: ${t.store})`;
+    row({
+      name: 'request bytes of the 10th turn of one conversation', agentx: desc(a), other: c ? `codex: ${desc(c)}` : peerNA ?? 'codex session failed',
+      ratio: c ? `**${x(a.bytes / c.bytes)}**` : '—', target: '≤ 0.1×', verdict: c ? verdict(a.bytes / c.bytes <= 0.1) : 'agentx only',
+    });
+  }
+  for (const [key, label] of [['echoMs', 'interactive: keypress-to-echo in a pty'], ['firstTokenMs', 'interactive: Enter to first token rendered in a pty']]) {
+    if (!interactive.agentx) continue;
+    const a = withSamples(interactive.agentx[key]);
+    const c = interactive.codex ? withSamples(interactive.codex[key]) : null;
+    row({ name: label, agentx: `${spread(a)}, n=${a.n}`, other: c ? `codex: ${spread(c)}, n=${c.n}` : peerNA ?? 'codex session failed', ratio: c ? x(a.median / c.median) : '—', target: 'report', verdict: 'reported' });
+  }
+  notes.push(`Interactive rows: one conversation of ${TURNS} turns per agent in a 120×40 pty (node-pty), the first ${WARMUP} not counted; each message typed one key at a time (each letter's echo timed), first token = Enter → the first model output drawn (reasoning summary or answer). agentx runs its REPL; codex its TUI (terminal queries answered as xterm does).`);
+
+  // ---- 5. state write ----------------------------------------------------------------------
+  await section('state write', async () => {
+    const dir = tmp('state');
+    const out = join(dir, 'state-bench.mjs');
+    await build({ entryPoints: [join(REPO, 'bench/state-write.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+    const { benchStateWrite } = await import(out);
+    const w = benchStateWrite(dir, 200);
+    row({
+      name: 'state write: 20 checkpoints + 64 KB transcript, interactive (fsynced) save, 200 runs',
+      agentx: `${fmt(w.median)} (p10–p90 ${fmt(w.p10)}–${fmt(w.p90)}; ${w.bytes.toLocaleString('en')} B, ${w.historyEntries} checkpoints, transcript ${w.transcriptBytes.toLocaleString('en')} B)`,
+      other: '—', ratio: '—', target: '≤ 5 ms median', verdict: verdict(w.median <= 5),
+    });
+    notes.push(`State write: temp file, fdatasync, rename, directory fsync on ${fsOf(dir)}; the cost is dominated by the two syncs.`);
+  });
 } finally {
   emu.stop();
 }
+const codexConfig = cHome ? readFileSync(join(cHome, 'config.toml'), 'utf8') : '';
 
-const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+function fsOf(dir) {
+  const r = spawnSync('df', ['-T', dir], { encoding: 'utf8' });
+  return r.status === 0 ? (r.stdout.trim().split('\n')[1]?.split(/\s+/)[1] ?? 'unknown fs') : 'unknown fs';
+}
+
+// ---- report ----------------------------------------------------------------------------------
+const loadAfter = load();
+const uptimeAfter = uptime();
+const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+const cpu = cpus();
+const machine = `${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch} (${hostname()}), Node ${process.version}`;
+const busy = Number(loadBefore.split(',')[0]) > cpu.length * 0.75 || Number(loadAfter.split(',')[0]) > cpu.length * 0.75;
+const analysis = existsSync(join(REPO, 'bench/ANALYSIS.md')) ? readFileSync(join(REPO, 'bench/ANALYSIS.md'), 'utf8').trim() : '';
 const md = [
   '# Benchmarks',
   '',
-  `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} — ${machine}.`,
-  `Each case: 3 warm-up runs, then ${RUNS} runs, interleaved with its reference so machine noise hits both alike; medians, ratios from the same run.`,
-  'The emulator (dist/emulator.js) runs on loopback in a separate process.',
+  `Measured by \`npm run bench\` on ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC (${minutes} min).`,
   '',
-  '| case | measured | target | verdict |',
-  '|---|---|---|---|',
-  ...rows.map((r) => `| ${r.name} | ${r.value} | ${r.target} | ${r.verdict} |`),
+  `- Machine: ${machine}`,
+  `- \`uptime\` before: \`${uptimeBefore}\`; after: \`${uptimeAfter}\``,
+  `- Load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter}${busy ? ' — **the machine was busy** (shared with other test runs): absolute times are inflated and noisy; the paired ratios (both sides measured in the same round) are the numbers to read' : ''}.`,
+  `- Peer: ${peer.ok ? `${peer.version} (\`@openai/codex@${CODEX_VERSION}\` from npm, installed on demand into bench/.peer; its native binary run directly, without the npm package's Node launcher)` : `unavailable (${peer.reason})`}.`,
+  `- Method: ${WARMUP} warm-up runs then ${RUNS} runs per case (startup: ${STARTUP_RUNS}), all cases of a row interleaved in rotating order; median and p10–p90; ratios are median/median with the p10–p90 of the per-round paired ratios. One emulator (dist/emulator.js, loopback, schema-validating) serves both agents; every run must produce the expected answer.`,
   '',
-  ...notes,
+  '| case | agentx | peer / reference | ratio | target | verdict |',
+  '|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.name} | ${r.agentx} | ${r.other} | ${r.ratio} | ${r.target} | ${r.verdict} |`),
+  '',
+  ...notes.map((n) => `- ${n}`),
+  '',
+  peer.ok ? [
+    'Codex runs as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never "…" </dev/null` (one-shots) and as its TUI (interactive rows), with a fresh `CODEX_HOME/config.toml`:',
+    '',
+    '```toml',
+    codexConfig.replace(/base_url = ".*"/, 'base_url = "http://127.0.0.1:<port>/v1"').trim(),
+    '```',
+  ].join('\n') : '',
+  '',
+  analysis,
 ].join('\n');
-writeFileSync(join(REPO, 'BENCHMARKS.md'), `${md}\n`);
+writeFileSync(join(REPO, 'BENCHMARKS.md'), `${md.replace(/\n{3,}/g, '\n\n').trim()}\n`);
 process.stdout.write(`${md}\n`);
+// Codex keeps its sessions and sqlite state under each CODEX_HOME: remove what this run made.
+for (const dir of scratch) rmSync(dir, { recursive: true, force: true });

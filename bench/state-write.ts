@@ -21,7 +21,7 @@ function fullState(): SessionState {
   return s;
 }
 
-export function benchStateWrite(dir: string, runs: number): { median: number; p90: number; bytes: number; historyEntries: number; transcriptBytes: number } {
+export function benchStateWrite(dir: string, runs: number): { median: number; p10: number; p90: number; bytes: number; historyEntries: number; transcriptBytes: number } {
   const s = fullState();
   const path = join(dir, '.agentx_responseid');
   const times: number[] = [];
@@ -34,6 +34,7 @@ export function benchStateWrite(dir: string, runs: number): { median: number; p9
   const transcriptBytes = Buffer.byteLength(JSON.stringify(s.transcript));
   return {
     median: times[Math.floor(times.length / 2)] ?? 0,
+    p10: times[Math.floor(times.length * 0.1)] ?? 0,
     p90: times[Math.floor(times.length * 0.9)] ?? 0,
     bytes: statSync(path).size,
     historyEntries: s.history.length,

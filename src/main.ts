@@ -1,16 +1,37 @@
 // Entry point: argv → mode. Imports only what the chosen mode needs (startup is a feature).
+import type * as Fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { helpText, parseArgs } from './cli/args.ts';
 import { AgentxError, UsageError } from './cli/errors.ts';
 import { VERSION } from './version.ts';
 
+/**
+ * Short fixed output (--help, --version) written straight to fd 1. Touching process.stdout
+ * creates its stream, which loads Node's stream stack (and for a pipe its net stack): ~25
+ * internal modules, most of what `agentx --version` cost over an empty ES module
+ * (bench/, process.moduleLoadList). fs comes through require because an ESM import of a builtin
+ * evaluates all its exports, fs's lazy stream classes included. Whatever fd 1 refuses (a full
+ * non-blocking pipe) goes through process.stdout after all.
+ */
+function printFixed(text: string): void {
+  const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof Fs;
+  const bytes = Buffer.from(text);
+  let offset = 0;
+  try {
+    while (offset < bytes.length) offset += writeSync(1, bytes, offset);
+  } catch {
+    process.stdout.write(bytes.subarray(offset));
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const cli = parseArgs(argv);
   if (cli.command === 'help') {
-    process.stdout.write(helpText(VERSION));
+    printFixed(helpText(VERSION));
     return 0;
   }
   if (cli.command === 'version') {
-    process.stdout.write(`agentx ${VERSION}\n`);
+    printFixed(`agentx ${VERSION}\n`);
     return 0;
   }
   if (cli.cwd !== undefined) {

@@ -191,11 +191,19 @@ async function runCallCommands(deps: TurnDeps, call: ParsedCall, signal: AbortSi
 
 async function streamOnce(deps: TurnDeps, attempt: Attempt, signal: AbortSignal): Promise<CompletedResponse> {
   const request = buildRequest(deps.shape, attempt.input, attempt.previousResponseId);
+  let streamed = false;
   for await (const ev of deps.client.stream(request, signal)) {
-    if (ev.type === 'text_delta') deps.emit({ type: 'text_delta', delta: ev.delta });
-    else if (ev.type === 'reasoning_delta') deps.emit({ type: 'reasoning_delta', delta: ev.delta });
+    if (ev.type === 'text_delta') {
+      streamed = true;
+      deps.emit({ type: 'text_delta', delta: ev.delta });
+    } else if (ev.type === 'reasoning_delta') deps.emit({ type: 'reasoning_delta', delta: ev.delta });
     else if (ev.type === 'reasoning_done') deps.emit({ type: 'reasoning_done' });
-    else if (ev.type === 'completed') return ev.response;
+    else if (ev.type === 'completed') {
+      // A server that sends no text deltas (some proxies and compatible servers only fill in the
+      // completed response) still gets its answer shown: renderers and --json read the deltas.
+      if (!streamed && ev.response.text !== '') deps.emit({ type: 'text_delta', delta: ev.response.text });
+      return ev.response;
+    }
   }
   throw new ModelError('the stream ended before the response completed', 'retryable');
 }

@@ -94,7 +94,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       spec.apply(o, spec.value ? takeValue(spec, inline) : '');
       continue;
     }
-    if (arg.length > 1 && arg.startsWith('-') && words.length === 0) {
+    if (arg.length > 1 && arg.startsWith('-')) {
       // Stacked short flags: -qC dir, -qCdir.
       for (let j = 1; j < arg.length; j++) {
         const ch = arg[j];

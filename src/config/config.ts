@@ -1,5 +1,5 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { configPath } from '../paths.ts';
@@ -22,11 +22,19 @@ const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 
 export function readConfigFile(path: string): Record<string, string> {
   let text: string;
+  let fd: number | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    // O_NONBLOCK + fstat: a FIFO (or a device) in place of the file used to block every start
+    // forever in readFileSync; now it is refused like any other unreadable config.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    if (!fstatSync(fd).isFile()) throw new ConfigError(`config file ${path} is not a regular file`);
+    text = readFileSync(fd, 'utf8');
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   return parseDotenv(text);
 }

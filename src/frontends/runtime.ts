@@ -7,6 +7,7 @@ import { withBaseDelay, type RetryPolicy } from '../agent/recovery.ts';
 import type { SessionHandle, TurnDeps } from '../agent/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
+import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
 import { buildInstructions, shellTools } from '../model/request.ts';
 import { homeDir, logDir } from '../paths.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from '../tools/shell.ts';
@@ -61,9 +62,13 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     baseUrl: r.config.baseUrl,
     idleTimeoutMs: envNumber(r.env, 'AGENTX_STREAM_IDLE_MS') ?? 300_000,
     log: debug?.log,
+    organization: r.env.OPENAI_ORG_ID || undefined,
+    project: r.env.OPENAI_PROJECT_ID || undefined,
   });
+  // Commands never see the key (see scrub.ts); computed once, the environment does not change.
+  const commandEnv = envWithoutSecrets(r.env, [r.config.apiKey]);
   return {
-    client,
+    client: scrubSecrets(client, [r.config.apiKey]),
     shape: {
       model: r.config.model,
       instructions: buildInstructions(r.cwd(), homeDir(r.env), userShell(r.env)),
@@ -71,7 +76,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
       reasoningEffort: r.config.reasoningEffort,
     },
     session: r.session,
-    runCommand: runShellCommand,
+    runCommand: (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv }),
     cwd: r.cwd,
     emit: r.emit,
     confirm: r.confirm,

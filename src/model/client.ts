@@ -1,6 +1,8 @@
 // The only module that imports the OpenAI SDK. It turns a streamed Responses call into our
-// ModelEvent stream and every failure into a classified ModelError.
+// ModelEvent stream and every failure into a classified ModelError. The SDK moves its bytes
+// through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
 import { classifyFailure, ModelError } from './errors.ts';
+import { nodeFetch } from './node-fetch.ts';
 import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest, ToolCallItem, TurnUsage } from './types.ts';
 
 export interface ClientOptions {
@@ -10,7 +12,20 @@ export interface ClientOptions {
   idleTimeoutMs: number;
   /** --debug: receives each request body and each event (never headers or the key). */
   log?: (kind: 'request' | 'event' | 'error', data: unknown) => void;
+  /** OpenAI-Organization / OpenAI-Project headers (OPENAI_ORG_ID / OPENAI_PROJECT_ID). */
+  organization?: string;
+  project?: string;
 }
+
+/** The stream events we read (the Responses API streaming events, narrowed to what we use). */
+type WireEvent =
+  | { type: 'response.created'; response: { id: string } }
+  | { type: 'response.output_text.delta' | 'response.reasoning_summary_text.delta'; delta: string }
+  | { type: 'response.reasoning_summary_part.done' }
+  | { type: 'response.completed' | 'response.incomplete'; response: Parameters<typeof toCompleted>[0] }
+  | { type: 'response.failed'; response: { error?: { code?: string | null; message?: string | null } | null } }
+  | { type: 'error'; code?: string | null; message?: string | null }
+  | { type: '' };
 
 interface SdkUsage {
   input_tokens?: number;
@@ -21,12 +36,17 @@ interface SdkUsage {
 
 interface SdkItem { type?: string; content?: { type?: string; text?: string }[] }
 
+/** A token count off the wire; a string, null or NaN from a broken server counts as 0 (it would end up in totals and --json). */
+function tokens(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0;
+}
+
 function toUsage(u: SdkUsage | null | undefined): TurnUsage {
   return {
-    inputTokens: u?.input_tokens ?? 0,
-    cachedTokens: u?.input_tokens_details?.cached_tokens ?? 0,
-    outputTokens: u?.output_tokens ?? 0,
-    reasoningTokens: u?.output_tokens_details?.reasoning_tokens ?? 0,
+    inputTokens: tokens(u?.input_tokens),
+    cachedTokens: tokens(u?.input_tokens_details?.cached_tokens),
+    outputTokens: tokens(u?.output_tokens),
+    reasoningTokens: tokens(u?.output_tokens_details?.reasoning_tokens),
   };
 }
 
@@ -53,7 +73,18 @@ function streamFailure(code: string | null | undefined, message: string | null |
 
 export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
   const { default: OpenAI } = await import('openai');
-  const sdk = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseUrl, maxRetries: 0, timeout: 10 * 60_000 });
+  const sdk = new OpenAI({
+    apiKey: opts.apiKey,
+    baseURL: opts.baseUrl,
+    organization: opts.organization ?? null,
+    project: opts.project ?? null,
+    // Our own recovery decides about retries (SPEC §3.6); the idle timer below catches stuck streams.
+    maxRetries: 0,
+    timeout: 10 * 60_000,
+    fetch: nodeFetch,
+    // The SDK logs unparsable events to the console; we report them as one classified failure.
+    logLevel: 'off',
+  });
 
   async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const idle = new AbortController();
@@ -71,8 +102,9 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       // The SDK's overloads do not know our structural request type; it is the wire body.
       const events = await sdk.responses.create(request as unknown as Parameters<typeof sdk.responses.create>[0] & { stream: true }, { signal: combined });
       streaming = true;
-      for await (const ev of events) {
+      for await (const raw of events) {
         touch();
+        const ev = raw as unknown as WireEvent;
         opts.log?.('event', ev);
         switch (ev.type) {
           case 'response.created':
@@ -112,7 +144,12 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       // A socket that dies mid-stream surfaces as a plain error without status ("terminated"):
       // the response never completed, which is retryable like any cut stream.
       if (streaming && failure.kind === 'fatal' && failure.details.status === undefined && !(err instanceof ModelError)) {
-        failure = new ModelError(`the stream was cut off (${failure.message})`, 'retryable', { partialText });
+        // A TypeError here is an event missing what its type promises (a completion without its
+        // response, output that is not a list): say that, not "cut off" and a minified name.
+        const what = err instanceof SyntaxError ? `the server sent an event that is not valid JSON (${failure.message})`
+          : err instanceof TypeError && !/terminated|socket|aborted/i.test(failure.message) ? `the server sent a malformed event (${failure.message})`
+            : `the stream was cut off (${failure.message})`;
+        failure = new ModelError(what, 'retryable', { partialText });
       }
       opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
       if (failure.details.partialText === undefined && partialText) {

@@ -24,6 +24,17 @@ export function isPidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Random hex for temp-file names and lock tokens. They need uniqueness, not secrecy (temp files
+ * are also created O_EXCL; a lock token is checked together with the pid), so Math.random does:
+ * node:crypto would cost ~10 ms of module loading on every start (bench/, --cpu-prof).
+ */
+export function randomHex(chars: number): string {
+  let s = '';
+  while (s.length < chars) s += Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  return s.slice(0, chars);
+}
+
 /** An ISO time that is safe in file names on every platform (no `:`). */
 export function fileStamp(now: Date): string {
   return now.toISOString().replace(/[:.]/g, '-');

@@ -18,8 +18,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { errorCode, isPidAlive, sleepMs, unlinkQuiet } from './fsutil.ts';
+import { errorCode, isPidAlive, randomHex, sleepMs, unlinkQuiet } from './fsutil.ts';
 
 export const LOCK_FILE = '.agentx_responseid.lock';
 
@@ -42,7 +41,7 @@ interface LockInfo {
 }
 
 function newToken(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(16);
 }
 
 function content(token: string): string {

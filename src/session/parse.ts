@@ -39,6 +39,27 @@ function looksBinary(text: string): boolean {
   return false;
 }
 
+/**
+ * Deeper than anything agentx writes (about 8 levels) by a wide margin, and far below where
+ * JSON.stringify runs out of stack (a few thousand levels). Without this bound a deeply nested
+ * file parsed fine (JSON.parse does not recurse) but kept its unknown or invalid values, and
+ * every later save threw "Maximum call stack size exceeded": the session silently stopped
+ * being saved. Such a file is treated as malformed instead (moved aside, fresh session).
+ */
+export const MAX_STATE_DEPTH = 100;
+
+/** True when `value` nests arrays/objects deeper than `max` levels; iterative, so it cannot overflow. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [v, depth] = item;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function fromPlainId(id: string): ParseResult {
   return { ok: true, state: { ...emptyState(), response_id: id }, migrated: true, warnings: [] };
 }
@@ -71,7 +92,9 @@ function parseObject(raw: Raw): ParseResult {
   } else if (typeof version === 'number' && version > STATE_VERSION) {
     fail(`written by a newer agentx (format version ${version})`);
   } else if (version !== STATE_VERSION) {
-    fail(`unknown format version ${JSON.stringify(version)}`);
+    // Quoted in the one-line notice, so a huge or nested value must not flood the terminal.
+    const shown = JSON.stringify(version);
+    fail(`unknown format version ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}`);
   }
   const issues = new Issues();
   const snapshot = normalizeSnapshot(source, issues);
@@ -95,6 +118,7 @@ function parseUnsafe(text: string): ParseResult {
   }
   if (typeof value === 'string' && isPlainResponseId(value)) return fromPlainId(value);
   if (!isRecord(value)) fail(`expected a JSON object, found ${describe(value)}`);
+  if (nestedDeeperThan(value, MAX_STATE_DEPTH)) fail(`nested more than ${MAX_STATE_DEPTH} levels deep`);
   return parseObject(value);
 }
 
@@ -122,7 +146,12 @@ function ordered(state: SessionSnapshot, backup: Raw | null | undefined): Raw {
   return out;
 }
 
-export function serializeState(state: SessionState): string {
+/** The object the state file holds, keys in file order (serializeState is its pretty JSON). */
+export function stateForDisk(state: SessionState): Raw {
   const backup = state.rollback_backup === null ? null : ordered(state.rollback_backup, undefined);
-  return `${JSON.stringify(ordered(state, backup), null, 2)}\n`;
+  return ordered(state, backup);
+}
+
+export function serializeState(state: SessionState): string {
+  return `${JSON.stringify(stateForDisk(state), null, 2)}\n`;
 }

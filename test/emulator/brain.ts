@@ -1,7 +1,7 @@
 // Decides what the "model" answers: a scripted step when one is queued, otherwise a small
 // deterministic brain (echo, run a command asked for, report tool output).
 import { asRecords, asString, isRecord } from './wire.ts';
-import type { Step } from './wire.ts';
+import type { RawStep, Step } from './wire.ts';
 import { outputKind } from './conversation.ts';
 import type { ParsedRequest } from './conversation.ts';
 
@@ -15,7 +15,8 @@ export type Plan =
   | { kind: 'items'; items: PlannedItem[] }
   | { kind: 'cut'; afterText: string }
   | { kind: 'hang' }
-  | { kind: 'failed'; code: string; message: string };
+  | { kind: 'failed'; code: string; message: string }
+  | { kind: 'raw'; step: RawStep };
 
 export type ShellFlavour = 'builtin' | 'function_shell' | 'function_shell_argv' | 'exec_command' | 'none';
 
@@ -97,6 +98,8 @@ export function planStep(step: Step, req: ParsedRequest): Plan {
       return { kind: 'hang' };
     case 'failed':
       return { kind: 'failed', code: step.code, message: step.message };
+    case 'raw':
+      return { kind: 'raw', step };
     case 'http_error':
       return { kind: 'failed', code: 'server_error', message: 'http_error step reached the brain' };
   }

@@ -36,6 +36,8 @@ export function isStep(v: unknown): v is Step {
       return optional(v.afterText, 'string');
     case 'failed':
       return typeof v.code === 'string' && typeof v.message === 'string';
+    case 'raw':
+      return typeof v.body === 'string' && optional(v.status, 'number') && optional(v.contentType, 'string') && (v.cut === undefined || typeof v.cut === 'boolean');
     default:
       return true;
   }

@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ResponseOutputItem, ResponseStatus, ResponseUsage } from 'openai/resources/responses/responses';
 import { ApiError, invalidRequest, isRecord, newId, sleep } from './wire.ts';
-import type { LoggedRequest, Step, WireResponse } from './wire.ts';
+import type { LoggedRequest, RawStep, Step, WireResponse } from './wire.ts';
 import { validateRequestBody } from './validate.ts';
 import { accountInput, checkToolOutputs, parseRequest, pendingCalls, usageFor } from './conversation.ts';
 import type { ParsedRequest, ResponseStore, StoredResponse, ToolKind } from './conversation.ts';
@@ -150,7 +150,52 @@ function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Ex
   return { built, response, save };
 }
 
-async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>) {
+/** The response of the first `response.completed` frame of an SSE body (or of a JSON body) that parses. */
+function completedIn(body: string): WireResponse | undefined {
+  const candidates: unknown[] = [];
+  for (const frame of body.split(/\r?\n\r?\n/)) {
+    const data = frame.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+    try {
+      candidates.push(JSON.parse(data));
+    } catch {
+      // A malformed frame is the point of a raw step; it just cannot be stored.
+    }
+  }
+  try {
+    candidates.push({ type: 'response.completed', response: JSON.parse(body) as unknown });
+  } catch {
+    // Not a JSON body either.
+  }
+  for (const c of candidates) {
+    if (isRecord(c) && c.type === 'response.completed' && isRecord(c.response) && typeof c.response.id === 'string') {
+      return c.response as unknown as WireResponse;
+    }
+  }
+  return undefined;
+}
+
+/** A raw step: its body byte for byte, stored first when its completion parses so a client can chain from it. */
+async function answerRaw(state: EmulatorState, res: ServerResponse, entry: LoggedRequest, id: string, req: ParsedRequest, step: RawStep, headers: Record<string, string>) {
+  const body = step.body.split('{{id}}').join(id);
+  const done = completedIn(body);
+  if (done && req.store) {
+    const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
+    const output = Array.isArray(done.output) ? (done.output as unknown[]) : [];
+    state.store.put({ id: done.id, items: [...(previous?.items ?? []), ...req.input, ...output], pending: pendingCalls(output), response: done });
+  }
+  entry.status = step.status ?? 200;
+  res.writeHead(entry.status, { ...headers, 'content-type': step.contentType ?? 'text/event-stream; charset=utf-8' });
+  await new Promise<void>((resolve) => res.write(body, () => resolve()));
+  if (step.cut) {
+    res.socket?.destroy();
+    res.destroy();
+    return;
+  }
+  res.end();
+  if (done) entry.completed = true;
+}
+
+async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest) {
   const writer = new SseWriter(res, signal);
   writer.open(headers);
   writer.send({ type: 'response.created', response: responseObject(id, req, 'in_progress', [], null) });
@@ -163,9 +208,12 @@ async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSi
       if (!writer.alive) return;
       save();
       writer.send({ type: 'response.completed', response });
+      entry.completed = true;
       writer.end();
       return;
     }
+    case 'raw':
+      return;
     case 'cut':
       for (const { event } of partialMessage(plan.afterText)) writer.send(event);
       await Promise.race([writer.flushed(), sleep(200, signal)]);
@@ -183,7 +231,7 @@ async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSi
   }
 }
 
-async function answerJson(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>) {
+async function answerJson(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest) {
   await sleep(state.latencyMs, signal);
   switch (plan.kind) {
     case 'items': {
@@ -191,8 +239,11 @@ async function answerJson(state: EmulatorState, res: ServerResponse, signal: Abo
       if (signal.aborted) return;
       save();
       sendJson(res, 200, response, headers);
+      entry.completed = true;
       return;
     }
+    case 'raw':
+      return;
     case 'cut':
       res.socket?.destroy();
       return;
@@ -219,6 +270,7 @@ export async function handleCreate(state: EmulatorState, res: ServerResponse, si
   entry.responseId = id;
   entry.status = 200;
   if (plan.kind === 'failed') entry.error = { code: plan.code, message: plan.message };
-  if (admitted.stream) await stream(state, res, signal, id, admitted, plan, headers);
-  else await answerJson(state, res, signal, id, admitted, plan, headers);
+  if (plan.kind === 'raw') await answerRaw(state, res, entry, id, admitted, plan.step, headers);
+  else if (admitted.stream) await stream(state, res, signal, id, admitted, plan, headers, entry);
+  else await answerJson(state, res, signal, id, admitted, plan, headers, entry);
 }

@@ -22,6 +22,8 @@ export interface Emulator {
   requests: LoggedRequest[];
   responseRequests(): LoggedRequest[];
   forgetAll(): void;
+  /** Drops scripted steps not used yet (a fault test's kill may leave some behind). */
+  clearQueue(): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -178,6 +180,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     requests: log,
     responseRequests: () => log.filter((r) => r.status === 200),
     forgetAll: () => state.store.clear(),
+    clearQueue: () => {
+      state.queue.length = 0;
+    },
     waitForRequests: (n, timeoutMs = 10_000) =>
       new Promise<void>((resolve, reject) => {
         const check = (): void => {

@@ -14,6 +14,8 @@ let compiled: { check: ValidateFunction; topLevel: Set<string>; requiredByType: 
 /**
  * The service accepts replayed assistant messages whose `output_text` parts have no
  * id/status/annotations/logprobs (see SCHEMA-SOURCE); the published schema does not, so relax it.
+ * Likewise a replayed reasoning item with `content: null`: Codex CLI serializes its reasoning
+ * items that way on every store:false follow-up request, and the service takes them.
  */
 function tolerantSchema(): Record<string, unknown> {
   const copy: unknown = structuredClone(schema);
@@ -23,8 +25,19 @@ function tolerantSchema(): Record<string, unknown> {
   if (isRecord(outputMessage)) outputMessage.required = ['type', 'role', 'content'];
   const outputText = defs.OutputTextContent;
   if (isRecord(outputText)) outputText.required = ['type', 'text'];
+  const reasoning = defs.ReasoningItem;
+  if (isRecord(reasoning) && isRecord(reasoning.properties) && isRecord(reasoning.properties.content)) {
+    reasoning.properties.content = { anyOf: [reasoning.properties.content, { type: 'null' }] };
+  }
   return copy;
 }
+
+/**
+ * Top-level parameters the service accepts although the published schema omits them:
+ * `client_metadata` (string map) is sent by Codex CLI on every HTTP request (its turn metadata,
+ * openai/codex PRs #21570 and #27122) and the service takes it, so the emulator must too.
+ */
+const UNDOCUMENTED_TOP_LEVEL = ['client_metadata'];
 
 /** Every property name CreateResponse allows at the top level (walks its allOf/$ref tree). */
 function topLevelProperties(root: Record<string, unknown>): Set<string> {
@@ -37,6 +50,7 @@ function topLevelProperties(root: Record<string, unknown>): Set<string> {
     if (Array.isArray(node.allOf)) for (const part of node.allOf) visit(part, depth + 1);
   };
   visit(root, 0);
+  for (const name of UNDOCUMENTED_TOP_LEVEL) names.add(name);
   return names;
 }
 

@@ -22,9 +22,27 @@ export type Step =
   | { kind: 'http_error'; status: number; code?: string; message?: string; type?: string; retryAfter?: number; times?: number }
   | { kind: 'cut'; afterText?: string }
   | { kind: 'hang' }
-  | { kind: 'failed'; code: string; message: string };
+  | { kind: 'failed'; code: string; message: string }
+  | RawStep;
 
-export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'calls', 'http_error', 'cut', 'hang', 'failed']);
+/**
+ * A malformed or unusual answer, written byte for byte (fault tests): bad JSON in an SSE frame,
+ * unknown event types, a completion without usage, a non-SSE body. Every `{{id}}` in `body` is
+ * replaced by one fresh response id; if a `response.completed` frame of the body parses, that
+ * response is stored (with its tool calls pending) so a client can chain from it as usual.
+ */
+export interface RawStep {
+  kind: 'raw';
+  body: string;
+  /** HTTP status (default 200). */
+  status?: number;
+  /** Content type (default `text/event-stream; charset=utf-8`). */
+  contentType?: string;
+  /** Drop the connection after the body instead of ending the response cleanly. */
+  cut?: boolean;
+}
+
+export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'calls', 'http_error', 'cut', 'hang', 'failed', 'raw']);
 
 export interface LoggedRequest {
   seq: number;
@@ -38,6 +56,8 @@ export interface LoggedRequest {
   requestId: string;
   responseId?: string;
   error?: { code: string | null; message: string };
+  /** Set once `response.completed` (or the completed JSON response) has been sent. */
+  completed?: boolean;
 }
 
 /** The body of an API error, as the service sends it under `error`. */

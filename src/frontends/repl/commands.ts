@@ -2,6 +2,7 @@
 // commands. Anything else is a message for the model.
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { envWithoutSecrets } from '../../model/scrub.ts';
 import { addCliTranscript, CLI_OUTPUT_MAX_BYTES } from '../../session/state.ts';
 import { runShellCommand } from '../../tools/shell.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
@@ -93,7 +94,8 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
   let endsWithNewline = true;
   try {
     const r = await runShellCommand({
-      command, cwd: ctx.cwd, signal: controller.signal,
+      // Its output is stored and sent to the model, so it must not see the key either (scrub.ts).
+      command, cwd: ctx.cwd, signal: controller.signal, env: envWithoutSecrets(ctx.env, [ctx.config.apiKey]),
       timeoutMs: 2 ** 31 - 1, maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
       onOutput: (chunk) => {
         ctx.out.write(chunk);

@@ -1,0 +1,80 @@
+// `npm run fault`: builds the CLI, runs the fault suite at full size (FAULT_FULL=1) and writes
+// RELIABILITY.md from the per-check reports the tests leave in FAULT_REPORT_DIR. Exits non-zero
+// when a test failed, a check recorded a failure, or a check did not report at all.
+// Knobs: FAULT_SEED (replay), FAULT_RUNS (crash-fuzz kills), FAULT_LANES, FAULT_SOAK_ROUNDS,
+// FAULT_SOAK_ONESHOTS, FAULT_PROP_RUNS; extra arguments go to vitest (e.g. a file filter).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const repo = resolve(import.meta.dirname, '../..');
+const started = Date.now();
+const expected = ['1-crash', '2-concurrency', '3a-malformed-props', '3b-malformed-cli', '4-secrets'];
+
+const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repo, stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const reportDir = mkdtempSync(join(tmpdir(), 'agentx-fault-report-'));
+const vitest = spawnSync(
+  process.execPath,
+  [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'test/fault/vitest.config.ts', ...process.argv.slice(2)],
+  { cwd: repo, stdio: 'inherit', env: { ...process.env, FAULT_FULL: '1', FAULT_REPORT_DIR: reportDir } },
+);
+const totalMs = Date.now() - started;
+
+const reports = readdirSync(reportDir)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => JSON.parse(readFileSync(join(reportDir, f), 'utf8')))
+  .sort((a, b) => a.id.localeCompare(b.id));
+rmSync(reportDir, { recursive: true, force: true });
+const missing = process.argv.length > 2 ? [] : expected.filter((id) => !reports.some((r) => r.id === id));
+
+const minutes = (ms) => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
+const failures = reports.reduce((n, r) => n + r.failures.length, 0);
+
+const WHAT = {
+  '1-crash': 'Interactive and one-shot turns whose tool commands append a token unique to each call to a ledger file are SIGKILLed at a random moment: while the server has not answered, while text streams, while a command runs, inside a state write (aimed at the moment a temp file of agentx appears), while a request fails, or at the idle prompt; some are killed again while the chosen recovery runs. After every kill: no command outlives agentx; every state, one-shot and checkpoint file is complete JSON that agentx reads back without warnings, and nothing is moved aside as corrupt; history and checkpoint hold only responses that completed and asked for no tools; no ledger token appears twice unless Retry was chosen for a call journaled `started`; the unanswered message is in the input history. agentx is then restarted and every menu it shows is answered, each choice in turn; the unanswered message must be offered again (named by the menu, or recalled with ↑). A killed one-shot keeps its isolated file with the message, and the interactive files stay byte-identical.',
+  '2-concurrency': 'Rounds of one-shots started at the same moment beside a live REPL that keeps taking turns until the round is over. The main state and the checkpoint are sampled throughout and must only ever point at REPL turns; each one-shot must exit 0, branch from a REPL checkpoint and leave no isolated or temp file; each one-shot command runs exactly once; the lock names only the REPL and is gone after quit.',
+  '3a-malformed-props': 'fast-check properties over state text (truncated, byte-flipped, random, wrong types in every field, odd literals), state files on disk, checkpoint text, argv vectors and config files: readers never throw, a refusal is one line, a refused state file is moved aside byte for byte, and whatever is accepted saves and reads back identically.',
+  '3b-malformed-cli': 'Hand-picked malformed input through the built CLI: state files for the REPL (truncated, random bytes, wrong types, 100 000 levels deep, 50 MB, BOM, legacy and AgentX CLI formats, newer version, symlinks inside and outside the directory, dangling link, directory, FIFO, owned by another user), checkpoints for one-shots (same families), config files (random bytes, BOM, CRLF, directory, FIFO, bad values, 10 MB), bad flags, and malformed server answers (bad JSON in SSE, unknown events, missing or mistyped usage, invalid tool arguments, unknown tool, call without commands or call_id, broken completions, HTML error page, JSON instead of SSE, empty stream, [DONE] only, error events, 2 MB delta, binary garbage, a frame cut in half). Each must give one clear line, keep the original file, show no stack trace and leave agentx working.',
+  '4-secrets': 'A unique API key per sandbox; one-shots with --debug and --json, failures whose error bodies echo the key (401, 500, response.failed, SSE error), a model command running `env`, a REPL session keyed through setup (hidden typing, `!env`, a 403 echoing the key), `agentx setup --api-key`; untrusted checkpoint and state files (owned by uid 4242, symlinks out of the directory). Every file of every sandbox, every output stream, the pty screens and every request body are grepped for the key; every file agentx wrote is checked for mode 0600 (logs dir 0700) under umask 000.',
+};
+
+const lines = [];
+lines.push('# Reliability report');
+lines.push('');
+lines.push('Written by `npm run fault` (test/fault/run.mjs): each promise of SPEC §3 (session state) and §6 (security)');
+lines.push('gets a check that tries to break it, at full size. `npm test` runs the same checks with a few iterations each.');
+lines.push('');
+lines.push(`- Run: ${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), total ${minutes(totalMs)} including the build.`);
+lines.push(`- Result: **${failures} failure${failures === 1 ? '' : 's'}**${vitest.status === 0 ? '' : ' — vitest reported failing tests'}${missing.length > 0 ? ` — checks that did not report: ${missing.join(', ')}` : ''}.`);
+lines.push('');
+lines.push('| check | runs | what one run is | assertions | failures | time |');
+lines.push('|---|---:|---|---:|---:|---:|');
+for (const r of reports) {
+  lines.push(`| ${r.title} | ${r.runs} | ${r.unit} | ${r.counts.assertions ?? 0} | ${r.failures.length} | ${minutes(r.durationMs)} |`);
+}
+lines.push('');
+for (const r of reports) {
+  lines.push(`## ${r.title}`);
+  lines.push('');
+  if (WHAT[r.id]) lines.push(WHAT[r.id], '');
+  if (r.seed !== undefined && r.seed !== null) lines.push(`Seed ${r.seed} (replay with \`FAULT_SEED=${r.seed} npm run fault\`).`, '');
+  const counts = Object.entries(r.counts).filter(([k]) => k !== 'assertions').sort(([a], [b]) => a.localeCompare(b));
+  if (counts.length > 0) {
+    lines.push('| count | n |', '|---|---:|');
+    for (const [k, v] of counts) lines.push(`| ${k} | ${v} |`);
+    lines.push('');
+  }
+  for (const n of r.notes) lines.push(`- ${n}`);
+  if (r.notes.length > 0) lines.push('');
+  lines.push(r.failures.length === 0 ? 'Failures: none.' : `Failures (${r.failures.length}):`);
+  for (const f of r.failures.slice(0, 50)) lines.push(`- ${f}`);
+  lines.push('');
+}
+lines.push(readFileSync(join(repo, 'test/fault/DEFECTS.md'), 'utf8').trim());
+lines.push('');
+writeFileSync(join(repo, 'RELIABILITY.md'), lines.join('\n'));
+process.stdout.write(`\nRELIABILITY.md written: ${reports.length} checks, ${failures} failures, ${minutes(totalMs)}\n`);
+process.exit(vitest.status === 0 && failures === 0 && missing.length === 0 ? 0 : 1);
