@@ -89,9 +89,13 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
   async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const idle = new AbortController();
     let idleTimer: NodeJS.Timeout | undefined;
+    // After response.completed the rest of the stream is only drained (so the keep-alive
+    // connection can serve the tool loop's next request); a server that keeps it open is not
+    // waited on for long.
+    let completed: CompletedResponse | undefined;
     const touch = (): void => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => idle.abort(), opts.idleTimeoutMs);
+      idleTimer = setTimeout(() => idle.abort(), completed ? Math.min(opts.idleTimeoutMs, 2000) : opts.idleTimeoutMs);
     };
     const combined = AbortSignal.any([signal, idle.signal]);
     let partialText = '';
@@ -104,6 +108,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       streaming = true;
       for await (const raw of events) {
         touch();
+        if (completed) continue;
         const ev = raw as unknown as WireEvent;
         opts.log?.('event', ev);
         switch (ev.type) {
@@ -122,8 +127,9 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
             break;
           case 'response.completed':
           case 'response.incomplete':
-            yield { type: 'completed', response: toCompleted(ev.response) };
-            return;
+            completed = toCompleted(ev.response);
+            touch();
+            break;
           case 'response.failed':
             throw streamFailure(ev.response.error?.code, ev.response.error?.message);
           case 'error':
@@ -132,8 +138,17 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
             break; // unknown and uninteresting events are ignored, as the API asks
         }
       }
+      if (completed) {
+        yield { type: 'completed', response: completed };
+        return;
+      }
       throw new ModelError('the stream ended before the response completed', 'retryable', { partialText });
     } catch (err) {
+      // Whatever happens while draining a completed response does not undo it.
+      if (completed) {
+        yield { type: 'completed', response: completed };
+        return;
+      }
       if (idle.signal.aborted && !signal.aborted) {
         throw new ModelError(`no data from the server for ${Math.round(opts.idleTimeoutMs / 1000)} s`, 'retryable', { partialText });
       }
