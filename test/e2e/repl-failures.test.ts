@@ -5,27 +5,18 @@ import { readFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type LoggedRequest } from '../emulator/server.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type LoggedRequest } from '../emulator/server.ts';
 import { sandbox, type Sandbox } from './harness.ts';
-import { KEY, spawnAgentx, type PtyRun } from './pty.ts';
-import { body, prompt, readCheckpoint, readState, turn, userText, type StateFile } from './repl-fixtures.ts';
+import { KEY, type PtyRun } from './pty.ts';
+import { body, prompt, readCheckpoint, readState, turn, userText, type StateFile, replSuite } from './repl-fixtures.ts';
 
-let emu: Emulator;
-const running: PtyRun[] = [];
+const suite = replSuite();
+const start = suite.start;
 const cleanups: (() => Promise<void>)[] = [];
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
 afterEach(async () => {
-  for (const a of running.splice(0)) a.kill();
   for (const c of cleanups.splice(0)) await c();
 });
-
-function start(sb: Sandbox): PtyRun {
-  const a = spawnAgentx(sb);
-  running.push(a);
-  return a;
-}
 
 /** Fast automatic retries, so a test sees all three attempts without waiting seconds. */
 const fastRetries = { AGENTX_RETRY_BASE_MS: '10' };
@@ -37,11 +28,11 @@ interface FullState extends StateFile {
 
 const state = (sb: Sandbox): FullState => readState(sb) as FullState;
 const checkpointBytes = (sb: Sandbox): Buffer => readFileSync(join(sb.cwd, '.agentx_checkpoint'));
-const since = (n: number): LoggedRequest[] => emu.requests.slice(n);
+const since = (n: number): LoggedRequest[] => suite.emu.requests.slice(n);
 
 /** A turn answered by the default brain; returns its response id. */
 async function answered(a: PtyRun, message: string): Promise<string> {
-  const n = emu.requests.length;
+  const n = suite.emu.requests.length;
   await turn(a, message, `You said: ${message}`);
   return since(n).at(-1)?.responseId ?? '';
 }
@@ -97,13 +88,13 @@ async function switchableProxy(targetPort: number): Promise<Switch> {
 
 describe('a request that keeps failing (503 ×5)', () => {
   it('shows each automatic retry, then the menu; the failure changes nothing; Retry succeeds', async () => {
-    const sb = sandbox(emu.baseUrl, fastRetries);
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
     const a = start(sb);
     await prompt(a);
     const head = await answered(a, 'before the outage');
     const cpBefore = checkpointBytes(sb);
-    emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
-    const n = emu.requests.length;
+    suite.emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
+    const n = suite.emu.requests.length;
     a.line('through the outage');
     await a.waitFor(/503 [^\n]*retrying in [^\n]*\(attempt 2 of 3\)/);
     await a.waitFor(/503 [^\n]*retrying in [^\n]*\(attempt 3 of 3\)/);
@@ -137,19 +128,19 @@ describe('a request that keeps failing (503 ×5)', () => {
 
 describe('the server is down', () => {
   it('connection refused: retries, the menu, and Retry succeeds once the server is back', async () => {
-    const proxy = await switchableProxy(emu.port);
+    const proxy = await switchableProxy(suite.emu.port);
     const sb = sandbox(proxy.url, fastRetries);
     const a = start(sb);
     await prompt(a);
     const head = await answered(a, 'while it is up');
     await proxy.down();
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     a.line('are you there?');
     await a.waitFor(/connection failed[^\n]*retrying in [^\n]*\(attempt 3 of 3\)/);
     await a.waitFor(/✗ request failed: connection failed: ECONNREFUSED/);
     await a.waitFor('Your message is kept: "are you there?"');
     await a.waitFor('What now?');
-    expect(emu.requests.length).toBe(n);
+    expect(suite.emu.requests.length).toBe(n);
     expect(state(sb).pending_transaction).toMatchObject({ previous_response_id: head, user_message: 'are you there?' });
     expect(state(sb).history).toHaveLength(1);
 
@@ -158,7 +149,7 @@ describe('the server is down', () => {
     await a.waitFor('You said: are you there?');
     await prompt(a);
     expect(since(n)).toHaveLength(1);
-    expect(body(emu.requests[n]).previous_response_id).toBe(head);
+    expect(body(suite.emu.requests[n]).previous_response_id).toBe(head);
     const s = state(sb);
     expect(s.pending_transaction).toBeNull();
     expect(s.history).toHaveLength(2);
@@ -169,15 +160,15 @@ describe('a failure after a tool ran', () => {
   /** A turn whose command runs, then whose follow-up request fails three times: the menu is up. */
   async function toolThenFailure(a: PtyRun, sb: Sandbox): Promise<{ n: number; toolResponse: string; input: unknown[] }> {
     await prompt(a);
-    emu.enqueue({ kind: 'shell', commands: ['echo ran >> ledger; echo appended'] }, { kind: 'http_error', status: 500, times: 3 });
-    const n = emu.requests.length;
+    suite.emu.enqueue({ kind: 'shell', commands: ['echo ran >> ledger; echo appended'] }, { kind: 'http_error', status: 500, times: 3 });
+    const n = suite.emu.requests.length;
     a.line('do it exactly once');
     await a.waitFor('$ echo ran >> ledger; echo appended');
     await a.waitFor('✗ request failed: 500');
     await a.waitFor('Your message is kept: "do it exactly once"');
     await a.waitFor('What now?');
     expect(since(n).map((r) => r.status)).toEqual([200, 500, 500, 500]);
-    const toolResponse = emu.requests[n]?.responseId ?? '';
+    const toolResponse = suite.emu.requests[n]?.responseId ?? '';
     expect(ledger(sb)).toBe('ran\n');
     const s = state(sb);
     expect(s.pending_tool_calls.map((c) => c.status)).toEqual(['completed']);
@@ -204,7 +195,7 @@ describe('a failure after a tool ran', () => {
   }
 
   it('Retry resends the recorded tool output; the command ran once', async () => {
-    const sb = sandbox(emu.baseUrl, fastRetries);
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
     const a = start(sb);
     const f = await toolThenFailure(a, sb);
     choose(a, 1);
@@ -214,7 +205,7 @@ describe('a failure after a tool ran', () => {
   });
 
   it('after Cancel and a restart, the failed request is offered again (not the tool) and Retry still runs nothing', async () => {
-    const sb = sandbox(emu.baseUrl, fastRetries);
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
     const a = start(sb);
     const f = await toolThenFailure(a, sb);
     choose(a, 5);
@@ -238,13 +229,13 @@ describe('a failure after a tool ran', () => {
 
 describe('the server lost the conversation', () => {
   it('expired chain: the next turn succeeds on a new chain carrying the earlier context, and the user is told', async () => {
-    const sb = sandbox(emu.baseUrl, fastRetries);
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
     const a = start(sb);
     await prompt(a);
     await answered(a, 'my name is Zorblax');
     await answered(a, 'I like green tea');
-    emu.forgetAll();
-    const n = emu.requests.length;
+    suite.emu.forgetAll();
+    const n = suite.emu.requests.length;
     a.line('what do you know about me?');
     await a.waitFor('previous response not found');
     await a.waitFor('starting a new chain from the saved local context');
@@ -267,19 +258,19 @@ describe('the server lost the conversation', () => {
     expect(readCheckpoint(sb).response_id).toBe(rebuilt?.responseId);
 
     // The conversation goes on from the new chain.
-    const m = emu.requests.length;
+    const m = suite.emu.requests.length;
     await answered(a, 'and now?');
     expect(since(m).map((r) => r.status)).toEqual([200]);
-    expect(body(emu.requests[m]).previous_response_id).toBe(rebuilt?.responseId);
+    expect(body(suite.emu.requests[m]).previous_response_id).toBe(rebuilt?.responseId);
   });
 
   it('New chain chosen from the recovery menu sends the local context without previous_response_id', async () => {
-    const sb = sandbox(emu.baseUrl, fastRetries);
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
     const a = start(sb);
     await prompt(a);
     await answered(a, 'remember the number 4711');
-    emu.enqueue({ kind: 'http_error', status: 502, times: 3 });
-    const n = emu.requests.length;
+    suite.emu.enqueue({ kind: 'http_error', status: 502, times: 3 });
+    const n = suite.emu.requests.length;
     a.line('which number was it?');
     await a.waitFor('What now?');
     choose(a, 2);
@@ -296,21 +287,21 @@ describe('the server lost the conversation', () => {
     expect(s.history).toHaveLength(2);
     expect(s.pending_transaction).toBeNull();
 
-    const m = emu.requests.length;
+    const m = suite.emu.requests.length;
     await answered(a, 'thanks');
-    expect(body(emu.requests[m]).previous_response_id).toBe(fresh?.responseId);
+    expect(body(suite.emu.requests[m]).previous_response_id).toBe(fresh?.responseId);
   });
 });
 
 describe('a fatal error', () => {
   it('401: one clear line, no retry loop, the message is kept and answered later', async () => {
-    const sb = sandbox(emu.baseUrl, fastRetries);
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
     const a = start(sb);
     await prompt(a);
     const head = await answered(a, 'hello');
     const cpBefore = checkpointBytes(sb);
-    emu.enqueue({ kind: 'http_error', status: 401, message: 'Incorrect API key provided: sk-test***6789.', code: 'invalid_api_key' });
-    const n = emu.requests.length;
+    suite.emu.enqueue({ kind: 'http_error', status: 401, message: 'Incorrect API key provided: sk-test***6789.', code: 'invalid_api_key' });
+    const n = suite.emu.requests.length;
     a.line('the secret plan');
     await a.waitFor('✗ request failed: authentication failed (401): check your API key');
     await a.waitFor('your message is kept (↑ recalls it)');
@@ -337,12 +328,12 @@ describe('a fatal error', () => {
     await b.waitFor(/The last request failed \(authentication failed \(401\)/);
     await b.waitFor('Your message is kept: "the secret plan"');
     await b.waitFor('What now?');
-    const m = emu.requests.length;
+    const m = suite.emu.requests.length;
     choose(b, 1);
     await b.waitFor('You said: the secret plan');
     await prompt(b);
     expect(since(m)).toHaveLength(1);
-    expect(body(emu.requests[m]).previous_response_id).toBe(head);
+    expect(body(suite.emu.requests[m]).previous_response_id).toBe(head);
     expect(state(sb).pending_transaction).toBeNull();
     expect(state(sb).history).toHaveLength(2);
   });
@@ -350,10 +341,10 @@ describe('a fatal error', () => {
 
 describe('a cut stream', () => {
   it('the partial text is marked as cut and the retry answer is what the history keeps', async () => {
-    const sb = sandbox(emu.baseUrl, fastRetries);
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
     const a = start(sb);
     await prompt(a);
-    emu.enqueue({ kind: 'cut', afterText: 'PARTIAL-ANSWER' }, { kind: 'text', text: 'the complete answer' });
+    suite.emu.enqueue({ kind: 'cut', afterText: 'PARTIAL-ANSWER' }, { kind: 'text', text: 'the complete answer' });
     a.line('tell me');
     await a.waitFor('PARTIAL-ANSWER');
     await a.waitFor('response cut off');
@@ -367,12 +358,12 @@ describe('a cut stream', () => {
 
 describe('the retry countdown', () => {
   it('counts down in place and Ctrl-C cancels the wait; the message is kept', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     const head = await answered(a, 'first');
-    emu.enqueue({ kind: 'http_error', status: 429, retryAfter: 30, message: 'Rate limit reached for requests' });
-    const n = emu.requests.length;
+    suite.emu.enqueue({ kind: 'http_error', status: 429, retryAfter: 30, message: 'Rate limit reached for requests' });
+    const n = suite.emu.requests.length;
     a.line('slow down please');
     await a.waitFor('Rate limit reached for requests — retrying in 30.0 s (attempt 2 of 3)');
     await a.waitFor(/retrying in 2\d\.0 s \(attempt 2 of 3\)/);
@@ -387,14 +378,14 @@ describe('the retry countdown', () => {
     // The queued 429 was used up; the recalled message goes through, with the interruption noted.
     a.write(KEY.up);
     await a.waitFor('slow down please');
-    const m = emu.requests.length;
+    const m = suite.emu.requests.length;
     a.write(KEY.enter);
     await a.waitFor('You said: Note: the user interrupted your previous turn (their message: "slow down please")');
     await a.waitFor(/tokens: /);
     await prompt(a);
     expect(since(m).map((r) => r.status)).toEqual([200]);
-    expect(userText(emu.requests[m]).endsWith('slow down please')).toBe(true);
-    expect(body(emu.requests[m]).previous_response_id).toBe(head);
+    expect(userText(suite.emu.requests[m]).endsWith('slow down please')).toBe(true);
+    expect(body(suite.emu.requests[m]).previous_response_id).toBe(head);
     expect(state(sb).history).toHaveLength(2);
   });
 });

@@ -1,9 +1,37 @@
 // Shared bits of the REPL pty tests: reading the session files and the emulator's request log.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoggedRequest } from '../emulator/server.ts';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startEmulator, type Emulator, type LoggedRequest } from '../emulator/server.ts';
 import type { Sandbox } from './harness.ts';
-import type { PtyRun } from './pty.ts';
+import { spawnAgentx, type PtyRun } from './pty.ts';
+
+export interface ReplSuite {
+  /** The file's emulator (started before its tests, closed after them). */
+  readonly emu: Emulator;
+  /** Starts agentx in a pty; every session still running is killed after each test. */
+  start: (...args: Parameters<typeof spawnAgentx>) => PtyRun;
+}
+
+/** The per-file setup every REPL test file shares: one emulator, sessions killed after each test. */
+export function replSuite(): ReplSuite {
+  let emu: Emulator | undefined;
+  const running: PtyRun[] = [];
+  beforeAll(async () => { emu = await startEmulator(); });
+  afterAll(async () => { await emu?.close(); });
+  afterEach(() => { for (const a of running.splice(0)) a.kill(); });
+  return {
+    get emu(): Emulator {
+      if (!emu) throw new Error('the emulator starts in beforeAll');
+      return emu;
+    },
+    start: (...args) => {
+      const a = spawnAgentx(...args);
+      running.push(a);
+      return a;
+    },
+  };
+}
 
 export interface StateFile {
   response_id: string | null;

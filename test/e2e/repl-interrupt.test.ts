@@ -2,23 +2,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../emulator/server.ts';
+import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.ts';
-import { KEY, spawnAgentx, type PtyRun } from './pty.ts';
-import { body, prompt, readState, toolOutputs, turn, userText } from './repl-fixtures.ts';
+import { KEY } from './pty.ts';
+import { body, prompt, readState, toolOutputs, turn, userText, replSuite } from './repl-fixtures.ts';
 
-let emu: Emulator;
-const running: PtyRun[] = [];
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-afterEach(() => { for (const a of running.splice(0)) a.kill(); });
-
-function start(sb: ReturnType<typeof sandbox>): PtyRun {
-  const a = spawnAgentx(sb);
-  running.push(a);
-  return a;
-}
+const suite = replSuite();
+const start = suite.start;
 
 /**
  * Processes running `marker` (the test's own commands are unique). The supervisor's watcher,
@@ -31,12 +21,12 @@ function processesWith(marker: string): string[] {
 
 describe('Ctrl-C', () => {
   it('cancels a streaming answer: nothing enters history, the message is kept, the model is told', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     await turn(a, 'first', 'You said: first');
     const before = readState(sb);
-    emu.enqueue({ kind: 'text', text: 'slowly streaming words that never finish here', chunks: 8, delayMs: 500 });
+    suite.emu.enqueue({ kind: 'text', text: 'slowly streaming words that never finish here', chunks: 8, delayMs: 500 });
     a.line('tell me a long story');
     await a.waitFor('slowly');
     a.write(KEY.ctrlC);
@@ -51,9 +41,9 @@ describe('Ctrl-C', () => {
     a.write(KEY.up);
     await a.waitFor('tell me a long story');
     a.write('\x15'); // Ctrl-U: clear the recalled line
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     await turn(a, 'and now?', 'You said: ');
-    const req = emu.requests[n];
+    const req = suite.emu.requests[n];
     expect(body(req).previous_response_id).toBe(before.response_id);
     expect(userText(req)).toContain('interrupted your previous turn');
     expect(userText(req)).toContain('tell me a long story');
@@ -61,7 +51,7 @@ describe('Ctrl-C', () => {
   });
 
   it('stops a running model command (only it), then the next request answers the call', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     const marker = `sleep 29.${process.pid % 1000}1`;
@@ -75,9 +65,9 @@ describe('Ctrl-C', () => {
     const s = readState(sb);
     expect(s.pending_tool_calls).toHaveLength(1);
     expect(s.pending_tool_calls[0]?.status).toBe('completed');
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     await turn(a, 'ok, forget it', 'Ran it');
-    const req = emu.requests[n];
+    const req = suite.emu.requests[n];
     expect(toolOutputs(req)).toHaveLength(1);
     expect(JSON.stringify(toolOutputs(req)[0]?.output)).toContain('interrupted by the user');
     expect(userText(req)).toContain('interrupted your previous turn');
@@ -85,7 +75,7 @@ describe('Ctrl-C', () => {
   });
 
   it('Ctrl-T stops a model command too', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     const marker = `sleep 28.${process.pid % 1000}2`;
@@ -99,7 +89,7 @@ describe('Ctrl-C', () => {
   });
 
   it('stops a !command and records it for the model', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     const marker = `sleep 27.${process.pid % 1000}3`;
@@ -112,8 +102,8 @@ describe('Ctrl-C', () => {
     expect(processesWith(marker)).toEqual([]);
     const cli = readFileSync(join(sb.cwd, '.agentx_responseid'), 'utf8');
     expect(cli).toContain('interrupted by the user');
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     await turn(a, 'saw that?', 'You said: ');
-    expect(userText(emu.requests[n])).toContain(`$ echo started; ${marker}`);
+    expect(userText(suite.emu.requests[n])).toContain(`$ echo started; ${marker}`);
   });
 });

@@ -3,23 +3,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../emulator/server.ts';
+import { describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from './harness.ts';
-import { KEY, spawnAgentx, type PtyRun } from './pty.ts';
-import { body, prompt, readState, stateExists, toolOutputs, turn } from './repl-fixtures.ts';
+import { KEY, type PtyRun } from './pty.ts';
+import { body, prompt, readState, stateExists, toolOutputs, turn, replSuite } from './repl-fixtures.ts';
 
-let emu: Emulator;
-const running: PtyRun[] = [];
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-afterEach(() => { for (const a of running.splice(0)) a.kill(); });
-
-function start(sb: Sandbox): PtyRun {
-  const a = spawnAgentx(sb);
-  running.push(a);
-  return a;
-}
+const suite = replSuite();
+const start = suite.start;
 
 const ledger = (sb: Sandbox): string => {
   try {
@@ -45,14 +35,14 @@ async function killedMidTurn(sb: Sandbox): Promise<string> {
   const a = start(sb);
   await prompt(a);
   const marker = `mark-${Math.random().toString(36).slice(2)}`;
-  emu.enqueue({
+  suite.emu.enqueue({
     kind: 'calls',
     calls: [
       { commands: ['echo A >> ledger'] },
       { commands: [`: ${marker}; echo B-start >> ledger; while [ ! -f go ]; do sleep 0.05; done; echo B >> ledger`] },
     ],
   });
-  const n = emu.requests.length;
+  const n = suite.emu.requests.length;
   a.line('do two things');
   await a.waitFor('echo B-start');
   await expect.poll(() => ledger(sb), { timeout: 5000 }).toBe('A\nB-start\n');
@@ -62,7 +52,7 @@ async function killedMidTurn(sb: Sandbox): Promise<string> {
   writeFileSync(join(sb.cwd, 'go'), '');
   const s = readState(sb);
   expect(s.pending_tool_calls.map((c) => c.status)).toEqual(['completed', 'started']);
-  return emu.requests[n]?.responseId ?? '';
+  return suite.emu.requests[n]?.responseId ?? '';
 }
 
 async function restartAndChoose(sb: Sandbox, choice: string): Promise<PtyRun> {
@@ -78,13 +68,13 @@ async function restartAndChoose(sb: Sandbox, choice: string): Promise<PtyRun> {
 
 describe('restart after agentx died during a tool call', () => {
   it('Continue: the unfinished call is reported interrupted, nothing re-runs', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const toolResponse = await killedMidTurn(sb);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     const b = await restartAndChoose(sb, '1');
     await b.waitFor('Ran it');
     await prompt(b);
-    const req = emu.requests[n];
+    const req = suite.emu.requests[n];
     expect(body(req).previous_response_id).toBe(toolResponse);
     const outs = toolOutputs(req);
     expect(outs).toHaveLength(2);
@@ -96,57 +86,57 @@ describe('restart after agentx died during a tool call', () => {
   });
 
   it('Continue, ask first: the model is told not to re-run without asking', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     await killedMidTurn(sb);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     const b = await restartAndChoose(sb, '2');
     await b.waitFor('Ran it');
     await prompt(b);
-    expect(JSON.stringify(toolOutputs(emu.requests[n])[1]?.output)).toContain('Do not run it again without asking the user first');
+    expect(JSON.stringify(toolOutputs(suite.emu.requests[n])[1]?.output)).toContain('Do not run it again without asking the user first');
     expect(ledger(sb)).toBe('A\nB-start\n');
   });
 
   it('Retry: runs only the call that did not complete, reuses the completed one', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const toolResponse = await killedMidTurn(sb);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     const b = await restartAndChoose(sb, '3');
     await b.waitFor('already ran, sending its recorded output: echo A >> ledger');
     await b.waitFor('Ran it');
     await prompt(b);
     expect(ledger(sb)).toBe('A\nB-start\nB-start\nB\n');
-    const req = emu.requests[n];
+    const req = suite.emu.requests[n];
     expect(body(req).previous_response_id).toBe(toolResponse);
     expect(toolOutputs(req)).toHaveLength(2);
     expect(readState(sb).pending_tool_calls).toEqual([]);
   });
 
   it('New session: the state is backed up and a fresh session starts', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     await killedMidTurn(sb);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     const b = await restartAndChoose(sb, '4');
     await b.waitFor('new session started');
     await prompt(b);
-    expect(emu.requests.length).toBe(n);
+    expect(suite.emu.requests.length).toBe(n);
     expect(stateExists(sb)).toBe(false);
     const backups = readdirSync(sb.cwd).filter((f) => f.startsWith('.agentx_responseid.bak-'));
     expect(backups).toHaveLength(1);
     expect(readFileSync(join(sb.cwd, backups[0] ?? ''), 'utf8')).toContain('"status": "started"');
     await turn(b, 'fresh start', 'You said: fresh start');
-    expect(body(emu.requests[n]).previous_response_id).toBeUndefined();
+    expect(body(suite.emu.requests[n]).previous_response_id).toBeUndefined();
     expect(ledger(sb)).toBe('A\nB-start\n');
   });
 });
 
 describe('a failed request', () => {
   it('offers the recovery menu; Cancel keeps it for the next start, where Retry resends it exactly', async () => {
-    const sb = sandbox(emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
     const a = start(sb);
     await prompt(a);
     await turn(a, 'before the outage', 'You said: before the outage');
     const head = readState(sb).response_id;
-    emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
+    suite.emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
     a.line('please work');
     await a.waitFor('retrying');
     await a.waitFor('request failed');
@@ -166,13 +156,13 @@ describe('a failed request', () => {
     await b.waitFor('The last request failed');
     await b.waitFor('Your message is kept: "please work"');
     await b.waitFor('What now?');
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     b.write('1');
     b.write(KEY.enter);
     await b.waitFor('You said: please work');
     await prompt(b);
-    const ok = emu.requests.at(-1);
-    expect(emu.requests.length).toBe(n + 3);
+    const ok = suite.emu.requests.at(-1);
+    expect(suite.emu.requests.length).toBe(n + 3);
     expect(body(ok).input).toEqual(failed?.input);
     expect(body(ok).previous_response_id).toBe(head);
     const s = readState(sb);

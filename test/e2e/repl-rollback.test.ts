@@ -1,15 +1,10 @@
 // /rollback in a real pty: by number, by arrows, /usage after it, /rollback undo.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../emulator/server.ts';
+import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.ts';
-import { KEY, spawnAgentx, type PtyRun } from './pty.ts';
-import { body, prompt, readCheckpoint, readState, turn } from './repl-fixtures.ts';
+import { KEY, type PtyRun } from './pty.ts';
+import { body, prompt, readCheckpoint, readState, turn, replSuite } from './repl-fixtures.ts';
 
-let emu: Emulator;
-const running: PtyRun[] = [];
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-afterEach(() => { for (const a of running.splice(0)) a.kill(); });
+const suite = replSuite();
 
 /** `/usage` session row: input cached output reasoning. */
 async function sessionUsage(a: PtyRun): Promise<number[]> {
@@ -21,15 +16,14 @@ async function sessionUsage(a: PtyRun): Promise<number[]> {
 
 describe('/rollback', () => {
   it('restores a checkpoint chosen by number or by arrows, and undo reverts it', async () => {
-    const sb = sandbox(emu.baseUrl);
-    const a = spawnAgentx(sb);
-    running.push(a);
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
     await prompt(a);
     const ids: string[] = [];
     for (const word of ['one', 'two', 'three']) {
-      const n = emu.requests.length;
+      const n = suite.emu.requests.length;
       await turn(a, word, `You said: ${word}`);
-      ids.push(emu.requests[n]?.responseId ?? '');
+      ids.push(suite.emu.requests[n]?.responseId ?? '');
     }
     const three = readState(sb);
     expect(three.history).toHaveLength(3);
@@ -51,10 +45,10 @@ describe('/rollback', () => {
     expect(await sessionUsage(a)).toEqual([u.inputTokens, u.cachedTokens, u.outputTokens, u.reasoningTokens]);
 
     // The next message continues from "two".
-    let n = emu.requests.length;
+    let n = suite.emu.requests.length;
     await turn(a, 'four', 'You said: four');
-    expect(body(emu.requests[n]).previous_response_id).toBe(ids[1]);
-    const fourId = emu.requests[n]?.responseId;
+    expect(body(suite.emu.requests[n]).previous_response_id).toBe(ids[1]);
+    const fourId = suite.emu.requests[n]?.responseId;
 
     // By arrows: newest first is four, three, two, one → three downs reach "one".
     a.line('/rollback');
@@ -83,9 +77,9 @@ describe('/rollback', () => {
     await prompt(a);
     expect(readState(sb).response_id).toBe(fourId);
     expect(readCheckpoint(sb)).toMatchObject({ response_id: fourId, source: 'rollback' });
-    n = emu.requests.length;
+    n = suite.emu.requests.length;
     await turn(a, 'five', 'You said: five');
-    expect(body(emu.requests[n]).previous_response_id).toBe(fourId);
-    expect(readCheckpoint(sb)).toMatchObject({ source: 'turn', response_id: emu.requests[n]?.responseId });
+    expect(body(suite.emu.requests[n]).previous_response_id).toBe(fourId);
+    expect(readCheckpoint(sb)).toMatchObject({ source: 'turn', response_id: suite.emu.requests[n]?.responseId });
   });
 });

@@ -1,30 +1,20 @@
 // The REPL in a real pty against the emulator: turns, local commands, cd, paste, /clear, the lock.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../emulator/server.ts';
+import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.ts';
-import { KEY, spawnAgentx, type PtyRun } from './pty.ts';
-import { body, prompt, readState, stateExists, turn, userText } from './repl-fixtures.ts';
+import { KEY } from './pty.ts';
+import { body, prompt, readState, stateExists, turn, userText, replSuite } from './repl-fixtures.ts';
 
-let emu: Emulator;
-const running: PtyRun[] = [];
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-afterEach(() => { for (const a of running.splice(0)) a.kill(); });
-
-function start(...args: Parameters<typeof spawnAgentx>): PtyRun {
-  const a = spawnAgentx(...args);
-  running.push(a);
-  return a;
-}
+const suite = replSuite();
+const start = suite.start;
 
 describe('repl', () => {
   it('streams the answer as it arrives and exits on Ctrl-D', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
-    emu.enqueue({ kind: 'text', text: 'alpha beta gamma delta', chunks: 4, delayMs: 400 });
+    suite.emu.enqueue({ kind: 'text', text: 'alpha beta gamma delta', chunks: 4, delayMs: 400 });
     a.line('stream please');
     await a.waitFor('alpha');
     expect(a.screen()).not.toContain('delta');
@@ -43,16 +33,16 @@ describe('repl', () => {
   });
 
   it('sends a !command transcript with the next message, then resumes on restart', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     a.line('!echo hi-from-bang');
     await a.waitFor('hi-from-bang');
     await prompt(a);
     expect(readState(sb).pending_cli_transcript).toHaveLength(1);
-    const before = emu.requests.length;
+    const before = suite.emu.requests.length;
     await turn(a, 'what did I run?', 'You said: ');
-    const req = emu.requests[before];
+    const req = suite.emu.requests[before];
     expect(userText(req)).toContain('$ echo hi-from-bang');
     expect(userText(req)).toContain('hi-from-bang\n');
     expect(readState(sb).pending_cli_transcript).toHaveLength(0);
@@ -62,13 +52,13 @@ describe('repl', () => {
     const b = start(sb);
     await b.waitFor('Resuming session: 1 turn, last: "what did I run?"');
     await prompt(b);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     await turn(b, 'again', 'You said: again');
-    expect(body(emu.requests[n]).previous_response_id).toBe(emu.requests[before]?.responseId);
+    expect(body(suite.emu.requests[n]).previous_response_id).toBe(suite.emu.requests[before]?.responseId);
   });
 
   it('cd changes where commands run and the next request says so', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     mkdirSync(join(sb.cwd, 'sub'));
     const a = start(sb);
     await prompt(a);
@@ -76,16 +66,16 @@ describe('repl', () => {
     await a.waitFor('cd: no such directory: nowhere');
     a.line('cd sub');
     await a.waitFor(/project\/sub> /);
-    const before = emu.requests.length;
+    const before = suite.emu.requests.length;
     a.line('run: pwd > where.txt; pwd');
     await a.waitFor(/Ran it/);
     await prompt(a);
     expect(readFileSync(join(sb.cwd, 'sub', 'where.txt'), 'utf8').trim()).toBe(join(sb.cwd, 'sub'));
-    expect(userText(emu.requests[before])).toContain(`changed the working directory to ${join(sb.cwd, 'sub')}`);
+    expect(userText(suite.emu.requests[before])).toContain(`changed the working directory to ${join(sb.cwd, 'sub')}`);
     // Said once: the following request does not repeat it.
-    const next = emu.requests.length;
+    const next = suite.emu.requests.length;
     await turn(a, 'thanks', 'You said: thanks');
-    expect(userText(emu.requests[next])).not.toContain('changed the working directory');
+    expect(userText(suite.emu.requests[next])).not.toContain('changed the working directory');
     a.line('cd -');
     await a.waitFor(/project> /);
     // The session files stay where agentx started.
@@ -94,16 +84,16 @@ describe('repl', () => {
   });
 
   it('sends a multi-line paste as one message and completes slash commands with Tab', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
-    const before = emu.requests.length;
+    const before = suite.emu.requests.length;
     a.write('\x1b[200~first line\nsecond line\x1b[201~');
     a.write(KEY.enter);
     await a.waitFor('You said: first line\nsecond line');
     await prompt(a);
-    expect(emu.requests.length).toBe(before + 1);
-    expect(userText(emu.requests[before])).toBe('first line\nsecond line');
+    expect(suite.emu.requests.length).toBe(before + 1);
+    expect(userText(suite.emu.requests[before])).toBe('first line\nsecond line');
     a.write('/usa');
     a.write(KEY.tab);
     await a.waitFor('/usage');
@@ -113,7 +103,7 @@ describe('repl', () => {
   });
 
   it('/clear deletes the session files and forgets the conversation; clear only clears the screen', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     await turn(a, 'remember me', 'You said: remember me');
@@ -127,14 +117,14 @@ describe('repl', () => {
     await prompt(a);
     expect(stateExists(sb)).toBe(false);
     expect(existsSync(join(sb.cwd, '.agentx_checkpoint'))).toBe(false);
-    const before = emu.requests.length;
+    const before = suite.emu.requests.length;
     await turn(a, 'who am I?', 'You said: who am I?');
-    expect(body(emu.requests[before]).previous_response_id).toBeUndefined();
+    expect(body(suite.emu.requests[before]).previous_response_id).toBeUndefined();
     expect(readState(sb).usage.turns).toBe(1);
   });
 
   it('refuses a second interactive agentx in the same directory', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     const b = start(sb);
@@ -145,7 +135,7 @@ describe('repl', () => {
   });
 
   it('exits on Ctrl-C twice at an empty prompt', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     a.write('some text');
@@ -158,7 +148,7 @@ describe('repl', () => {
   });
 
   it('asks before model commands with --confirm: no, then always', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb, ['--confirm']);
     await prompt(a);
     a.line('run: echo declined >> ledger');
@@ -187,7 +177,7 @@ describe('repl', () => {
     await a.waitFor('Model [');
     a.line('');
     await a.waitFor('Base URL [');
-    a.line(emu.baseUrl);
+    a.line(suite.emu.baseUrl);
     await prompt(a);
     expect(a.screen()).not.toContain('sk-typed-in-setup');
     await turn(a, 'configured?', 'You said: configured?');
@@ -195,7 +185,7 @@ describe('repl', () => {
   });
 
   it('moves a corrupt state file aside, removes stale one-shot files, and switches models', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     writeFileSync(join(sb.cwd, '.agentx_responseid'), '{"version": 1, "response_id": ');
     const stale = join(sb.cwd, '.agentx_responseid.oneshot-999999-2020-01-01T00-00-00-000Z');
     writeFileSync(stale, '{}');
@@ -207,17 +197,17 @@ describe('repl', () => {
     expect(readdirSync(sb.cwd).some((f) => f.startsWith('.agentx_responseid.corrupt-'))).toBe(true);
     a.line('/model gpt-4.1');
     await a.waitFor('model for the next requests: gpt-4.1');
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     await turn(a, 'which model?', 'You said: which model?');
-    expect((emu.requests[n]?.body as { model?: string }).model).toBe('gpt-4.1');
+    expect((suite.emu.requests[n]?.body as { model?: string }).model).toBe('gpt-4.1');
   });
 
   it('retries a failed request from the recovery menu in the same session', async () => {
-    const sb = sandbox(emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
     const a = start(sb);
     await prompt(a);
-    emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
-    const n = emu.requests.length;
+    suite.emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
+    const n = suite.emu.requests.length;
     a.line('through the outage');
     await a.waitFor('What now?');
     const failed = readState(sb).pending_transaction;
@@ -225,14 +215,14 @@ describe('repl', () => {
     a.write(KEY.enter); // 1 = Retry is preselected
     await a.waitFor('You said: through the outage');
     await prompt(a);
-    expect(emu.requests.length).toBe(n + 6);
-    expect(body(emu.requests.at(-1)).input).toEqual(failed?.input);
+    expect(suite.emu.requests.length).toBe(n + 6);
+    expect(body(suite.emu.requests.at(-1)).input).toEqual(failed?.input);
     expect(readState(sb).pending_transaction).toBeNull();
     expect(readState(sb).usage.turns).toBe(1);
   });
 
   it('/setup changes the model for later requests; Ctrl-C cancels it', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     a.line('/setup');
@@ -251,8 +241,8 @@ describe('repl', () => {
     a.write(KEY.enter);
     await a.waitFor('using model gpt-5-mini');
     await prompt(a);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     await turn(a, 'after setup', 'You said: after setup');
-    expect((emu.requests[n]?.body as { model?: string }).model).toBe('gpt-5-mini');
+    expect((suite.emu.requests[n]?.body as { model?: string }).model).toBe('gpt-5-mini');
   });
 });

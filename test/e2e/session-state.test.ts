@@ -3,23 +3,13 @@
 // branch from the checkpoint without touching the interactive files.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../emulator/server.ts';
-import { runCli, sandbox, type Sandbox } from './harness.ts';
-import { spawnAgentx, type PtyRun } from './pty.ts';
-import { body, prompt, readCheckpoint, readState, turn, type StateFile } from './repl-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { runCli, sandbox } from './harness.ts';
+import { type PtyRun } from './pty.ts';
+import { body, prompt, readCheckpoint, readState, turn, type StateFile, replSuite } from './repl-fixtures.ts';
 
-let emu: Emulator;
-const running: PtyRun[] = [];
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-afterEach(() => { for (const a of running.splice(0)) a.kill(); });
-
-function start(sb: Sandbox): PtyRun {
-  const a = spawnAgentx(sb);
-  running.push(a);
-  return a;
-}
+const suite = replSuite();
+const start = suite.start;
 
 interface WireUsage {
   input_tokens: number;
@@ -30,7 +20,7 @@ interface WireUsage {
 
 /** The usage the emulator reported for a stored response (what the client was sent). */
 async function reportedUsage(id: string): Promise<WireUsage> {
-  const res = await fetch(`${emu.baseUrl}/responses/${id}`, { headers: { authorization: 'Bearer test' } });
+  const res = await fetch(`${suite.emu.baseUrl}/responses/${id}`, { headers: { authorization: 'Bearer test' } });
   expect(res.status).toBe(200);
   const response = await res.json() as { usage: WireUsage };
   return response.usage;
@@ -47,9 +37,9 @@ function sumUsage(list: WireUsage[]): Omit<StateFile['usage'], 'turns'> {
 
 /** Sends one message and returns the id of the response that answered it (no tools involved). */
 async function answeredTurn(a: PtyRun, message: string): Promise<string> {
-  const n = emu.requests.length;
+  const n = suite.emu.requests.length;
   await turn(a, message, `You said: ${message}`);
-  const sent = emu.requests.slice(n);
+  const sent = suite.emu.requests.slice(n);
   expect(sent).toHaveLength(1);
   expect(sent[0]?.status).toBe(200);
   return sent[0]?.responseId ?? '';
@@ -59,7 +49,7 @@ const isolatedFiles = (dir: string): string[] => readdirSync(dir).filter((f) => 
 
 describe('interactive session state', () => {
   it('resumes after quit: the third turn chains to the second response, totals match what the server reported', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     const first = await answeredTurn(a, 'first question');
@@ -72,9 +62,9 @@ describe('interactive session state', () => {
     const b = start(sb);
     await b.waitFor('Resuming session: 2 turns, last: "second question"');
     await prompt(b);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     const third = await answeredTurn(b, 'third question');
-    const req = body(emu.requests[n]) as { previous_response_id?: string; store?: boolean };
+    const req = body(suite.emu.requests[n]) as { previous_response_id?: string; store?: boolean };
     expect(req.previous_response_id).toBe(second);
     expect(req.store).toBe(true);
 
@@ -95,7 +85,7 @@ describe('interactive session state', () => {
   });
 
   it('30 one-shots beside a live REPL: all branch from the checkpoint, the interactive files stay byte-identical', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
     const head = await answeredTurn(a, 'interactive turn');
@@ -105,14 +95,14 @@ describe('interactive session state', () => {
     const checkpointBefore = readFileSync(join(sb.cwd, '.agentx_checkpoint'));
     expect(readCheckpoint(sb).response_id).toBe(head);
 
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     const runs = await Promise.all(Array.from({ length: 30 }, (_, i) =>
       runCli(['-q', `parallel ${i}`], { ...sb, timeoutMs: 110_000 })));
     for (const [i, r] of runs.entries()) {
       expect({ i, code: r.code, stderr: r.stderr }).toEqual({ i, code: 0, stderr: '' });
       expect(r.stdout).toBe(`You said: parallel ${i}\n`);
     }
-    const sent = emu.requests.slice(n).map((q) => q.body as { previous_response_id?: string; store?: boolean });
+    const sent = suite.emu.requests.slice(n).map((q) => q.body as { previous_response_id?: string; store?: boolean });
     expect(sent).toHaveLength(30);
     for (const b of sent) expect(b).toMatchObject({ previous_response_id: head, store: true });
 
@@ -122,22 +112,22 @@ describe('interactive session state', () => {
     expect(existsSync(join(sb.cwd, '.agentx_responseid.lock'))).toBe(true);
 
     // The REPL goes on from its own head, not from any one-shot's branch.
-    const m = emu.requests.length;
+    const m = suite.emu.requests.length;
     await answeredTurn(a, 'still mine');
-    expect(body(emu.requests[m]).previous_response_id).toBe(head);
+    expect(body(suite.emu.requests[m]).previous_response_id).toBe(head);
     expect(readState(sb).usage.turns).toBe(2);
   }, 120_000);
 
   it('a one-shot says so when .agentx_checkpoint is unusable, starts a fresh chain and leaves the file alone', async () => {
-    const sb = sandbox(emu.baseUrl);
+    const sb = sandbox(suite.emu.baseUrl);
     const bad = '{"version": 1, "response_id": "resp_trunc';
     writeFileSync(join(sb.cwd, '.agentx_checkpoint'), bad);
-    const n = emu.requests.length;
+    const n = suite.emu.requests.length;
     const r = await runCli(['hello'], sb);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('You said: hello\n');
     expect(r.stderr).toMatch(/\.agentx_checkpoint could not be used \(invalid JSON[^\n]*starting fresh/);
-    expect(body(emu.requests[n]).previous_response_id).toBeUndefined();
+    expect(body(suite.emu.requests[n]).previous_response_id).toBeUndefined();
     expect(readFileSync(join(sb.cwd, '.agentx_checkpoint'), 'utf8')).toBe(bad);
     // --quiet keeps stderr empty.
     const q = await runCli(['-q', 'hello'], sb);
