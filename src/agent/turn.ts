@@ -71,7 +71,10 @@ interface Attempt {
 export function leftoverOutputs(state: SessionState): unknown[] {
   return state.pending_tool_calls.map((c) => c.status === 'completed' && c.output !== undefined
     ? c.output
-    : buildNotRunOutput({ callId: c.call_id, kind: c.type, commands: c.action?.commands ?? [] }, 'not run: the previous turn was interrupted'));
+    : buildNotRunOutput({ callId: c.call_id, kind: c.type, commands: c.action?.commands ?? [] }, c.status === 'started'
+      // A started call may have partly run: the model must not assume it did nothing.
+      ? 'interrupted while running: it may have partly run; check its effects and ask the user before running it again'
+      : 'not run: the previous turn was interrupted'));
 }
 
 export async function runTurn(deps: TurnDeps, userText: string, context: string[], signal: AbortSignal): Promise<TurnResult> {

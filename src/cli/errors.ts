@@ -25,17 +25,3 @@ export class ConfigError extends AgentxError {
     super(message, EXIT_USAGE);
   }
 }
-
-/** The request failed after recovery. */
-export class RequestFailed extends AgentxError {
-  constructor(message: string) {
-    super(message, EXIT_FAILED);
-  }
-}
-
-/** The user interrupted (SIGINT/SIGTERM). */
-export class Interrupted extends AgentxError {
-  constructor(message = 'interrupted') {
-    super(message, EXIT_INTERRUPTED);
-  }
-}

@@ -38,10 +38,11 @@ function declineInOneshot(quiet: boolean): (commands: string[]) => Promise<boole
 
 export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const cwd = resolve(cli.cwd ?? process.cwd());
-  const message = await composeMessage(cli, process.stdin);
+  // Configuration first: a missing key is reported before stdin is drained.
   const config = resolveConfig(cli, env);
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
   const apiKey = config.apiKey;
+  const message = await composeMessage(cli, process.stdin);
 
   // An unusable checkpoint means this one-shot starts a fresh chain instead of branching from
   // the interactive session: say so (on stderr), or the lost context would go unexplained.
@@ -55,10 +56,22 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     get state() { return state; },
     update(transition) {
       state = transition(state);
-      saveState(statePath, state, { durable: false });
+      persist();
     },
   };
-  saveState(statePath, state, { durable: false });
+  // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
+  // warn once and keep the isolated state in memory.
+  let persistFailed = false;
+  function persist(): void {
+    if (persistFailed) return;
+    try {
+      saveState(statePath, state, { durable: false });
+    } catch (err) {
+      persistFailed = true;
+      if (!cli.quiet) process.stderr.write(`agentx: cannot write ${statePath} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); keeping this one-shot's state in memory\n`);
+    }
+  }
+  persist();
 
   const theme = pickTheme(cli.color, process.stderr, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
@@ -94,7 +107,6 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
     });
     await runTurn(deps, message, [], controller.signal);
-    if (controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
     rmSync(statePath, { force: true });
     return EXIT_OK;
   } catch (err) {

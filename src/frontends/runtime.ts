@@ -1,5 +1,4 @@
 // Wiring shared by the one-shot and the REPL: config + flags → the turn engine's dependencies.
-import { userInfo } from 'node:os';
 import type { CliOptions } from '../cli/args.ts';
 import type { Config } from '../config/config.ts';
 import type { EmitEvent } from '../agent/events.ts';
@@ -11,16 +10,7 @@ import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
 import { buildInstructions, shellTools } from '../model/request.ts';
 import { homeDir, logDir } from '../paths.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from '../tools/shell.ts';
-
-export function userShell(env: NodeJS.ProcessEnv): string {
-  const s = env.SHELL;
-  if (s && s.startsWith('/')) return s;
-  try {
-    return userInfo().shell ?? '/bin/sh';
-  } catch {
-    return '/bin/sh';
-  }
-}
+import { resolveUserShell } from '../tools/supervisor.ts';
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -71,7 +61,8 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     client: scrubSecrets(client, [r.config.apiKey]),
     shape: {
       model: r.config.model,
-      instructions: buildInstructions(r.cwd(), homeDir(r.env), userShell(r.env)),
+      // The shell named to the model is the one commands really run under (supervisor.ts decides).
+      instructions: buildInstructions(r.cwd(), homeDir(r.env), resolveUserShell(r.env.SHELL)),
       tools: shellTools(r.config.shellTool),
       reasoningEffort: r.config.reasoningEffort,
     },

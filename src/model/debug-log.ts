@@ -2,6 +2,7 @@
 // Headers are never logged; anything that looks like a key is redacted as a second line of defence.
 import { appendFileSync, mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileStamp } from '../session/fsutil.ts';
 
 const SECRET_PATTERNS = [/sk-[A-Za-z0-9_-]{8,}/g, /Bearer\s+[A-Za-z0-9._-]+/gi];
 
@@ -14,7 +15,7 @@ export function redact(text: string, secrets: string[]): string {
 
 export function createDebugLog(dir: string, secrets: string[], now: Date = new Date()): { path: string; log: (kind: string, data: unknown) => void } {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `agentx-${now.toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`);
+  const path = join(dir, `agentx-${fileStamp(now)}-${process.pid}.jsonl`);
   closeSync(openSync(path, 'a', 0o600));
   return {
     path,

@@ -69,10 +69,6 @@ export function supportsReasoning(model: string): boolean {
   return /^(o\d|gpt-5|codex)/i.test(model);
 }
 
-export function userMessage(text: string): unknown {
-  return { type: 'message', role: 'user', content: [{ type: 'input_text', text }] };
-}
-
 /** A user message whose first parts carry context (shell transcript, notes) before the message itself. */
 export function userMessageWithContext(context: string[], text: string): unknown {
   const parts = [...context, text].filter((p) => p.length > 0).map((p) => ({ type: 'input_text', text: p }));

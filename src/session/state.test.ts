@@ -258,3 +258,16 @@ describe('clear and chain context', () => {
     expect(s.pending_cli_transcript).toHaveLength(1);
   });
 });
+
+describe('pending !command transcript', () => {
+  it('is delivered with the first request of a turn, even when that response asks for tools', () => {
+    const withCli = addCliTranscript(emptyState(), { command: 'make test', cwd: '/p', exit_code: 2, output: 'FAIL x', truncated: false });
+    const s = recordToolCalls(withCli, { responseId: 'r_1', calls: [shellCall('c1')], usage: usage(1), userMessage: 'why does it fail?' });
+    expect(s.pending_cli_transcript).toEqual([]);
+    expect(s.transcript.map((e) => e.text)).toEqual(['! make test (exit 2)\nFAIL x', 'why does it fail?']);
+    const done = recordTurn(markToolCall(s, 'c1', 'completed', { type: 'shell_call_output' }), {
+      responseId: 'r_2', userMessage: 'why does it fail?', assistantMessage: 'x is broken', usage: usage(1), now: T0,
+    });
+    expect(done.transcript.filter((e) => e.text.startsWith('! make test'))).toHaveLength(1);
+  });
+});

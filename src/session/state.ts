@@ -80,7 +80,9 @@ export function recordToolCalls(
   // The user message and any text said before the calls go into the transcript now, so a
   // crash mid-turn still leaves them as context for a rebuilt chain; recordTurn adopts them.
   const open = s.transcript.slice(openTurnStart(s));
-  const added: TranscriptEntry[] = [];
+  // The pending `!command` runs went out with this turn's first request: they are delivered now
+  // (not resent by the next message) and move into the transcript (kept for a rebuilt chain).
+  const added: TranscriptEntry[] = s.pending_cli_transcript.map((e) => ({ ...cliSummary(e), response_id: p.responseId }));
   if (p.userMessage !== null && !open.some((e) => e.role === 'user' && e.text === p.userMessage)) {
     added.push({ role: 'user', text: p.userMessage, response_id: p.responseId });
   }
@@ -91,6 +93,7 @@ export function recordToolCalls(
     response_id: p.responseId,
     usage: addUsage(s.usage, p.usage, 0),
     pending_tool_calls: p.calls.map(cloneCall),
+    pending_cli_transcript: [],
     failed_response: null,
     pending_transaction: null,
     // The request that produced this response carried the interruption note; it is delivered.

@@ -85,7 +85,10 @@ export class Renderer {
         this.note(t.yellow(`⚠ response cut off (${ev.reason}); the text above is incomplete`));
         break;
       case 'tool_call':
+        // Text the model wrote before calling a tool ends its own line, so it never runs into
+        // the next response's text on stdout.
         this.flushText();
+        if (!this.atLineStart) this.writeText('\n');
         break;
       case 'command_start':
         this.commandLines = 0;

@@ -197,3 +197,13 @@ describe('one-shot --confirm', () => {
     expect(JSON.stringify((emu.requests[before + 1]?.body as { input: unknown }).input)).toMatch(/declined/);
   });
 });
+
+describe('one-shot stdout', () => {
+  it('keeps text written before a tool call on its own line', async () => {
+    const b = sandbox(emu.baseUrl);
+    emu.enqueue({ kind: 'shell', commands: ['echo 42'], text: 'Let me check.' }, { kind: 'text', text: 'The answer is 42.' });
+    const r = await runCli(['what is it?'], b);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Let me check.\nThe answer is 42.\n');
+  });
+});

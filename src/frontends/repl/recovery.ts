@@ -4,7 +4,7 @@
 import { newChainInput } from '../../agent/new-chain.ts';
 import { buildNotRunOutput } from '../../agent/tool-calls.ts';
 import { continueTurn, executeCalls, leftoverOutputs } from '../../agent/turn.ts';
-import { markToolCall, type ToolJournalEntry } from '../../session/state.ts';
+import { markToolCall, preview, type ToolJournalEntry } from '../../session/state.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 import { rollbackCommand } from './rollback.ts';
@@ -64,7 +64,7 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   const settled = unfinished.length === 0 && (state.interrupted_turn !== null || state.pending_transaction !== null);
   if (calls.length === 0 || settled) return undefined;
   const t = ctx.theme;
-  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${(state.last_user_message ?? '').slice(0, 60)}"). Its tool calls:`));
+  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${preview(state.last_user_message ?? '')}"). Its tool calls:`));
   for (const c of calls) {
     const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
     say(ctx, `  ${t.cyan(`$ ${callCommand(c)}`)}  ${status}`);
@@ -107,7 +107,7 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
     const failed = ctx.session.state.failed_response;
     // Right after a failure the error is already on screen; at start it is news.
     const what = shown ? '' : `The last request failed${failed ? ` (${failed.error})` : ''}. `;
-    const kept = pending.user_message ? `Your message is kept: "${pending.user_message.slice(0, 60)}"` : '';
+    const kept = pending.user_message ? `Your message is kept: "${preview(pending.user_message)}"` : '';
     if (what || kept) say(ctx, t.yellow(`${what}${kept}`));
     const choice = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
       title: 'What now?',

@@ -1,6 +1,6 @@
 // /rollback (SPEC §3.7): pick a checkpoint (newest first, 1 = newest), restore it, publish the
 // checkpoint, and say plainly that side effects are not undone. `/rollback undo` reverts it.
-import { rollbackTo, undoRollback, type HistoryEntry } from '../../session/state.ts';
+import { preview, rollbackTo, undoRollback, type HistoryEntry } from '../../session/state.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 
@@ -22,7 +22,7 @@ const SIDE_EFFECTS = 'Shell commands and other side effects since then are NOT u
 
 function announce(ctx: ReplContext, what: string): void {
   const s = ctx.session.state;
-  say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${(s.last_user_message ?? '').slice(0, 60)}"`));
+  say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${preview(s.last_user_message ?? '')}"`));
   say(ctx, ctx.theme.yellow(SIDE_EFFECTS));
 }
 
