@@ -19,6 +19,8 @@ export type AgentEvent =
   | { type: 'reasoning_delta'; delta: string }
   | { type: 'reasoning_done' }
   | { type: 'response_cut'; partialText: string; reason: string }
+  /** The server ended the response early (max_output_tokens, content filter); it still counts. */
+  | { type: 'response_incomplete'; responseId: string }
   | { type: 'tool_call'; callId: string; kind: 'shell_call' | 'function_call'; commands: string[] }
   | { type: 'command_start'; callId: string; command: string }
   | { type: 'command_output'; callId: string; chunk: string; stream: 'stdout' | 'stderr' }

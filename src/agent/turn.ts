@@ -103,6 +103,7 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
   for (;;) {
     const response = await requestWithRecovery(deps, attempt, userText, signal);
     turnUsage = addUsage(turnUsage, response.usage);
+    if (response.status === 'incomplete') deps.emit({ type: 'response_incomplete', responseId: response.id });
     if (response.toolCalls.length === 0) {
       deps.session.update((s) => recordTurn(s, {
         responseId: response.id, userMessage: userText, assistantMessage: response.text,

@@ -17,6 +17,7 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
     case 'retry': return { type: 'retry', attempt: ev.attempt, max_attempts: ev.maxAttempts, delay_ms: ev.delayMs, reason: ev.reason };
     case 'chain_restarted': return { type: 'chain_restarted', reason: ev.reason };
     case 'response_cut': return { type: 'response_cut', reason: ev.reason };
+    case 'response_incomplete': return { type: 'response_incomplete', response_id: ev.responseId };
     case 'usage': return {
       type: 'usage', input_tokens: ev.usage.inputTokens, cached_tokens: ev.usage.cachedTokens,
       output_tokens: ev.usage.outputTokens, reasoning_tokens: ev.usage.reasoningTokens,

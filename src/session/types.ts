@@ -27,13 +27,8 @@ export interface Usage {
   turns: number;
 }
 
-/** One response's usage; inputTokens includes cached tokens. */
-export interface TurnUsage {
-  inputTokens: number;
-  cachedTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-}
+/** One response's usage; inputTokens includes cached tokens (one definition, the model's). */
+export type { TurnUsage } from '../model/types.ts';
 
 export interface ShellAction {
   commands: string[];

@@ -84,6 +84,9 @@ export class Renderer {
         if (this.opts.streamText && !this.atLineStart) this.writeText('\n');
         this.note(t.yellow(`⚠ response cut off (${ev.reason}); the text above is incomplete`));
         break;
+      case 'response_incomplete':
+        this.note(t.yellow('⚠ the server ended this response early (output limit or content filter): it may be incomplete'));
+        break;
       case 'tool_call':
         // Text the model wrote before calling a tool ends its own line, so it never runs into
         // the next response's text on stdout.

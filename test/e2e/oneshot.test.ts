@@ -207,3 +207,20 @@ describe('one-shot stdout', () => {
     expect(r.stdout).toBe('Let me check.\nThe answer is 42.\n');
   });
 });
+
+describe('one-shot incomplete response', () => {
+  it('answers, but says on stderr that the server ended the response early', async () => {
+    const b = sandbox(emu.baseUrl);
+    const frame = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    emu.enqueue({
+      kind: 'raw',
+      body: frame('response.output_text.delta', { delta: 'The first half' }) + frame('response.incomplete', {
+        response: { id: '{{id}}', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The first half' }] }] },
+      }),
+    });
+    const r = await runCli(['long story'], b);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('The first half\n');
+    expect(r.stderr).toMatch(/ended this response early/);
+  });
+});

@@ -2,9 +2,7 @@
 // commands. Anything else is a message for the model.
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { envWithoutSecrets } from '../../model/scrub.ts';
 import { addCliTranscript, CLI_OUTPUT_MAX_BYTES } from '../../session/state.ts';
-import { runShellCommand } from '../../tools/shell.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
 import { clearSession } from './recovery.ts';
 import { rollbackCommand } from './rollback.ts';
@@ -93,9 +91,10 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
   ctx.term.setInterruptHandler(() => controller.abort());
   let endsWithNewline = true;
   try {
-    const r = await runShellCommand({
-      // Its output is stored and sent to the model, so it must not see the key either (scrub.ts).
-      command, cwd: ctx.cwd, signal: controller.signal, env: envWithoutSecrets(ctx.env, [ctx.config.apiKey]),
+    // The engine's runner: the same environment rules as model commands (no API key, scrub.ts),
+    // since this output is stored and sent to the model too.
+    const r = await ctx.deps.runCommand({
+      command, cwd: ctx.cwd, signal: controller.signal,
       timeoutMs: 2 ** 31 - 1, maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
       onOutput: (chunk) => {
         ctx.out.write(chunk);
