@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandResultInfo } from './events.ts';
-import { buildNotRunOutput, buildOutputItem, parseToolCall } from './tool-calls.ts';
+import { buildNotRunOutput, buildOutputItem, parseToolCall, unfinishedCallOutput } from './tool-calls.ts';
 
 const result = (over: Partial<CommandResultInfo> = {}): CommandResultInfo => ({
   callId: 'c1', command: 'echo hi', exitCode: 0, timedOut: false, interrupted: false, durationMs: 5, truncatedBytes: 0, stdout: 'hi\n', stderr: '', ...over,
@@ -64,5 +64,14 @@ describe('output items', () => {
     expect(buildNotRunOutput({ callId: 'x', kind: 'function_call', commands: [] }, 'declined')).toEqual({ type: 'function_call_output', call_id: 'x', output: 'error: declined' });
     const shell = buildNotRunOutput({ callId: 'y', kind: 'shell_call', commands: ['a', 'b'] }, 'not run') as { output: unknown[] };
     expect(shell.output).toHaveLength(2);
+  });
+});
+
+describe('unfinishedCallOutput', () => {
+  it('says a started call may have partly run, and can ask the model to check with the user', () => {
+    const started = unfinishedCallOutput({ call_id: 's', type: 'shell_call', action: { commands: ['make'] }, status: 'started' }, true) as { output: { stderr: string }[] };
+    expect(started.output[0]?.stderr).toMatch(/may have run partly.*Do not run it again without asking/);
+    const pending = unfinishedCallOutput({ call_id: 'p', type: 'function_call', name: 'shell', arguments: '{}', status: 'pending' }, false);
+    expect(pending).toEqual({ type: 'function_call_output', call_id: 'p', output: 'error: not run: agentx stopped before this command started.' });
   });
 });

@@ -2,6 +2,7 @@
 // expects. Pure: no process spawning here.
 import { SHELL_FUNCTION_NAME } from '../model/request.ts';
 import type { ToolCallItem } from '../model/types.ts';
+import type { ToolJournalEntry } from '../session/state.ts';
 import type { CommandResultInfo } from './events.ts';
 
 export interface ParsedCall {
@@ -86,6 +87,21 @@ export function buildNotRunOutput(call: { callId: string; kind: 'shell_call' | '
     };
   }
   return { type: 'function_call_output', call_id: call.callId, output: `error: ${reason}` };
+}
+
+const UNFINISHED = {
+  started: 'interrupted: agentx stopped while this command was running, so it may have run partly; its output is lost',
+  pending: 'not run: agentx stopped before this command started',
+};
+const ASK_FIRST = ' Do not run it again without asking the user first.';
+
+/**
+ * The output for a journaled call that never completed (agentx stopped): a `started` call is
+ * described as possibly partly run, so the model does not assume it did nothing.
+ */
+export function unfinishedCallOutput(entry: ToolJournalEntry, askFirst: boolean): Record<string, unknown> {
+  const reason = (entry.status === 'started' ? UNFINISHED.started : UNFINISHED.pending) + (askFirst ? `.${ASK_FIRST}` : '.');
+  return buildNotRunOutput({ callId: entry.call_id, kind: entry.type, commands: entry.action?.commands ?? [] }, reason);
 }
 
 /** Short line for the local transcript (new-chain context). */

@@ -12,7 +12,7 @@ import type { ShellRunOptions, ShellRunResult } from '../tools/shell.ts';
 import type { CommandResultInfo, EmitEvent } from './events.ts';
 import { newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
-import { buildNotRunOutput, buildOutputItem, parseToolCall, summarizeResults, type ParsedCall } from './tool-calls.ts';
+import { buildNotRunOutput, buildOutputItem, parseToolCall, summarizeResults, unfinishedCallOutput, type ParsedCall } from './tool-calls.ts';
 
 /** The session as the engine sees it: read the state, apply a pure transition (persisted by the front-end). */
 export interface SessionHandle {
@@ -69,12 +69,10 @@ interface Attempt {
  * that were answered locally (e.g. interrupted) but never sent.
  */
 export function leftoverOutputs(state: SessionState): unknown[] {
+  // A call that may have partly run must not be repeated without the user's say.
   return state.pending_tool_calls.map((c) => c.status === 'completed' && c.output !== undefined
     ? c.output
-    : buildNotRunOutput({ callId: c.call_id, kind: c.type, commands: c.action?.commands ?? [] }, c.status === 'started'
-      // A started call may have partly run: the model must not assume it did nothing.
-      ? 'interrupted while running: it may have partly run; check its effects and ask the user before running it again'
-      : 'not run: the previous turn was interrupted'));
+    : unfinishedCallOutput(c, c.status === 'started'));
 }
 
 export async function runTurn(deps: TurnDeps, userText: string, context: string[], signal: AbortSignal): Promise<TurnResult> {

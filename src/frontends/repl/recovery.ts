@@ -2,7 +2,7 @@
 // request that failed after the automatic retries (SPEC §3.6). Exactly-once throughout: a call
 // journaled `completed` is never run again; its recorded output is what the model receives.
 import { newChainInput } from '../../agent/new-chain.ts';
-import { buildNotRunOutput } from '../../agent/tool-calls.ts';
+import { unfinishedCallOutput } from '../../agent/tool-calls.ts';
 import { continueTurn, executeCalls, leftoverOutputs } from '../../agent/turn.ts';
 import { markToolCall, preview, type ToolJournalEntry } from '../../session/state.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
@@ -15,18 +15,11 @@ function callCommand(c: ToolJournalEntry): string {
   return `${c.name ?? 'function'}(${(c.arguments ?? '').slice(0, 120)})`;
 }
 
-const NOT_RUN = {
-  started: 'interrupted: agentx stopped while this command was running, so it may have run partly; its output is lost',
-  pending: 'not run: agentx stopped before this command started',
-};
-const ASK_FIRST = ' Do not run it again without asking the user first.';
-
 /** Answers every unfinished call with a "did not finish" output, so nothing is re-run. */
 function settleUnfinished(ctx: ReplContext, askFirst: boolean): void {
   for (const c of ctx.session.state.pending_tool_calls) {
     if (c.status === 'completed') continue;
-    const reason = (c.status === 'started' ? NOT_RUN.started : NOT_RUN.pending) + (askFirst ? `.${ASK_FIRST}` : '.');
-    const output = buildNotRunOutput({ callId: c.call_id, kind: c.type, commands: c.action?.commands ?? [] }, reason);
+    const output = unfinishedCallOutput(c, askFirst);
     ctx.session.update((s) => markToolCall(s, c.call_id, 'completed', output));
   }
 }
