@@ -3,7 +3,7 @@
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
 import { classifyFailure, ModelError } from './errors.ts';
 import { nodeFetch } from './node-fetch.ts';
-import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest, ToolCallItem, TurnUsage } from './types.ts';
+import { nonNegativeCount, type CompletedResponse, type ModelClient, type ModelEvent, type ModelRequest, type ToolCallItem, type TurnUsage } from './types.ts';
 
 export interface ClientOptions {
   apiKey: string;
@@ -36,17 +36,13 @@ interface SdkUsage {
 
 interface SdkItem { type?: string; content?: { type?: string; text?: string }[] }
 
-/** A token count off the wire; a string, null or NaN from a broken server counts as 0 (it would end up in totals and --json). */
-function tokens(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0;
-}
 
 function toUsage(u: SdkUsage | null | undefined): TurnUsage {
   return {
-    inputTokens: tokens(u?.input_tokens),
-    cachedTokens: tokens(u?.input_tokens_details?.cached_tokens),
-    outputTokens: tokens(u?.output_tokens),
-    reasoningTokens: tokens(u?.output_tokens_details?.reasoning_tokens),
+    inputTokens: nonNegativeCount(u?.input_tokens),
+    cachedTokens: nonNegativeCount(u?.input_tokens_details?.cached_tokens),
+    outputTokens: nonNegativeCount(u?.output_tokens),
+    reasoningTokens: nonNegativeCount(u?.output_tokens_details?.reasoning_tokens),
   };
 }
 

@@ -54,6 +54,14 @@ export interface ModelClient {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
 }
 
+/**
+ * A token or turn count as it may arrive (wire, state file): anything but a finite non-negative number
+ * (a string, null, NaN from a broken server or file) counts as 0, so it never reaches totals.
+ */
+export function nonNegativeCount(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0;
+}
+
 export const ZERO_USAGE: TurnUsage = { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 };
 
 export function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {

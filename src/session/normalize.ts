@@ -26,6 +26,7 @@ import type {
   Usage,
 } from './types.ts';
 import { isResponseId, preview, truncateMiddle, utf8Length } from './text.ts';
+import { nonNegativeCount } from '../model/types.ts';
 
 export type Raw = Record<string, unknown>;
 
@@ -47,9 +48,6 @@ export function isRecord(value: unknown): value is Raw {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
-}
 
 function optString(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -58,11 +56,11 @@ function optString(value: unknown): string | null {
 export function normalizeUsage(value: unknown): Usage {
   if (!isRecord(value)) return emptyUsage();
   return {
-    inputTokens: count(value.inputTokens),
-    cachedTokens: count(value.cachedTokens),
-    outputTokens: count(value.outputTokens),
-    reasoningTokens: count(value.reasoningTokens),
-    turns: count(value.turns),
+    inputTokens: nonNegativeCount(value.inputTokens),
+    cachedTokens: nonNegativeCount(value.cachedTokens),
+    outputTokens: nonNegativeCount(value.outputTokens),
+    reasoningTokens: nonNegativeCount(value.reasoningTokens),
+    turns: nonNegativeCount(value.turns),
   };
 }
 

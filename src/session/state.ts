@@ -16,6 +16,7 @@ import type {
 } from './types.ts';
 import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry } from './normalize.ts';
 import { preview } from './text.ts';
+import { nonNegativeCount } from '../model/types.ts';
 
 export * from './types.ts';
 export { parseState, serializeState } from './parse.ts';
@@ -30,16 +31,12 @@ function cloneJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
-function count(n: number): number {
-  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
-}
-
 function addUsage(total: Usage, turn: TurnUsage, turns: number): Usage {
   return {
-    inputTokens: total.inputTokens + count(turn.inputTokens),
-    cachedTokens: total.cachedTokens + count(turn.cachedTokens),
-    outputTokens: total.outputTokens + count(turn.outputTokens),
-    reasoningTokens: total.reasoningTokens + count(turn.reasoningTokens),
+    inputTokens: total.inputTokens + nonNegativeCount(turn.inputTokens),
+    cachedTokens: total.cachedTokens + nonNegativeCount(turn.cachedTokens),
+    outputTokens: total.outputTokens + nonNegativeCount(turn.outputTokens),
+    reasoningTokens: total.reasoningTokens + nonNegativeCount(turn.reasoningTokens),
     turns: total.turns + turns,
   };
 }
