@@ -1,5 +1,7 @@
-// Lint rules that block whole bug classes (DESIGN.md): floating promises, explicit any.
+// Lint rules that block whole bug classes (docs/ARCHITECTURE.md): floating promises, explicit any,
+// and imports against the dependency direction (eslint.layers.js).
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint.layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'bench/.peer/', 'coverage/', '**/*.mjs', '**/*.js', 'vitest.config.ts'] },
@@ -15,4 +17,5 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
     },
   },
+  ...layerRules,
 );

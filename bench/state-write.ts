@@ -3,8 +3,8 @@
 // by bench/run.mjs.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { emptyState, recordTurn, type SessionState } from '../src/session/state.ts';
-import { saveState } from '../src/session/store.ts';
+import { emptyState, recordTurn, type SessionState } from '../src/store/state.ts';
+import { saveState } from '../src/store/store.ts';
 
 function fullState(): SessionState {
   let s = emptyState();

@@ -5,14 +5,16 @@ import { resolve } from 'node:path';
 import type { CliOptions } from '../cli/args.ts';
 import { ConfigError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError } from '../cli/errors.ts';
 import { NO_KEY_MESSAGE, resolveConfig } from '../config/config.ts';
-import type { AgentEvent } from '../agent/events.ts';
-import { ONESHOT_POLICY } from '../agent/recovery.ts';
-import { runTurn, TurnFailed, TurnInterrupted, type SessionHandle } from '../agent/turn.ts';
-import { emptyState, type SessionState } from '../session/state.ts';
-import { loadCheckpointWithNotices, oneshotStatePath, saveState } from '../session/store.ts';
+import { Engine } from '../engine/engine.ts';
+import type { AgentEvent } from '../engine/events.ts';
+import { ONESHOT_POLICY } from '../engine/recovery.ts';
+import type { ConfirmRequest } from '../engine/turn.ts';
+import { SessionStore } from '../store/session-store.ts';
+import { emptyState } from '../store/state.ts';
+import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
-import { jsonLine, toJsonLine } from './json.ts';
+import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { createTurnDeps } from './runtime.ts';
 import { readStdin } from './stdin.ts';
 
@@ -29,9 +31,9 @@ export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream):
   return message;
 }
 
-function declineInOneshot(quiet: boolean): (commands: string[]) => Promise<boolean> {
-  return (commands) => {
-    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${commands.join(' && ')} (nobody can confirm here; use the interactive session)\n`);
+function declineInOneshot(quiet: boolean): (request: ConfirmRequest) => Promise<boolean> {
+  return (request) => {
+    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${request.title} (nobody can confirm here; use the interactive session)\n`);
     return Promise.resolve(false);
   };
 }
@@ -51,27 +53,15 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const statePath = oneshotStatePath(cwd, process.pid, new Date());
   // The message is in the isolated file from the start: a one-shot killed before the first
   // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
-  let state: SessionState = { ...emptyState(), response_id: checkpoint?.response_id ?? null, last_user_message: message };
-  const session: SessionHandle = {
-    get state() { return state; },
-    update(transition) {
-      state = transition(state);
-      persist();
-    },
-  };
+  const session = new SessionStore({
+    dir: cwd, path: statePath, persistence: 'fast', publishesCheckpoint: false,
+    initial: { ...emptyState(), response_id: checkpoint?.response_id ?? null, last_user_message: message },
+    warn: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+  });
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
   // warn once and keep the isolated state in memory.
-  let persistFailed = false;
-  function persist(): void {
-    if (persistFailed) return;
-    try {
-      saveState(statePath, state, { durable: false });
-    } catch (err) {
-      persistFailed = true;
-      if (!cli.quiet) process.stderr.write(`agentx: cannot write ${statePath} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); keeping this one-shot's state in memory\n`);
-    }
-  }
-  persist();
+  const problem = session.saveOrGoMemory();
+  if (problem !== undefined && !cli.quiet) process.stderr.write(`agentx: ${problem}; keeping this one-shot's state in memory\n`);
 
   const theme = pickTheme(cli.color, process.stderr, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
@@ -85,7 +75,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     }
     : (ev: AgentEvent): void => renderer.handle(ev);
   if (cli.json) {
-    process.stdout.write(jsonLine({ type: 'session', mode: 'oneshot', cwd, model: config.model, previous_response_id: state.response_id, state_file: statePath }));
+    process.stdout.write(jsonLine(sessionLine({ cwd, model: config.model, previousResponseId: session.state.response_id, stateFile: statePath })));
   }
 
   const controller = new AbortController();
@@ -93,26 +83,26 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const fail = (message: string, kind: string, code: number): number => {
-    if (cli.json) process.stdout.write(jsonLine({ type: 'error', kind, message, exit_code: code }));
+    if (cli.json) process.stdout.write(jsonLine(errorLine(kind, message, code)));
     process.stderr.write(`agentx: ${message}\n`);
     if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
     return code;
   };
   try {
     const deps = await createTurnDeps({
-      config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd,
+      config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
       // declined (the model is told) rather than run unasked.
       confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
     });
-    await runTurn(deps, message, [], controller.signal);
-    rmSync(statePath, { force: true });
-    return EXIT_OK;
-  } catch (err) {
-    if (err instanceof TurnInterrupted || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
-    if (err instanceof TurnFailed) return fail(`request failed: ${err.message}`, err.failure.kind, EXIT_FAILED);
-    throw err;
+    const outcome = await new Engine(deps).message(message, [], controller.signal);
+    if (outcome.kind === 'done') {
+      rmSync(statePath, { force: true });
+      return EXIT_OK;
+    }
+    if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
+    return fail(`request failed: ${outcome.failure.message}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -1,15 +1,19 @@
-// Wiring shared by the one-shot and the REPL: config + flags → the turn engine's dependencies.
+// Wiring shared by the one-shot and the REPL: config + flags → the engine's dependencies and
+// the tool registry. The one place that decides which tools a session offers.
 import type { CliOptions } from '../cli/args.ts';
+import { readAgentsFiles } from '../config/agents-md.ts';
 import type { Config } from '../config/config.ts';
-import type { EmitEvent } from '../agent/events.ts';
-import { withBaseDelay, type RetryPolicy } from '../agent/recovery.ts';
-import type { SessionHandle, TurnDeps } from '../agent/turn.ts';
+import type { EmitEvent } from '../engine/events.ts';
+import { withBaseDelay, type RetryPolicy } from '../engine/recovery.ts';
+import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
+import { buildInstructions } from '../model/request.ts';
 import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
-import { buildInstructions, shellTools } from '../model/request.ts';
 import { homeDir, logDir } from '../paths.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from '../tools/shell.ts';
+import { ToolRegistry } from '../tools/registry.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
+import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -25,7 +29,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+export function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const v = env[name];
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
@@ -40,8 +44,33 @@ export interface RuntimeInput {
   emit: EmitEvent;
   policy: RetryPolicy;
   cwd: () => string;
+  /** Where the session started: the workspace boundary for tools. */
+  workspaceRoot: string;
   confirm?: TurnDeps['confirm'];
   onDebugLog?: (path: string) => void;
+}
+
+export type CommandRunner = (opts: ShellRunOptions) => Promise<ShellRunResult>;
+
+/**
+ * How commands run (model commands and the person's `!commands`, whose output also reaches the
+ * model): one place decides their environment. They never see the key (see scrub.ts).
+ */
+export function commandRunner(r: Pick<RuntimeInput, 'config' | 'env'>): CommandRunner {
+  const commandEnv = envWithoutSecrets(r.env, [r.config.apiKey]);
+  return (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv });
+}
+
+/** The tools a session offers, in the order they are offered. */
+export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env'>): ToolRegistry {
+  return new ToolRegistry([
+    createShellTool({
+      form: r.config.shellTool,
+      runCommand: commandRunner(r),
+      defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+      defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+    }),
+  ]);
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
@@ -55,27 +84,24 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     organization: r.env.OPENAI_ORG_ID || undefined,
     project: r.env.OPENAI_PROJECT_ID || undefined,
   });
-  // Commands never see the key (see scrub.ts); computed once, the environment does not change.
-  const commandEnv = envWithoutSecrets(r.env, [r.config.apiKey]);
+  const home = homeDir(r.env);
   return {
     client: scrubSecrets(client, [r.config.apiKey]),
     shape: {
       model: r.config.model,
       // The shell named to the model is the one commands really run under (supervisor.ts decides).
-      instructions: buildInstructions(r.cwd(), homeDir(r.env), resolveUserShell(r.env.SHELL)),
-      tools: shellTools(r.config.shellTool),
+      instructions: buildInstructions(r.cwd(), resolveUserShell(r.env.SHELL), readAgentsFiles(r.cwd(), home)),
       reasoningEffort: r.config.reasoningEffort,
     },
+    registry: buildRegistry(r),
     session: r.session,
-    runCommand: (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv }),
     cwd: r.cwd,
+    workspaceRoot: r.workspaceRoot,
     emit: r.emit,
     confirm: r.confirm,
     policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
     sleep,
     now: () => new Date(),
     random: Math.random,
-    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-    defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
   };
 }

@@ -3,7 +3,10 @@
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
 import { classifyFailure, ModelError } from './errors.ts';
 import { nodeFetch } from './node-fetch.ts';
-import { nonNegativeCount, type CompletedResponse, type ModelClient, type ModelEvent, type ModelRequest, type ToolCallItem, type TurnUsage } from './types.ts';
+import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
+import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
+import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
+import { isToolCallItem, type ToolCallItem } from '../wire/items.ts';
 
 export interface ClientOptions {
   apiKey: string;
@@ -19,7 +22,6 @@ export interface ClientOptions {
 
 /** The stream events we read (the Responses API streaming events, narrowed to what we use). */
 type WireEvent =
-  | { type: 'response.created'; response: { id: string } }
   | { type: 'response.output_text.delta' | 'response.reasoning_summary_text.delta'; delta: string }
   | { type: 'response.reasoning_summary_part.done' }
   | { type: 'response.completed' | 'response.incomplete'; response: Parameters<typeof toCompleted>[0] }
@@ -34,9 +36,6 @@ interface SdkUsage {
   output_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
-interface SdkItem { type?: string; content?: { type?: string; text?: string }[] }
-
-
 function toUsage(u: SdkUsage | null | undefined): TurnUsage {
   return {
     inputTokens: nonNegativeCount(u?.input_tokens),
@@ -46,16 +45,22 @@ function toUsage(u: SdkUsage | null | undefined): TurnUsage {
   };
 }
 
-export function toCompleted(response: { id: string; status?: string | null; output?: unknown[]; usage?: SdkUsage | null }): CompletedResponse {
-  const output = (response.output ?? []) as SdkItem[];
+function messageText(item: unknown): string {
+  if (typeof item !== 'object' || item === null || !('type' in item) || item.type !== 'message' || !('content' in item) || !Array.isArray(item.content)) return '';
+  let text = '';
+  for (const part of item.content as unknown[]) {
+    if (typeof part === 'object' && part !== null && 'type' in part && part.type === 'output_text' && 'text' in part && typeof part.text === 'string') text += part.text;
+  }
+  return text;
+}
+
+export function toCompleted(response: { id: string; status?: string | null; output?: unknown; usage?: SdkUsage | null }): CompletedResponse {
+  const output: unknown[] = Array.isArray(response.output) ? response.output : [];
   let text = '';
   const toolCalls: ToolCallItem[] = [];
   for (const item of output) {
-    if (item.type === 'message') {
-      for (const part of item.content ?? []) if (part.type === 'output_text' && part.text) text += part.text;
-    } else if (item.type === 'shell_call' || item.type === 'function_call') {
-      toolCalls.push(item as unknown as ToolCallItem);
-    }
+    text += messageText(item);
+    if (isToolCallItem(item)) toolCalls.push(item);
   }
   return { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
 }
@@ -65,6 +70,24 @@ const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', '
 function streamFailure(code: string | null | undefined, message: string | null | undefined): ModelError {
   const kind = code && RETRYABLE_STREAM_CODES.has(code) ? 'retryable' : 'fatal';
   return new ModelError(`${message ?? 'the response failed'}${code ? ` (${code})` : ''}`, kind, { code: code ?? undefined });
+}
+
+/**
+ * Our request is the wire body; the SDK's request type is a wider union of the same shapes.
+ * The one cast in the client: the SDK types `input`/`tools` as its own item unions, which ours
+ * are structurally a subset of (wire.ts), minus SDK-only optional fields.
+ */
+function toSdkRequest(request: ModelRequest): ResponseCreateParamsStreaming {
+  return request as ResponseCreateParamsStreaming;
+}
+
+/**
+ * The stream's events as the few shapes we read. The SDK yields its own event union; we read
+ * fields defensively through WireEvent (a malformed event is caught below as a TypeError).
+ */
+function asWireEvent(raw: unknown): WireEvent {
+  if (typeof raw !== 'object' || raw === null || !('type' in raw) || typeof raw.type !== 'string') return { type: '' };
+  return raw as WireEvent; // narrowed by `type` in the switch; field access is guarded by the catch
 }
 
 export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
@@ -99,18 +122,14 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     opts.log?.('request', request);
     try {
       touch();
-      // The SDK's overloads do not know our structural request type; it is the wire body.
-      const events = await sdk.responses.create(request as unknown as Parameters<typeof sdk.responses.create>[0] & { stream: true }, { signal: combined });
+      const events = await sdk.responses.create(toSdkRequest(request), { signal: combined });
       streaming = true;
       for await (const raw of events) {
         touch();
         if (completed) continue;
-        const ev = raw as unknown as WireEvent;
+        const ev = asWireEvent(raw);
         opts.log?.('event', ev);
         switch (ev.type) {
-          case 'response.created':
-            yield { type: 'created', responseId: ev.response.id };
-            break;
           case 'response.output_text.delta':
             partialText += ev.delta;
             yield { type: 'text_delta', delta: ev.delta };

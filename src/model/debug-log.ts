@@ -2,7 +2,7 @@
 // Headers are never logged; anything that looks like a key is redacted as a second line of defence.
 import { appendFileSync, mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileStamp } from '../session/fsutil.ts';
+import { fileStamp } from '../lib/fsutil.ts';
 
 const SECRET_PATTERNS = [/sk-[A-Za-z0-9_-]{8,}/g, /Bearer\s+[A-Za-z0-9._-]+/gi];
 

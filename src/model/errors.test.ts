@@ -2,6 +2,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
+import { userMessage, type InputItem } from '../wire/items.ts';
 import { createOpenAIClient } from './client.ts';
 import { ModelError, parseRetryAfter, type FailureKind } from './errors.ts';
 import { buildRequest } from './request.ts';
@@ -17,7 +18,7 @@ beforeAll(async () => {
 afterAll(async () => { await emu.close(); });
 
 const shape = { model: 'gpt-4.1', instructions: 'sys', tools: [], reasoningEffort: undefined };
-const userInput = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }];
+const userInput: InputItem[] = [userMessage([], 'hi')];
 
 async function failureOf(c: ModelClient, previous: string | null = null, signal = new AbortController().signal): Promise<ModelError> {
   try {

@@ -1,11 +1,12 @@
-// Builds request bodies: instructions (system prompt + AGENTS.md), tools, and input items.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, parse, resolve } from 'node:path';
-import type { ShellToolKind } from '../cli/args.ts';
+// Builds request bodies from their parts: instructions (system prompt + AGENTS.md texts, given
+// as input), the tools the registry offers, and input items. Pure: no file system here.
+import type { InputItem, ToolDefinition } from '../wire/items.ts';
 import type { ModelRequest } from './types.ts';
 
-export const SHELL_FUNCTION_NAME = 'shell';
-const MAX_AGENTS_MD_BYTES = 32 * 1024;
+export interface InstructionFile {
+  path: string;
+  text: string;
+}
 
 export function systemPrompt(cwd: string, shell: string): string {
   return [
@@ -16,52 +17,10 @@ export function systemPrompt(cwd: string, shell: string): string {
   ].join('\n');
 }
 
-/** AGENTS.md files from $HOME, then every directory from the filesystem root down to cwd. */
-export function findAgentsFiles(cwd: string, home: string): string[] {
-  const dirs: string[] = [];
-  let dir = resolve(cwd);
-  const root = parse(dir).root;
-  for (;;) {
-    dirs.unshift(dir);
-    if (dir === root) break;
-    dir = dirname(dir);
-  }
-  const homeDir = resolve(home);
-  if (!dirs.includes(homeDir)) dirs.unshift(homeDir);
-  return dirs.map((d) => join(d, 'AGENTS.md')).filter((f) => existsSync(f));
-}
-
-export function buildInstructions(cwd: string, home: string, shell: string): string {
+export function buildInstructions(cwd: string, shell: string, agentsFiles: readonly InstructionFile[]): string {
   const parts = [systemPrompt(cwd, shell)];
-  for (const file of findAgentsFiles(cwd, home)) {
-    try {
-      const text = readFileSync(file, 'utf8').slice(0, MAX_AGENTS_MD_BYTES);
-      parts.push(`\n# Instructions from ${file}\n${text}`);
-    } catch {
-      // unreadable AGENTS.md: skip it rather than failing the request
-    }
-  }
+  for (const f of agentsFiles) parts.push(`\n# Instructions from ${f.path}\n${f.text}`);
   return parts.join('\n');
-}
-
-export function shellTools(kind: ShellToolKind): unknown[] {
-  if (kind === 'builtin') return [{ type: 'shell', environment: { type: 'local' } }];
-  return [{
-    type: 'function',
-    name: SHELL_FUNCTION_NAME,
-    description: 'Run shell commands in the user\'s working directory. Each command runs in a fresh shell; output is capped.',
-    strict: true,
-    parameters: {
-      type: 'object',
-      properties: {
-        commands: { type: 'array', items: { type: 'string' }, description: 'Command lines to run in order.' },
-        timeout_ms: { type: ['integer', 'null'], description: 'Timeout per command in milliseconds (default 120000).' },
-        workdir: { type: ['string', 'null'], description: 'Directory to run in, relative to the working directory.' },
-      },
-      required: ['commands', 'timeout_ms', 'workdir'],
-      additionalProperties: false,
-    },
-  }];
 }
 
 /** Models that accept `reasoning` (OpenAI reasoning families); others get no reasoning field. */
@@ -69,20 +28,14 @@ export function supportsReasoning(model: string): boolean {
   return /^(o\d|gpt-5|codex)/i.test(model);
 }
 
-/** A user message whose first parts carry context (shell transcript, notes) before the message itself. */
-export function userMessageWithContext(context: string[], text: string): unknown {
-  const parts = [...context, text].filter((p) => p.length > 0).map((p) => ({ type: 'input_text', text: p }));
-  return { type: 'message', role: 'user', content: parts };
-}
-
 export interface RequestShape {
   model: string;
   instructions: string;
-  tools: unknown[];
+  tools: ToolDefinition[];
   reasoningEffort: string | undefined;
 }
 
-export function buildRequest(shape: RequestShape, input: unknown[], previousResponseId: string | null): ModelRequest {
+export function buildRequest(shape: RequestShape, input: InputItem[], previousResponseId: string | null): ModelRequest {
   const req: ModelRequest = {
     model: shape.model,
     instructions: shape.instructions,

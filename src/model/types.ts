@@ -1,36 +1,18 @@
-// Our view of the Responses API wire, independent of the SDK so that only client.ts imports it.
-export interface TurnUsage {
-  inputTokens: number;      // includes cached
-  cachedTokens: number;
-  outputTokens: number;     // includes reasoning
-  reasoningTokens: number;
-}
+// Our view of the Responses API conversation, independent of the SDK so that only client.ts
+// imports it. Item shapes live in wire.ts.
+import type { TurnUsage } from '../usage/tokens.ts';
+import type { InputItem, ToolCallItem, ToolDefinition } from '../wire/items.ts';
 
-export interface ShellCallItem {
-  type: 'shell_call';
-  id?: string;
-  call_id: string;
-  action: { commands: string[]; timeout_ms?: number | null; max_output_length?: number | null };
-}
-
-export interface FunctionCallItem {
-  type: 'function_call';
-  id?: string;
-  call_id: string;
-  name: string;
-  arguments: string;
-}
-
-export type ToolCallItem = ShellCallItem | FunctionCallItem;
+export type { TurnUsage } from '../usage/tokens.ts';
 
 export interface ModelRequest {
   model: string;
   instructions: string;
-  input: unknown[];
+  input: InputItem[];
   previous_response_id?: string;
   store: true;
   stream: true;
-  tools: unknown[];
+  tools: ToolDefinition[];
   reasoning?: { effort?: string; summary: 'auto' };
 }
 
@@ -43,7 +25,6 @@ export interface CompletedResponse {
 }
 
 export type ModelEvent =
-  | { type: 'created'; responseId: string }
   | { type: 'text_delta'; delta: string }
   | { type: 'reasoning_delta'; delta: string }
   | { type: 'reasoning_done' }
@@ -52,23 +33,4 @@ export type ModelEvent =
 export interface ModelClient {
   /** Streams one response. Throws ModelError (see errors.ts) on any failure, including a cut stream. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
-}
-
-/**
- * A token or turn count as it may arrive (wire, state file): anything but a finite non-negative number
- * (a string, null, NaN from a broken server or file) counts as 0, so it never reaches totals.
- */
-export function nonNegativeCount(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0;
-}
-
-export const ZERO_USAGE: TurnUsage = { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 };
-
-export function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    cachedTokens: a.cachedTokens + b.cachedTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
-  };
 }

@@ -1,9 +1,12 @@
 // Human renderer: agent events → terminal. The answer goes to `out` (stdout in a one-shot),
 // everything else (tool display, reasoning, usage, notices) to `err` (stderr).
-import type { AgentEvent } from '../agent/events.ts';
-import { describeResult } from '../agent/tool-calls.ts';
-import type { TurnUsage } from '../model/types.ts';
+import type { AgentEvent } from '../engine/events.ts';
+import { describeResult } from '../tools/shell-tool.ts';
+import type { TurnUsage } from '../usage/tokens.ts';
 import { formatDuration, type Theme } from './theme.ts';
+
+/** Diff lines shown per file before folding the rest into a count. */
+const DIFF_LINES_SHOWN = 40;
 
 export interface Writer { write(s: string): unknown; isTTY?: boolean }
 
@@ -114,7 +117,13 @@ export class Renderer {
         this.note(t.red(`✗ tool call not run: ${ev.message}`));
         break;
       case 'tool_reused':
-        if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${ev.commands.join(' && ')}`));
+        if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${ev.title}`));
+        break;
+      case 'files_changed':
+        this.showFileChanges(ev);
+        break;
+      case 'save_failed':
+        this.note(t.red(`✗ ${ev.message}`));
         break;
       case 'retry':
         this.flushText();
@@ -174,6 +183,31 @@ export class Renderer {
       this.writeText(this.pendingText);
       this.pendingText = '';
     }
+  }
+
+  /** One line per file (`+N -M`), then the diff unless --no-shell-calls asked for summaries only. */
+  private showFileChanges(ev: Extract<AgentEvent, { type: 'files_changed' }>): void {
+    const t = this.theme;
+    if (!ev.ok) {
+      this.note(t.red(`✗ ${ev.tool}: ${ev.message}`));
+      return;
+    }
+    for (const c of ev.changes) {
+      const name = c.movedTo ? `${c.path} → ${c.movedTo}` : c.path;
+      this.note(`${t.cyan(`${c.operation === 'create' ? 'A' : c.operation === 'delete' ? 'D' : 'M'} ${name}`)} ${t.green(`+${c.added}`)} ${t.red(`-${c.removed}`)}`);
+      if (this.opts.showShellCalls && !this.opts.quiet) this.showDiff(c.diff);
+    }
+  }
+
+  private showDiff(diff: string): void {
+    const t = this.theme;
+    const lines = diff.split('\n').filter((l) => l.length > 0);
+    const shown = lines.slice(0, DIFF_LINES_SHOWN);
+    for (const l of shown) {
+      const coloured = l.startsWith('+') && !l.startsWith('+++') ? t.green(l) : l.startsWith('-') && !l.startsWith('---') ? t.red(l) : l.startsWith('@@') ? t.cyan(l) : t.dim(l);
+      this.err.write(`  ${coloured}\n`);
+    }
+    if (lines.length > shown.length) this.err.write(t.dim(`  … ${lines.length - shown.length} more diff lines\n`));
   }
 
   private showOutput(chunk: string): void {

@@ -1,6 +1,6 @@
 // Cost estimates in integer nano-dollars: token counts times integer rates, never a float, so
 // sums over a long session do not drift and tests can compare exact values.
-import { addUsage, ZERO_USAGE, type TurnUsage } from '../model/types.ts';
+import { addUsage, ZERO_USAGE, type TurnUsage } from './tokens.ts';
 import type { ModelPrice, Rates } from './pricing.ts';
 
 /** Token counts of one request or a sum of them (input includes cached, output includes reasoning). */

@@ -35,6 +35,7 @@ export function replSuite(): ReplSuite {
 
 export interface StateFile {
   response_id: string | null;
+  last_user_message: string | null;
   usage: { inputTokens: number; cachedTokens: number; outputTokens: number; reasoningTokens: number; turns: number };
   history: { response_id: string; user_preview: string; usage: StateFile['usage'] }[];
   pending_tool_calls: { call_id: string; status: string; output?: unknown }[];

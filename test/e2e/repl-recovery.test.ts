@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from './harness.ts';
 import { KEY, type PtyRun } from './pty.ts';
-import { body, prompt, readState, stateExists, toolOutputs, turn, replSuite } from './repl-fixtures.ts';
+import { body, prompt, readState, toolOutputs, turn, replSuite } from './repl-fixtures.ts';
 
 const suite = replSuite();
 const start = suite.start;
@@ -78,7 +78,7 @@ describe('restart after agentx died during a tool call', () => {
     expect(body(req).previous_response_id).toBe(toolResponse);
     const outs = toolOutputs(req);
     expect(outs).toHaveLength(2);
-    expect(JSON.stringify(outs[1]?.output)).toContain('agentx stopped while this command was running');
+    expect(JSON.stringify(outs[1]?.output)).toContain('agentx stopped while this call was running');
     expect(JSON.stringify(outs[1]?.output)).not.toContain('without asking');
     expect(ledger(sb)).toBe('A\nB-start\n');
     expect(readState(sb).pending_tool_calls).toEqual([]);
@@ -119,7 +119,8 @@ describe('restart after agentx died during a tool call', () => {
     await b.waitFor('new session started');
     await prompt(b);
     expect(suite.emu.requests.length).toBe(n);
-    expect(stateExists(sb)).toBe(false);
+    expect(readState(sb).pending_tool_calls).toEqual([]);
+    expect(readState(sb).response_id).toBeNull();
     const backups = readdirSync(sb.cwd).filter((f) => f.startsWith('.agentx_responseid.bak-'));
     expect(backups).toHaveLength(1);
     expect(readFileSync(join(sb.cwd, backups[0] ?? ''), 'utf8')).toContain('"status": "started"');

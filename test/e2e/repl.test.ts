@@ -102,7 +102,7 @@ describe('repl', () => {
     await prompt(a);
   });
 
-  it('/clear deletes the session files and forgets the conversation; clear only clears the screen', async () => {
+  it('/clear forgets the conversation (undo brings it back) and withdraws the checkpoint; clear only clears the screen', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
@@ -115,12 +115,17 @@ describe('repl', () => {
     a.line('/clear');
     await a.waitFor('cleared');
     await prompt(a);
-    expect(stateExists(sb)).toBe(false);
+    expect(readState(sb).response_id).toBeNull();
+    expect(readState(sb).history).toEqual([]);
     expect(existsSync(join(sb.cwd, '.agentx_checkpoint'))).toBe(false);
     const before = suite.emu.requests.length;
     await turn(a, 'who am I?', 'You said: who am I?');
     expect(body(suite.emu.requests[before]).previous_response_id).toBeUndefined();
     expect(readState(sb).usage.turns).toBe(1);
+    a.line('/rollback undo');
+    await a.waitFor('Undid the rollback');
+    await prompt(a);
+    expect(readState(sb).last_user_message).toBe('remember me');
   });
 
   it('refuses a second interactive agentx in the same directory', async () => {

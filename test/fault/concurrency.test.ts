@@ -10,8 +10,8 @@ import { afterAll, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { CLI, sandbox } from '../e2e/harness.ts';
 import { spawnAgentx, type PtyRun } from '../e2e/pty.ts';
-import { parseCheckpoint } from '../../src/session/checkpoint.ts';
-import { parseState } from '../../src/session/state.ts';
+import { parseCheckpoint } from '../../src/store/checkpoint.ts';
+import { parseState } from '../../src/store/state.ts';
 import { FULL, iterations, Tally } from './lib/env.ts';
 import { hasStackTrace, isolatedFiles, ledgerCounts, readIf, scanForSecret, tempFiles } from './lib/checks.ts';
 

@@ -9,7 +9,7 @@ import type { Step } from '../emulator/wire.ts';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox, storedResponse, type Sandbox } from '../e2e/harness.ts';
 import { spawnAgentx, type PtyRun } from '../e2e/pty.ts';
-import { parseState } from '../../src/session/state.ts';
+import { parseState } from '../../src/store/state.ts';
 import { FULL, Tally } from './lib/env.ts';
 import { hasStackTrace, isolatedFiles, readIf } from './lib/checks.ts';
 

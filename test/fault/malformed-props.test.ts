@@ -11,9 +11,9 @@ import { parseArgs } from '../../src/cli/args.ts';
 import { AgentxError, UsageError } from '../../src/cli/errors.ts';
 import { resolveConfig } from '../../src/config/config.ts';
 import { parseDotenv } from '../../src/config/dotenv.ts';
-import { parseCheckpoint, serializeCheckpoint } from '../../src/session/checkpoint.ts';
-import { parseState, serializeState } from '../../src/session/parse.ts';
-import { loadState, STATE_FILE } from '../../src/session/store.ts';
+import { parseCheckpoint, serializeCheckpoint } from '../../src/store/checkpoint.ts';
+import { parseState, serializeState } from '../../src/store/parse.ts';
+import { loadState, STATE_FILE } from '../../src/store/store.ts';
 import { iterations, seedFor, Tally } from './lib/env.ts';
 
 const RUNS = iterations('PROP_RUNS', 150, 10_000);

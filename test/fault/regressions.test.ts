@@ -12,8 +12,8 @@ import { createOpenAIClient } from '../../src/model/client.ts';
 import { ModelError } from '../../src/model/errors.ts';
 import { envWithoutSecrets, scrubSecrets } from '../../src/model/scrub.ts';
 import type { ModelClient, ModelEvent } from '../../src/model/types.ts';
-import { MAX_STATE_DEPTH, parseState, serializeState } from '../../src/session/parse.ts';
-import { loadState, saveState, STATE_FILE } from '../../src/session/store.ts';
+import { MAX_STATE_DEPTH, parseState, serializeState } from '../../src/store/parse.ts';
+import { loadState, saveState, STATE_FILE } from '../../src/store/store.ts';
 import { isolatedFiles, waitUntil } from './lib/checks.ts';
 
 let emu: Emulator;

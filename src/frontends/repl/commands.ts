@@ -2,7 +2,7 @@
 // commands. Anything else is a message for the model.
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { addCliTranscript, CLI_OUTPUT_MAX_BYTES } from '../../session/state.ts';
+import { CLI_OUTPUT_MAX_BYTES } from '../../store/state.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
 import { clearSession } from './recovery.ts';
 import { rollbackCommand } from './rollback.ts';
@@ -23,7 +23,7 @@ const HELP = [
   '  cd [DIR|~|-]       change the directory commands run in',
   '  /rollback [N]      go back to an earlier checkpoint (1 = newest); /rollback undo reverts it',
   '  /usage             tokens and estimated cost of the last turn and the session',
-  '  /clear             forget this conversation (deletes the session files)',
+  '  /clear             start a fresh conversation (/rollback undo brings the old one back)',
   '  /model [NAME]      show or switch the model for later requests',
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
@@ -93,10 +93,10 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
   try {
     // The engine's runner: the same environment rules as model commands (no API key, scrub.ts),
     // since this output is stored and sent to the model too.
-    const r = await ctx.deps.runCommand({
+    const r = await ctx.runCommand({
       command, cwd: ctx.cwd, signal: controller.signal,
       timeoutMs: 2 ** 31 - 1, maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
-      onOutput: (chunk) => {
+      onOutput: (chunk: string) => {
         ctx.out.write(chunk);
         endsWithNewline = chunk.endsWith('\n');
       },
@@ -107,9 +107,7 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
     else if (r.exitCode !== 0) say(ctx, t.red(`✗ exit ${r.exitCode ?? r.signal ?? '?'}`));
     const note = r.interrupted ? '[interrupted by the user]\n' : '';
     const output = `${r.stdout}${r.stderr}${note}`;
-    ctx.session.update((s) => addCliTranscript(s, {
-      command, cwd: ctx.cwd, exit_code: r.exitCode, output, truncated: r.truncatedBytes > 0,
-    }));
+    ctx.engine.recordLocalCommand({ command, cwd: ctx.cwd, exit_code: r.exitCode, output, truncated: r.truncatedBytes > 0 });
   } finally {
     ctx.term.setInterruptHandler(undefined);
   }
@@ -117,10 +115,10 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
 
 function modelCommand(ctx: ReplContext, name: string): void {
   if (name === '') {
-    say(ctx, `model: ${ctx.deps.shape.model}`);
+    say(ctx, `model: ${ctx.engine.deps.shape.model}`);
     return;
   }
-  ctx.deps.shape = { ...ctx.deps.shape, model: name };
+  ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model: name };
   say(ctx, ctx.theme.green(`✓ model for the next requests: ${name}`));
 }
 
@@ -146,7 +144,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
   const arg = (m[2] ?? '').trim();
   switch ((m[1] ?? '').toLowerCase()) {
     case 'rollback': await rollbackCommand(ctx, arg); break;
-    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.deps.shape.model, ctx.costs, ctx.theme)); break;
+    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme)); break;
     case 'clear': clearSession(ctx); break;
     case 'model': modelCommand(ctx, arg); break;
     case 'setup': await hooks.setup(); break;

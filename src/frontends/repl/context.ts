@@ -1,13 +1,12 @@
-// What the REPL's parts share: the session, the engine's dependencies, the terminal, and the
+// What the REPL's parts share: the engine (and through it the session), the terminal, and the
 // session's working directory (which `cd` changes; the state files stay where agentx started).
 import { hostname, userInfo } from 'node:os';
 import type { CliOptions } from '../../cli/args.ts';
 import type { Config } from '../../config/config.ts';
-import { formatCliTranscript } from '../../agent/new-chain.ts';
-import type { TurnDeps } from '../../agent/turn.ts';
-import { preview, type SessionState } from '../../session/state.ts';
+import type { Engine } from '../../engine/engine.ts';
+import type { SessionStore } from '../../store/session-store.ts';
 import type { Theme } from '../../ui/theme.ts';
-import type { ReplSession } from './session.ts';
+import type { CommandRunner } from '../runtime.ts';
 import type { TerminalInput } from './terminal.ts';
 import type { CostTracker } from './usage-view.ts';
 
@@ -17,10 +16,12 @@ export interface ReplContext {
   out: NodeJS.WriteStream;
   theme: Theme;
   term: TerminalInput;
-  session: ReplSession;
+  session: SessionStore;
   config: Config & { apiKey: string };
   /** Rebuilt by /setup; /model changes its request shape. */
-  deps: TurnDeps;
+  engine: Engine;
+  /** Runs the person's `!commands` with the same environment rules as model commands. */
+  runCommand: CommandRunner;
   home: string;
   cwd: string;
   previousCwd: string | undefined;
@@ -53,17 +54,7 @@ export function promptText(ctx: Pick<ReplContext, 'theme' | 'cwd' | 'home'>): st
   return `${t.green(`${user}@${host}`)}:${t.cyan(tildePath(ctx.cwd, ctx.home))}> `;
 }
 
-export function interruptionNote(state: SessionState): string {
-  const it = state.interrupted_turn;
-  if (!it) return '';
-  return `Note: the user interrupted your previous turn (their message: "${preview(it.user_message)}") before it finished. `
-    + 'Whatever it was doing may be incomplete; do not redo or continue it unless the user asks.';
-}
-
-/** Context parts that precede the next user message: interruption, local shell runs, a new cwd. */
-export function turnContext(ctx: Pick<ReplContext, 'session' | 'cwd' | 'announcedCwd'>): string[] {
-  const state = ctx.session.state;
-  const parts = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript)];
-  if (ctx.cwd !== ctx.announcedCwd) parts.push(`The user changed the working directory to ${ctx.cwd}; your commands now run there.`);
-  return parts.filter((p) => p.length > 0);
+/** Front-end facts the next request tells the model: a new working directory. */
+export function turnNotes(ctx: Pick<ReplContext, 'cwd' | 'announcedCwd'>): string[] {
+  return ctx.cwd !== ctx.announcedCwd ? [`The user changed the working directory to ${ctx.cwd}; your commands now run there.`] : [];
 }

@@ -1,36 +1,18 @@
 // The two recovery menus: tool calls left by a session that died mid-turn (SPEC §3.5), and a
-// request that failed after the automatic retries (SPEC §3.6). Exactly-once throughout: a call
-// journaled `completed` is never run again; its recorded output is what the model receives.
-import { newChainInput } from '../../agent/new-chain.ts';
-import { unfinishedCallOutput } from '../../agent/tool-calls.ts';
-import { continueTurn, executeCalls, leftoverOutputs } from '../../agent/turn.ts';
-import { markToolCall, preview, type ToolJournalEntry } from '../../session/state.ts';
+// request that failed after the automatic retries (SPEC §3.6). Each menu only chooses an engine
+// operation; exactly-once and the session policy live in the engine.
+import type { PendingChoice } from '../../engine/engine.ts';
+import { needsPendingDecision } from '../../engine/journal.ts';
+import { callItemOf } from '../../engine/journal.ts';
+import { preview, type ToolJournalEntry } from '../../store/state.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 import { rollbackCommand } from './rollback.ts';
 import type { TurnOutcome, TurnRunner } from './turns.ts';
 
-function callCommand(c: ToolJournalEntry): string {
-  if (c.type === 'shell_call') return (c.action?.commands ?? []).join(' && ') || '(no command)';
-  return `${c.name ?? 'function'}(${(c.arguments ?? '').slice(0, 120)})`;
-}
-
-/** Answers every unfinished call with a "did not finish" output, so nothing is re-run. */
-function settleUnfinished(ctx: ReplContext, askFirst: boolean): void {
-  for (const c of ctx.session.state.pending_tool_calls) {
-    if (c.status === 'completed') continue;
-    const output = unfinishedCallOutput(c, askFirst);
-    ctx.session.update((s) => markToolCall(s, c.call_id, 'completed', output));
-  }
-}
-
-/** Files and memory of the session gone; returns the removed file names. */
-function resetSession(ctx: ReplContext): string[] {
-  const removed = ctx.session.clear();
-  ctx.costs.reset();
-  // A fresh conversation knows only the instructions' directory, where agentx started.
-  ctx.announcedCwd = ctx.session.dir;
-  return removed;
+function callTitle(ctx: ReplContext, c: ToolJournalEntry): string {
+  const resolved = ctx.engine.deps.registry.resolve(callItemOf(c));
+  return resolved.ok ? resolved.call.title || '(no command)' : resolved.title;
 }
 
 /** "New session": the old state is kept in a backup file, then everything starts fresh. */
@@ -40,55 +22,56 @@ export function startNewSession(ctx: ReplContext): void {
   say(ctx, ctx.theme.green(`✓ new session started${backup ? `; the previous state is saved in ${backup}` : ''}`));
 }
 
-/** /clear: state and checkpoint files removed, nothing of the old session kept in memory. */
-export function clearSession(ctx: ReplContext): void {
-  const removed = resetSession(ctx);
-  const files = removed.length > 0 ? ` (removed ${removed.join(', ')})` : '';
-  say(ctx, ctx.theme.green(`✓ cleared${files}: a fresh conversation starts with your next message`));
+function resetSession(ctx: ReplContext): void {
+  ctx.engine.clear();
+  ctx.session.withdrawCheckpoint();
+  ctx.costs.reset();
+  // A fresh conversation knows only the instructions' directory, where agentx started.
+  ctx.announcedCwd = ctx.session.dir;
 }
+
+/** /clear: a fresh conversation; `/rollback undo` brings the old one back. */
+export function clearSession(ctx: ReplContext): void {
+  resetSession(ctx);
+  say(ctx, ctx.theme.green('✓ cleared: a fresh conversation starts with your next message (/rollback undo brings the old one back)'));
+}
+
+const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session' }[] = [
+  { label: 'Continue — tell the model these calls were interrupted; it decides what to do', choice: 'skip' },
+  { label: 'Continue, ask first — same, and the model must ask you before running them again', choice: 'skip-ask-first' },
+  { label: 'Retry — run the calls that did not complete, then continue the turn', choice: 'run' },
+  { label: 'New session — back the state up, clear it, start fresh', choice: 'new-session' },
+];
 
 /** At start: the tool calls of a turn that never finished. Returns what the continuation did, if any. */
 export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner): Promise<TurnOutcome | undefined> {
   const state = ctx.session.state;
-  const calls = state.pending_tool_calls;
-  const unfinished = calls.filter((c) => c.status !== 'completed');
-  // All answered and the turn was interrupted (the next message carries the outputs) or its
-  // follow-up request failed (the failed-request menu resends exactly that): nothing to ask.
-  const settled = unfinished.length === 0 && (state.interrupted_turn !== null || state.pending_transaction !== null);
-  if (calls.length === 0 || settled) return undefined;
+  if (!needsPendingDecision(state)) return undefined;
   const t = ctx.theme;
   say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${preview(state.last_user_message ?? '')}"). Its tool calls:`));
-  for (const c of calls) {
+  const warnings = new Set<string>();
+  for (const c of state.pending_tool_calls) {
     const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
-    say(ctx, `  ${t.cyan(`$ ${callCommand(c)}`)}  ${status}`);
+    say(ctx, `  ${t.cyan(`$ ${callTitle(ctx, c)}`)}  ${status}`);
+    const resolved = ctx.engine.deps.registry.resolve(callItemOf(c));
+    if (c.status !== 'completed' && resolved.ok && resolved.tool.retryWarning) warnings.add(resolved.tool.retryWarning);
   }
-  const choice = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
+  for (const w of warnings) say(ctx, t.yellow(`  ${w}`));
+  const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
     title: 'How do you want to go on?',
-    items: [
-      'Continue — tell the model these calls were interrupted; it decides what to do',
-      'Continue, ask first — same, and the model must ask you before running them again',
-      'Retry — run the calls that did not complete, then continue the turn',
-      'New session — back the state up, clear it, start fresh',
-    ],
+    items: PENDING_CHOICES.map((c) => c.label),
   });
-  if (choice === null) {
+  const picked = index === null ? undefined : PENDING_CHOICES[index];
+  if (picked === undefined) {
     say(ctx, t.dim('Left as it is: your next message tells the model these calls did not finish.'));
     return undefined;
   }
-  if (choice === 3) {
+  if (picked.choice === 'new-session') {
     startNewSession(ctx);
     return undefined;
   }
-  const userText = ctx.session.state.last_user_message ?? '';
-  if (choice === 2) {
-    return runner.run(userText, async (signal) => {
-      const outputs = await executeCalls(ctx.deps, signal);
-      return continueTurn(ctx.deps, { input: outputs, previousResponseId: ctx.session.state.response_id }, userText, signal);
-    });
-  }
-  settleUnfinished(ctx, choice === 1);
-  const input = leftoverOutputs(ctx.session.state);
-  return runner.run(userText, (signal) => continueTurn(ctx.deps, { input, previousResponseId: ctx.session.state.response_id }, userText, signal));
+  const choice = picked.choice;
+  return runner.run((signal) => ctx.engine.resumePendingCalls(choice, signal));
 }
 
 /** After a failed request (now, or found at start): Retry / New chain / Rollback / Clear / Cancel. */
@@ -112,17 +95,14 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
         'Cancel — keep it for later (↑ recalls your message; the next start offers this again)',
       ],
     });
-    const userText = pending.user_message ?? '';
     let outcome: TurnOutcome;
     switch (choice) {
       case 0:
-        outcome = await runner.run(userText, (signal) => continueTurn(ctx.deps, { input: pending.input, previousResponseId: pending.previous_response_id }, userText, signal));
+        outcome = await runner.run((signal) => ctx.engine.retryFailed(signal));
         break;
-      case 1: {
-        const input = newChainInput(ctx.session.state, pending.input);
-        outcome = await runner.run(userText, (signal) => continueTurn(ctx.deps, { input, previousResponseId: null }, userText, signal));
+      case 1:
+        outcome = await runner.run((signal) => ctx.engine.newChain(signal));
         break;
-      }
       case 2:
         await rollbackCommand(ctx, '');
         return;

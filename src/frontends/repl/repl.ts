@@ -4,23 +4,22 @@ import { join, resolve } from 'node:path';
 import type { CliOptions } from '../../cli/args.ts';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
 import { resolveConfig } from '../../config/config.ts';
-import { interactiveSetup } from '../../config/setup.ts';
-import { runTurn } from '../../agent/turn.ts';
 import { configPath, historyPath, homeDir } from '../../paths.ts';
-import { preview } from '../../session/state.ts';
-import { acquireSessionLock, cleanupStaleOneshots, loadState, STATE_FILE } from '../../session/store.ts';
+import { preview } from '../../store/state.ts';
+import { SessionStore } from '../../store/session-store.ts';
+import { acquireSessionLock, cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
 import { completeCommand, dispatch, type CommandHooks } from './commands.ts';
-import { promptText, say, tildePath, turnContext, type ReplContext } from './context.ts';
+import { promptText, say, tildePath, turnNotes, type ReplContext } from './context.ts';
 import { loadHistory, saveHistory } from './history.ts';
 import { readLine } from './line-input.ts';
 import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
-import { ReplSession } from './session.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { CostTracker } from './usage-view.ts';
-import { buildDeps, configWithKey } from './wiring.ts';
+import { commandRunner } from '../runtime.ts';
+import { buildEngine, configWithKey, runSetupDialogue } from './wiring.ts';
 
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const out = process.stdout;
@@ -61,7 +60,10 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
 
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
-  const sessionStore = new ReplSession(dir, loaded.state, loaded.writable, (m) => say({ out }, theme.yellow(`⚠ ${m}`)));
+  const sessionStore = new SessionStore({
+    dir, path: join(dir, STATE_FILE), initial: loaded.state, persistence: loaded.writable ? 'durable' : 'memory',
+    publishesCheckpoint: true, warn: (m) => say({ out }, theme.yellow(`⚠ ${m}`)),
+  });
   const costs = new CostTracker();
   // The engine's callbacks need the runner and the context, which need the engine: tie the knot late.
   const late: { runner?: TurnRunner; ctx?: ReplContext } = {};
@@ -74,7 +76,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const ctx: ReplContext = {
     ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
     history: loadHistory(historyFile),
-    deps: await buildDeps(partial, config, getRunner),
+    engine: await buildEngine(partial, config, getRunner),
+    runCommand: commandRunner({ config, env }),
   };
   late.ctx = ctx;
   const runner = new TurnRunner(ctx);
@@ -83,7 +86,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     async setup() {
       term.stop();
       try {
-        await interactiveSetup(configPath(env), process.stdin, out);
+        await runSetupDialogue(configPath(env), out);
       } catch (err) {
         say(ctx, theme.red(`\nsetup cancelled: ${(err as Error).message}`));
         return;
@@ -96,7 +99,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
         return;
       }
       ctx.config = { ...next, apiKey: next.apiKey };
-      ctx.deps = await buildDeps(partial, ctx.config, getRunner);
+      ctx.engine = await buildEngine(partial, ctx.config, getRunner);
+      ctx.runCommand = commandRunner({ config: ctx.config, env });
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
   };
@@ -134,7 +138,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
 
 function greet(ctx: ReplContext, existed: boolean): void {
   const t = ctx.theme;
-  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · /help for commands, Ctrl-D to quit`));
+  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
     say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${preview(s.last_user_message ?? '')}"`));
@@ -182,8 +186,8 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
     if (action.kind === 'exit') return;
     if (action.kind === 'message') {
       const text = action.text;
-      const context = turnContext(ctx);
-      const outcome = await runner.run(text, (signal) => runTurn(ctx.deps, text, context, signal));
+      const notes = turnNotes(ctx);
+      const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal));
       await afterTurn(ctx, runner, outcome);
     }
   }

@@ -1,6 +1,6 @@
 // /rollback (SPEC §3.7): pick a checkpoint (newest first, 1 = newest), restore it, publish the
 // checkpoint, and say plainly that side effects are not undone. `/rollback undo` reverts it.
-import { preview, rollbackTo, undoRollback, type HistoryEntry } from '../../session/state.ts';
+import { preview, type HistoryEntry } from '../../store/state.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 
@@ -33,8 +33,7 @@ export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<vo
       say(ctx, 'Nothing to undo: no rollback has been made.');
       return;
     }
-    ctx.session.update(undoRollback);
-    ctx.session.publishCheckpoint('rollback');
+    ctx.engine.rollbackUndo();
     ctx.costs.undoRollback();
     announce(ctx, 'Undid the rollback');
     return;
@@ -66,8 +65,7 @@ export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<vo
   }
   const position = history.length - index;
   const target = history[position];
-  ctx.session.update((s) => rollbackTo(s, index, now));
-  ctx.session.publishCheckpoint('rollback');
+  ctx.engine.rollback(index);
   ctx.costs.rollback(target?.usage.turns ?? 0);
   announce(ctx, `Rolled back to checkpoint ${index} (${target ? localTime(target.timestamp, now) : '?'})`);
   say(ctx, t.dim('/rollback undo restores the state before this rollback.'));

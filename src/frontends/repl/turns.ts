@@ -1,17 +1,14 @@
-// Runs engine work (a new turn, a retry, a continuation) with the REPL around it: the spinner
-// until the first token, the renderer, Ctrl-C/Ctrl-T → abort, the checkpoint after success,
-// and the interruption record that the next request tells the model about.
-import type { AgentEvent } from '../../agent/events.ts';
-import { TurnFailed, TurnInterrupted, type TurnResult } from '../../agent/turn.ts';
-import { recordInterruption } from '../../session/state.ts';
+// Runs an engine operation (a new turn, a retry, a continuation) with the REPL around it: the
+// spinner until the first token, the renderer, Ctrl-C/Ctrl-T → abort, and what the person is told
+// when it ends. Session policy (checkpoints, the interruption record) is the engine's.
+import type { TurnOutcome } from '../../engine/engine.ts';
+import type { AgentEvent } from '../../engine/events.ts';
+import type { ConfirmRequest } from '../../engine/turn.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
 
-export type TurnOutcome =
-  | { kind: 'done'; result: TurnResult }
-  | { kind: 'interrupted' }
-  | { kind: 'failed'; failure: TurnFailed };
+export type { TurnOutcome } from '../../engine/engine.ts';
 
 const SILENT_EVENTS = new Set<AgentEvent['type']>(['request_start', 'usage']);
 
@@ -57,19 +54,19 @@ export class TurnRunner {
     this.renderer.handle(ev);
     if (ev.type === 'request_start' && this.writer.atLineStart) this.spinner.start();
     if (ev.type === 'turn_done') {
-      this.ctx.session.publishCheckpoint('turn');
       this.ctx.costs.onTurnDone(ev.responseId, ev.usage, this.ctx.session.state.usage.turns);
       this.ctx.announcedCwd = this.ctx.cwd;
     }
   };
 
   /** The engine's `confirm` (--confirm): yes / no / always for this session. */
-  readonly confirm = async (commands: string[]): Promise<boolean> => {
+  readonly confirm = async (request: ConfirmRequest): Promise<boolean> => {
     if (this.alwaysRun) return true;
     const t = this.ctx.theme;
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
-    this.writer.write(`${t.yellow('?')} run ${t.cyan(commands.join(' && '))}  [y]es / [n]o / [a]lways: `);
+    for (const line of request.preview) this.writer.write(`  ${line}\n`);
+    this.writer.write(`${t.yellow('?')} ${request.tool === 'shell' ? 'run' : request.tool} ${t.cyan(request.title)}  [y]es / [n]o / [a]lways: `);
     const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
     this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
     if (answer === 'cancel') {
@@ -85,29 +82,22 @@ export class TurnRunner {
     this.controller?.abort();
   }
 
-  async run(userText: string, body: (signal: AbortSignal) => Promise<TurnResult>): Promise<TurnOutcome> {
+  async run(operation: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<TurnOutcome> {
     const controller = new AbortController();
     this.controller = controller;
     this.renderer = this.newRenderer();
     this.ctx.costs.beginTurn();
     this.ctx.term.setInterruptHandler(() => controller.abort());
     try {
-      const result = await body(controller.signal);
-      return { kind: 'done', result };
-    } catch (err) {
+      const outcome = await operation(controller.signal);
       this.spinner.stop();
-      if (!this.writer.atLineStart) this.writer.write('\n');
+      if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
       const t = this.ctx.theme;
-      if (err instanceof TurnFailed) {
-        say(this.ctx, t.red(`✗ request failed: ${err.message}`));
-        return { kind: 'failed', failure: err };
-      }
-      if (err instanceof TurnInterrupted || controller.signal.aborted) {
-        this.ctx.session.update((s) => recordInterruption(s, { userMessage: userText, now: new Date() }));
+      if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${outcome.failure.message}`));
+      if (outcome.kind === 'interrupted') {
         say(this.ctx, t.yellow('⏹ interrupted: nothing was added to the conversation; the model will be told next time (↑ recalls your message)'));
-        return { kind: 'interrupted' };
       }
-      throw err;
+      return outcome;
     } finally {
       this.spinner.stop();
       this.ctx.term.setInterruptHandler(undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyState, type HistoryEntry, type SessionState } from '../../session/state.ts';
+import { emptyState, type HistoryEntry, type SessionState } from '../../store/state.ts';
 import { PLAIN_THEME } from '../../ui/theme.ts';
 import { CostTracker, usageReport } from './usage-view.ts';
 

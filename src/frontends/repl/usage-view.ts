@@ -2,7 +2,7 @@
 // in this process are priced request by request (long-context rates apply per request); totals
 // restored from disk are priced at standard rates.
 import type { TurnUsage } from '../../model/types.ts';
-import type { HistoryEntry, SessionState, Usage } from '../../session/state.ts';
+import type { HistoryEntry, SessionState, Usage } from '../../store/state.ts';
 import { aggregateCost, formatNanos, requestCost, sessionCost, subtractCounts, type TokenCounts, type TurnCost } from '../../usage/cost.ts';
 import { priceFor } from '../../usage/pricing.ts';
 import type { Theme } from '../../ui/theme.ts';

@@ -1,10 +1,9 @@
-// Configuration → engine for the REPL: the turn dependencies (rebuilt after /setup), a client
+// Configuration → engine for the REPL: the engine (rebuilt after /setup), a client
 // wrapper that prices each response as it completes, and the no-API-key setup offer.
 import type { CliOptions } from '../../cli/args.ts';
 import { resolveConfig, NO_KEY_MESSAGE, type Config } from '../../config/config.ts';
-import { interactiveSetup } from '../../config/setup.ts';
-import { INTERACTIVE_POLICY } from '../../agent/recovery.ts';
-import type { TurnDeps } from '../../agent/turn.ts';
+import { INTERACTIVE_POLICY } from '../../engine/recovery.ts';
+import { Engine } from '../../engine/engine.ts';
 import type { ModelClient, ModelEvent, ModelRequest } from '../../model/types.ts';
 import { configPath } from '../../paths.ts';
 import { createTurnDeps } from '../runtime.ts';
@@ -23,21 +22,28 @@ function pricedClient(client: ModelClient, costs: CostTracker): ModelClient {
   };
 }
 
-export async function buildDeps(
+export async function buildEngine(
   ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme'> & { cwd: () => string },
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
-): Promise<TurnDeps> {
+): Promise<Engine> {
   const deps = await createTurnDeps({
     config, cli: ctx.cli, env: ctx.env, session: ctx.session,
     emit: (ev) => runner().emit(ev),
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,
-    confirm: ctx.cli.confirm ? (commands) => runner().confirm(commands) : undefined,
+    workspaceRoot: ctx.session.dir,
+    confirm: ctx.cli.confirm ? (request) => runner().confirm(request) : undefined,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
-  return deps;
+  return new Engine(deps);
+}
+
+/** The setup dialogue, loaded only when used (a rarely taken path should not cost every start). */
+export async function runSetupDialogue(path: string, out: NodeJS.WriteStream): Promise<void> {
+  const { interactiveSetup } = await import('../../config/setup.ts');
+  await interactiveSetup(path, process.stdin, out);
 }
 
 /** The configuration with a key, offering setup first when there is none (SPEC §2). */
@@ -46,7 +52,7 @@ export async function configWithKey(cli: CliOptions, env: NodeJS.ProcessEnv, out
   if (!config.apiKey) {
     out.write('No API key is configured yet. Let\'s set one up (Enter keeps a value).\n');
     try {
-      await interactiveSetup(configPath(env), process.stdin, out);
+      await runSetupDialogue(configPath(env), out);
     } catch (err) {
       // Ctrl-C or a bad value: no key, reported by the caller like any missing key.
       out.write(`\nsetup cancelled: ${(err as Error).message}\n`);

@@ -4,9 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCheckpoint } from '../../../src/session/checkpoint.ts';
-import { parseState, type SessionState } from '../../../src/session/state.ts';
-import { CHECKPOINT_FILE, STATE_FILE } from '../../../src/session/store.ts';
+import { parseCheckpoint } from '../../../src/store/checkpoint.ts';
+import { parseState, type SessionState } from '../../../src/store/state.ts';
+import { CHECKPOINT_FILE, STATE_FILE } from '../../../src/store/store.ts';
 import type { Tally } from './env.ts';
 
 export function readIf(path: string): string | undefined {

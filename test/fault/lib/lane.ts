@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { Emulator } from '../../emulator/server.ts';
 import { CLI, storedResponse, type Sandbox } from '../../e2e/harness.ts';
 import { KEY, spawnAgentx, type PtyRun } from '../../e2e/pty.ts';
-import { parseState, type SessionState } from '../../../src/session/state.ts';
-import { CHECKPOINT_FILE, STATE_FILE } from '../../../src/session/store.ts';
+import { parseState, type SessionState } from '../../../src/store/state.ts';
+import { CHECKPOINT_FILE, STATE_FILE } from '../../../src/store/store.ts';
 import { between, pick, type Rng, type Tally } from './env.ts';
 import { checkSessionFiles, hasStackTrace, isolatedFiles, ledgerCounts, processesWith, readIf, tempFiles, waitUntil } from './checks.ts';
 import { ONESHOT_PHASES, INTERACTIVE_PHASES, planFor, tokensIn } from './plans.ts';
@@ -147,7 +147,7 @@ export class Lane {
 
   private startedTokens(): string[] {
     const state = this.readState();
-    return (state?.pending_tool_calls ?? []).filter((c) => c.status === 'started').flatMap((c) => tokensIn((c.action?.commands ?? []).join('\n')));
+    return (state?.pending_tool_calls ?? []).filter((c) => c.status === 'started').flatMap((c) => tokensIn(c.type === 'shell_call' ? c.action.commands.join('\n') : ''));
   }
 
   /** Everything that must hold right after agentx was SIGKILLed. */

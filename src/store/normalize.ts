@@ -22,11 +22,13 @@ import type {
   ShellAction,
   ToolJournalEntry,
   ToolCallStatus,
+  WithoutId,
   TranscriptEntry,
   Usage,
 } from './types.ts';
-import { isResponseId, preview, truncateMiddle, utf8Length } from './text.ts';
-import { nonNegativeCount } from '../model/types.ts';
+import { isResponseId, preview, truncateMiddle, utf8Length } from '../lib/text.ts';
+import { nonNegativeCount } from '../usage/tokens.ts';
+import { isInputItem, isToolCallItem, isToolOutputItem, type ToolCallItem } from '../wire/items.ts';
 
 export type Raw = Record<string, unknown>;
 
@@ -109,21 +111,29 @@ function normalizeAction(value: unknown): ShellAction {
  */
 function journalStatus(status: unknown, output: unknown): ToolCallStatus {
   if (status === 'pending' || status === 'started') return status;
-  return status === 'completed' && output !== undefined ? 'completed' : 'started';
+  return status === 'completed' && isToolOutputItem(output) ? 'completed' : 'started';
 }
 
 export function normalizeToolCall(value: unknown): ToolJournalEntry | null {
   if (!isRecord(value)) return null;
-  const { call_id: callId, type } = value;
-  if (typeof callId !== 'string' || callId === '') return null;
-  if (type !== 'shell_call' && type !== 'function_call') return null;
+  if (typeof value.call_id !== 'string' || value.call_id === '') return null;
+  // A phase-1 shell entry may lack a usable action: its commands are only shown, never re-run blindly.
+  const item = value.type === 'shell_call' ? { ...value, action: normalizeAction(value.action) } : value;
+  if (!isToolCallItem(item)) return null;
   const status = journalStatus(value.status, value.output);
-  const entry: ToolJournalEntry = { call_id: callId, type, status };
-  if (typeof value.name === 'string') entry.name = value.name;
-  if (type === 'shell_call') entry.action = normalizeAction(value.action);
-  if (typeof value.arguments === 'string') entry.arguments = value.arguments;
-  if (status === 'completed') entry.output = value.output;
+  const entry: ToolJournalEntry = { ...callFields(item), status };
+  if (status === 'completed' && isToolOutputItem(value.output)) entry.output = value.output;
   return entry;
+}
+
+/** The fields of a call item that the journal keeps (no item id, nothing unknown). */
+function callFields(item: ToolCallItem): WithoutId<ToolCallItem> {
+  switch (item.type) {
+    case 'shell_call': return { type: item.type, call_id: item.call_id, action: item.action };
+    case 'function_call': return { type: item.type, call_id: item.call_id, name: item.name, arguments: item.arguments };
+    case 'custom_tool_call': return { type: item.type, call_id: item.call_id, name: item.name, input: item.input };
+    case 'apply_patch_call': return { type: item.type, call_id: item.call_id, operation: item.operation };
+  }
 }
 
 export function normalizeHistoryEntry(value: unknown): HistoryEntry | null {
@@ -186,9 +196,12 @@ function normalizeFailed(value: unknown): FailedResponse | null | undefined {
 function normalizeTransaction(value: unknown): PendingTransaction | null | undefined {
   if (value === null || value === undefined) return null;
   if (!isRecord(value) || !Array.isArray(value.input)) return undefined;
+  // Resending a request with an item dropped would change what it asks: all items or none.
+  const input: unknown[] = value.input;
+  if (!input.every(isInputItem)) return undefined;
   const prev = value.previous_response_id;
   return {
-    input: value.input,
+    input: input.filter(isInputItem),
     previous_response_id: isResponseId(prev) ? prev : null,
     user_message: optString(value.user_message),
     timestamp: optString(value.timestamp) ?? '',

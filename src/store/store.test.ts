@@ -8,7 +8,6 @@ import {
   STATE_FILE,
   cleanupStaleOneshots,
   deleteSessionFiles,
-  loadCheckpoint,
   loadCheckpointWithNotices,
   loadState,
   oneshotStatePath,
@@ -194,10 +193,10 @@ describe('loadState / saveState', () => {
 
 describe('checkpoint files', () => {
   it('saves and loads; a bad one is ignored with a notice and left in place', () => {
-    expect(loadCheckpoint(dir)).toBeNull();
+    expect(loadCheckpointWithNotices(dir).checkpoint).toBeNull();
     const cp = { version: 1 as const, response_id: 'resp_c', timestamp: NOW.toISOString(), usage: sampleState(1).usage, source: 'turn' as const };
     saveCheckpoint(dir, cp);
-    expect(loadCheckpoint(dir)).toEqual(cp);
+    expect(loadCheckpointWithNotices(dir).checkpoint).toEqual(cp);
     expect(fs.statSync(path.join(dir, CHECKPOINT_FILE)).mode & 0o777).toBe(0o600);
     fs.writeFileSync(path.join(dir, CHECKPOINT_FILE), '{"resp');
     const bad = loadCheckpointWithNotices(dir);

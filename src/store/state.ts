@@ -15,13 +15,14 @@ import type {
   Usage,
 } from './types.ts';
 import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry } from './normalize.ts';
-import { preview } from './text.ts';
-import { nonNegativeCount } from '../model/types.ts';
+import { preview } from '../lib/text.ts';
+import { nonNegativeCount } from '../usage/tokens.ts';
+import type { InputItem, ToolOutputItem } from '../wire/items.ts';
 
 export * from './types.ts';
 export { parseState, serializeState } from './parse.ts';
 export type { ParseResult } from './parse.ts';
-export { preview } from './text.ts';
+export { preview } from '../lib/text.ts';
 
 /** Tool output quoted in the transcript: the gist, not the whole log. */
 const CLI_SUMMARY_OUTPUT_BYTES = 2 * 1024;
@@ -104,7 +105,7 @@ export function recordToolCalls(
  * Journals one call. A completed call is final (exactly-once: it is never run again, its
  * output is resent), so changing it is a programming error, as is completing without output.
  */
-export function markToolCall(s: SessionState, callId: string, status: 'started' | 'completed', output?: unknown): SessionState {
+export function markToolCall(s: SessionState, callId: string, status: 'started' | 'completed', output?: ToolOutputItem): SessionState {
   const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
   const call = s.pending_tool_calls[index];
   if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
@@ -170,7 +171,7 @@ export function recordTurn(
  */
 export function recordFailure(
   s: SessionState,
-  p: { error: string; status?: number; input: unknown[]; previousResponseId: string | null; userMessage: string | null; now: Date },
+  p: { error: string; status?: number; input: InputItem[]; previousResponseId: string | null; userMessage: string | null; now: Date },
 ): SessionState {
   const timestamp = p.now.toISOString();
   const failed: FailedResponse = { timestamp, error: capText(p.error, ERROR_MAX_BYTES) };
@@ -239,15 +240,7 @@ export function undoRollback(s: SessionState): SessionState {
   return { ...s.rollback_backup, rollback_backup: snapshotOf(s) };
 }
 
-/** /clear: nothing of the old session survives, not even its backup. */
-export function clearState(): SessionState {
-  return emptyState();
-}
-
-/** What a new chain resends when the old response id is unusable (SPEC §3.6). */
-export function chainContext(s: SessionState): { transcript: TranscriptEntry[]; cli: CliTranscriptEntry[] } {
-  return {
-    transcript: s.transcript.map((e) => ({ ...e })),
-    cli: s.pending_cli_transcript.map((e) => ({ ...e })),
-  };
+/** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */
+export function clearConversation(s: SessionState): SessionState {
+  return { ...emptyState(), rollback_backup: snapshotOf(s) };
 }

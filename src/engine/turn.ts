@@ -1,40 +1,50 @@
 // One user turn: request → tool calls → execute (journaled) → continue, until the model answers.
-// Front-ends give it I/O (model client, command runner, session handle) and read its events.
-import { isAbsolute, resolve } from 'node:path';
+// The loop never names a tool: the registry resolves each call item to its tool.
 import { ModelError, classifyFailure } from '../model/errors.ts';
-import { buildRequest, userMessageWithContext, type RequestShape } from '../model/request.ts';
-import { addUsage, ZERO_USAGE, type CompletedResponse, type ModelClient, type ToolCallItem, type TurnUsage } from '../model/types.ts';
-import {
-  markToolCall, recordFailure, recordToolCalls, recordTurn,
-  type SessionState, type ToolJournalEntry,
-} from '../session/state.ts';
-import type { ShellRunOptions, ShellRunResult } from '../tools/shell.ts';
-import type { CommandResultInfo, EmitEvent } from './events.ts';
+import { buildRequest, type RequestShape } from '../model/request.ts';
+import type { CompletedResponse, ModelClient } from '../model/types.ts';
+import { SessionSaveError, type UpdateOptions } from '../store/session-store.ts';
+import { markToolCall, recordFailure, recordToolCalls, recordTurn, type SessionState } from '../store/state.ts';
+import { notRunOutput, type ToolRegistry } from '../tools/registry.ts';
+import type { ParsedCall } from '../tools/tool.ts';
+import { addUsage, ZERO_USAGE, type TurnUsage } from '../usage/tokens.ts';
+import type { InputItem, ToolOutputItem } from '../wire/items.ts';
+import type { EmitEvent } from './events.ts';
+import { callItemOf, journalEntry } from './journal.ts';
 import { newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
-import { buildNotRunOutput, buildOutputItem, parseToolCall, summarizeResults, unfinishedCallOutput, type ParsedCall } from './tool-calls.ts';
 
-/** The session as the engine sees it: read the state, apply a pure transition (persisted by the front-end). */
+/** The session as the engine sees it (store/session-store.ts implements it). */
 export interface SessionHandle {
   readonly state: SessionState;
-  update(transition: (s: SessionState) => SessionState): void;
+  /** Applies and saves a transition; `required` throws SessionSaveError instead of going on unsaved. */
+  update(transition: (s: SessionState) => SessionState, options?: UpdateOptions): void;
+  publishCheckpoint(source: 'turn' | 'rollback'): void;
+}
+
+/** What --confirm shows before a call runs. */
+export interface ConfirmRequest {
+  tool: string;
+  title: string;
+  preview: string[];
 }
 
 export interface TurnDeps {
   client: ModelClient;
-  shape: RequestShape;
+  /** Model, instructions and reasoning effort; the tools come from the registry. */
+  shape: Omit<RequestShape, 'tools'>;
+  registry: ToolRegistry;
   session: SessionHandle;
-  runCommand(opts: ShellRunOptions): Promise<ShellRunResult>;
+  /** The directory commands run in now, and the workspace boundary (where the session started). */
   cwd(): string;
+  workspaceRoot: string;
   emit: EmitEvent;
-  /** --confirm: asked before each call's commands run; false sends the model a refusal. */
-  confirm?: (commands: string[]) => Promise<boolean>;
+  /** --confirm: asked before each call runs; false sends the model a refusal. */
+  confirm?: (request: ConfirmRequest) => Promise<boolean>;
   policy: RetryPolicy;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   now(): Date;
   random(): number;
-  defaultTimeoutMs: number;
-  defaultMaxOutputBytes: number;
 }
 
 export interface TurnResult {
@@ -59,26 +69,10 @@ export class TurnInterrupted extends Error {
   }
 }
 
-interface Attempt {
-  input: unknown[];
+/** A request to send: the input items and the chain head it continues (null: a new chain). */
+export interface Attempt {
+  input: InputItem[];
   previousResponseId: string | null;
-}
-
-/**
- * Input items that must precede a new user message: outputs for tool calls of the chain head
- * that were answered locally (e.g. interrupted) but never sent.
- */
-export function leftoverOutputs(state: SessionState): unknown[] {
-  // A call that may have partly run must not be repeated without the user's say.
-  return state.pending_tool_calls.map((c) => c.status === 'completed' && c.output !== undefined
-    ? c.output
-    : unfinishedCallOutput(c, c.status === 'started'));
-}
-
-export async function runTurn(deps: TurnDeps, userText: string, context: string[], signal: AbortSignal): Promise<TurnResult> {
-  const state = deps.session.state;
-  const input = [...leftoverOutputs(state), userMessageWithContext(context, userText)];
-  return continueTurn(deps, { input, previousResponseId: state.response_id }, userText, signal);
 }
 
 /** Runs the request/tool loop from a prepared first request (a new message, a retry, or pending outputs). */
@@ -107,6 +101,8 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
         responseId: response.id, userMessage: userText, assistantMessage: response.text,
         usage: response.usage, toolSummaries, now: deps.now(),
       }));
+      // Checkpoints are the engine's business: published when a turn completes, never by a renderer.
+      deps.session.publishCheckpoint('turn');
       deps.emit({ type: 'usage', usage: turnUsage });
       deps.emit({ type: 'turn_done', responseId: response.id, text: response.text, usage: turnUsage, durationMs: deps.now().getTime() - started });
       return { responseId: response.id, text: response.text, usage: turnUsage };
@@ -120,79 +116,61 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
   }
 }
 
-function journalEntry(call: ToolCallItem): ToolJournalEntry {
-  return call.type === 'shell_call'
-    ? { call_id: call.call_id, type: 'shell_call', action: call.action, status: 'pending' }
-    : { call_id: call.call_id, type: 'function_call', name: call.name, arguments: call.arguments, status: 'pending' };
-}
-
-function toToolCallItem(entry: ToolJournalEntry): ToolCallItem {
-  return entry.type === 'shell_call'
-    ? { type: 'shell_call', call_id: entry.call_id, action: entry.action ?? { commands: [] } }
-    : { type: 'function_call', call_id: entry.call_id, name: entry.name ?? '', arguments: entry.arguments ?? '' };
-}
+type CallStep = { output: ToolOutputItem; interrupted: boolean };
 
 /**
  * Runs every journaled call of the chain head that is not completed, in order, and returns the
  * outputs of all of them. `completed` calls are never re-run: their recorded output is reused.
  */
-export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summaries: string[] = []): Promise<unknown[]> {
-  const outputs: unknown[] = [];
+export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summaries: string[] = []): Promise<ToolOutputItem[]> {
+  const outputs: ToolOutputItem[] = [];
   let interrupted = false;
   for (const entry of deps.session.state.pending_tool_calls) {
-    const call = parseToolCall(toToolCallItem(entry));
     if (entry.status === 'completed' && entry.output !== undefined) {
-      deps.emit({ type: 'tool_reused', callId: call.callId, commands: call.commands });
+      const resolved = deps.registry.resolve(callItemOf(entry));
+      const call = resolved.ok ? resolved.call : { title: resolved.title, commands: [] };
+      deps.emit({ type: 'tool_reused', callId: entry.call_id, title: call.title, commands: call.commands });
       outputs.push(entry.output);
       continue;
     }
-    deps.emit({ type: 'tool_call', callId: call.callId, kind: call.kind, commands: call.commands });
-    let output: unknown;
-    if (interrupted || signal.aborted) {
-      output = buildNotRunOutput(call, 'not run: the user interrupted the turn');
-    } else if (call.error) {
-      deps.emit({ type: 'tool_error', callId: call.callId, message: call.error });
-      output = buildNotRunOutput(call, call.error);
-    } else if (deps.confirm && !(await deps.confirm(call.commands))) {
-      output = buildNotRunOutput(call, 'the user declined to run this command');
-    } else {
-      deps.session.update((s) => markToolCall(s, call.callId, 'started'));
-      const results = await runCallCommands(deps, call, signal);
-      summaries.push(...summarizeResults(results));
-      interrupted = results.some((r) => r.interrupted);
-      output = buildOutputItem(call, results);
-    }
-    deps.session.update((s) => markToolCall(s, call.callId, 'completed', output));
-    outputs.push(output);
+    const step = await handleCall(deps, callItemOf(entry), interrupted || signal.aborted, signal, summaries);
+    deps.session.update((s) => markToolCall(s, entry.call_id, 'completed', step.output));
+    outputs.push(step.output);
+    interrupted ||= step.interrupted;
   }
   if (interrupted || signal.aborted) throw new TurnInterrupted();
   return outputs;
 }
 
-async function runCallCommands(deps: TurnDeps, call: ParsedCall, signal: AbortSignal): Promise<CommandResultInfo[]> {
-  const results: CommandResultInfo[] = [];
-  const cwd = call.workdir ? (isAbsolute(call.workdir) ? call.workdir : resolve(deps.cwd(), call.workdir)) : deps.cwd();
-  for (const command of call.commands) {
-    deps.emit({ type: 'command_start', callId: call.callId, command });
-    const r = await deps.runCommand({
-      command, cwd, signal,
-      timeoutMs: call.timeoutMs ?? deps.defaultTimeoutMs,
-      maxOutputBytes: call.maxOutput ?? deps.defaultMaxOutputBytes,
-      onOutput: (chunk, stream) => deps.emit({ type: 'command_output', callId: call.callId, chunk, stream }),
-    });
-    const info: CommandResultInfo = {
-      callId: call.callId, command, exitCode: r.exitCode, timedOut: r.timedOut, interrupted: r.interrupted,
-      durationMs: r.durationMs, truncatedBytes: r.truncatedBytes, stdout: r.stdout, stderr: r.stderr,
-    };
-    deps.emit({ type: 'command_done', ...info });
-    results.push(info);
-    if (r.interrupted) break;
+async function handleCall(deps: TurnDeps, item: ReturnType<typeof callItemOf>, skip: boolean, signal: AbortSignal, summaries: string[]): Promise<CallStep> {
+  const resolved = deps.registry.resolve(item);
+  const shown: Pick<ParsedCall, 'title' | 'commands'> = resolved.ok ? resolved.call : { title: resolved.title, commands: [] };
+  deps.emit({ type: 'tool_call', callId: item.call_id, kind: item.type, tool: resolved.ok ? resolved.tool.name : 'unknown', title: shown.title, commands: shown.commands });
+  const notRun = (reason: string): CallStep => ({ output: notRunOutput(item, reason), interrupted: false });
+  if (skip) return notRun('not run: the user interrupted the turn');
+  if (!resolved.ok) {
+    deps.emit({ type: 'tool_error', callId: item.call_id, message: resolved.error });
+    return notRun(resolved.error);
   }
-  return results;
+  const { tool, call } = resolved;
+  if (deps.confirm && !(await deps.confirm({ tool: tool.name, title: call.title, preview: call.preview ?? [] }))) {
+    return notRun('the user declined to run this call');
+  }
+  try {
+    // The `started` mark must be on disk before the call runs: that is what exactly-once rests on.
+    deps.session.update((s) => markToolCall(s, item.call_id, 'started'), { required: true });
+  } catch (err) {
+    if (!(err instanceof SessionSaveError)) throw err;
+    deps.emit({ type: 'save_failed', message: `${err.message}; the call was not run`, blocking: true });
+    return notRun(`agentx could not record this call in its journal (${err.message}), so it was not run`);
+  }
+  const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit });
+  summaries.push(...result.summary);
+  return { output: result.output, interrupted: result.interrupted };
 }
 
 async function streamOnce(deps: TurnDeps, attempt: Attempt, signal: AbortSignal): Promise<CompletedResponse> {
-  const request = buildRequest(deps.shape, attempt.input, attempt.previousResponseId);
+  const request = buildRequest({ ...deps.shape, tools: deps.registry.definitions() }, attempt.input, attempt.previousResponseId);
   let streamed = false;
   for await (const ev of deps.client.stream(request, signal)) {
     if (ev.type === 'text_delta') {
@@ -200,7 +178,7 @@ async function streamOnce(deps: TurnDeps, attempt: Attempt, signal: AbortSignal)
       deps.emit({ type: 'text_delta', delta: ev.delta });
     } else if (ev.type === 'reasoning_delta') deps.emit({ type: 'reasoning_delta', delta: ev.delta });
     else if (ev.type === 'reasoning_done') deps.emit({ type: 'reasoning_done' });
-    else if (ev.type === 'completed') {
+    else {
       // A server that sends no text deltas (some proxies and compatible servers only fill in the
       // completed response) still gets its answer shown: renderers and --json read the deltas.
       if (!streamed && ev.response.text !== '') deps.emit({ type: 'text_delta', delta: ev.response.text });

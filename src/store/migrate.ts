@@ -16,7 +16,7 @@
 
 import { isRecord } from './normalize.ts';
 import type { Raw } from './normalize.ts';
-import { preview } from './text.ts';
+import { preview } from '../lib/text.ts';
 
 function nonEmpty(value: unknown): unknown {
   return value === '' ? null : value;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { InputItem, ToolOutputItem } from '../wire/items.ts';
 import {
   TRANSCRIPT_ENTRY_MAX_BYTES,
   TRANSCRIPT_MAX_BYTES,
   addCliTranscript,
-  chainContext,
-  clearState,
+  clearConversation,
   emptyState,
   markToolCall,
   parseState,
@@ -18,7 +18,7 @@ import {
   undoRollback,
 } from './state.ts';
 import type { SessionState, ToolJournalEntry, TurnUsage } from './state.ts';
-import { utf8Length } from './text.ts';
+import { utf8Length } from '../lib/text.ts';
 
 const T0 = new Date('2025-03-01T10:00:00.000Z');
 const usage = (input: number, cached = 0, output = 0, reasoning = 0): TurnUsage => ({
@@ -140,7 +140,7 @@ describe('tool calls', () => {
   });
 
   it('markToolCall journals started then completed with the exact output', () => {
-    const output = { type: 'shell_call_output', call_id: 'c1', output: [{ stdout: 'ok', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] };
+    const output: ToolOutputItem = { type: 'shell_call_output', call_id: 'c1', output: [{ stdout: 'ok', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] };
     const base = recordToolCalls(emptyState(), { responseId: 'r', calls: [shellCall('c1'), shellCall('c2')], usage: usage(1), userMessage: 'x' });
     const started = markToolCall(base, 'c1', 'started');
     expect(base.pending_tool_calls[0]?.status).toBe('pending');
@@ -157,7 +157,7 @@ describe('tool calls', () => {
 describe('failures and interruptions', () => {
   it('recordFailure keeps the exact input and never touches history or the chain head', () => {
     const s = turns(2);
-    const input = [{ type: 'function_call_output', call_id: 'c1', output: 'x' }];
+    const input: InputItem[] = [{ type: 'function_call_output', call_id: 'c1', output: 'x' }];
     const f = recordFailure(s, { error: 'HTTP 500', status: 500, input, previousResponseId: 'resp_2', userMessage: 'hi', now: T0 });
     input.push({ type: 'function_call_output', call_id: 'mutated', output: '' });
     expect(f.response_id).toBe('resp_2');
@@ -244,18 +244,13 @@ describe('rollback', () => {
   });
 });
 
-describe('clear and chain context', () => {
-  it('clearState forgets everything', () => {
-    expect(clearState()).toEqual(emptyState());
-  });
-
-  it('chainContext returns copies of transcript and pending CLI runs', () => {
-    const s = addCliTranscript(turns(1), { command: 'make', cwd: '/p', exit_code: 2, output: 'err', truncated: false });
-    const ctx = chainContext(s);
-    expect(ctx.transcript.map((e) => e.text)).toEqual(['question 1', 'answer 1']);
-    expect(ctx.cli).toEqual([{ command: 'make', cwd: '/p', exit_code: 2, output: 'err', truncated: false }]);
-    ctx.cli.push({ command: 'x', cwd: '', exit_code: null, output: '', truncated: false });
-    expect(s.pending_cli_transcript).toHaveLength(1);
+describe('clear', () => {
+  it('clearConversation starts fresh and keeps the old conversation as the rollback backup', () => {
+    const s = turns(2);
+    const cleared = clearConversation(s);
+    expect({ ...cleared, rollback_backup: null }).toEqual(emptyState());
+    expect(undoRollback(cleared).history).toEqual(s.history);
+    expect(undoRollback(cleared).response_id).toBe(s.response_id);
   });
 });
 
@@ -265,7 +260,7 @@ describe('pending !command transcript', () => {
     const s = recordToolCalls(withCli, { responseId: 'r_1', calls: [shellCall('c1')], usage: usage(1), userMessage: 'why does it fail?' });
     expect(s.pending_cli_transcript).toEqual([]);
     expect(s.transcript.map((e) => e.text)).toEqual(['! make test (exit 2)\nFAIL x', 'why does it fail?']);
-    const done = recordTurn(markToolCall(s, 'c1', 'completed', { type: 'shell_call_output' }), {
+    const done = recordTurn(markToolCall(s, 'c1', 'completed', { type: 'shell_call_output', call_id: 'c1', output: [] }), {
       responseId: 'r_2', userMessage: 'why does it fail?', assistantMessage: 'x is broken', usage: usage(1), now: T0,
     });
     expect(done.transcript.filter((e) => e.text.startsWith('! make test'))).toHaveLength(1);

@@ -1,4 +1,5 @@
-// The session-state data model (SPEC §3.1). Pure data: no I/O, no clock.
+// The session-state data model (docs/SPEC.md §3.1). Pure data: no I/O, no clock.
+import type { InputItem, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
 
 export const STATE_VERSION = 1;
 
@@ -27,27 +28,22 @@ export interface Usage {
   turns: number;
 }
 
-/** One response's usage; inputTokens includes cached tokens (one definition, the model's). */
-export type { TurnUsage } from '../model/types.ts';
-
-export interface ShellAction {
-  commands: string[];
-  timeout_ms?: number | null;
-  max_output_length?: number | null;
-}
+/** One response's usage; inputTokens includes cached tokens (one definition, usage/tokens.ts). */
+export type { TurnUsage } from '../usage/tokens.ts';
+export type { ShellAction } from '../wire/items.ts';
 
 export type ToolCallStatus = 'pending' | 'started' | 'completed';
 
-export interface ToolJournalEntry {
-  call_id: string;
-  type: 'shell_call' | 'function_call';
-  name?: string;
-  action?: ShellAction;
-  arguments?: string;
+export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+/**
+ * One journaled tool call: the call item as the model sent it (without its item id), its
+ * exactly-once status, and, once completed, the exact output item sent back.
+ */
+export type ToolJournalEntry = WithoutId<ToolCallItem> & {
   status: ToolCallStatus;
-  /** The exact input item sent back (shell_call_output / function_call_output), set when completed. */
-  output?: unknown;
-}
+  output?: ToolOutputItem;
+};
 
 export interface CliTranscriptEntry {
   command: string;
@@ -86,7 +82,7 @@ export interface FailedResponse {
 }
 
 export interface PendingTransaction {
-  input: unknown[];
+  input: InputItem[];
   previous_response_id: string | null;
   user_message: string | null;
   timestamp: string;

@@ -6,7 +6,7 @@ import type { SessionSnapshot, SessionState } from './types.ts';
 import { Issues, StateFormatError, isRecord, normalizeSnapshot, withInvalidFields } from './normalize.ts';
 import type { Raw } from './normalize.ts';
 import { migrateCliState } from './migrate.ts';
-import { isPlainResponseId } from './text.ts';
+import { isPlainResponseId } from '../lib/text.ts';
 
 export type ParseResult =
   | {

@@ -1,7 +1,7 @@
 // Rebuilding a conversation on a new chain when the server no longer has the old one
 // (SPEC §3.6): the bounded local transcript and pending shell transcript become context.
-import type { SessionState } from '../session/state.ts';
-import { userMessageWithContext } from '../model/request.ts';
+import type { SessionState } from '../store/state.ts';
+import { userMessage, type InputItem, type ToolOutputItem } from '../wire/items.ts';
 
 const MAX_CONTEXT_CHARS = 48 * 1024;
 
@@ -18,30 +18,31 @@ function transcriptText(state: SessionState): string {
   return text;
 }
 
-interface LooseItem { type?: string; role?: string; call_id?: string; output?: unknown; content?: { text?: string }[] }
-
 /** Tool outputs cannot be sent without their calls on a new chain: describe them as text instead. */
-function outputAsText(item: LooseItem): string {
-  if (item.type === 'function_call_output') return `Result of tool call ${item.call_id ?? ''}:\n${typeof item.output === 'string' ? item.output : JSON.stringify(item.output)}`;
-  const parts = Array.isArray(item.output) ? item.output as { stdout?: string; stderr?: string; outcome?: { type?: string; exit_code?: number } }[] : [];
-  const text = parts.map((p) => `${p.outcome?.type === 'timeout' ? '[timed out]' : `[exit ${p.outcome?.exit_code ?? '?'}]`}\n${p.stdout ?? ''}${p.stderr ? `\n[stderr] ${p.stderr}` : ''}`).join('\n');
-  return `Result of shell call ${item.call_id ?? ''}:\n${text}`;
+function outputAsText(item: ToolOutputItem): string {
+  switch (item.type) {
+    case 'shell_call_output': {
+      const text = item.output.map((p) => `${p.outcome.type === 'timeout' ? '[timed out]' : `[exit ${p.outcome.exit_code}]`}\n${p.stdout}${p.stderr ? `\n[stderr] ${p.stderr}` : ''}`).join('\n');
+      return `Result of shell call ${item.call_id}:\n${text}`;
+    }
+    case 'apply_patch_call_output': return `Result of patch ${item.call_id} (${item.status}):\n${item.output}`;
+    default: return `Result of tool call ${item.call_id}:\n${item.output}`;
+  }
 }
 
-export function newChainInput(state: SessionState, input: unknown[]): unknown[] {
+export function newChainInput(state: SessionState, input: InputItem[]): InputItem[] {
   const context: string[] = [];
   const history = transcriptText(state);
   if (history) {
     context.push(`The server no longer holds our earlier conversation; here is the local record of it (most recent last):\n\n${history}`);
   }
-  const out: unknown[] = [];
+  const out: InputItem[] = [];
   const toolTexts: string[] = [];
-  for (const raw of input) {
-    const item = raw as LooseItem;
-    if (item.type === 'shell_call_output' || item.type === 'function_call_output') toolTexts.push(outputAsText(item));
-    else out.push(raw);
+  for (const item of input) {
+    if (item.type === 'message' || item.type === 'compaction') out.push(item);
+    else toolTexts.push(outputAsText(item));
   }
   if (toolTexts.length > 0) context.push(toolTexts.join('\n\n'));
   if (context.length === 0) return out;
-  return [userMessageWithContext(context, ''), ...out];
+  return [userMessage(context, ''), ...out];
 }

@@ -3,7 +3,7 @@
 import { MAX_STATE_FILE_BYTES } from './types.ts';
 import type { SessionState, Usage } from './types.ts';
 import { isRecord, normalizeUsage } from './normalize.ts';
-import { isPlainResponseId, isResponseId } from './text.ts';
+import { isPlainResponseId, isResponseId } from '../lib/text.ts';
 
 export interface Checkpoint {
   version: 1;

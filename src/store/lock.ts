@@ -18,7 +18,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { errorCode, isPidAlive, randomHex, sleepMs, unlinkQuiet } from './fsutil.ts';
+import { errorCode, isPidAlive, randomHex, sleepMs, unlinkQuiet } from '../lib/fsutil.ts';
 
 export const LOCK_FILE = '.agentx_responseid.lock';
 

@@ -1,0 +1,124 @@
+// The engine: the operations every front-end calls (docs/ARCHITECTURE.md). It owns session
+// policy — what a new message carries, how a failed request is retried or moved to a new chain,
+// what happens to tool calls a dead session left, rollback and clear. Front-ends choose an
+// operation and render its events; they never change the session themselves.
+import {
+  addCliTranscript, clearConversation, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
+  type CliTranscriptEntry, type SessionState,
+} from '../store/state.ts';
+import type { InputItem } from '../wire/items.ts';
+import { userMessage } from '../wire/items.ts';
+import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
+import { formatCliTranscript, newChainInput } from './new-chain.ts';
+import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type Attempt, type TurnDeps, type TurnResult } from './turn.ts';
+
+export type TurnOutcome =
+  | { kind: 'done'; result: TurnResult }
+  | { kind: 'interrupted' }
+  | { kind: 'failed'; failure: TurnFailed };
+
+/**
+ * What to do with tool calls a dead session left unfinished:
+ * run — run the calls that did not complete, then continue the turn;
+ * skip — tell the model they were interrupted; it decides what to do;
+ * skip-ask-first — same, and the model must ask before running them again.
+ */
+export type PendingChoice = 'run' | 'skip' | 'skip-ask-first';
+
+export function interruptionNote(state: SessionState): string {
+  const it = state.interrupted_turn;
+  if (!it) return '';
+  return `Note: the user interrupted your previous turn (their message: "${preview(it.user_message)}") before it finished. `
+    + 'Whatever it was doing may be incomplete; do not redo or continue it unless the user asks.';
+}
+
+export class Engine {
+  constructor(public deps: TurnDeps) {}
+
+  get state(): SessionState {
+    return this.deps.session.state;
+  }
+
+  /** A new user message. `notes` are front-end facts for the model (e.g. the person changed directory). */
+  message(text: string, notes: readonly string[], signal: AbortSignal): Promise<TurnOutcome> {
+    const state = this.state;
+    const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
+    const input: InputItem[] = [...leftoverOutputs(state), userMessage(context, text)];
+    return this.run(text, { input, previousResponseId: state.response_id }, signal);
+  }
+
+  /** Resends exactly the request that failed (no command is re-run). */
+  retryFailed(signal: AbortSignal): Promise<TurnOutcome> {
+    const pending = this.requirePendingTransaction();
+    return this.run(pending.user_message ?? '', { input: pending.input, previousResponseId: pending.previous_response_id }, signal);
+  }
+
+  /** Sends the failed request on a new server-side chain seeded with the local context. */
+  newChain(signal: AbortSignal): Promise<TurnOutcome> {
+    const pending = this.requirePendingTransaction();
+    return this.run(pending.user_message ?? '', { input: newChainInput(this.state, pending.input), previousResponseId: null }, signal);
+  }
+
+  /** Settles the tool calls of a turn that never finished, then continues that turn. */
+  resumePendingCalls(choice: PendingChoice, signal: AbortSignal): Promise<TurnOutcome> {
+    const userText = this.state.last_user_message ?? '';
+    if (choice === 'run') {
+      return this.guard(userText, async () => {
+        const outputs = await executeCalls(this.deps, signal);
+        return continueTurn(this.deps, { input: outputs, previousResponseId: this.state.response_id }, userText, signal);
+      });
+    }
+    for (const c of this.state.pending_tool_calls) {
+      if (c.status === 'completed') continue;
+      const output = unfinishedCallOutput(c, choice === 'skip-ask-first');
+      this.deps.session.update((s) => markToolCall(s, c.call_id, 'completed', output));
+    }
+    return this.run(userText, { input: leftoverOutputs(this.state), previousResponseId: this.state.response_id }, signal);
+  }
+
+  /** Restores checkpoint `index` (1 = newest) and publishes it for one-shots. */
+  rollback(index: number): void {
+    this.deps.session.update((s) => rollbackTo(s, index));
+    this.deps.session.publishCheckpoint('rollback');
+  }
+
+  /** Reverts the latest rollback (or /clear). */
+  rollbackUndo(): void {
+    this.deps.session.update(undoRollback);
+    this.deps.session.publishCheckpoint('rollback');
+  }
+
+  /** A fresh conversation; the old one stays restorable with rollbackUndo. */
+  clear(): void {
+    this.deps.session.update(clearConversation);
+  }
+
+  /** A local `!command` the person ran: sent as context with the next message. */
+  recordLocalCommand(entry: CliTranscriptEntry): void {
+    this.deps.session.update((s) => addCliTranscript(s, entry));
+  }
+
+  private requirePendingTransaction(): NonNullable<SessionState['pending_transaction']> {
+    const pending = this.state.pending_transaction;
+    if (pending === null) throw new Error('there is no failed request to retry');
+    return pending;
+  }
+
+  private run(userText: string, attempt: Attempt, signal: AbortSignal): Promise<TurnOutcome> {
+    return this.guard(userText, () => continueTurn(this.deps, attempt, userText, signal));
+  }
+
+  /** Turn exceptions become outcomes; an interrupted turn is recorded so the next request tells the model. */
+  private async guard(userText: string, body: () => Promise<TurnResult>): Promise<TurnOutcome> {
+    try {
+      return { kind: 'done', result: await body() };
+    } catch (err) {
+      if (err instanceof TurnFailed) return { kind: 'failed', failure: err };
+      if (err instanceof TurnInterrupted) {
+        this.deps.session.update((s) => recordInterruption(s, { userMessage: userText, now: this.deps.now() }));
+        return { kind: 'interrupted' };
+      }
+      throw err;
+    }
+  }
+}

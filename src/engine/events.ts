@@ -1,0 +1,33 @@
+// The one event union every front-end (terminal renderer, --json, tests) reads. The JSON
+// renderer (frontends/json.ts) is a pure function of it; its test lists every type.
+import type { ToolCallType } from '../wire/items.ts';
+import type { ToolProgress } from '../tools/tool.ts';
+import type { TurnUsage } from '../usage/tokens.ts';
+
+export type { CommandResultInfo, FileChange, ToolProgress } from '../tools/tool.ts';
+
+export type AgentEvent =
+  | { type: 'request_start'; previousResponseId: string | null; attempt: number }
+  | { type: 'text_delta'; delta: string }
+  | { type: 'reasoning_delta'; delta: string }
+  | { type: 'reasoning_done' }
+  | { type: 'response_cut'; partialText: string; reason: string }
+  /** The server ended the response early (max_output_tokens, content filter); it still counts. */
+  | { type: 'response_incomplete'; responseId: string }
+  /** A tool call is about to be handled (run, refused or answered with an error). */
+  | { type: 'tool_call'; callId: string; kind: ToolCallType; tool: string; title: string; commands: string[] }
+  | ToolProgress
+  | { type: 'tool_error'; callId: string; message: string }
+  /** A call journaled `completed` earlier: its recorded output is sent, it is not run again. */
+  | { type: 'tool_reused'; callId: string; title: string; commands: string[] }
+  | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
+  | { type: 'chain_restarted'; reason: string }
+  /** The session could not be saved; `blocking` when a tool call was not run because of it. */
+  | { type: 'save_failed'; message: string; blocking: boolean }
+  | { type: 'usage'; usage: TurnUsage }
+  | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; durationMs: number }
+  | { type: 'turn_interrupted' }
+  | { type: 'turn_failed'; message: string };
+
+export type AgentEventType = AgentEvent['type'];
+export type EmitEvent = (event: AgentEvent) => void;

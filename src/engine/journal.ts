@@ -1,0 +1,59 @@
+// The tool-call journal's rules (exactly-once, docs/SPEC.md §3.5): a call is recorded `pending`
+// when the response that asked for it arrives, `started` (durably) before it runs, `completed`
+// with its output after. A completed call is never run again; its recorded output is resent.
+import type { SessionState, ToolJournalEntry } from '../store/state.ts';
+import { notRunOutput } from '../tools/registry.ts';
+import type { InputItem, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
+
+export function journalEntry(item: ToolCallItem): ToolJournalEntry {
+  const { id: _id, ...call } = item;
+  return { ...call, status: 'pending' };
+}
+
+/** The call item a journal entry records (what the tool registry parses again on a retry). */
+export function callItemOf(entry: ToolJournalEntry): ToolCallItem {
+  const { status: _status, output: _output, ...call } = entry;
+  return call;
+}
+
+const UNFINISHED = {
+  started: 'interrupted: agentx stopped while this call was running, so it may have run partly; its output is lost',
+  pending: 'not run: agentx stopped before this call started',
+};
+const ASK_FIRST = ' Do not run it again without asking the user first.';
+
+/**
+ * The output for a journaled call that never completed (agentx stopped): a `started` call is
+ * described as possibly partly run, so the model does not assume it did nothing.
+ */
+export function unfinishedCallOutput(entry: ToolJournalEntry, askFirst: boolean): ToolOutputItem {
+  const reason = (entry.status === 'started' ? UNFINISHED.started : UNFINISHED.pending) + (askFirst ? `.${ASK_FIRST}` : '.');
+  return notRunOutput(callItemOf(entry), reason);
+}
+
+/**
+ * Input items that must precede a new user message: outputs for the chain head's tool calls
+ * that were answered locally (interrupted, settled at start) but never sent.
+ */
+export function leftoverOutputs(state: SessionState): InputItem[] {
+  // A call that may have partly run must not be repeated without the user's say.
+  return state.pending_tool_calls.map((c) => c.status === 'completed' && c.output !== undefined
+    ? c.output
+    : unfinishedCallOutput(c, c.status === 'started'));
+}
+
+/** Calls of the chain head that never completed (what the pending-call menu is about). */
+export function unfinishedCalls(state: SessionState): ToolJournalEntry[] {
+  return state.pending_tool_calls.filter((c) => c.status !== 'completed');
+}
+
+/**
+ * Whether the start of a session must ask about pending calls: there are some, and the turn
+ * was neither interrupted (the next message carries their outputs) nor left as a failed
+ * follow-up request (the failed-request menu resends exactly that).
+ */
+export function needsPendingDecision(state: SessionState): boolean {
+  const calls = state.pending_tool_calls;
+  const settled = unfinishedCalls(state).length === 0 && (state.interrupted_turn !== null || state.pending_transaction !== null);
+  return calls.length > 0 && !settled;
+}

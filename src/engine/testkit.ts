@@ -1,0 +1,103 @@
+// Test support for the engine: a scripted model client (our ModelClient interface, answering
+// from a queue of steps and recording every request) and a recording tool. Not used by the product.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModelError } from '../model/errors.ts';
+import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from '../model/types.ts';
+import { SessionStore, type Persistence } from '../store/session-store.ts';
+import { emptyState, type SessionState } from '../store/state.ts';
+import { ToolRegistry } from '../tools/registry.ts';
+import type { ParsedCall, Tool, ToolContext, ToolResult } from '../tools/tool.ts';
+import type { ToolCallItem } from '../wire/items.ts';
+import type { AgentEvent } from './events.ts';
+import type { TurnDeps } from './turn.ts';
+
+export type Step =
+  | { text: string; calls?: ToolCallItem[] }
+  | { fail: ModelError }
+  /** Waits until the request is aborted (a hung server), then fails as the client would. */
+  | { hang: true };
+
+let responseCounter = 0;
+
+export class ScriptedClient implements ModelClient {
+  readonly requests: ModelRequest[] = [];
+  constructor(private readonly steps: Step[]) {}
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+    this.requests.push(structuredClone(request));
+    const step = this.steps.shift();
+    if (step === undefined) throw new Error('the script has no step for this request');
+    if ('fail' in step) throw step.fail;
+    if ('hang' in step) {
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      throw new ModelError('request cancelled', 'aborted');
+    }
+    if (step.text) yield { type: 'text_delta', delta: step.text };
+    const response: CompletedResponse = {
+      id: `resp_${++responseCounter}`, status: 'completed', text: step.text, toolCalls: step.calls ?? [],
+      usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0 },
+    };
+    yield { type: 'completed', response };
+  }
+}
+
+export interface EchoCall extends ParsedCall { text: string }
+
+/** A function tool `echo({"text"})` that records each run; `onRun` can interfere (abort, break the disk). */
+export function echoTool(runs: string[], onRun?: (call: EchoCall, ctx: ToolContext) => void): Tool<EchoCall> {
+  return {
+    name: 'echo',
+    definitions: () => [{ type: 'function', name: 'echo', description: 'echo', strict: false, parameters: { type: 'object' } }],
+    accepts: (item) => item.type === 'function_call' && item.name === 'echo',
+    parse(item) {
+      if (item.type !== 'function_call') return { ok: false, callId: item.call_id, error: 'not a function call' };
+      const args: unknown = JSON.parse(item.arguments);
+      const text = typeof args === 'object' && args !== null && 'text' in args && typeof args.text === 'string' ? args.text : undefined;
+      if (text === undefined) return { ok: false, callId: item.call_id, error: '"text" must be a string' };
+      return { ok: true, call: { callId: item.call_id, title: `echo ${text}`, commands: [], text } };
+    },
+    run(call, ctx): Promise<ToolResult> {
+      runs.push(call.text);
+      onRun?.(call, ctx);
+      return Promise.resolve({
+        output: { type: 'function_call_output', call_id: call.callId, output: `echo: ${call.text}` },
+        summary: [`echo ${call.text}`],
+        interrupted: ctx.signal.aborted,
+      });
+    },
+  };
+}
+
+export function echoCall(callId: string, text: string): ToolCallItem {
+  return { type: 'function_call', call_id: callId, name: 'echo', arguments: JSON.stringify({ text }) };
+}
+
+export interface Harness {
+  deps: TurnDeps;
+  client: ScriptedClient;
+  store: SessionStore;
+  events: AgentEvent[];
+  warnings: string[];
+  dir: string;
+}
+
+export function harness(steps: Step[], tools: Tool[], opts: { persistence?: Persistence; initial?: SessionState } = {}): Harness {
+  const dir = mkdtempSync(join(tmpdir(), 'agentx-engine-'));
+  const warnings: string[] = [];
+  const store = new SessionStore({
+    dir, path: join(dir, '.agentx_responseid'), initial: opts.initial ?? emptyState(),
+    persistence: opts.persistence ?? 'durable', publishesCheckpoint: true, warn: (m) => warnings.push(m),
+  });
+  const client = new ScriptedClient(steps);
+  const events: AgentEvent[] = [];
+  const deps: TurnDeps = {
+    client, shape: { model: 'gpt-test', instructions: 'be brief', reasoningEffort: undefined },
+    registry: new ToolRegistry(tools), session: store, cwd: () => dir, workspaceRoot: dir,
+    emit: (ev) => events.push(ev),
+    policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+    sleep: () => Promise.resolve(), now: () => new Date('2026-01-01T00:00:00Z'), random: () => 0.5,
+  };
+  return { deps, client, store, events, warnings, dir };
+}

@@ -1,0 +1,147 @@
+// The one session store every front-end uses: the state in memory, each transition saved at
+// once, and save errors made visible. A transition marked `required` guards an effect (a tool
+// call's `started` mark guards running it): if it cannot be saved, it is not applied and
+// SessionSaveError is thrown, so the effect does not happen. Other save failures are reported
+// once per distinct problem and the session goes on (the next save may succeed).
+import { copyFileSync, constants, unlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { errorCode, fileStamp } from '../lib/fsutil.ts';
+import { checkpointFromState } from './checkpoint.ts';
+import type { SessionState } from './state.ts';
+import { CHECKPOINT_FILE, saveCheckpoint, saveState, STATE_FILE } from './store.ts';
+
+export class SessionSaveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SessionSaveError';
+  }
+}
+
+/**
+ * durable: fsync'd writes (the interactive session: the conversation itself);
+ * fast: atomic but not fsync'd (one-shot files: diagnosis data, see store/fs.ts);
+ * memory: nothing is written (untrusted file, read-only directory).
+ */
+export type Persistence = 'durable' | 'fast' | 'memory';
+
+export interface SessionStoreOptions {
+  /** The session directory (where the shared checkpoint lives). */
+  dir: string;
+  /** The state file. */
+  path: string;
+  initial: SessionState;
+  persistence: Persistence;
+  /** The interactive session publishes `.agentx_checkpoint` for one-shots; one-shots do not. */
+  publishesCheckpoint: boolean;
+  warn(message: string): void;
+  now?: () => Date;
+}
+
+export interface UpdateOptions {
+  required?: boolean;
+}
+
+export class SessionStore {
+  private current: SessionState;
+  private persistence: Persistence;
+  private lastProblem: string | undefined;
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: SessionStoreOptions) {
+    this.current = opts.initial;
+    this.persistence = opts.persistence;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  get state(): SessionState {
+    return this.current;
+  }
+
+  get dir(): string {
+    return this.opts.dir;
+  }
+
+  get path(): string {
+    return this.opts.path;
+  }
+
+  get persistent(): boolean {
+    return this.persistence !== 'memory';
+  }
+
+  update(transition: (s: SessionState) => SessionState, options: UpdateOptions = {}): void {
+    const next = transition(this.current);
+    const problem = this.write(next, !options.required);
+    if (problem !== undefined && options.required) throw new SessionSaveError(problem);
+    this.current = next;
+  }
+
+  /**
+   * Saves the current state now; on failure the session continues in memory only. Returns the
+   * problem (for a one-line notice) or undefined. Used at start, where a directory that cannot be
+   * written must not stop the session.
+   */
+  saveOrGoMemory(): string | undefined {
+    const problem = this.write(this.current, false);
+    if (problem !== undefined) this.persistence = 'memory';
+    return problem;
+  }
+
+  publishCheckpoint(source: 'turn' | 'rollback'): void {
+    if (!this.opts.publishesCheckpoint || !this.persistent) return;
+    const cp = checkpointFromState(this.current, source, this.now());
+    if (cp === null) return;
+    try {
+      saveCheckpoint(this.opts.dir, cp);
+    } catch (err) {
+      this.report(`cannot save ${CHECKPOINT_FILE}: ${describe(err)}`);
+    }
+  }
+
+  /** Removes the shared checkpoint, so one-shots start fresh (after /clear). */
+  withdrawCheckpoint(): void {
+    if (!this.opts.publishesCheckpoint || !this.persistent) return;
+    try {
+      unlinkSync(join(this.opts.dir, CHECKPOINT_FILE));
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') this.report(`cannot remove ${CHECKPOINT_FILE}: ${describe(err)}`);
+    }
+  }
+
+  /** Copies the state file to `<state>.bak-<timestamp>` (never over an existing file). */
+  backup(): string | undefined {
+    if (!this.persistent) return undefined;
+    const name = `${STATE_FILE}.bak-${fileStamp(this.now())}`;
+    try {
+      copyFileSync(this.opts.path, join(this.opts.dir, name), constants.COPYFILE_EXCL);
+      return name;
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  private write(state: SessionState, reportFailure = true): string | undefined {
+    if (this.persistence === 'memory') return undefined;
+    try {
+      saveState(this.opts.path, state, { durable: this.persistence === 'durable' });
+      this.lastProblem = undefined;
+      return undefined;
+    } catch (err) {
+      const problem = `cannot save ${basename(this.opts.path)}: ${describe(err)}`;
+      if (reportFailure) this.report(problem);
+      return problem;
+    }
+  }
+
+  /** Said once per distinct problem, not on every transition of a turn. */
+  private report(problem: string): void {
+    if (problem === this.lastProblem) return;
+    this.lastProblem = problem;
+    this.opts.warn(problem);
+  }
+}
+
+function describe(err: unknown): string {
+  return errorCode(err) ?? (err instanceof Error ? err.message : String(err));
+}

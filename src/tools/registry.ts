@@ -1,0 +1,51 @@
+// The tool registry: the one place that knows every tool. It offers their definitions, routes a
+// call item to its tool, and answers unknown tools, bad arguments and calls that were not run,
+// in the output form the call item needs.
+import type { ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+import type { ParsedCall, Tool } from './tool.ts';
+
+export interface ResolvedCall {
+  tool: Tool;
+  call: ParsedCall;
+}
+
+export type Resolution = ({ ok: true } & ResolvedCall) | { ok: false; callId: string; title: string; error: string };
+
+export class ToolRegistry {
+  constructor(private readonly tools: readonly Tool[]) {}
+
+  definitions(): ToolDefinition[] {
+    return this.tools.flatMap((t) => t.definitions());
+  }
+
+  names(): string[] {
+    return this.tools.map((t) => t.name);
+  }
+
+  resolve(item: ToolCallItem): Resolution {
+    const tool = this.tools.find((t) => t.accepts(item));
+    if (tool === undefined) {
+      const name = 'name' in item ? item.name : item.type;
+      return { ok: false, callId: item.call_id, title: name, error: `unknown tool "${name}": the available tools are ${this.names().map((n) => `"${n}"`).join(', ')}` };
+    }
+    const parsed = tool.parse(item);
+    if (!parsed.ok) return { ok: false, callId: item.call_id, title: `${tool.name} (invalid call)`, error: parsed.error };
+    return { ok: true, tool, call: parsed.call };
+  }
+}
+
+/** An output that tells the model the call was not run (error, refusal, interruption). */
+export function notRunOutput(item: ToolCallItem, reason: string): ToolOutputItem {
+  switch (item.type) {
+    case 'shell_call': {
+      const count = Math.max(1, Array.isArray(item.action.commands) ? item.action.commands.length : 0);
+      return {
+        type: 'shell_call_output', call_id: item.call_id,
+        output: Array.from({ length: count }, () => ({ stdout: '', stderr: reason, outcome: { type: 'exit', exit_code: 1 } })),
+      };
+    }
+    case 'function_call': return { type: 'function_call_output', call_id: item.call_id, output: `error: ${reason}` };
+    case 'custom_tool_call': return { type: 'custom_tool_call_output', call_id: item.call_id, output: `error: ${reason}` };
+    case 'apply_patch_call': return { type: 'apply_patch_call_output', call_id: item.call_id, status: 'failed', output: reason };
+  }
+}
