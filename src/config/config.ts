@@ -4,6 +4,7 @@ import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args
 import { ConfigError } from '../cli/errors.ts';
 import { configPath } from '../paths.ts';
 import { parseDotenv } from './dotenv.ts';
+import { errorMessage, errorCode } from '../lib/fsutil.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MODEL = 'gpt-5.1';
@@ -31,8 +32,8 @@ export function readConfigFile(path: string): Record<string, string> {
     text = readFileSync(fd, 'utf8');
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+    if (errorCode(err) === 'ENOENT') return {};
+    throw new ConfigError(`cannot read config file ${path}: ${errorMessage(err)}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

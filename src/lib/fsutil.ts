@@ -9,6 +9,11 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The message of anything thrown (an Error's message, otherwise its string form). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Signal 0 probes without delivering anything. EPERM means the pid exists but belongs to
  * someone else, so it counts as alive; only ESRCH proves it gone. A reused pid reads as alive,

@@ -27,12 +27,17 @@ interface ErrorLike {
 }
 
 function header(headers: unknown, name: string): string | undefined {
-  if (headers && typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  if (headers && typeof headers === 'object') {
-    const v = (headers as Record<string, unknown>)[name];
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  if (typeof headers === 'object' && headers !== null) {
+    const v: unknown = Object.getOwnPropertyDescriptor(headers, name)?.value;
     return typeof v === 'string' ? v : undefined;
   }
   return undefined;
+}
+
+/** Any thrown value read through the fields SDK and transport errors may carry. */
+function errorLike(v: unknown): ErrorLike {
+  return typeof v === 'object' && v !== null ? v : {};
 }
 
 export function parseRetryAfter(headers: unknown, now: number = Date.now()): number | undefined {
@@ -57,18 +62,18 @@ function cleanMessage(raw: string): string {
 /** The innermost useful reason of a transport error ("ECONNREFUSED 127.0.0.1:9"), for one line. */
 function rootCause(e: ErrorLike): string {
   let best = '';
-  let cur = e.cause as ErrorLike | undefined;
+  let cur: ErrorLike | undefined = e.cause === undefined ? undefined : errorLike(e.cause);
   for (let depth = 0; cur && depth < 5; depth++) {
     if (typeof cur.code === 'string') return `: ${cur.code}${typeof cur.message === 'string' && !cur.message.includes(cur.code) ? ` ${cleanMessage(cur.message)}` : ''}`;
     if (typeof cur.message === 'string' && cur.message !== 'fetch failed') best = `: ${cleanMessage(cur.message)}`;
-    cur = cur.cause as ErrorLike | undefined;
+    cur = cur.cause === undefined ? undefined : errorLike(cur.cause);
   }
   return best;
 }
 
 export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'connection'): ModelError {
   if (err instanceof ModelError) return err;
-  const e = (err ?? {}) as ErrorLike;
+  const e = errorLike(err);
   const name = sdkKind === 'abort' ? 'APIUserAbortError' : sdkKind === 'timeout' ? 'APIConnectionTimeoutError'
     : sdkKind === 'connection' ? 'APIConnectionError' : typeof e.name === 'string' ? e.name : '';
   const message = cleanMessage(typeof e.message === 'string' ? e.message : String(err));

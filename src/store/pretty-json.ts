@@ -6,7 +6,7 @@
 // than the fdatasync (bench/: --cpu-prof of the state write). Stringifying the big containers
 // element by element keeps every piece small; the output is byte-identical.
 
-const hasToJson = (v: object): boolean => typeof (v as { toJSON?: unknown }).toJSON === 'function';
+const hasToJson = (v: object): boolean => 'toJSON' in v && typeof v.toJSON === 'function';
 
 /** What JSON.stringify leaves out of objects (and writes as null in arrays). */
 function dropped(v: unknown): boolean {
@@ -36,15 +36,15 @@ function emit(value: unknown, indent: string, depth: number, out: string[]): voi
       out.push(`\n${indent}]`);
       return;
     }
-    const keys = Object.keys(value).filter((k) => !dropped((value as Record<string, unknown>)[k]));
-    if (keys.length === 0) {
+    const entries = Object.entries(value).filter(([, v]) => !dropped(v));
+    if (entries.length === 0) {
       out.push('{}');
       return;
     }
     out.push('{');
-    keys.forEach((key, i) => {
+    entries.forEach(([key, v], i) => {
       out.push(`${i === 0 ? '\n' : ',\n'}${inner}${JSON.stringify(key)}: `);
-      emit((value as Record<string, unknown>)[key], inner, depth + 1, out);
+      emit(v, inner, depth + 1, out);
     });
     out.push(`\n${indent}}`);
     return;

@@ -1,5 +1,6 @@
 // Signalling whole process groups: a command's pipelines and background jobs share its group,
 // so stopping only the leader would leave the rest running.
+import { errorCode } from '../lib/fsutil.ts';
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 
@@ -20,7 +21,7 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): bo
     return true;
   } catch (err) {
     // EPERM means a member exists that we may not signal: the group is still there.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(err) === 'EPERM';
   }
 }
 

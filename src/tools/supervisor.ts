@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
+import { errorCode } from '../lib/fsutil.ts';
 
 const SUPERVISOR_SCRIPT = [
   "trap '' TERM INT HUP",
@@ -64,7 +65,7 @@ export function cwdProblem(cwd: string): string | undefined {
     if (!statSync(cwd).isDirectory()) return `working directory is not a directory: ${cwd}`;
     return undefined;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     return code === 'ENOENT' ? `working directory does not exist: ${cwd}` : `cannot use working directory ${cwd}: ${String(code)}`;
   }
 }

@@ -84,7 +84,7 @@ describe('interactive session state', () => {
     expect(cp).toMatchObject({ response_id: third, source: 'turn', usage: expected });
   });
 
-  it('30 one-shots beside a live REPL: all branch from the checkpoint, the interactive files stay byte-identical', async () => {
+  it('30 one-shots with tool calls beside a live REPL: all branch from the checkpoint, each call runs once, the interactive files stay byte-identical', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
@@ -96,15 +96,16 @@ describe('interactive session state', () => {
     expect(readCheckpoint(sb).response_id).toBe(head);
 
     const n = suite.emu.requests.length;
+    // Each one-shot runs a tool call (exactly once: the ledger has each number once) and answers.
     const runs = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      runCli(['-q', `parallel ${i}`], { ...sb, timeoutMs: 110_000 })));
-    for (const [i, r] of runs.entries()) {
-      expect({ i, code: r.code, stderr: r.stderr }).toEqual({ i, code: 0, stderr: '' });
-      expect(r.stdout).toBe(`You said: parallel ${i}\n`);
-    }
-    const sent = suite.emu.requests.slice(n).map((q) => q.body as { previous_response_id?: string; store?: boolean });
-    expect(sent).toHaveLength(30);
-    for (const b of sent) expect(b).toMatchObject({ previous_response_id: head, store: true });
+      runCli(['-q', `run: echo ${i} >> ledger.txt`], { ...sb, timeoutMs: 110_000 })));
+    for (const [i, r] of runs.entries()) expect({ i, code: r.code, stderr: r.stderr }).toEqual({ i, code: 0, stderr: '' });
+    const sent = suite.emu.requests.slice(n).map((q) => q.body as { previous_response_id?: string; store?: boolean; input: { type: string }[] });
+    const firsts = sent.filter((b) => b.input.some((i) => i.type === 'message'));
+    expect(firsts).toHaveLength(30);
+    for (const b of firsts) expect(b).toMatchObject({ previous_response_id: head, store: true });
+    const ledger = readFileSync(join(sb.cwd, 'ledger.txt'), 'utf8').trim().split('\n').sort((x, y) => Number(x) - Number(y));
+    expect(ledger).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
 
     expect(readFileSync(join(sb.cwd, '.agentx_responseid')).equals(stateBefore)).toBe(true);
     expect(readFileSync(join(sb.cwd, '.agentx_checkpoint')).equals(checkpointBefore)).toBe(true);

@@ -2,6 +2,7 @@
 // with newlines and backslashes escaped so a multi-line message stays one entry.
 import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../../store/store.ts';
+import { errorMessage } from '../../lib/fsutil.ts';
 
 export const HISTORY_MAX = 1000;
 
@@ -31,6 +32,6 @@ export function saveHistory(path: string, newestFirst: readonly string[]): strin
     writeFileAtomicSync(path, lines.length > 0 ? `${lines.join('\n')}\n` : '', 0o600);
     return undefined;
   } catch (err) {
-    return `cannot save input history to ${path}: ${(err as Error).message}`;
+    return `cannot save input history to ${path}: ${errorMessage(err)}`;
   }
 }

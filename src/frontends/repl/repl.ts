@@ -20,6 +20,7 @@ import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { CostTracker } from './usage-view.ts';
 import { commandRunner } from '../runtime.ts';
 import { buildEngine, configWithKey, runSetupDialogue } from './wiring.ts';
+import { errorMessage } from '../../lib/fsutil.ts';
 
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const out = process.stdout;
@@ -28,7 +29,7 @@ export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<
   try {
     lock = acquireSessionLock(dir);
   } catch (err) {
-    process.stderr.write(`agentx: cannot lock the session in ${dir}: ${(err as Error).message}\n`);
+    process.stderr.write(`agentx: cannot lock the session in ${dir}: ${errorMessage(err)}\n`);
     return EXIT_USAGE;
   }
   if (!lock.ok) {
@@ -88,7 +89,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       try {
         await runSetupDialogue(configPath(env), out);
       } catch (err) {
-        say(ctx, theme.red(`\nsetup cancelled: ${(err as Error).message}`));
+        say(ctx, theme.red(`\nsetup cancelled: ${errorMessage(err)}`));
         return;
       } finally {
         term.start();

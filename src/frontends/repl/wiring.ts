@@ -10,6 +10,7 @@ import { createTurnDeps } from '../runtime.ts';
 import { say, type ReplContext } from './context.ts';
 import type { TurnRunner } from './turns.ts';
 import type { CostTracker } from './usage-view.ts';
+import { errorMessage } from '../../lib/fsutil.ts';
 
 function pricedClient(client: ModelClient, costs: CostTracker): ModelClient {
   return {
@@ -55,7 +56,7 @@ export async function configWithKey(cli: CliOptions, env: NodeJS.ProcessEnv, out
       await runSetupDialogue(configPath(env), out);
     } catch (err) {
       // Ctrl-C or a bad value: no key, reported by the caller like any missing key.
-      out.write(`\nsetup cancelled: ${(err as Error).message}\n`);
+      out.write(`\nsetup cancelled: ${errorMessage(err)}\n`);
     }
     config = resolveConfig(cli, env);
   }
