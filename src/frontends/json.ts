@@ -27,8 +27,6 @@ export type JsonLine =
 
 export interface JsonFileChange { path: string; moved_to: string | null; operation: FileChange['operation']; added: number; removed: number }
 
-/** Events that are not part of the contract (progress only a terminal needs). */
-const NOT_IN_CONTRACT = ['request_start', 'reasoning_done', 'command_start', 'command_output', 'turn_interrupted', 'turn_failed'] as const;
 
 /** Maps an engine event to its JSONL form, or null for events not part of the contract. */
 export function toJsonLine(ev: AgentEvent): JsonLine | null {
@@ -66,7 +64,6 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
   }
 }
 
-export const SILENT_EVENT_TYPES: readonly string[] = NOT_IN_CONTRACT;
 
 export function sessionLine(p: { cwd: string; model: string; previousResponseId: string | null; stateFile: string }): JsonLine {
   return { type: 'session', mode: 'oneshot', cwd: p.cwd, model: p.model, previous_response_id: p.previousResponseId, state_file: p.stateFile };

@@ -1,0 +1,57 @@
+// Pins the --json contract: every engine event type is listed here with its JSON form (or
+// null: not part of the contract). A new event type fails this test until it is decided.
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent, AgentEventType } from '../engine/events.ts';
+import { errorLine, jsonLine, sessionLine, toJsonLine, type JsonLine } from './json.ts';
+
+const usage = { inputTokens: 10, cachedTokens: 2, outputTokens: 5, reasoningTokens: 1 };
+const command = { callId: 'c1', command: 'ls', exitCode: 0, timedOut: false, interrupted: false, durationMs: 3, truncatedBytes: 0, stdout: 'a\n', stderr: '' };
+
+const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLine | null] } = {
+  request_start: [{ type: 'request_start', previousResponseId: null, attempt: 1 }, null],
+  text_delta: [{ type: 'text_delta', delta: 'hi' }, { type: 'text_delta', delta: 'hi' }],
+  reasoning_delta: [{ type: 'reasoning_delta', delta: 'hm' }, { type: 'reasoning_delta', delta: 'hm' }],
+  reasoning_done: [{ type: 'reasoning_done' }, null],
+  response_cut: [{ type: 'response_cut', partialText: 'pa', reason: 'cut' }, { type: 'response_cut', reason: 'cut' }],
+  response_incomplete: [{ type: 'response_incomplete', responseId: 'r' }, { type: 'response_incomplete', response_id: 'r' }],
+  tool_call: [
+    { type: 'tool_call', callId: 'c1', kind: 'shell_call', tool: 'shell', title: 'ls', commands: ['ls'] },
+    { type: 'tool_call', call_id: 'c1', kind: 'shell_call', tool: 'shell', title: 'ls', commands: ['ls'] },
+  ],
+  command_start: [{ type: 'command_start', callId: 'c1', command: 'ls' }, null],
+  command_output: [{ type: 'command_output', callId: 'c1', chunk: 'a', stream: 'stdout' }, null],
+  command_done: [{ type: 'command_done', ...command }, {
+    type: 'tool_output', call_id: 'c1', command: 'ls', exit_code: 0, timed_out: false, interrupted: false,
+    duration_ms: 3, truncated_bytes: 0, stdout: 'a\n', stderr: '',
+  }],
+  files_changed: [
+    { type: 'files_changed', callId: 'p1', tool: 'apply_patch', ok: true, message: 'Updated a.ts', changes: [{ path: 'a.ts', operation: 'update', added: 2, removed: 1, diff: '@@\n-a\n+b\n+c' }] },
+    { type: 'files_changed', call_id: 'p1', tool: 'apply_patch', ok: true, message: 'Updated a.ts', files: [{ path: 'a.ts', moved_to: null, operation: 'update', added: 2, removed: 1 }] },
+  ],
+  tool_error: [{ type: 'tool_error', callId: 'c1', message: 'bad' }, { type: 'tool_error', call_id: 'c1', message: 'bad' }],
+  tool_reused: [{ type: 'tool_reused', callId: 'c1', title: 'ls', commands: ['ls'] }, { type: 'tool_reused', call_id: 'c1', title: 'ls' }],
+  retry: [
+    { type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 500, reason: '503' },
+    { type: 'retry', attempt: 1, max_attempts: 3, delay_ms: 500, reason: '503' },
+  ],
+  chain_restarted: [{ type: 'chain_restarted', reason: 'gone' }, { type: 'chain_restarted', reason: 'gone' }],
+  save_failed: [{ type: 'save_failed', message: 'ENOSPC', blocking: true }, { type: 'save_failed', message: 'ENOSPC', blocking: true }],
+  usage: [{ type: 'usage', usage }, { type: 'usage', input_tokens: 10, cached_tokens: 2, output_tokens: 5, reasoning_tokens: 1 }],
+  turn_done: [{ type: 'turn_done', responseId: 'r', text: 'ok', usage, durationMs: 9 }, { type: 'final', response_id: 'r', text: 'ok', duration_ms: 9 }],
+  turn_interrupted: [{ type: 'turn_interrupted' }, null],
+  turn_failed: [{ type: 'turn_failed', message: 'x' }, null],
+};
+
+describe('--json contract', () => {
+  it.each(Object.entries(cases))('%s', (_type, [event, expected]) => {
+    expect(toJsonLine(event)).toEqual(expected);
+  });
+
+  it('session and error lines, one object per line', () => {
+    const text = jsonLine(sessionLine({ cwd: '/p', model: 'm', previousResponseId: null, stateFile: '/p/s' })) + jsonLine(errorLine('fatal', 'no', 1));
+    expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown)).toEqual([
+      { type: 'session', mode: 'oneshot', cwd: '/p', model: 'm', previous_response_id: null, state_file: '/p/s' },
+      { type: 'error', kind: 'fatal', message: 'no', exit_code: 1 },
+    ]);
+  });
+});
