@@ -36,8 +36,17 @@ export function oneLine(text: string): string {
   return flat.length <= MAX_REASON_CHARS ? flat : `${flat.slice(0, MAX_REASON_CHARS - 1)}…`;
 }
 
+/** The HTTP status the SDK attaches to transport errors (SdkHttpError.data.status), if any. */
+function httpStatus(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null || !('data' in err)) return undefined;
+  const { data } = err;
+  return typeof data === 'object' && data !== null && 'status' in data && typeof data.status === 'number' ? data.status : undefined;
+}
+
 function messageOf(err: unknown): string {
-  return oneLine(err instanceof Error ? err.message : String(err));
+  const message = oneLine(err instanceof Error ? err.message : String(err));
+  const status = httpStatus(err);
+  return status === undefined || message.includes(String(status)) ? message : `HTTP ${status}: ${message}`;
 }
 
 class StartTimeout extends Error {}
