@@ -152,7 +152,10 @@ describe('loadMcpConfig and approval', () => {
     const first = await loadMcpConfig({ projectDir: project, env, now: () => new Date('2030-01-02T03:04:05Z') });
     expect(first.servers().map((s) => [s.name, s.scope])).toEqual([['shared', 'user'], ['u', 'user']]);
     const pending = first.pendingApproval();
-    expect(pending).toMatchObject({ file, servers: [{ name: 'shared', description: 'from-project "a b"' }, { name: 'p', description: 'http://localhost:9/mcp' }] });
+    expect(pending).toMatchObject({ file, servers: [
+      { name: 'shared', transport: 'stdio', description: 'from-project "a b"' },
+      { name: 'p', transport: 'http', description: 'http://localhost:9/mcp' },
+    ] });
     expect(pending?.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(first.unapprovedNotice()).toBe(`mcp: ${file} is not approved; its servers (shared, p) are not started (start agentx interactively to review it)`);
 
@@ -170,7 +173,7 @@ describe('loadMcpConfig and approval', () => {
 
     writeProject({ mcpServers: { shared: { command: 'something-else' } } });
     const edited = await loadMcpConfig({ projectDir: project, env });
-    expect(edited.pendingApproval()?.servers).toEqual([{ name: 'shared', description: 'something-else' }]);
+    expect(edited.pendingApproval()?.servers).toEqual([{ name: 'shared', transport: 'stdio', description: 'something-else' }]);
     expect(edited.servers().find((s) => s.name === 'shared')?.scope).toBe('user');
   });
 

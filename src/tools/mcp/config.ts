@@ -22,8 +22,8 @@ export interface PendingApproval {
   /** Absolute (real) path of the project file. */
   file: string;
   sha256: string;
-  /** What approving would start: name and command line or URL of each server. */
-  servers: { name: string; description: string }[];
+  /** What approving would start: name, transport and command line or URL of each server. */
+  servers: { name: string; transport: McpServerSpec['transport']; description: string }[];
 }
 
 interface ProjectFile {
@@ -86,7 +86,7 @@ export class McpConfig {
     return {
       file: p.file,
       sha256: p.sha256,
-      servers: p.parsed.servers.map((s) => ({ name: s.name, description: describeSpec(s) })),
+      servers: p.parsed.servers.map((s) => ({ name: s.name, transport: s.transport, description: describeSpec(s) })),
     };
   }
 
