@@ -48,6 +48,17 @@ describe('stdio servers', () => {
     expect(events.map((e) => `${e.type}:${e.server}`).sort()).toEqual(['server_failed:crash', 'server_failed:hang', 'server_ready:good']);
   });
 
+  it('launch() returns before the servers are up; tools appear as they come', async () => {
+    dir = tempDir();
+    const events: McpEvent[] = [];
+    manager = await McpManager.launch({ specs: [stdioSpec('t', ['serve', 't', 'echo'])], env: process.env, projectDir: dir.path, onEvent: (e) => events.push(e) });
+    expect(manager.servers()[0]?.state).toBe('starting');
+    expect(manager.toolDefinitions()).toEqual([]);
+    await manager.ready;
+    expect(events).toEqual([{ type: 'server_ready', server: 't', tools: 1 }]);
+    expect(manager.toolDefinitions().map((d) => d.name)).toEqual(['mcp__t__echo']);
+  });
+
   it('converts results: text, images as a note, resources, structured content, errors, capped output', async () => {
     dir = tempDir();
     manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't'])], env: process.env, projectDir: dir.path, maxOutputBytes: 1000 });

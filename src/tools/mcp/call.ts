@@ -116,3 +116,17 @@ export async function runMcpCall(argsJson: string, ctx: RunContext): Promise<Mcp
     return { ...failureOutcome(err, ctx), cutBytes: 0, durationMs: elapsed() };
   }
 }
+
+/** The fields of a `--json` event for a finished MCP call (snake_case, like the other events). */
+export function callEventFields(record: McpCallRecord, outcome: McpCallOutcome): Record<string, string | number | boolean> {
+  return {
+    server: record.server,
+    tool: record.tool,
+    arguments: record.arguments,
+    status: outcome.status,
+    is_error: outcome.status !== 'ok',
+    duration_ms: outcome.durationMs,
+    output_bytes: Buffer.byteLength(outcome.output, 'utf8'),
+    truncated_bytes: outcome.cutBytes,
+  };
+}

@@ -96,13 +96,25 @@ export class McpManager {
       });
       return connection;
     });
+    this.ready = Promise.all(this.connections.map((c) => c.start())).then(() => undefined);
   }
 
-  /** Starts every server in parallel; resolves when each is ready or has failed (never rejects). */
-  static async start(opts: McpManagerOptions): Promise<McpManager> {
+  /** Resolves when every server is ready or has failed (each within its start timeout); never rejects. */
+  readonly ready: Promise<void>;
+
+  /**
+   * Loads the SDK and starts every server in parallel, without waiting for them: tools appear
+   * (onEvent 'server_ready') as servers come up. For a prompt that should not wait.
+   */
+  static async launch(opts: McpManagerOptions): Promise<McpManager> {
     const sdk = await (opts.loadSdk ?? (() => import('@modelcontextprotocol/client')))();
-    const manager = new McpManager(opts, sdk);
-    await Promise.all(manager.connections.map((c) => c.start()));
+    return new McpManager(opts, sdk);
+  }
+
+  /** launch() and wait until every server is ready or has failed. */
+  static async start(opts: McpManagerOptions): Promise<McpManager> {
+    const manager = await McpManager.launch(opts);
+    await manager.ready;
     return manager;
   }
 

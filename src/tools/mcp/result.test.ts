@@ -1,6 +1,6 @@
 // MCP results as function_call_output text, and the call helpers (arguments, display line).
 import { describe, expect, it } from 'vitest';
-import { MCP_RETRY_NOTICE, displayLine, parseArguments, runMcpCall } from './call.ts';
+import { MCP_RETRY_NOTICE, callEventFields, displayLine, parseArguments, runMcpCall } from './call.ts';
 import type { RunContext } from './call.ts';
 import { resultToText } from './result.ts';
 
@@ -81,5 +81,12 @@ describe('call helpers', () => {
       server: 's', tool: 't', timeoutMs: 1000, maxOutputBytes: 100, serverError: () => undefined, send: () => Promise.reject(err),
     });
     expect(outcome).toMatchObject({ status: 'failed', output: 'MCP tool t on server s: error -32602: MCP error -32602: Invalid params' });
+  });
+
+  it('gives the --json event fields of a finished call', () => {
+    const record = { kind: 'mcp', server: 's', tool: 't', arguments: '{"a":1}' } as const;
+    expect(callEventFields(record, { status: 'tool_error', output: 'é', cutBytes: 3, durationMs: 12 })).toEqual({
+      server: 's', tool: 't', arguments: '{"a":1}', status: 'tool_error', is_error: true, duration_ms: 12, output_bytes: 2, truncated_bytes: 3,
+    });
   });
 });

@@ -58,6 +58,8 @@ function mark(what) {
 
 function waitOrAbort(ms, signal) {
   return new Promise((resolve) => {
+    // The cancellation may have been processed before this handler ran.
+    if (signal.aborted) return resolve('aborted');
     const timer = setTimeout(() => resolve('done'), ms);
     signal.addEventListener('abort', () => {
       clearTimeout(timer);
