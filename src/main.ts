@@ -44,6 +44,12 @@ async function main(argv: string[]): Promise<number> {
     const { runSetupCommand } = await import('./config/setup.ts');
     return runSetupCommand(cli, process.env);
   }
+  if (cli.command === 'mcp-list') {
+    const { listMcpServers } = await import('./tools/mcp/list.ts');
+    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION });
+    process.stdout.write(`${list.lines.join('\n')}\n`);
+    return list.ok ? 0 : 1;
+  }
   const interactive = cli.message.length === 0 && !cli.readStdin && process.stdin.isTTY === true;
   if (!interactive) {
     const { runOneshot } = await import('./frontends/oneshot.ts');

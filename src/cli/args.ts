@@ -5,7 +5,7 @@ import { UsageError } from './errors.ts';
 export type ShellToolKind = 'builtin' | 'function';
 
 export interface CliOptions {
-  command: 'run' | 'setup' | 'help' | 'version';
+  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list';
   message: string[];          // words of a one-shot message ('-' means read stdin)
   cwd?: string;
   model?: string;
@@ -117,6 +117,10 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     return o;
   }
   if (o.apiKey !== undefined) throw new UsageError('--api-key is only accepted by `agentx setup`');
+  if (words[0] === 'mcp' && words[1] === 'list' && words.length === 2) {
+    o.command = 'mcp-list';
+    return o;
+  }
   if (words[0] === '-') {
     o.readStdin = true;
     words.shift();
@@ -138,6 +142,7 @@ export function helpText(version: string): string {
     '  agentx "message"            one-shot: answer on stdout, then exit',
     '  agentx - | cmd | agentx "…" one-shot with the message (or context) read from stdin',
     '  agentx setup                configure API key, model and base URL',
+    '  agentx mcp list             MCP servers: state, transport, tool count',
     '',
     'Options:',
     ...rows,

@@ -1,0 +1,132 @@
+// One MCP tool call as the engine sees it: the record to journal before sending, the display
+// line, and the run itself (timeout, Ctrl-C, the server dying) ending in the text of a
+// `function_call_output`. Failures are outputs for the model, never exceptions.
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { oneLine } from './connection.ts';
+import { resultToText } from './result.ts';
+
+/** What the journal's `started` record holds for an MCP call: enough to show it and to resend it. */
+export interface McpCallRecord {
+  kind: 'mcp';
+  server: string;
+  tool: string;
+  /** The arguments exactly as the model sent them (JSON text). */
+  arguments: string;
+}
+
+/** Shown with a pending MCP call after a crash: Retry resends it, which may do the work twice. */
+export const MCP_RETRY_NOTICE =
+  'MCP calls may not be idempotent: Retry sends the call to the server again. Choose it only if the call had no effect or you know it did not run.';
+
+export type McpCallStatus =
+  | 'ok'            // the tool ran and answered
+  | 'tool_error'    // the tool ran and reported an error (isError)
+  | 'failed'        // the request failed: server gone, protocol error
+  | 'timeout'       // no answer in time; the server was sent a cancellation
+  | 'interrupted'   // aborted by the person; the server was sent a cancellation
+  | 'not_sent';     // never reached the server: unknown tool, bad arguments, server not ready
+
+export interface McpCallOutcome {
+  status: McpCallStatus;
+  /** The text of the function_call_output. */
+  output: string;
+  cutBytes: number;
+  durationMs: number;
+}
+
+export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+
+/** The model sends arguments as JSON text; MCP wants an object. Empty text means no arguments. */
+export function parseArguments(text: string): ParsedArguments {
+  if (text.trim() === '') return { ok: true, value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `arguments are not valid JSON (${err instanceof Error ? err.message : String(err)})` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'arguments must be a JSON object' };
+  return { ok: true, value: Object.fromEntries(Object.entries(value)) };
+}
+
+const DISPLAY_ARGS_CHARS = 120;
+
+/** One line for the terminal: `server › tool {"a":1}` with the arguments cut to fit. */
+export function displayLine(record: Pick<McpCallRecord, 'server' | 'tool' | 'arguments'>): string {
+  const parsed = parseArguments(record.arguments);
+  const args = oneLine(parsed.ok ? JSON.stringify(parsed.value) : record.arguments);
+  const shown = args === '{}' ? '' : ` ${args.length <= DISPLAY_ARGS_CHARS ? args : `${args.slice(0, DISPLAY_ARGS_CHARS - 1)}…`}`;
+  return `${record.server} › ${record.tool}${shown}`;
+}
+
+function errorCode(err: unknown): unknown {
+  return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+}
+
+function errorMessage(err: unknown): string {
+  return oneLine(err instanceof Error ? err.message : String(err));
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export interface RunContext {
+  server: string;
+  tool: string;
+  signal?: AbortSignal;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  /** Why the server cannot take the call now, if it cannot (then nothing is sent). */
+  unavailable?: string;
+  /** Reason given when the server went away during the call. */
+  serverError: () => string | undefined;
+  send: (args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<CallToolResult>;
+}
+
+function failureOutcome(err: unknown, ctx: RunContext): Pick<McpCallOutcome, 'status' | 'output'> {
+  const where = `MCP tool ${ctx.tool} on server ${ctx.server}`;
+  if (ctx.signal?.aborted) return { status: 'interrupted', output: `${where}: interrupted by the user; the server was asked to cancel the call.` };
+  const code = errorCode(err);
+  if (code === 'REQUEST_TIMEOUT') {
+    return { status: 'timeout', output: `${where}: no answer within ${seconds(ctx.timeoutMs)}; the server was asked to cancel the call.` };
+  }
+  if (code === 'CONNECTION_CLOSED' || code === 'NOT_CONNECTED') {
+    const why = ctx.serverError();
+    return { status: 'failed', output: `${where}: the server went away during the call${why ? ` (${why})` : ''}; it may or may not have run.` };
+  }
+  // A JSON-RPC error from the server (unknown tool, invalid params, its own failure).
+  if (typeof code === 'number') return { status: 'failed', output: `${where}: error ${code}: ${errorMessage(err)}` };
+  return { status: 'failed', output: `${where}: ${errorMessage(err)}` };
+}
+
+export async function runMcpCall(argsJson: string, ctx: RunContext): Promise<McpCallOutcome> {
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const notSent = (why: string): McpCallOutcome => ({ status: 'not_sent', output: `MCP tool ${ctx.tool} on server ${ctx.server}: ${why}`, cutBytes: 0, durationMs: elapsed() });
+  const args = parseArguments(argsJson);
+  if (!args.ok) return notSent(args.error);
+  if (ctx.unavailable !== undefined) return notSent(`not called: ${ctx.unavailable}`);
+  if (ctx.signal?.aborted) return { status: 'interrupted', output: `MCP tool ${ctx.tool} on server ${ctx.server}: interrupted before it was sent.`, cutBytes: 0, durationMs: 0 };
+  try {
+    const result = await ctx.send(args.value, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    const text = resultToText(result, ctx.maxOutputBytes);
+    return { status: text.isError ? 'tool_error' : 'ok', output: text.text, cutBytes: text.cutBytes, durationMs: elapsed() };
+  } catch (err) {
+    return { ...failureOutcome(err, ctx), cutBytes: 0, durationMs: elapsed() };
+  }
+}
+
+/** The fields of a `--json` event for a finished MCP call (snake_case, like the other events). */
+export function callEventFields(record: McpCallRecord, outcome: McpCallOutcome): Record<string, string | number | boolean> {
+  return {
+    server: record.server,
+    tool: record.tool,
+    arguments: record.arguments,
+    status: outcome.status,
+    is_error: outcome.status !== 'ok',
+    duration_ms: outcome.durationMs,
+    output_bytes: Buffer.byteLength(outcome.output, 'utf8'),
+    truncated_bytes: outcome.cutBytes,
+  };
+}

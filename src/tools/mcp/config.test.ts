@@ -1,0 +1,209 @@
+// Config files, ${VAR} expansion and the approval of project files, on real files in temp dirs.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { approvalsPath, userMcpConfigPath } from './approval.ts';
+import { loadMcpConfig } from './config.ts';
+import { expandString } from './expand.ts';
+import { resolveSpec } from './resolve.ts';
+import { parseMcpFile } from './spec.ts';
+import type { StdioServerSpec } from './spec.ts';
+
+let root: string;
+let home: string;
+let project: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'agentx-mcp-config-'));
+  home = join(root, 'home');
+  project = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(project);
+  env = { HOME: home };
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function writeUser(content: unknown): string {
+  const path = userMcpConfigPath(env);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+function writeProject(content: unknown): string {
+  const path = join(project, '.mcp.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('expandString', () => {
+  it('expands ${VAR} and ${VAR:-default}; leaves $VAR and $(…) alone', () => {
+    const e = { A: 'x', EMPTY: '' };
+    expect(expandString('${A}-${A}', e)).toEqual({ ok: true, value: 'x-x' });
+    expect(expandString('${B:-dflt} ${EMPTY:-used}', e)).toEqual({ ok: true, value: 'dflt used' });
+    expect(expandString('${EMPTY}', e)).toEqual({ ok: true, value: '' });
+    expect(expandString('$A $(A) ${', e)).toEqual({ ok: true, value: '$A $(A) ${' });
+    expect(expandString('a ${MISSING} ${ALSO}', e)).toEqual({ ok: false, missing: 'MISSING' });
+  });
+});
+
+describe('parseMcpFile', () => {
+  const parse = (v: unknown) => parseMcpFile(JSON.stringify(v), '/p/.mcp.json', 'project');
+
+  it('reads stdio and HTTP servers in the common shape', () => {
+    const r = parse({ mcpServers: {
+      fs: { command: 'npx', args: ['-y', 'server-fs'], env: { T: '${T}' }, cwd: 'sub', startupTimeoutMs: 5000 },
+      web: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+      old: { type: 'sse', url: 'http://localhost:1/sse' },
+    } });
+    expect(r.problems).toEqual([]);
+    expect(r.servers).toEqual([
+      { name: 'fs', file: '/p/.mcp.json', scope: 'project', transport: 'stdio', command: 'npx', args: ['-y', 'server-fs'], env: { T: '${T}' }, cwd: 'sub', startupTimeoutMs: 5000 },
+      { name: 'web', file: '/p/.mcp.json', scope: 'project', transport: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+      { name: 'old', file: '/p/.mcp.json', scope: 'project', transport: 'sse', url: 'http://localhost:1/sse', headers: {} },
+    ]);
+  });
+
+  it('reports each bad entry in one line naming file and server, and keeps the good ones', () => {
+    const r = parse({ mcpServers: {
+      good: { command: 'ok' },
+      both: { command: 'x', url: 'http://x' },
+      none: {},
+      args: { command: 'x', args: 'not-a-list' },
+      env: { command: 'x', env: { A: 1 } },
+      url: { url: 'ftp://x' },
+      type: { type: 'websocket', url: 'http://x' },
+      mixed: { url: 'http://x', cwd: '/' },
+      timeout: { command: 'x', startupTimeoutMs: -1 },
+      notobj: 'x',
+      '': { command: 'x' },
+    } });
+    expect(r.servers.map((s) => s.name)).toEqual(['good']);
+    expect(r.problems).toEqual([
+      'mcp: /p/.mcp.json: server "both": has both "command" and "url"; give one',
+      'mcp: /p/.mcp.json: server "none": needs "command" (a local server) or "url" (a remote one)',
+      'mcp: /p/.mcp.json: server "args": "args" must be an array of strings',
+      'mcp: /p/.mcp.json: server "env": "env.A" must be a string',
+      'mcp: /p/.mcp.json: server "url": "url" must be http(s), got ftp:',
+      'mcp: /p/.mcp.json: server "type": unknown "type" "websocket" (expected stdio, http or sse)',
+      'mcp: /p/.mcp.json: server "mixed": "cwd" only applies to a server with a "command"',
+      'mcp: /p/.mcp.json: server "timeout": "startupTimeoutMs" must be a positive number of milliseconds',
+      'mcp: /p/.mcp.json: server "notobj": must be an object',
+      'mcp: /p/.mcp.json: server "": server names must not be empty',
+    ]);
+  });
+
+  it('skips hosted remote MCP entries and disabled ones without failing', () => {
+    const r = parse({ mcpServers: { hosted: { type: 'remote', server_url: 'https://x' }, off: { command: 'x', disabled: true }, on: { command: 'y' } } });
+    expect(r.problems).toEqual([]);
+    expect(r.servers.map((s) => s.name)).toEqual(['on']);
+    expect(r.skipped).toEqual([
+      'mcp: /p/.mcp.json: server "hosted": skipped: hosted remote MCP ("type": "remote") is not started by agentx',
+      'mcp: /p/.mcp.json: server "off": skipped: disabled',
+    ]);
+  });
+
+  it('reports invalid JSON and a missing mcpServers in one line', () => {
+    expect(parseMcpFile('{oops', '/p/.mcp.json', 'project').problems[0]).toMatch(/^mcp: \/p\/\.mcp\.json: invalid JSON \(.+\)$/);
+    expect(parseMcpFile('{"servers":{}}', '/p/.mcp.json', 'project').problems).toEqual(['mcp: /p/.mcp.json: expected {"mcpServers": {…}}']);
+  });
+});
+
+describe('resolveSpec', () => {
+  const spec = (extra: Partial<StdioServerSpec>): StdioServerSpec => ({
+    name: 's', file: '/cfg/dir/.mcp.json', scope: 'project', transport: 'stdio', command: 'run', args: [], env: {}, ...extra,
+  });
+
+  it('expands references and resolves a relative cwd against the config file folder', () => {
+    const r = resolveSpec(spec({ command: '${BIN}/srv', args: ['--key=${K}'], env: { X: '${K}' }, cwd: 'sub' }), { BIN: '/opt', K: 'v' }, '/session');
+    expect(r).toEqual({ ok: true, server: { transport: 'stdio', command: '/opt/srv', args: ['--key=v'], env: { X: 'v' }, cwd: '/cfg/dir/sub' } });
+    expect(resolveSpec(spec({}), {}, '/session')).toMatchObject({ ok: true, server: { cwd: '/session' } });
+  });
+
+  it('names the missing variable and the file; never shows an expanded URL', () => {
+    expect(resolveSpec(spec({ env: { X: '${NOPE}' } }), {}, '/')).toEqual({ ok: false, reason: '${NOPE} is not set (in /cfg/dir/.mcp.json)' });
+    const http = { name: 'h', file: '/f', scope: 'user', transport: 'http', url: '${U}', headers: {} } as const;
+    expect(resolveSpec(http, { U: 'not a url secret' }, '/')).toEqual({ ok: false, reason: '"url" is not a valid URL: ${U} (in /f)' });
+  });
+});
+
+describe('loadMcpConfig and approval', () => {
+  it('costs nothing when there is no file: no servers, no problems', async () => {
+    const config = await loadMcpConfig({ projectDir: project, env });
+    expect(config.servers()).toEqual([]);
+    expect(config.problems).toEqual([]);
+    expect(config.pendingApproval()).toBeUndefined();
+  });
+
+  it('uses the user file at once, honours XDG_CONFIG_HOME (absolute only)', async () => {
+    env.XDG_CONFIG_HOME = join(root, 'xdg');
+    writeUser({ mcpServers: { u: { command: 'user-srv' } } });
+    expect(userMcpConfigPath(env)).toBe(join(root, 'xdg', 'agentx', 'mcp.json'));
+    expect((await loadMcpConfig({ projectDir: project, env })).servers().map((s) => s.name)).toEqual(['u']);
+    expect(userMcpConfigPath({ HOME: home, XDG_CONFIG_HOME: 'relative' })).toBe(join(home, '.config', 'agentx', 'mcp.json'));
+  });
+
+  it('does not use a project file until approved; the approval is remembered per content, outside the project', async () => {
+    writeUser({ mcpServers: { shared: { command: 'from-user' }, u: { command: 'u' } } });
+    const file = writeProject({ mcpServers: { shared: { command: 'from-project', args: ['a b'] }, p: { url: 'http://localhost:9/mcp' } } });
+    const first = await loadMcpConfig({ projectDir: project, env, now: () => new Date('2030-01-02T03:04:05Z') });
+    expect(first.servers().map((s) => [s.name, s.scope])).toEqual([['shared', 'user'], ['u', 'user']]);
+    const pending = first.pendingApproval();
+    expect(pending).toMatchObject({ file, servers: [
+      { name: 'shared', transport: 'stdio', description: 'from-project "a b"' },
+      { name: 'p', transport: 'http', description: 'http://localhost:9/mcp' },
+    ] });
+    expect(pending?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.unapprovedNotice()).toBe(`mcp: ${file} is not approved; its servers (shared, p) are not started (start agentx interactively to review it)`);
+
+    first.approve();
+    expect(first.pendingApproval()).toBeUndefined();
+    expect(first.servers().map((s) => [s.name, s.scope])).toEqual([['shared', 'project'], ['u', 'user'], ['p', 'project']]);
+    const store = approvalsPath(env);
+    expect(store.startsWith(join(home, '.local', 'state', 'agentx'))).toBe(true);
+    expect(statSync(store).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({ version: 1, files: { [file]: { sha256: pending?.sha256, approvedAt: '2030-01-02T03:04:05.000Z' } } });
+
+    const again = await loadMcpConfig({ projectDir: project, env });
+    expect(again.pendingApproval()).toBeUndefined();
+    expect(again.unapprovedNotice()).toBeUndefined();
+
+    writeProject({ mcpServers: { shared: { command: 'something-else' } } });
+    const edited = await loadMcpConfig({ projectDir: project, env });
+    expect(edited.pendingApproval()?.servers).toEqual([{ name: 'shared', transport: 'stdio', description: 'something-else' }]);
+    expect(edited.servers().find((s) => s.name === 'shared')?.scope).toBe('user');
+  });
+
+  it('keys approvals by real path, so a symlinked checkout needs no second approval', async () => {
+    writeProject({ mcpServers: { p: { command: 'x' } } });
+    (await loadMcpConfig({ projectDir: project, env })).approve();
+    const link = join(root, 'link');
+    symlinkSync(project, link);
+    expect((await loadMcpConfig({ projectDir: link, env })).pendingApproval()).toBeUndefined();
+  });
+
+  it('treats a broken approvals store as no approvals, and a broken config file as one problem', async () => {
+    writeProject({ mcpServers: { p: { command: 'x' } } });
+    mkdirSync(join(approvalsPath(env), '..'), { recursive: true });
+    writeFileSync(approvalsPath(env), 'not json');
+    const config = await loadMcpConfig({ projectDir: project, env });
+    expect(config.pendingApproval()).toBeDefined();
+    config.approve();
+    expect((await loadMcpConfig({ projectDir: project, env })).pendingApproval()).toBeUndefined();
+
+    writeUser('{"mcpServers": ');
+    const broken = await loadMcpConfig({ projectDir: project, env });
+    expect(broken.problems).toHaveLength(1);
+    expect(broken.problems[0]).toMatch(/^mcp: .*mcp\.json: invalid JSON/);
+  });
+
+  it('a project file without servers needs no approval', async () => {
+    writeProject({ mcpServers: { hosted: { type: 'remote' } } });
+    const config = await loadMcpConfig({ projectDir: project, env });
+    expect(config.pendingApproval()).toBeUndefined();
+    expect(config.skipped).toHaveLength(1);
+  });
+});

@@ -1,0 +1,199 @@
+// MCP server settings as read from a config file: the shape people already write for other
+// agents (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`), validated with
+// one-line messages that name the file and the server. Pure: text in, specs and problems out.
+
+export type McpScope = 'project' | 'user';
+
+interface SpecBase {
+  name: string;
+  /** The config file the server came from, for messages and for resolving a relative cwd. */
+  file: string;
+  scope: McpScope;
+  startupTimeoutMs?: number;
+  toolTimeoutMs?: number;
+}
+
+/** Values still hold their `${VAR}` references; they are expanded when the server starts. */
+export interface StdioServerSpec extends SpecBase {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/** `http` is Streamable HTTP with a fallback to the older HTTP+SSE; `sse` is the older one only. */
+export interface HttpServerSpec extends SpecBase {
+  transport: 'http' | 'sse';
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type McpServerSpec = StdioServerSpec | HttpServerSpec;
+
+export interface ParsedMcpFile {
+  servers: McpServerSpec[];
+  /** One line each: the file, the server and what is wrong. Those servers are left out. */
+  problems: string[];
+  /** One line each: entries deliberately not started (disabled, hosted remote MCP). */
+  skipped: string[];
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+function isStringRecord(v: unknown): v is Record<string, string> {
+  return isObject(v) && Object.values(v).every((x) => typeof x === 'string');
+}
+
+/** The first key whose value is not a string, to name it in the message. */
+function firstNonString(v: Json): string {
+  return Object.keys(v).find((k) => typeof v[k] !== 'string') ?? '';
+}
+
+class SpecError extends Error {}
+
+function optionalTimeout(entry: Json, key: string): number | undefined {
+  const v = entry[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new SpecError(`"${key}" must be a positive number of milliseconds`);
+  return v;
+}
+
+function optionalRecord(entry: Json, key: string): Record<string, string> {
+  const v = entry[key];
+  if (v === undefined) return {};
+  if (!isObject(v)) throw new SpecError(`"${key}" must be an object of strings`);
+  if (!isStringRecord(v)) throw new SpecError(`"${key}.${firstNonString(v)}" must be a string`);
+  return { ...v };
+}
+
+const TRANSPORT_TYPES = new Set(['stdio', 'http', 'sse', 'streamable-http', 'streamableHttp']);
+
+function stdioSpec(entry: Json, base: SpecBase): StdioServerSpec {
+  const { command, args, cwd } = entry;
+  if (typeof command !== 'string' || command.trim() === '') throw new SpecError('"command" must be a non-empty string');
+  if (args !== undefined && !isStringArray(args)) throw new SpecError('"args" must be an array of strings');
+  if (cwd !== undefined && (typeof cwd !== 'string' || cwd === '')) throw new SpecError('"cwd" must be a non-empty string');
+  if (entry.headers !== undefined) throw new SpecError('"headers" only applies to a server with a "url"');
+  const spec: StdioServerSpec = { ...base, transport: 'stdio', command, args: args ? [...args] : [], env: optionalRecord(entry, 'env') };
+  if (typeof cwd === 'string') spec.cwd = cwd;
+  return spec;
+}
+
+function httpSpec(entry: Json, base: SpecBase, type: unknown): HttpServerSpec {
+  const { url } = entry;
+  if (typeof url !== 'string' || url.trim() === '') throw new SpecError('"url" must be a non-empty string');
+  // A URL with references is checked after expansion, when the server starts.
+  if (!url.includes('${')) checkUrl(url);
+  for (const key of ['args', 'env', 'cwd']) {
+    if (entry[key] !== undefined) throw new SpecError(`"${key}" only applies to a server with a "command"`);
+  }
+  return { ...base, transport: type === 'sse' ? 'sse' : 'http', url, headers: optionalRecord(entry, 'headers') };
+}
+
+/**
+ * Throws SpecError unless `url` is an absolute http(s) URL. `shown` is what the message quotes:
+ * the text as written, since the expanded one may hold a token.
+ */
+export function checkUrl(url: string, shown: string = url): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SpecError(`"url" is not a valid URL: ${shown}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SpecError(`"url" must be http(s), got ${parsed.protocol}`);
+}
+
+export function isSpecError(err: unknown): err is Error {
+  return err instanceof SpecError;
+}
+
+/** One entry of `mcpServers`: a spec, a reason it is skipped, or a SpecError. */
+function parseEntry(name: string, entry: unknown, file: string, scope: McpScope): McpServerSpec | { skipped: string } {
+  if (!isObject(entry)) throw new SpecError('must be an object');
+  const { type } = entry;
+  if (type === 'remote') return { skipped: 'hosted remote MCP ("type": "remote") is not started by agentx' };
+  if (type !== undefined && (typeof type !== 'string' || !TRANSPORT_TYPES.has(type))) {
+    throw new SpecError(`unknown "type" ${JSON.stringify(type)} (expected stdio, http or sse)`);
+  }
+  if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') throw new SpecError('"disabled" must be true or false');
+  if (entry.disabled === true) return { skipped: 'disabled' };
+  const base: SpecBase = { name, file, scope };
+  const startupTimeoutMs = optionalTimeout(entry, 'startupTimeoutMs');
+  const toolTimeoutMs = optionalTimeout(entry, 'toolTimeoutMs');
+  if (startupTimeoutMs !== undefined) base.startupTimeoutMs = startupTimeoutMs;
+  if (toolTimeoutMs !== undefined) base.toolTimeoutMs = toolTimeoutMs;
+  const hasCommand = entry.command !== undefined;
+  const hasUrl = entry.url !== undefined;
+  if (hasCommand && hasUrl) throw new SpecError('has both "command" and "url"; give one');
+  if (!hasCommand && !hasUrl) throw new SpecError('needs "command" (a local server) or "url" (a remote one)');
+  if (hasCommand) {
+    if (type !== undefined && type !== 'stdio') throw new SpecError(`"type": "${String(type)}" needs a "url", not a "command"`);
+    return stdioSpec(entry, base);
+  }
+  if (type === 'stdio') throw new SpecError('"type": "stdio" needs a "command", not a "url"');
+  return httpSpec(entry, base, type);
+}
+
+/** Control characters in a name would garble every line that shows it. */
+function nameProblem(name: string): string | undefined {
+  if (name.trim() === '') return 'server names must not be empty';
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'server names must not contain control characters';
+  return undefined;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function parseMcpFile(text: string, file: string, scope: McpScope): ParsedMcpFile {
+  const result: ParsedMcpFile = { servers: [], problems: [], skipped: [] };
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (err) {
+    result.problems.push(`mcp: ${file}: invalid JSON (${errorText(err)})`);
+    return result;
+  }
+  if (!isObject(root) || !isObject(root.mcpServers)) {
+    result.problems.push(`mcp: ${file}: expected {"mcpServers": {…}}`);
+    return result;
+  }
+  for (const [name, entry] of Object.entries(root.mcpServers)) {
+    const badName = nameProblem(name);
+    const where = `mcp: ${file}: server ${JSON.stringify(name)}`;
+    if (badName !== undefined) {
+      result.problems.push(`${where}: ${badName}`);
+      continue;
+    }
+    try {
+      const parsed = parseEntry(name, entry, file, scope);
+      if ('skipped' in parsed) result.skipped.push(`${where}: skipped: ${parsed.skipped}`);
+      else result.servers.push(parsed);
+    } catch (err) {
+      if (!isSpecError(err)) throw err;
+      result.problems.push(`${where}: ${err.message}`);
+    }
+  }
+  return result;
+}
+
+/** Words with spaces, quotes or control characters are shown JSON-quoted, so nothing is ambiguous or garbles a line. */
+function quoteWord(word: string): string {
+  return word === '' || /[\s"'\\\u0000-\u001f\u007f]/.test(word) ? JSON.stringify(word) : word;
+}
+
+/** A short description of what a server runs or where it connects, for approval prompts and lists. */
+export function describeSpec(spec: McpServerSpec): string {
+  if (spec.transport === 'stdio') return [spec.command, ...spec.args].map(quoteWord).join(' ');
+  return `${spec.url}${spec.transport === 'sse' ? ' (SSE)' : ''}`;
+}
