@@ -28,6 +28,10 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'files_changed', callId: 'p1', tool: 'apply_patch', ok: true, message: 'Updated a.ts', changes: [{ path: 'a.ts', operation: 'update', added: 2, removed: 1, diff: '@@\n-a\n+b\n+c' }] },
     { type: 'files_changed', call_id: 'p1', tool: 'apply_patch', ok: true, message: 'Updated a.ts', files: [{ path: 'a.ts', moved_to: null, operation: 'update', added: 2, removed: 1 }] },
   ],
+  mcp_call_done: [
+    { type: 'mcp_call_done', callId: 'm', server: 'db', tool: 'query', status: 'tool_error', durationMs: 4, outputBytes: 10, truncatedBytes: 0 },
+    { type: 'mcp_call', call_id: 'm', server: 'db', tool: 'query', status: 'tool_error', is_error: true, duration_ms: 4, output_bytes: 10, truncated_bytes: 0 },
+  ],
   tool_error: [{ type: 'tool_error', callId: 'c1', message: 'bad' }, { type: 'tool_error', call_id: 'c1', message: 'bad' }],
   tool_reused: [{ type: 'tool_reused', callId: 'c1', title: 'ls', commands: ['ls'] }, { type: 'tool_reused', call_id: 'c1', title: 'ls' }],
   retry: [

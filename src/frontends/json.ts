@@ -14,6 +14,10 @@ export type JsonLine =
     interrupted: boolean; duration_ms: number; truncated_bytes: number; stdout: string; stderr: string;
   }
   | { type: 'files_changed'; call_id: string; tool: string; ok: boolean; message: string; files: JsonFileChange[] }
+  | {
+    type: 'mcp_call'; call_id: string; server: string; tool: string; status: string; is_error: boolean;
+    duration_ms: number; output_bytes: number; truncated_bytes: number;
+  }
   | { type: 'tool_error'; call_id: string; message: string }
   | { type: 'tool_reused'; call_id: string; title: string }
   | { type: 'retry'; attempt: number; max_attempts: number; delay_ms: number; reason: string }
@@ -41,6 +45,10 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
     case 'files_changed': return {
       type: 'files_changed', call_id: ev.callId, tool: ev.tool, ok: ev.ok, message: ev.message,
       files: ev.changes.map((c) => ({ path: c.path, moved_to: c.movedTo ?? null, operation: c.operation, added: c.added, removed: c.removed })),
+    };
+    case 'mcp_call_done': return {
+      type: 'mcp_call', call_id: ev.callId, server: ev.server, tool: ev.tool, status: ev.status, is_error: ev.status !== 'ok',
+      duration_ms: ev.durationMs, output_bytes: ev.outputBytes, truncated_bytes: ev.truncatedBytes,
     };
     case 'tool_error': return { type: 'tool_error', call_id: ev.callId, message: ev.message };
     case 'tool_reused': return { type: 'tool_reused', call_id: ev.callId, title: ev.title };

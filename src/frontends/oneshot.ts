@@ -15,6 +15,7 @@ import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
+import { startMcp } from './mcp-session.ts';
 import { createTurnDeps } from './runtime.ts';
 import { readStdin } from './stdin.ts';
 
@@ -88,8 +89,13 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
     return code;
   };
+  const mcp = await startMcp({
+    projectDir: cwd, env, apiKey, wait: true,
+    notice: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+  });
   try {
     const deps = await createTurnDeps({
+      mcp,
       config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
       // declined (the model is told) rather than run unasked.
@@ -104,6 +110,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
     return fail(`request failed: ${outcome.failure.message}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {
+    await mcp?.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

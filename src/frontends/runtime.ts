@@ -11,6 +11,8 @@ import { createDebugLog } from '../model/debug-log.ts';
 import { buildInstructions } from '../model/request.ts';
 import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
 import { homeDir, logDir } from '../paths.ts';
+import type { McpManager } from '../tools/mcp/manager.ts';
+import { createMcpTool } from '../tools/mcp-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
@@ -48,6 +50,8 @@ export interface RuntimeInput {
   workspaceRoot: string;
   confirm?: TurnDeps['confirm'];
   onDebugLog?: (path: string) => void;
+  /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
+  mcp?: McpManager;
 }
 
 export type CommandRunner = (opts: ShellRunOptions) => Promise<ShellRunResult>;
@@ -62,8 +66,9 @@ export function commandRunner(r: Pick<RuntimeInput, 'config' | 'env'>): CommandR
 }
 
 /** The tools a session offers, in the order they are offered. */
-export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env'>): ToolRegistry {
+export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp'>): ToolRegistry {
   return new ToolRegistry([
+    ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createShellTool({
       form: r.config.shellTool,
       runCommand: commandRunner(r),

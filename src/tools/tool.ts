@@ -34,7 +34,12 @@ export type ToolProgress =
   | { type: 'command_start'; callId: string; command: string }
   | { type: 'command_output'; callId: string; chunk: string; stream: 'stdout' | 'stderr' }
   | ({ type: 'command_done' } & CommandResultInfo)
-  | { type: 'files_changed'; callId: string; tool: string; ok: boolean; changes: FileChange[]; message: string };
+  | { type: 'files_changed'; callId: string; tool: string; ok: boolean; changes: FileChange[]; message: string }
+  | {
+    type: 'mcp_call_done'; callId: string; server: string; tool: string;
+    status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'interrupted' | 'not_sent';
+    durationMs: number; outputBytes: number; truncatedBytes: number;
+  };
 
 /** A call after parsing: enough to show it in a menu, a --confirm prompt and the journal. */
 export interface ParsedCall {

@@ -91,6 +91,12 @@ export class Renderer {
         this.note(t.yellow('⚠ the server ended this response early (output limit or content filter): it may be incomplete'));
         break;
       case 'tool_call':
+        if (ev.tool !== 'shell' && this.opts.showShellCalls) {
+          this.flushText();
+          if (!this.atLineStart) this.writeText('\n');
+          if (ev.kind === 'function_call') this.note(t.cyan(`⚙ ${ev.title}`));
+          break;
+        }
         // Text the model wrote before calling a tool ends its own line, so it never runs into
         // the next response's text on stdout.
         this.flushText();
@@ -122,6 +128,11 @@ export class Renderer {
       case 'files_changed':
         this.showFileChanges(ev);
         break;
+      case 'mcp_call_done': {
+        const ok = ev.status === 'ok';
+        this.note(`  ${ok ? t.green('✓ ok') : t.red(`✗ ${ev.status.replace('_', ' ')}`)}${this.opts.showTimers ? t.dim(` · ${formatDuration(ev.durationMs)}`) : ''}${ev.truncatedBytes > 0 ? t.dim(` · ${ev.truncatedBytes} bytes cut for the model`) : ''}`);
+        break;
+      }
       case 'save_failed':
         this.note(t.red(`✗ ${ev.message}`));
         break;

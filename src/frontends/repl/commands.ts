@@ -8,7 +8,7 @@ import { clearSession } from './recovery.ts';
 import { rollbackCommand } from './rollback.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/clear', '/model', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/clear', '/model', '/mcp', '/setup', '/help'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
@@ -25,6 +25,7 @@ const HELP = [
   '  /usage             tokens and estimated cost of the last turn and the session',
   '  /clear             start a fresh conversation (/rollback undo brings the old one back)',
   '  /model [NAME]      show or switch the model for later requests',
+  '  /mcp               MCP servers: state, transport and tool count',
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
@@ -113,6 +114,13 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
   }
 }
 
+async function mcpCommand(ctx: ReplContext): Promise<void> {
+  const { loadMcpConfig } = await import('../../tools/mcp/config.ts');
+  const { formatMcpList } = await import('../../tools/mcp/list.ts');
+  const config = await loadMcpConfig({ projectDir: ctx.session.dir, env: ctx.env });
+  for (const line of formatMcpList(config, ctx.mcp?.servers() ?? [])) say(ctx, line);
+}
+
 function modelCommand(ctx: ReplContext, name: string): void {
   if (name === '') {
     say(ctx, `model: ${ctx.engine.deps.shape.model}`);
@@ -147,6 +155,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme)); break;
     case 'clear': clearSession(ctx); break;
     case 'model': modelCommand(ctx, arg); break;
+    case 'mcp': await mcpCommand(ctx); break;
     case 'setup': await hooks.setup(); break;
     case 'help': say(ctx, HELP); break;
     case 'quit': case 'exit': return { kind: 'exit' };

@@ -5,6 +5,7 @@ import type { CliOptions } from '../../cli/args.ts';
 import type { Config } from '../../config/config.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { SessionStore } from '../../store/session-store.ts';
+import type { McpManager } from '../../tools/mcp/manager.ts';
 import type { Theme } from '../../ui/theme.ts';
 import type { CommandRunner } from '../runtime.ts';
 import type { TerminalInput } from './terminal.ts';
@@ -30,6 +31,8 @@ export interface ReplContext {
   costs: CostTracker;
   /** Newest first, shared with the line editor. */
   history: string[];
+  /** MCP servers of this session, when any are configured and approved. */
+  mcp?: McpManager;
 }
 
 /** One line of information for the user, on its own line. */

@@ -18,7 +18,8 @@ import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { CostTracker } from './usage-view.ts';
-import { commandRunner } from '../runtime.ts';
+import { startMcp } from '../mcp-session.ts';
+import { buildRegistry, commandRunner } from '../runtime.ts';
 import { buildEngine, configWithKey, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
@@ -101,6 +102,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       }
       ctx.config = { ...next, apiKey: next.apiKey };
       ctx.engine = await buildEngine(partial, ctx.config, getRunner);
+      if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env, mcp: ctx.mcp });
       ctx.runCommand = commandRunner({ config: ctx.config, env });
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
@@ -125,6 +127,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   term.start();
   try {
     greet(ctx, loaded.existed);
+    await connectMcp(ctx);
     await settleLeftovers(ctx, runner);
     await loop(ctx, runner, hooks, historyFile);
     return EXIT_OK;
@@ -134,7 +137,26 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     process.off('SIGHUP', onTerminate);
     term.stop();
     saveHistory(historyFile, ctx.history);
+    await ctx.mcp?.close();
   }
+}
+
+/** MCP servers start in the background (the prompt does not wait); their tools join the registry. */
+async function connectMcp(ctx: ReplContext): Promise<void> {
+  const t = ctx.theme;
+  ctx.mcp = await startMcp({
+    projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, wait: false,
+    notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
+    approve: async (pending) => {
+      say(ctx, t.yellow(`${pending.file} wants to start MCP servers (programs on this machine):`));
+      for (const s of pending.servers) say(ctx, `  ${t.cyan(s.name)} (${s.transport}): ${s.description}`);
+      ctx.out.write(`${t.yellow('?')} start them, now and whenever this file is unchanged? [y]es / [n]o: `);
+      const answer = await ctx.term.askKey(['y', 'n']);
+      ctx.out.write(`${answer}\n`);
+      return answer === 'y';
+    },
+  });
+  if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env: ctx.env, mcp: ctx.mcp });
 }
 
 function greet(ctx: ReplContext, existed: boolean): void {

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { homeDir } from '../../paths.ts';
-import { randomHex, unlinkQuiet } from '../../session/fsutil.ts';
+import { randomHex, unlinkQuiet } from '../../lib/fsutil.ts';
 
 interface ApprovalRecord {
   sha256: string;

@@ -4,7 +4,7 @@
 // manager (and with it the MCP SDK) only when `servers()` is not empty.
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorCode } from '../../session/fsutil.ts';
+import { errorCode } from '../../lib/fsutil.ts';
 import { approvalsPath, isApproved, recordApproval, userMcpConfigPath } from './approval.ts';
 import { describeSpec, parseMcpFile } from './spec.ts';
 import type { McpServerSpec, ParsedMcpFile } from './spec.ts';

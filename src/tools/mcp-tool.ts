@@ -1,0 +1,38 @@
+// MCP servers' tools as one registry entry: every tool of every connected server is offered as a
+// function `mcp__<server>__<tool>` (tools/mcp/naming.ts) and journaled, confirmed and shown like
+// any other call. The manager is passed in: its SDK is loaded lazily, only when servers exist.
+import type { McpCallRecord } from './mcp/call.ts';
+import type { McpManager } from './mcp/manager.ts';
+import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
+
+export interface McpCall extends ParsedCall {
+  record: McpCallRecord;
+}
+
+export function createMcpTool(manager: McpManager): Tool<McpCall> {
+  async function run(call: McpCall, ctx: ToolContext): Promise<ToolResult> {
+    const outcome = await manager.call(call.record, { signal: ctx.signal });
+    ctx.progress({
+      type: 'mcp_call_done', callId: call.callId, server: call.record.server, tool: call.record.tool,
+      status: outcome.status, durationMs: outcome.durationMs, outputBytes: Buffer.byteLength(outcome.output, 'utf8'), truncatedBytes: outcome.cutBytes,
+    });
+    return {
+      output: { type: 'function_call_output', call_id: call.callId, output: outcome.output },
+      summary: [`${call.title} → ${outcome.status}\n${outcome.output.slice(0, 400)}`],
+      interrupted: outcome.status === 'interrupted',
+    };
+  }
+
+  return {
+    name: 'mcp',
+    definitions: () => manager.toolDefinitions(),
+    accepts: (item) => item.type === 'function_call' && manager.resolveName(item.name) !== undefined,
+    parse(item) {
+      const record = item.type === 'function_call' ? manager.describeCall(item.name, item.arguments) : undefined;
+      if (record === undefined) return { ok: false, callId: item.call_id, error: 'not an MCP tool' };
+      return { ok: true, call: { callId: item.call_id, title: manager.displayLine(record), commands: [], record } };
+    },
+    run,
+    retryWarning: manager.retryNotice,
+  };
+}
