@@ -227,6 +227,13 @@ try {
       other: '—', ratio: '—', target: '≤ 5 ms median', verdict: verdict(w.median <= 5),
     });
     notes.push(`State write: temp file, fdatasync, rename, directory fsync on ${fsOf(dir)}; the cost is dominated by the two syncs.`);
+    const { benchWritesPerToolCall } = await import(out);
+    const c = await benchWritesPerToolCall(10);
+    row({
+      name: 'state writes per tool call (a turn with 10 calls, real engine and store)',
+      agentx: `${c.perCall} per call (started, completed); +1 per response that asks for tools; ${c.perTurnOverhead} per turn; ${c.total} in all`,
+      other: 'phase 1: 3 full writes per call', ratio: '—', target: '≤ 1 per durable transition', verdict: verdict(c.perCall <= 2),
+    });
   });
 } finally {
   emu.stop();

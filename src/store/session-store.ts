@@ -46,6 +46,8 @@ export class SessionStore {
   private persistence: Persistence;
   private lastProblem: string | undefined;
   private readonly now: () => Date;
+  /** State files written so far (the bench reports writes per tool call from it). */
+  saves = 0;
 
   constructor(private readonly opts: SessionStoreOptions) {
     this.current = opts.initial;
@@ -125,6 +127,7 @@ export class SessionStore {
     if (this.persistence === 'memory') return undefined;
     try {
       saveState(this.opts.path, state, { durable: this.persistence === 'durable' });
+      this.saves++;
       this.lastProblem = undefined;
       return undefined;
     } catch (err) {
