@@ -212,7 +212,7 @@ try {
     const c = interactive.codex ? withSamples(interactive.codex[key]) : null;
     row({ name: label, agentx: `${spread(a)}, n=${a.n}`, other: c ? `codex: ${spread(c)}, n=${c.n}` : peerNA ?? 'codex session failed', ratio: c ? x(a.median / c.median) : '—', target: 'report', verdict: 'reported' });
   }
-  notes.push(`Interactive rows: one conversation of ${TURNS} turns per agent in a 120×40 pty (node-pty), the first ${WARMUP} not counted; each message typed one key at a time (each letter's echo timed), first token = Enter → the first model output drawn (reasoning summary or answer). agentx runs its REPL; codex its TUI (terminal queries answered as xterm does).`);
+  notes.push(`Interactive rows: one conversation of ${TURNS} turns per agent in a 120×40 pty (@lydell/node-pty), the first ${WARMUP} not counted; each message typed one key at a time (each letter's echo timed), first token = Enter → the first model output drawn (reasoning summary or answer). agentx runs its REPL; codex its TUI (terminal queries answered as xterm does).`);
 
   // ---- 5. state write ----------------------------------------------------------------------
   await section('state write', async () => {
