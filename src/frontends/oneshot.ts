@@ -14,19 +14,17 @@ import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { jsonLine, toJsonLine } from './json.ts';
 import { createTurnDeps } from './runtime.ts';
-import { readStdin } from './stdin.ts';
+import { messageFromInput } from './stdin.ts';
+import { resolveLimits, type Limits } from '../config/limits.ts';
 
-const STDIN_GRACE_MS = 200;
-
-export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream): Promise<string> {
-  const arg = cli.message.join(' ').trim();
-  let piped = '';
-  if (cli.readStdin || !stdin.isTTY) {
-    piped = (await readStdin(stdin, cli.readStdin || arg === '' ? null : STDIN_GRACE_MS)).trim();
-  }
-  const message = [arg, piped].filter((s) => s.length > 0).join('\n\n');
-  if (message === '') throw new UsageError('empty message: give it as an argument or on stdin');
-  return message;
+/** The message from the command line and/or stdin (rules: stdin.ts, docs/DAILY.md). */
+export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, limits: Limits = resolveLimits({})): Promise<{ message: string; lateData: () => boolean }> {
+  const composed = await messageFromInput({
+    argument: cli.message.join(' '), dash: cli.readStdin, stdin, graceMs: limits.stdinGraceMs, maxBytes: limits.maxStdinBytes,
+    note: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+  });
+  if ('error' in composed) throw new UsageError(composed.error);
+  return composed;
 }
 
 function declineInOneshot(quiet: boolean): (commands: string[]) => Promise<boolean> {
@@ -42,7 +40,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const config = resolveConfig(cli, env);
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
   const apiKey = config.apiKey;
-  const message = await composeMessage(cli, process.stdin);
+  const limits = resolveLimits(env);
+  const { message, lateData } = await composeMessage(cli, process.stdin, limits);
 
   // An unusable checkpoint means this one-shot starts a fresh chain instead of branching from
   // the interactive session: say so (on stderr), or the lost context would go unexplained.
@@ -114,6 +113,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     if (err instanceof TurnFailed) return fail(`request failed: ${err.message}`, err.failure.kind, EXIT_FAILED);
     throw err;
   } finally {
+    // Silent loss is the one thing not allowed: an ignored pipe that delivered after all is said.
+    if (lateData()) process.stderr.write('agentx: data arrived on stdin after the grace period and was not sent; use `agentx - "…"` to wait for it\n');
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
