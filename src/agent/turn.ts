@@ -8,6 +8,7 @@ import {
   markToolCall, recordFailure, recordToolCalls, recordTurn,
   type SessionState, type ToolJournalEntry,
 } from '../session/state.ts';
+import { fitOutputToJournal } from '../session/output-budget.ts';
 import type { ShellRunOptions, ShellRunResult } from '../tools/shell.ts';
 import type { CommandResultInfo, EmitEvent } from './events.ts';
 import { newChainInput } from './new-chain.ts';
@@ -160,7 +161,8 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
       const results = await runCallCommands(deps, call, signal);
       summaries.push(...summarizeResults(results));
       interrupted = results.some((r) => r.interrupted);
-      output = buildOutputItem(call, results);
+      // Bounded per response, so one turn cannot push the state file past its limit (output-budget.ts).
+      output = fitOutputToJournal(deps.session.state, buildOutputItem(call, results));
     }
     deps.session.update((s) => markToolCall(s, call.callId, 'completed', output));
     outputs.push(output);

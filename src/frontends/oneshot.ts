@@ -10,6 +10,7 @@ import { ONESHOT_POLICY } from '../agent/recovery.ts';
 import { runTurn, TurnFailed, TurnInterrupted, type SessionHandle } from '../agent/turn.ts';
 import { emptyState, type SessionState } from '../session/state.ts';
 import { loadCheckpointWithNotices, oneshotStatePath, saveState } from '../session/store.ts';
+import { ensureGitExclude, excludeNotice } from '../session/git-exclude.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { jsonLine, toJsonLine } from './json.ts';
@@ -61,10 +62,16 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
   // warn once and keep the isolated state in memory.
   let persistFailed = false;
+  let saved = false;
   function persist(): void {
     if (persistFailed) return;
     try {
       saveState(statePath, state, { durable: false });
+      if (!saved) {
+        saved = true;
+        const notice = excludeNotice(ensureGitExclude(cwd));
+        if (notice !== undefined && !cli.quiet) process.stderr.write(`agentx: ${notice}\n`);
+      }
     } catch (err) {
       persistFailed = true;
       if (!cli.quiet) process.stderr.write(`agentx: cannot write ${statePath} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); keeping this one-shot's state in memory\n`);
@@ -104,6 +111,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       // declined (the model is told) rather than run unasked.
       confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
+      onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
     });
     await runTurn(deps, message, [], controller.signal);
     rmSync(statePath, { force: true });

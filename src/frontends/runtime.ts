@@ -9,7 +9,8 @@ import { createDebugLog } from '../model/debug-log.ts';
 import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
 import { buildInstructions, shellTools } from '../model/request.ts';
 import { homeDir, logDir } from '../paths.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from '../tools/shell.ts';
+import { DEFAULT_TIMEOUT_MS, runShellCommand } from '../tools/shell.ts';
+import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -42,15 +43,19 @@ export interface RuntimeInput {
   cwd: () => string;
   confirm?: TurnDeps['confirm'];
   onDebugLog?: (path: string) => void;
+  /** Said once when the --debug log cannot be written; requests go on regardless. */
+  onDebugWarning?: (message: string) => void;
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
-  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey]) : undefined;
-  if (debug) r.onDebugLog?.(debug.path);
+  const limits = resolveLimits(r.env);
+  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey], new Date(), (m) => r.onDebugWarning?.(m)) : undefined;
+  if (debug?.path !== undefined) r.onDebugLog?.(debug.path);
   const client = await createOpenAIClient({
     apiKey: r.config.apiKey,
     baseUrl: r.config.baseUrl,
-    idleTimeoutMs: envNumber(r.env, 'AGENTX_STREAM_IDLE_MS') ?? 300_000,
+    idleTimeoutMs: limits.streamIdleMs,
+    headersTimeoutMs: limits.headersTimeoutMs,
     log: debug?.log,
     organization: r.env.OPENAI_ORG_ID || undefined,
     project: r.env.OPENAI_PROJECT_ID || undefined,
@@ -67,7 +72,8 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
       reasoningEffort: r.config.reasoningEffort,
     },
     session: r.session,
-    runCommand: (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv }),
+    // The model's max_output_length may lower the cap, never raise it past the configured ceiling.
+    runCommand: (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv, maxOutputBytes: effectiveOutputCap(opts.maxOutputBytes, limits.maxOutputBytes) }),
     cwd: r.cwd,
     emit: r.emit,
     confirm: r.confirm,
@@ -76,6 +82,6 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     now: () => new Date(),
     random: Math.random,
     defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-    defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+    defaultMaxOutputBytes: limits.maxOutputBytes,
   };
 }

@@ -17,6 +17,7 @@ import { prettyJsonParts } from './pretty-json.ts';
 import { parseCheckpoint, serializeCheckpoint } from './checkpoint.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { currentUid, errorCode, fileStamp, isPidAlive, randomHex, unlinkQuiet } from './fsutil.ts';
+import { oversizeNotice, partsOverLimit, REPAIRABLE_MAX_BYTES, repairTarget, trimStateToLimit } from './trim.ts';
 
 export { acquireSessionLock, LOCK_FILE } from './lock.ts';
 export type { SessionLock } from './lock.ts';
@@ -140,14 +141,14 @@ function inspect(p: string): Inspection {
 }
 
 /** Reads without following a link swapped in after inspection and without blocking on a FIFO. */
-function readChecked(readPath: string): { text: string } | { error: string } {
+function readChecked(readPath: string, maxBytes = MAX_STATE_FILE_BYTES): { text: string; size: number } | { error: string } {
   let fd: number | undefined;
   try {
     fd = fs.openSync(readPath, fs.constants.O_RDONLY | NOFOLLOW | NONBLOCK);
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { error: 'is not a regular file' };
-    if (st.size > MAX_STATE_FILE_BYTES) return { error: 'file is too large' };
-    return { text: fs.readFileSync(fd, 'utf8') };
+    if (st.size > maxBytes) return { error: 'file is too large' };
+    return { text: fs.readFileSync(fd, 'utf8'), size: st.size };
   } catch (error) {
     return { error: `unreadable (${errorCode(error) ?? 'error'})` };
   } finally {
@@ -200,8 +201,9 @@ export function loadState(p: string, now: Date): LoadResult {
       : `${name} ${found.reason}: not using or changing it; this session is kept in memory only.`;
     return { state: emptyState(), existed: false, notices: [notice], writable: found.replaceable };
   }
-  const read = readChecked(found.readPath);
-  const parsed = 'text' in read ? parseState(read.text) : { ok: false as const, reason: read.error };
+  // An oversized state file is repaired by trimming (trim.ts), not moved aside whole.
+  const read = readChecked(found.readPath, REPAIRABLE_MAX_BYTES);
+  const parsed = 'text' in read ? parseState(read.text, REPAIRABLE_MAX_BYTES) : { ok: false as const, reason: read.error };
   if (!parsed.ok) {
     try {
       const aside = path.basename(moveAside(p, now));
@@ -217,7 +219,18 @@ export function loadState(p: string, now: Date): LoadResult {
   if (parsed.warnings.length > 0) {
     notices.push(`${name}: reset invalid ${parsed.warnings.join(', ')} (original values kept under invalid_fields).`);
   }
-  return { state: parsed.state, existed: true, notices, writable: true };
+  let state = parsed.state;
+  if ('size' in read && read.size > MAX_STATE_FILE_BYTES) {
+    const repair = trimStateToLimit(state, repairTarget(MAX_STATE_FILE_BYTES));
+    state = repair.state;
+    notices.push(oversizeNotice(name, read.size, MAX_STATE_FILE_BYTES, repair.trimmed));
+    try {
+      saveState(p, state);
+    } catch {
+      // Not writable: the session's own saves report that; the trimmed state is used in memory.
+    }
+  }
+  return { state, existed: true, notices, writable: true };
 }
 
 /** A path that is someone else's, or not a file or link, and so must never be replaced or removed. */
@@ -241,7 +254,12 @@ function assertReplaceable(p: string): void {
 export function saveState(p: string, state: SessionState, opts: WriteOptions = {}): void {
   assertReplaceable(p);
   // Same bytes as serializeState(state), built from small pieces (see pretty-json.ts).
-  writeFileAtomicSync(p, [...prettyJsonParts(stateForDisk(state)), '\n'], 0o600, opts);
+  let parts = [...prettyJsonParts(stateForDisk(state)), '\n'];
+  // Last line of defence (tool outputs have their own budget): never write a file over the limit.
+  if (partsOverLimit(parts, MAX_STATE_FILE_BYTES)) {
+    parts = [...prettyJsonParts(stateForDisk(trimStateToLimit(state, repairTarget(MAX_STATE_FILE_BYTES)).state)), '\n'];
+  }
+  writeFileAtomicSync(p, parts, 0o600, opts);
 }
 
 export function loadCheckpointWithNotices(dir: string): { checkpoint: Checkpoint | null; notices: string[] } {

@@ -12,6 +12,8 @@ import { deleteSessionFiles, saveCheckpoint, saveState, STATE_FILE } from '../..
 export class ReplSession implements SessionHandle {
   readonly statePath: string;
   private saveError: string | undefined;
+  /** Called once, after the first successful save (git-exclude.ts hooks in here). */
+  onFirstSave: (() => void) | undefined;
 
   constructor(
     readonly dir: string,
@@ -38,6 +40,9 @@ export class ReplSession implements SessionHandle {
     try {
       saveState(this.statePath, this.current);
       this.saveError = undefined;
+      const first = this.onFirstSave;
+      this.onFirstSave = undefined;
+      first?.();
     } catch (err) {
       // Said once per distinct problem, not on every token of a turn.
       const message = `cannot save ${STATE_FILE}: ${(err as Error).message}`;

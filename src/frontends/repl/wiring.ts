@@ -35,6 +35,7 @@ export async function buildDeps(
     cwd: ctx.cwd,
     confirm: ctx.cli.confirm ? (commands) => runner().confirm(commands) : undefined,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
+    onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
   return deps;
