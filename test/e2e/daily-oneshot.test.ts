@@ -130,7 +130,8 @@ describe('output that cannot be written', () => {
   it('a stdout that refuses writes (EBADF) loses the text, not the run: exit 0', async () => {
     const ro = openSync('/dev/null', 'r');
     try {
-      const child = spawn(process.execPath, [CLI, 'run: echo ran > ran.txt'], { cwd: box.cwd, env: box.env, stdio: ['ignore', ro, 'pipe'] });
+      // --json writes its first line at once, long before the turn ends.
+      const child = spawn(process.execPath, [CLI, '--json', 'run: echo ran > ran.txt'], { cwd: box.cwd, env: box.env, stdio: ['ignore', ro, 'pipe'] });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
       const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
