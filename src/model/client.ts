@@ -3,6 +3,7 @@
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
 import { classifyFailure, ModelError } from './errors.ts';
 import { nodeFetch } from './node-fetch.ts';
+import { installLiteWebGlobals } from './web-lite.ts';
 import { nonNegativeCount, type CompletedResponse, type ModelClient, type ModelEvent, type ModelRequest, type ToolCallItem, type TurnUsage } from './types.ts';
 
 export interface ClientOptions {
@@ -79,6 +80,8 @@ function streamFailure(code: string | null | undefined, message: string | null |
 }
 
 export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
+  // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
+  installLiteWebGlobals();
   const { default: OpenAI } = await import('openai');
   const sdk = new OpenAI({
     apiKey: opts.apiKey,

@@ -243,3 +243,18 @@ describe('git hygiene', () => {
     expect(r.stderr).not.toContain('exclude');
   });
 });
+
+describe('startup weight', () => {
+  it('a one-shot against an http endpoint loads neither undici nor TLS (web-lite.ts, lazy https)', async () => {
+    const probe = join(box.home, 'modules.mjs');
+    writeFileSync(probe, "process.once('exit', () => process.stderr.write(`MODULES ${JSON.stringify(process.moduleLoadList)}\\n`));\n");
+    const child = spawn(process.execPath, ['--import', probe, CLI, 'run: echo hi'], { cwd: box.cwd, env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).toBe(0);
+    const modules = JSON.parse(/MODULES (.*)/.exec(stderr)?.[1] ?? '[]') as string[];
+    expect(modules.length).toBeGreaterThan(50);
+    expect(modules.filter((m) => /undici|\btls\b|\bhttps\b/.test(m))).toEqual([]);
+  });
+});
