@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { HAVE_TIME, REPO, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation } from './interactive.mjs';
+import { cleanupDaily, hugeOutputRss, longSessionRss, oneshotVsNode } from './daily.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 15));
 const WARMUP = 3;
@@ -227,6 +228,17 @@ try {
       other: '—', ratio: '—', target: '≤ 5 ms median', verdict: verdict(w.median <= 5),
     });
     notes.push(`State write: temp file, fdatasync, rename, directory fsync on ${fsOf(dir)}; the cost is dominated by the two syncs.`);
+  });
+
+  // ---- 6. daily use (issue 15): one-shot vs node -e 0, bounded memory ------------------------
+  await section('daily use', async () => {
+    const [o] = await oneshotVsNode(emu, [CLI], { runs: RUNS, warmup: WARMUP });
+    row({ name: 'plain one-shot vs `node -e 0`, wall', agentx: spread(o.agentx), other: `node: ${spread(o.node)}`, ratio: `**${x(o.ratio)}** (paired p10–p90 ${x(o.paired.p10)}–${x(o.paired.p90)})`, target: '≤ 1.25×', verdict: verdict(o.ratio <= 1.25) });
+    const huge = await hugeOutputRss(emu, CLI);
+    if (huge) row({ name: 'peak RSS: one-shot whose command prints 1 GiB (model asks for no cap)', agentx: `${mib(huge.rssKb)} (${fmt(huge.ms)})`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(huge.rssKb < 150 * 1024) });
+    const long = await longSessionRss(emu, CLI, 200);
+    row({ name: 'peak RSS: 200-turn interactive session', agentx: `${mib(long.rssKb)} (state file ${long.stateBytes.toLocaleString('en')} B)`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(long.rssKb < 150 * 1024) });
+    cleanupDaily();
   });
 } finally {
   emu.stop();

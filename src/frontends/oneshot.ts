@@ -1,6 +1,5 @@
 // One-shot mode (SPEC §1, §3.4): branch from .agentx_checkpoint, own an isolated state file,
 // answer on stdout, exit 0/1/2/130. Never prompts, never reads the interactive state.
-import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CliOptions } from '../cli/args.ts';
 import { ConfigError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError } from '../cli/errors.ts';
@@ -10,6 +9,7 @@ import { ONESHOT_POLICY } from '../agent/recovery.ts';
 import { runTurn, TurnFailed, TurnInterrupted, type SessionHandle } from '../agent/turn.ts';
 import { emptyState, type SessionState } from '../session/state.ts';
 import { loadCheckpointWithNotices, oneshotStatePath, saveState } from '../session/store.ts';
+import { unlinkQuiet } from '../session/fsutil.ts';
 import { ensureGitExclude, excludeNotice } from '../session/git-exclude.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
@@ -114,7 +114,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
     });
     await runTurn(deps, message, [], controller.signal);
-    rmSync(statePath, { force: true });
+    // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.
+    unlinkQuiet(statePath);
     return EXIT_OK;
   } catch (err) {
     if (err instanceof TurnInterrupted || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
