@@ -15,14 +15,16 @@ afterEach(() => {
 });
 
 /**
- * A real zombie: `sh` starts `true` in the background, prints its pid and execs `sleep`, which
- * never reaps it. Resolves once /proc says the child is in state Z (polled, no fixed sleep).
+ * A real zombie: `sh` starts a background `sleep`, prints its pid and execs another `sleep`,
+ * which never reaps children; killing the background one leaves it a zombie. Resolves once
+ * /proc says so (polled, no fixed sleep).
  */
 async function makeZombie(): Promise<number> {
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const parent = spawn('sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(parent);
   const line = await new Promise<string>((resolve) => createInterface({ input: parent.stdout ?? process.stdin }).once('line', resolve));
   const pid = Number(line);
+  process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 10_000 && procState(pid) !== 'Z'; i++) await new Promise((r) => setImmediate(r));
   return pid;
 }

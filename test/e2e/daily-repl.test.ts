@@ -69,9 +69,11 @@ describe.skipIf(!mountable)('nowhere to write', () => {
 describe('locks and git', () => {
   it('a lock held by a zombie process is taken over', async () => {
     const sb = sandbox(suite.emu.baseUrl);
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn('sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(parent);
     const pid = Number(await new Promise<string>((resolve) => createInterface({ input: parent.stdout }).once('line', resolve)));
+    // Its parent (`sleep`, exec'd by sh) never reaps it: killed, it stays a zombie.
+    process.kill(pid, 'SIGKILL');
     for (let i = 0; i < 10_000 && procState(pid) !== 'Z'; i++) await new Promise((r) => setImmediate(r));
     expect(procState(pid)).toBe('Z');
     writeFileSync(join(sb.cwd, '.agentx_responseid.lock'), `${pid}\nleft-by-a-zombie\n`);
