@@ -11,6 +11,7 @@ import { addUsage, ZERO_USAGE, type TurnUsage } from '../usage/tokens.ts';
 import type { InputItem, ToolOutputItem } from '../wire/items.ts';
 import type { EmitEvent } from './events.ts';
 import { callItemOf, journalEntry } from './journal.ts';
+import { fitOutputToJournal } from '../store/output-budget.ts';
 import { newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 
@@ -166,7 +167,8 @@ async function handleCall(deps: TurnDeps, item: ReturnType<typeof callItemOf>, s
   }
   const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit });
   summaries.push(...result.summary);
-  return { output: result.output, interrupted: result.interrupted };
+  // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
+  return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted };
 }
 
 async function streamOnce(deps: TurnDeps, attempt: Attempt, signal: AbortSignal): Promise<CompletedResponse> {

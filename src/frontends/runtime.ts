@@ -11,10 +11,11 @@ import { createDebugLog } from '../model/debug-log.ts';
 import { buildInstructions } from '../model/request.ts';
 import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
 import { homeDir, logDir } from '../paths.ts';
+import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
+import { DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 
@@ -52,17 +53,21 @@ export interface RuntimeInput {
   onDebugLog?: (path: string) => void;
   /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
   mcp?: McpManager;
+  /** Said once when the --debug log cannot be written; requests go on regardless. */
+  onDebugWarning?: (message: string) => void;
 }
 
 export type CommandRunner = (opts: ShellRunOptions) => Promise<ShellRunResult>;
 
 /**
  * How commands run (model commands and the person's `!commands`, whose output also reaches the
- * model): one place decides their environment. They never see the key (see scrub.ts).
+ * model): one place decides their environment and output ceiling. They never see the key (scrub.ts).
  */
 export function commandRunner(r: Pick<RuntimeInput, 'config' | 'env'>): CommandRunner {
   const commandEnv = envWithoutSecrets(r.env, [r.config.apiKey]);
-  return (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv });
+  const { maxOutputBytes } = resolveLimits(r.env);
+  // The model's max_output_length may lower the cap, never raise it past the configured ceiling.
+  return (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv, maxOutputBytes: effectiveOutputCap(opts.maxOutputBytes, maxOutputBytes) });
 }
 
 /** The tools a session offers, in the order they are offered. */
@@ -73,18 +78,20 @@ export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp'>): 
       form: r.config.shellTool,
       runCommand: commandRunner(r),
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-      defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+      defaultMaxOutputBytes: resolveLimits(r.env).maxOutputBytes,
     }),
   ]);
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
-  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey]) : undefined;
-  if (debug) r.onDebugLog?.(debug.path);
+  const limits = resolveLimits(r.env);
+  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey], new Date(), (m) => r.onDebugWarning?.(m)) : undefined;
+  if (debug?.path !== undefined) r.onDebugLog?.(debug.path);
   const client = await createOpenAIClient({
     apiKey: r.config.apiKey,
     baseUrl: r.config.baseUrl,
-    idleTimeoutMs: envNumber(r.env, 'AGENTX_STREAM_IDLE_MS') ?? 300_000,
+    idleTimeoutMs: limits.streamIdleMs,
+    headersTimeoutMs: limits.headersTimeoutMs,
     log: debug?.log,
     organization: r.env.OPENAI_ORG_ID || undefined,
     project: r.env.OPENAI_PROJECT_ID || undefined,

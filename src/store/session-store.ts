@@ -48,6 +48,8 @@ export class SessionStore {
   private readonly now: () => Date;
   /** State files written so far (the bench reports writes per tool call from it). */
   saves = 0;
+  /** Called once, after the first successful save (git-exclude.ts hooks in here). */
+  onFirstSave: (() => void) | undefined;
 
   constructor(private readonly opts: SessionStoreOptions) {
     this.current = opts.initial;
@@ -129,6 +131,9 @@ export class SessionStore {
       saveState(this.opts.path, state, { durable: this.persistence === 'durable' });
       this.saves++;
       this.lastProblem = undefined;
+      const first = this.onFirstSave;
+      this.onFirstSave = undefined;
+      first?.();
       return undefined;
     } catch (err) {
       const problem = `cannot save ${basename(this.opts.path)}: ${describe(err)}`;
