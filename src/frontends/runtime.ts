@@ -6,10 +6,11 @@ import { withBaseDelay, type RetryPolicy } from '../agent/recovery.ts';
 import type { SessionHandle, TurnDeps } from '../agent/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
-import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
+import { scrubSecrets } from '../model/scrub.ts';
 import { buildInstructions, shellTools } from '../model/request.ts';
 import { homeDir, logDir } from '../paths.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from '../tools/shell.ts';
+import { createCommandRunner, type RerunAnswer, type RerunQuestion } from '../tools/sandboxed.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -42,6 +43,12 @@ export interface RuntimeInput {
   cwd: () => string;
   confirm?: TurnDeps['confirm'];
   onDebugLog?: (path: string) => void;
+  /** The session's directory, writable in workspace-write; r.cwd() at creation when absent. */
+  sessionDir?: string;
+  /** Once-per-session sandbox warnings (bwrap missing…); stderr when absent. */
+  onNotice?: (message: string) => void;
+  /** The REPL's "run once more without the sandbox? y/N/always" (tools/sandboxed.ts). */
+  askToRerun?: (question: RerunQuestion) => Promise<RerunAnswer>;
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
@@ -55,8 +62,12 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     organization: r.env.OPENAI_ORG_ID || undefined,
     project: r.env.OPENAI_PROJECT_ID || undefined,
   });
-  // Commands never see the key (see scrub.ts); computed once, the environment does not change.
-  const commandEnv = envWithoutSecrets(r.env, [r.config.apiKey]);
+  // Commands never see the key and run sandboxed as configured (tools/sandboxed.ts, docs/SANDBOX.md).
+  const commands = createCommandRunner({
+    setting: r.config.sandbox, sessionDir: r.sessionDir ?? r.cwd(), env: r.env, configFile: r.config.configFile,
+    secrets: [r.config.apiKey], platform: process.platform, askToRerun: r.askToRerun,
+    notice: r.onNotice ?? ((message) => { process.stderr.write(`agentx: ${message}\n`); }),
+  });
   return {
     client: scrubSecrets(client, [r.config.apiKey]),
     shape: {
@@ -67,7 +78,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
       reasoningEffort: r.config.reasoningEffort,
     },
     session: r.session,
-    runCommand: (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv }),
+    runCommand: (opts) => commands.run(opts),
     cwd: r.cwd,
     emit: r.emit,
     confirm: r.confirm,

@@ -6,11 +6,11 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { OutputCollector } from './output.ts';
 import { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
-import { cwdProblem, spawnSupervised } from './supervisor.ts';
+import { cwdProblem, spawnSupervised, type SandboxLaunch } from './supervisor.ts';
 
 export { capOutput } from './output.ts';
 export { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
-export { resolveUserShell } from './supervisor.ts';
+export { resolveUserShell, type SandboxLaunch } from './supervisor.ts';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Per stream. ~16k tokens of worst-case text: enough for a build log's head and its failing tail. */
@@ -36,6 +36,8 @@ export interface ShellRunOptions {
   env?: NodeJS.ProcessEnv;
   /** SIGTERM → SIGKILL grace when stopping the group; DEFAULT_KILL_GRACE_MS if absent. */
   killGraceMs?: number;
+  /** Run inside bubblewrap (src/sandbox/); absent: unsandboxed. tools/sandboxed.ts decides. */
+  sandbox?: SandboxLaunch;
 }
 
 export interface ShellRunResult {
@@ -84,7 +86,7 @@ export function runShellCommand(opts: ShellRunOptions): Promise<ShellRunResult> 
   const graceMs = opts.killGraceMs !== undefined && opts.killGraceMs >= 0 ? opts.killGraceMs : DEFAULT_KILL_GRACE_MS;
   let child: ChildProcess;
   try {
-    child = spawnSupervised({ command: opts.command, cwd: opts.cwd, env: opts.env ?? process.env, graceMs });
+    child = spawnSupervised({ command: opts.command, cwd: opts.cwd, env: opts.env ?? process.env, graceMs, sandbox: opts.sandbox });
   } catch (err) {
     return Promise.resolve(failedToStart(startedAt, err instanceof Error ? err.message : String(err)));
   }
