@@ -35,7 +35,9 @@ describe('bwrapArgs', () => {
     expect(args.slice(args.indexOf('/h/.ssh') - 3, args.indexOf('/h/.ssh') + 1)).toEqual(['--perms', '0000', '--tmpfs', '/h/.ssh']);
     expect(args.slice(args.indexOf('--') + 1)).toEqual(['/bin/sh', '-c', 'echo "$HOME"']);
     expect(args.slice(at('--chdir', '/w/sub'), at('--chdir', '/w/sub') + 2)).toEqual(['--chdir', '/w/sub']);
-    for (const flag of ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-net']) expect(args).toContain(flag);
+    for (const flag of ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-net']) expect(args).toContain(flag);
+    // bwrap's init must stay in the supervisor's process group (see bwrap.ts).
+    expect(args).not.toContain('--new-session');
     expect(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2)).toEqual(['--cap-drop', 'ALL']);
   });
 

@@ -13,7 +13,11 @@
 //   root command could `mount -o remount,rw /` and escape. As a normal user it changes nothing.
 // - `--die-with-parent`: the command is SIGKILLed when bwrap's parent (agentx) dies, on top of
 //   the supervisor's lifeline (tools/supervisor.ts).
-// - `--new-session`: no controlling terminal to inject keystrokes into (TIOCSTI) or take over.
+// - No `--new-session`, on purpose: the supervisor already starts the command in a new session
+//   with no controlling terminal (setsid), and the sandbox's /dev has its own devpts, so no
+//   terminal is reachable. With it, bwrap's init would leave the supervisor's process group, and
+//   a Ctrl-C landing while bwrap starts (before its init arms --die-with-parent) orphaned the
+//   whole sandbox for good; inside the group, the group's SIGKILL always reaches it.
 import type { SandboxPolicy } from './policy.ts';
 
 export interface BwrapInvocation {
@@ -41,7 +45,7 @@ function mountArgs(policy: SandboxPolicy): string[] {
 /** The arguments that follow the bwrap executable; the command comes after `--`. */
 export function bwrapArgs(inv: BwrapInvocation): string[] {
   return [
-    '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    '--die-with-parent', '--cap-drop', 'ALL',
     ...namespaceArgs(inv.policy),
     ...mountArgs(inv.policy),
     '--chdir', inv.cwd,

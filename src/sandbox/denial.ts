@@ -28,7 +28,8 @@ const NETWORK_DOWN = new RegExp([
 /** Absolute paths a message line mentions (quoted or bare), in order. */
 function pathsIn(line: string): string[] {
   const found: string[] = [];
-  for (const m of line.matchAll(/['"`‘“]([^'"`’”]+)['"`’”]|(\/[^\s:'"`,;()]+)/g)) {
+  // A bare path starts a word: "./run.sh" and "a/b" are relative, not "/run.sh" or "/b".
+  for (const m of line.matchAll(/['"`‘“]([^'"`’”]+)['"`’”]|(?<![\w.~-])(\/[^\s:'"`,;()]+)/g)) {
     const p = (m[1] ?? m[2] ?? '').trim();
     if (isAbsolute(p)) found.push(p);
   }

@@ -1,7 +1,7 @@
 // A throwaway machine layout for sandbox tests: a HOME with secrets, a workspace, a private temp
 // dir and an "elsewhere" directory that no sandboxed command may change. All under one temp root,
 // whose real path is used (bwrap and the policy compare real paths).
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentxPaths, buildPolicy, realPathProbe, type SandboxPolicy, type SandboxSetting } from './policy.ts';
@@ -63,4 +63,23 @@ export function bwrapPath(): string {
     } catch { /* next */ }
   }
   throw new Error('bwrap is not installed: apt install bubblewrap (the sandbox tests need it)');
+}
+
+/**
+ * Host pids of live processes whose command line contains `marker` (sandboxed processes have
+ * other pids inside their namespace, so they are found from outside by what they run).
+ * Zombies count as gone: they have finished all their work.
+ */
+export function processesRunning(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (cmdline.includes(marker) && state !== 'Z' && state !== 'X') found.push(Number(entry));
+    } catch { /* it exited while we looked */ }
+  }
+  return found;
 }
