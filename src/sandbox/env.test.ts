@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandEnvironment, NON_INTERACTIVE_ENV, SECRET_ENV_NAMES } from './env.ts';
+import { commandEnvironment, NON_INTERACTIVE_ENV, redactSecrets, SECRET_ENV_NAMES } from './env.ts';
 
 const KEY = 'sk-proj-abcdef0123456789';
 
@@ -28,5 +28,12 @@ describe('commandEnvironment', () => {
     const out = commandEnvironment({ PAGER: 'less', EDITOR: 'vim', GIT_EDITOR: 'code --wait', VISUAL: 'emacs' }, []);
     expect(out).toMatchObject(NON_INTERACTIVE_ENV);
     expect(out).toMatchObject({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'false', EDITOR: 'false', VISUAL: 'false' });
+  });
+});
+
+describe('redactSecrets', () => {
+  it('replaces every copy of the key, and leaves short keys and other text alone', () => {
+    expect(redactSecrets(`a ${KEY} b ${KEY}`, [KEY])).toBe('a [REDACTED] b [REDACTED]');
+    expect(redactSecrets('x marks', ['x'])).toBe('x marks');
   });
 });

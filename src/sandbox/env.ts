@@ -40,3 +40,14 @@ export function commandEnvironment(env: NodeJS.ProcessEnv, secrets: readonly str
   }
   return { ...out, ...NON_INTERACTIVE_ENV };
 }
+
+/**
+ * The second line of defence (issue 14): the key, wherever a command still found it (in
+ * danger-full-access it can read the config file), is replaced before its output is kept or sent.
+ * Exact matches only, of keys long enough not to blank ordinary text.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= MIN_SUBSTRING_SECRET) out = out.split(s).join('[REDACTED]');
+  return out;
+}

@@ -104,6 +104,11 @@ describe('bwrap missing or unusable', () => {
     expect(notices[0]).toMatch(/^warning: model commands cannot be sandboxed: .* Running model commands WITHOUT a sandbox/);
   });
 
+  it('danger-full-access can read the config file, but the key is redacted from what is kept and sent', async () => {
+    const r = await runner({ mode: 'danger-full-access' }).run(opts(`cat ${box.configFile}`));
+    expect(r.stdout).toBe('AGENTX_API_KEY=[REDACTED]\n');
+  });
+
   it('danger-full-access never needs bwrap and writes anywhere', async () => {
     const run = runner({ mode: 'danger-full-access' }, { env: { ...box.env, AGENTX_BWRAP: missing.AGENTX_BWRAP } });
     expect((await run.run(opts(writeOutside()))).exitCode).toBe(0);

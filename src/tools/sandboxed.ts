@@ -3,14 +3,15 @@
 // - read-only / workspace-write: inside bwrap with the policy from src/sandbox/policy.ts; when bwrap
 //   is missing or unusable the command fails with the fix (said to the person once), unless
 //   AGENTX_SANDBOX=off-if-unavailable, which runs it unsandboxed after a once-only warning;
-// - always: the environment from src/sandbox/env.ts (no key, no pager, no editor).
+// - always: the environment from src/sandbox/env.ts (no key, no pager, no editor), and the key
+//   redacted from the output kept and sent (in case a command found it anyway).
 // A result that looks like a sandbox refusal gets a note for the model; an `askToRerun` hook (the
 // REPL's y/N/always prompt) may instead run it once more without the sandbox.
 import { tmpdir } from 'node:os';
 import { homeDir } from '../paths.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
-import { commandEnvironment } from '../sandbox/env.ts';
+import { commandEnvironment, redactSecrets } from '../sandbox/env.ts';
 import { agentxPaths, buildPolicy, realPathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
 
@@ -97,7 +98,18 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     return { ...withNote(result, sandboxDenialNote(denial, policy), opts), sandboxDenial: denial };
   };
 
-  const run = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => {
+  const redacted = <R extends ShellRunResult>(r: R): R => ({ ...r, stdout: redactSecrets(r.stdout, setup.secrets), stderr: redactSecrets(r.stderr, setup.secrets) });
+
+  // Live output is redacted chunk by chunk: best effort (a key split across two chunks shows on
+  // the person's own screen), while the result kept and sent is redacted whole.
+  const redactLive = (opts: ShellRunOptions): ShellRunOptions => {
+    const show = opts.onOutput;
+    return show ? { ...opts, onOutput: (chunk, stream) => show(redactSecrets(chunk, setup.secrets), stream) } : opts;
+  };
+
+  const run = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => redacted(await runOnce(redactLive(opts)));
+
+  const runOnce = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => {
     if (sessionUnsandboxed) return runUnsandboxed(opts);
     const found = await availability();
     if (!found.ok) {
@@ -116,5 +128,9 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     return afterDenial(opts, result, policy);
   };
 
-  return { run, runUnsandboxed, disableForSession: () => { sessionUnsandboxed = true; } };
+  return {
+    run,
+    runUnsandboxed: async (opts) => redacted(await runUnsandboxed(redactLive(opts))),
+    disableForSession: () => { sessionUnsandboxed = true; },
+  };
 }
