@@ -131,6 +131,24 @@ describe('the real bwrap: processes and privileges', () => {
   });
 });
 
+describe('the real bwrap: unix sockets', () => {
+  it('cannot connect to the ssh agent socket (or any hidden socket), though a read-only mount alone would allow it', async () => {
+    const socketPath = join(box.elsewhere, 'agent.sock');
+    const server = createServer((socket) => socket.end('agent here\n'));
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    try {
+      const connect = `${process.execPath} -e "require('net').connect('${socketPath}').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.code); process.exit(3); })"`;
+      const hidden = await inSandbox(connect, box.policy({}, { SSH_AUTH_SOCK: socketPath }));
+      expect(hidden.stdout).toBe('');
+      expect(hidden.stderr).toMatch(/ECONNREFUSED|EACCES/);
+      const notHidden = await inSandbox(connect, box.policy());
+      expect(notHidden.stdout).toBe('agent here\n');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('the real bwrap: network', () => {
   let server: Server;
   let port = 0;

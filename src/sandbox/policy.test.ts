@@ -75,6 +75,14 @@ describe('buildPolicy', () => {
     expect(buildPolicy({ ...input, sessionDir: '/tmp/w', probe: nested, setting: setting() })?.writableRoots).toEqual(['/tmp']);
   });
 
+  it('hides the sockets that lead out: system services, the desktop session, the ssh agent', () => {
+    const c = hiddenCandidates(agentxPaths({ XDG_RUNTIME_DIR: '/run/user/1000', SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1' }, HOME, 'x'));
+    for (const p of ['/run/user', '/run/dbus', '/run/systemd/private', '/var/run/docker.sock', '/tmp/.X11-unix', '/run/user/1000', '/tmp/ssh-x/agent.1']) {
+      expect(c).toContain(p);
+    }
+    expect(agentxPaths({ SSH_AUTH_SOCK: 'relative' }, HOME, 'x').sessionSockets).toEqual([]);
+  });
+
   it('lists the config file first, then the state store, logs and history, then credentials', () => {
     const c = hiddenCandidates(paths);
     expect(c.slice(0, 4)).toEqual([`${HOME}/.agentx`, `${HOME}/.local/state/agentx`, `${HOME}/.agentx-logs`, `${HOME}/.agentx_history`]);

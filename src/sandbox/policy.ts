@@ -64,18 +64,33 @@ export const CREDENTIAL_PATHS_IN_HOME = [
 /** Root-only system secrets: a sandboxed command run by root keeps uid 0 (without capabilities), so it could read them. */
 export const SYSTEM_SECRET_PATHS = ['/etc/shadow', '/etc/gshadow'] as const;
 
+/**
+ * Unix sockets lead out of any file-system sandbox: a read-only mount does not stop connect(), and
+ * a network namespace only cuts abstract sockets. Behind these are services that run what they are
+ * asked outside the sandbox (systemd, D-Bus, Docker, containerd, Podman, libvirt: for root or
+ * their group, the whole machine) and the person's desktop session (X11 input, the per-user
+ * runtime dirs with the session bus, keyring, gpg and ssh agents).
+ */
+export const ESCAPE_SOCKET_PATHS = [
+  '/run/user', '/run/dbus', '/run/systemd/private', '/run/docker.sock', '/var/run/docker.sock',
+  '/run/containerd', '/run/podman', '/run/libvirt', '/tmp/.X11-unix', '/tmp/.ICE-unix',
+] as const;
+
 export interface AgentxPaths {
   home: string;
   /** The config file (~/.agentx or $AGENTX_CONFIG). */
   configFile: string;
   /** $XDG_STATE_HOME/agentx, default ~/.local/state/agentx. */
   stateStore: string;
+  /** Per-session sockets named by the environment: $XDG_RUNTIME_DIR, $SSH_AUTH_SOCK. */
+  sessionSockets: string[];
 }
 
-/** agentx's own files: the config (holds the key), the state store, debug logs and the prompt history. */
+/** agentx's own files (the config holds the key; the state store, debug logs, prompt history) and the session's sockets. */
 export function agentxPaths(env: NodeJS.ProcessEnv, home: string, configFile: string): AgentxPaths {
   const xdgState = env.XDG_STATE_HOME !== undefined && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(home, '.local/state');
-  return { home, configFile, stateStore: join(xdgState, 'agentx') };
+  const sessionSockets = [env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK].filter((p): p is string => p !== undefined && isAbsolute(p));
+  return { home, configFile, stateStore: join(xdgState, 'agentx'), sessionSockets };
 }
 
 /** Every path the sandbox hides, existing or not, in a fixed order. */
@@ -87,6 +102,8 @@ export function hiddenCandidates(paths: AgentxPaths): string[] {
     join(paths.home, '.agentx_history'),
     ...CREDENTIAL_PATHS_IN_HOME.map((p) => join(paths.home, p)),
     ...SYSTEM_SECRET_PATHS,
+    ...ESCAPE_SOCKET_PATHS,
+    ...paths.sessionSockets,
   ];
 }
 

@@ -18,7 +18,7 @@ export interface Layout {
   stateStore: string;
   sshKey: string;
   env: NodeJS.ProcessEnv;
-  policy(setting?: Partial<SandboxSetting>): SandboxPolicy;
+  policy(setting?: Partial<SandboxSetting>, extraEnv?: NodeJS.ProcessEnv): SandboxPolicy;
   remove(): void;
 }
 
@@ -38,10 +38,10 @@ export function makeLayout(): Layout {
   writeFileSync(join(elsewhere, 'keep.txt'), 'original\n');
   writeFileSync(join(home, 'notes.txt'), 'readable\n');
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF-8', AGENTX_API_KEY: TEST_KEY };
-  const policyFor = (setting: Partial<SandboxSetting> = {}): SandboxPolicy => {
+  const policyFor = (setting: Partial<SandboxSetting> = {}, extraEnv: NodeJS.ProcessEnv = {}): SandboxPolicy => {
     const policy = buildPolicy({
       setting: { mode: 'workspace-write', offIfUnavailable: false, network: false, ...setting },
-      sessionDir: workspace, tempDir, paths: agentxPaths(env, home, configFile), probe: realPathProbe,
+      sessionDir: workspace, tempDir, paths: agentxPaths({ ...env, ...extraEnv }, home, configFile), probe: realPathProbe,
     });
     if (!policy) throw new Error('danger-full-access has no policy');
     return policy;
