@@ -24,10 +24,13 @@ export interface DetectInput {
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
-const HOW_TO_SKIP = 'or run with --sandbox danger-full-access, or AGENTX_SANDBOX=off-if-unavailable, to run model commands unsandboxed';
+const HOW_TO_SKIP = 'run with --sandbox danger-full-access, or AGENTX_SANDBOX=off-if-unavailable, to run model commands unsandboxed';
 
-export function unavailableMessage(problem: string, fix: string): string {
-  return `model commands cannot be sandboxed: ${problem}. Fix: ${fix} (${HOW_TO_SKIP}).`;
+/** One line: the problem, the fix when there is one, and how to choose running unsandboxed. */
+export function unavailableMessage(problem: string, fix?: string): string {
+  return fix === undefined
+    ? `model commands cannot be sandboxed: ${problem}. To go on, ${HOW_TO_SKIP}.`
+    : `model commands cannot be sandboxed: ${problem}. Fix: ${fix} (or ${HOW_TO_SKIP}).`;
 }
 
 function isExecutableFile(path: string): boolean {
@@ -78,7 +81,7 @@ export function probeBwrap(bwrapPath: string, policy: SandboxPolicy): Promise<st
 
 async function detect(input: DetectInput): Promise<SandboxAvailability> {
   if (input.platform !== 'linux') {
-    return { ok: false, message: unavailableMessage(`the sandbox is Linux-only for now (this is ${input.platform})`, 'none on this system yet') };
+    return { ok: false, message: unavailableMessage(`the sandbox is Linux-only for now (this is ${input.platform})`) };
   }
   const found = findBwrap(input.env, input.untrustedDirs);
   if (found.path === undefined) {
