@@ -108,7 +108,12 @@ describe('the real bwrap: processes and privileges', () => {
   });
 
   it('drops every capability, so even root cannot remount / read-write and write outside', async () => {
-    const escape = `grep CapEff /proc/self/status; mount -o remount,bind,rw "$(stat -c %m ${box.elsewhere})" && echo REMOUNTED; echo escaped > ${box.elsewhere}/escape.txt`;
+    const escape = [
+      'grep CapEff /proc/self/status',
+      'mount -o remount,rw / && echo REMOUNTED',
+      `mount -o remount,bind,rw "$(stat -c %m ${box.elsewhere})" && echo REMOUNTED`,
+      `echo escaped > ${box.elsewhere}/escape.txt`,
+    ].join('; ');
     const r = await inSandbox(escape);
     expect(r.stdout).toContain('CapEff:\t0000000000000000');
     expect(r.stdout).not.toContain('REMOUNTED');

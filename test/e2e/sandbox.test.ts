@@ -89,6 +89,18 @@ describe('sandboxed by default', () => {
     expect(outputs[5]?.stderr).toMatch(/id_ed25519: Permission denied/);
   });
 
+  it('keeps the key out of the state file that journals the command outputs', async () => {
+    // The request after the commands fails, so the one-shot keeps its state file (with the outputs).
+    emu.enqueue({ kind: 'shell', commands: ['env', 'cat ~/.agentx', 'cat /proc/[0-9]*/environ'] }, { kind: 'http_error', status: 500, times: 2 });
+    const r = await runCli(['go'], box);
+    expect(r.code).toBe(1);
+    const stateFiles = readdirSync(box.cwd).filter((f) => f.startsWith('.agentx_responseid'));
+    expect(stateFiles).toHaveLength(1);
+    const state = readFileSync(join(box.cwd, stateFiles[0] ?? ''), 'utf8');
+    expect(state).toContain('GIT_EDITOR=false');
+    expect(state).not.toContain(KEY);
+  });
+
   it('makes git commit without -m fail at once instead of opening an editor', async () => {
     emu.enqueue({ kind: 'shell', commands: ['git init -q . && echo x > f && git add f && git -c user.name=a -c user.email=a@b commit'] });
     const before = emu.requests.length;
