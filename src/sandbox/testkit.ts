@@ -68,7 +68,8 @@ export function bwrapPath(): string {
 /**
  * Host pids of live processes whose command line contains `marker` (sandboxed processes have
  * other pids inside their namespace, so they are found from outside by what they run).
- * Zombies count as gone: they have finished all their work.
+ * Zombies count as gone: they have finished all their work. The supervisor's watcher (its
+ * arguments hold the command too) is agentx's guard, not the command: it is left out.
  */
 export function processesRunning(marker: string): number[] {
   const found: number[] = [];
@@ -78,7 +79,7 @@ export function processesRunning(marker: string): number[] {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (cmdline.includes(marker) && state !== 'Z' && state !== 'X') found.push(Number(entry));
+      if (cmdline.includes(marker) && !cmdline.includes('agentx-supervisor') && state !== 'Z' && state !== 'X') found.push(Number(entry));
     } catch { /* it exited while we looked */ }
   }
   return found;

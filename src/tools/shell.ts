@@ -23,6 +23,17 @@ export const SPAWN_FAILURE_EXIT_CODE = 127;
  * behind may hold them open forever; they are being killed anyway, so don't wait on them.
  */
 const DRAIN_MS = 200;
+/**
+ * In bwrap, the process agentx waits on is bwrap itself, which exits (on a stop, or when the
+ * command ends) a moment before the sandbox's processes are torn down. Nothing in a sandbox can
+ * hold the pipes for long: its init dies with the command or with bwrap, or at the latest with the
+ * group's SIGKILL after the grace. So wait for the pipes to close: a command then counts as
+ * stopped only once nothing of it runs.
+ */
+function sandboxDrainMs(graceMs: number): number {
+  return graceMs + 2 * DRAIN_MS;
+}
+
 /** setTimeout overflows above this and would fire immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -197,7 +208,7 @@ function superviseChild(
     drainTimer = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
-    }, DRAIN_MS);
+    }, opts.sandbox ? sandboxDrainMs(timing.graceMs) : DRAIN_MS);
     maybeFinish();
   });
 
