@@ -21,7 +21,7 @@ function inSandbox(command: string, policy: SandboxPolicy = box.policy(), cwd = 
 
 describe('bwrapArgs', () => {
   const policy: SandboxPolicy = {
-    mode: 'workspace-write', writableRoots: ['/w', '/tmp'], network: false,
+    mode: 'workspace-write', writableRoots: ['/w', '/tmp'], readOnly: ['/w/.agentx_responseid'], network: false,
     hidden: [{ path: '/h/.agentx', kind: 'file' }, { path: '/h/.ssh', kind: 'dir' }],
   };
 
@@ -30,7 +30,8 @@ describe('bwrapArgs', () => {
     const at = (flag: string, value: string): number => args.findIndex((a, i) => a === flag && args[i + 1] === value);
     expect(at('--ro-bind', '/')).toBeGreaterThan(-1);
     expect(at('--bind', '/w')).toBeGreaterThan(at('--ro-bind', '/'));
-    expect(at('--ro-bind', '/dev/null')).toBeGreaterThan(at('--bind', '/tmp'));
+    expect(at('--ro-bind-try', '/w/.agentx_responseid')).toBeGreaterThan(at('--bind', '/tmp'));
+    expect(at('--ro-bind', '/dev/null')).toBeGreaterThan(at('--ro-bind-try', '/w/.agentx_responseid'));
     expect(args.slice(at('--ro-bind', '/dev/null'), at('--ro-bind', '/dev/null') + 3)).toEqual(['--ro-bind', '/dev/null', '/h/.agentx']);
     expect(args.slice(args.indexOf('/h/.ssh') - 3, args.indexOf('/h/.ssh') + 1)).toEqual(['--perms', '0000', '--tmpfs', '/h/.ssh']);
     expect(args.slice(args.indexOf('--') + 1)).toEqual(['/bin/sh', '-c', 'echo "$HOME"']);

@@ -1,8 +1,9 @@
 // The bubblewrap command line for one sandboxed command. Pure: policy + command in, argv out.
 //
 // Why each part:
-// - `--ro-bind / /` first, then writable binds, then the hidden paths: later mounts cover earlier
-//   ones, so a hidden path inside a writable root (a temp HOME under /tmp) stays hidden.
+// - `--ro-bind / /` first, then writable binds, then read-only files inside them, then the hidden
+//   paths: later mounts cover earlier ones, so a hidden path inside a writable root (a temp HOME
+//   under /tmp) stays hidden.
 // - Hidden files get /dev/null bound over them (bwrap mounts it nodev, so opening it is refused);
 //   hidden directories an empty tmpfs with mode 0000 (nothing to list, nothing to write).
 // - `--dev /dev` and `--proc /proc`: a minimal /dev without the host's disks, and a /proc that
@@ -35,6 +36,9 @@ function namespaceArgs(policy: SandboxPolicy): string[] {
 function mountArgs(policy: SandboxPolicy): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const root of policy.writableRoots) args.push('--bind', root, root);
+  // -try: a concurrent one-shot removes its state file when it ends, maybe between the listing
+  // and this mount; a file that is gone needs no protecting (and must not fail the command).
+  for (const file of policy.readOnly) args.push('--ro-bind-try', file, file);
   for (const hidden of policy.hidden) {
     if (hidden.kind === 'file') args.push('--ro-bind', '/dev/null', hidden.path);
     else args.push('--perms', '0000', '--tmpfs', hidden.path);

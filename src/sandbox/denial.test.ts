@@ -4,7 +4,7 @@ import { looksLikeSandboxDenial, sandboxDenialNote, type CommandOutcome } from '
 import type { SandboxPolicy } from './policy.ts';
 
 const policy: SandboxPolicy = {
-  mode: 'workspace-write', writableRoots: ['/w', '/tmp'], network: false,
+  mode: 'workspace-write', writableRoots: ['/w', '/tmp'], readOnly: [], network: false,
   hidden: [{ path: '/home/u/.ssh', kind: 'dir' }, { path: '/home/u/.agentx', kind: 'file' }],
 };
 const failed = (stderr: string, more: Partial<CommandOutcome> = {}): CommandOutcome => ({ stdout: '', stderr, exitCode: 1, timedOut: false, interrupted: false, ...more });

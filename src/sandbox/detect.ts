@@ -61,7 +61,7 @@ export function findBwrap(env: NodeJS.ProcessEnv, untrustedDirs: string[]): { pa
 
 /** The smallest policy with every kind of mount and namespace a real command gets. */
 function probePolicy(input: DetectInput): SandboxPolicy {
-  return { mode: 'workspace-write', writableRoots: [], hidden: [{ path: input.tempDir, kind: 'dir' }], network: input.network };
+  return { mode: 'workspace-write', writableRoots: [], readOnly: [], hidden: [{ path: input.tempDir, kind: 'dir' }], network: input.network };
 }
 
 function firstLine(text: string): string {

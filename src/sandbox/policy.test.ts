@@ -49,12 +49,20 @@ describe('buildPolicy', () => {
   it('workspace-write: the session dir and temp dir are writable; existing secrets are hidden', () => {
     const p = buildPolicy({ ...input, setting: setting() });
     expect(p).toEqual({
-      mode: 'workspace-write', network: false, writableRoots: ['/w', '/tmp'],
+      mode: 'workspace-write', network: false, writableRoots: ['/w', '/tmp'], readOnly: [],
       hidden: [
         ...files(`${HOME}/.agentx`), ...dirs(`${HOME}/.local/state/agentx`, `${HOME}/.ssh`, `${HOME}/.aws`),
         ...files(`${HOME}/.netrc`, '/etc/shadow'),
       ],
     });
+  });
+
+  it('keeps the session\'s state files in the project read-only (only those that exist; not one-shot files)', () => {
+    const probe = fakeFs([...dirs('/w', '/tmp'), ...files('/w/.agentx_responseid', '/w/.agentx_responseid.oneshot-1', '/w/src.ts')]);
+    expect(buildPolicy({ ...input, probe, setting: setting() })?.readOnly).toEqual(['/w/.agentx_responseid']);
+    const both = fakeFs([...dirs('/w', '/tmp'), ...files('/w/.agentx_responseid', '/w/.agentx_checkpoint')]);
+    expect(buildPolicy({ ...input, probe: both, setting: setting() })?.readOnly).toEqual(['/w/.agentx_responseid', '/w/.agentx_checkpoint']);
+    expect(buildPolicy({ ...input, probe: both, setting: setting({ mode: 'read-only' }) })?.readOnly).toEqual([]);
   });
 
   it('read-only: nothing writable, the same paths hidden; the network setting is kept', () => {
@@ -105,8 +113,9 @@ describe('resolveHiddenPaths', () => {
 });
 
 describe('isWritable', () => {
-  const policy = { mode: 'workspace-write' as const, writableRoots: ['/w'], hidden: dirs('/w/.secret'), network: false };
-  it('is true inside a writable root, false outside it or inside a hidden path', () => {
+  const policy = { mode: 'workspace-write' as const, writableRoots: ['/w'], readOnly: ['/w/.agentx_checkpoint'], hidden: dirs('/w/.secret'), network: false };
+  it('is true inside a writable root, false outside it, inside a hidden path or for a read-only file', () => {
+    expect(isWritable(policy, '/w/.agentx_checkpoint')).toBe(false);
     expect(isWritable(policy, '/w/a/b')).toBe(true);
     expect(isWritable(policy, '/w')).toBe(true);
     expect(isWritable(policy, '/wx')).toBe(false);

@@ -45,6 +45,8 @@ export interface SandboxPolicy {
   mode: Exclude<SandboxMode, 'danger-full-access'>;
   /** Writable bind mounts, absolute and real (symlinks resolved); empty in read-only mode. */
   writableRoots: string[];
+  /** Files inside a writable root that stay read-only: the session's state files (see buildPolicy). */
+  readOnly: string[];
   hidden: HiddenPath[];
   network: boolean;
 }
@@ -161,6 +163,14 @@ export interface PolicyInput {
   probe: PathProbe;
 }
 
+/**
+ * The interactive session's state files beside the project (session/store.ts STATE_FILE and
+ * CHECKPOINT_FILE). One-shot state files and the lock are left out: they come and go while other
+ * commands run, and bwrap fails a command whose mount source vanishes mid-setup (seen with 30
+ * concurrent one-shots).
+ */
+export const SESSION_STATE_FILES = ['.agentx_responseid', '.agentx_checkpoint'] as const;
+
 /** The policy for one command, or undefined in danger-full-access (no sandbox). */
 export function buildPolicy(input: PolicyInput): SandboxPolicy | undefined {
   const { mode, network } = input.setting;
@@ -168,7 +178,22 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy | undefined {
   const roots = mode === 'workspace-write' ? realRoots([input.sessionDir, input.tempDir], input.probe) : [];
   // The session directory stays visible even in read-only mode, where it is not a writable root.
   const visible = [...roots, ...realRoots([input.sessionDir], input.probe)];
-  return { mode, writableRoots: roots, hidden: resolveHiddenPaths(hiddenCandidates(input.paths), visible, input.probe), network };
+  return {
+    mode, writableRoots: roots, readOnly: roots.length > 0 ? sessionStateFiles(input) : [],
+    hidden: resolveHiddenPaths(hiddenCandidates(input.paths), visible, input.probe), network,
+  };
+}
+
+/**
+ * The conversation's state files stay readable (the model knows the conversation anyway) but not
+ * writable: a command must not forge history or pending tool calls that agentx would load and
+ * offer to run. agentx itself writes them outside the sandbox, by atomic rename.
+ */
+function sessionStateFiles(input: PolicyInput): string[] {
+  return SESSION_STATE_FILES
+    .map((name) => input.probe(join(input.sessionDir, name)))
+    .filter((p): p is HiddenPath => p !== undefined && p.kind === 'file')
+    .map((p) => p.path);
 }
 
 /** Existing directories by real path, deduplicated, and without any root already inside another. */
@@ -179,7 +204,8 @@ function realRoots(dirs: string[], probe: PathProbe): string[] {
 
 /** True when `path` may be written under `policy` (used to judge "Permission denied" messages). */
 export function isWritable(policy: SandboxPolicy, path: string): boolean {
-  return policy.writableRoots.some((root) => isInside(path, root)) && !policy.hidden.some((h) => isInside(path, h.path));
+  return policy.writableRoots.some((root) => isInside(path, root))
+    && !policy.readOnly.includes(path) && !policy.hidden.some((h) => isInside(path, h.path));
 }
 
 /**

@@ -1,7 +1,7 @@
 // The command runner as the engine uses it, with the real bwrap: modes, the missing-bwrap paths,
 // refusals, the rerun hook, and the runner's own guarantees (timeout, cap, interrupt) inside bwrap.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxSetting } from '../sandbox/policy.ts';
@@ -40,6 +40,14 @@ describe('workspace-write (the default)', () => {
     expect(r.stderr).toMatch(/Read-only file system\n\[agentx\] This command was probably refused by the sandbox \(workspace-write, network off\)/);
     expect(r.stderr).toContain('--sandbox danger-full-access');
     expect(shown.join('')).toContain('[agentx] This command was probably refused');
+  });
+
+  it('keeps agentx\'s session files read-only: a command cannot forge the conversation state', async () => {
+    writeFileSync(join(box.workspace, '.agentx_responseid'), '{"real":"state"}\n');
+    const r = await runner().run(opts('cat .agentx_responseid; echo forged > .agentx_responseid; rm -f .agentx_responseid; echo other > notes.txt'));
+    expect(r.stdout).toBe('{"real":"state"}\n');
+    expect(readFileSync(join(box.workspace, '.agentx_responseid'), 'utf8')).toBe('{"real":"state"}\n');
+    expect(readFileSync(join(box.workspace, 'notes.txt'), 'utf8')).toBe('other\n');
   });
 
   it('starts commands in the directory it is given (cd from the REPL, workdir of a call)', async () => {
