@@ -9,7 +9,7 @@
 // - The watcher is a fork of this sh (no exec, no node): about a millisecond, not ~40 ms.
 // - The script then `exec`s the user's shell in place (or bwrap running it, when sandboxed), so
 //   the command keeps this pid (= the group id) and its exit status or death signal reaches agentx
-//   untouched.
+//   untouched (bwrap reports a command's death by signal N as exit status 128+N).
 // - The grace arrives as "$1" and the command as the remaining arguments, never spliced into the
 //   script text: no quoting bugs.
 // - The watcher's stdio is /dev/null so it never holds the stdout/stderr pipes open, and the
