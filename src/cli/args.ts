@@ -1,5 +1,6 @@
 // Flag parsing for agentx. Hand-written instead of a library: the grammar is small and every
 // millisecond of startup counts. Pure: takes argv, returns options or throws UsageError.
+import { parseSandboxValue, SANDBOX_VALUES_TEXT } from '../sandbox/policy.ts';
 import { UsageError } from './errors.ts';
 
 export type ShellToolKind = 'builtin' | 'function';
@@ -21,6 +22,7 @@ export interface CliOptions {
   showReasoning: boolean;
   showShellCalls: boolean;
   shellTool?: ShellToolKind;
+  sandbox?: string;           // --sandbox MODE, checked by parseSandboxValue
   readStdin: boolean;         // `agentx -`
 }
 
@@ -49,7 +51,13 @@ const FLAGS: FlagSpec[] = [
   { long: 'no-reasoning', help: 'hide reasoning summaries', apply: (o) => { o.showReasoning = false; } },
   { long: 'no-shell-calls', help: 'hide shell call display (they still run)', apply: (o) => { o.showShellCalls = false; } },
   { long: 'shell-tool', value: 'builtin|function', help: 'how the shell tool is offered to the model', apply: (o, v) => { o.shellTool = checkShellTool(v, '--shell-tool'); } },
+  { long: 'sandbox', value: 'MODE', help: 'read-only, workspace-write (default) or danger-full-access', apply: (o, v) => { o.sandbox = checkSandbox(v); } },
 ];
+
+function checkSandbox(v: string): string {
+  if (parseSandboxValue(v)) return v;
+  throw new UsageError(`--sandbox: expected ${SANDBOX_VALUES_TEXT}, got "${v}"`);
+}
 
 export function checkShellTool(v: string, where: string): ShellToolKind {
   if (v === 'builtin' || v === 'function') return v;
@@ -148,7 +156,8 @@ export function helpText(version: string): string {
     ...rows,
     '',
     'Environment: AGENTX_API_KEY (or OPENAI_API_KEY), AGENTX_BASE_URL (or OPENAI_BASE_URL),',
-    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_CONFIG (default ~/.agentx).',
+    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_CONFIG (default ~/.agentx),',
+    '  AGENTX_SANDBOX (a --sandbox mode, or off-if-unavailable), AGENTX_SANDBOX_NETWORK=on|off (default off).',
     'Timeouts and limits: AGENTX_HEADERS_TIMEOUT_MS (wait for response headers, default 60000),',
     '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',
     '  (ceiling per command output stream, default 65536), AGENTX_STDIN_GRACE_MS (idle stdin pipe',

@@ -3,6 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs
 import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { configPath } from '../paths.ts';
+import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
 import { errorMessage, errorCode } from '../lib/fsutil.ts';
 
@@ -17,6 +18,8 @@ export interface Config {
   reasoningEffort: string | undefined;
   shellTool: ShellToolKind;
   configFile: string;
+  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (docs/SANDBOX.md). */
+  sandbox: SandboxSetting;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -44,7 +47,17 @@ function pick(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v !== '');
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool'>, env: NodeJS.ProcessEnv): Config {
+function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileValues: Record<string, string>): SandboxSetting {
+  const raw = flag ?? pick(env.AGENTX_SANDBOX, fileValues.AGENTX_SANDBOX);
+  const parsed = raw === undefined ? DEFAULT_SANDBOX_SETTING : parseSandboxValue(raw);
+  if (!parsed) throw new ConfigError(`AGENTX_SANDBOX: expected ${SANDBOX_VALUES_TEXT}, got "${raw ?? ''}"`);
+  const netRaw = pick(env.AGENTX_SANDBOX_NETWORK, fileValues.AGENTX_SANDBOX_NETWORK);
+  const network = netRaw === undefined ? DEFAULT_SANDBOX_SETTING.network : parseNetworkValue(netRaw);
+  if (network === undefined) throw new ConfigError(`AGENTX_SANDBOX_NETWORK: expected on or off, got "${netRaw ?? ''}"`);
+  return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network };
+}
+
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'sandbox'>, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -61,5 +74,6 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   } catch {
     throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
   }
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file };
+  const sandbox = resolveSandbox(flags.sandbox, env, fileValues);
+  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file, sandbox };
 }

@@ -17,7 +17,7 @@ import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { startMcp } from './mcp-session.ts';
-import { createTurnDeps } from './runtime.ts';
+import { createCommands, createTurnDeps } from './runtime.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -98,8 +98,12 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     notice: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
   });
   try {
+    const commands = createCommands({
+      config: { ...config, apiKey }, env, workspaceRoot: cwd,
+      onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+    });
     const deps = await createTurnDeps({
-      mcp,
+      mcp, commands,
       config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
       // declined (the model is told) rather than run unasked.

@@ -21,8 +21,8 @@ import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { lockForRepl, unsavedBanner } from './unsaved.ts';
 import { CostTracker } from './usage-view.ts';
 import { startMcp } from '../mcp-session.ts';
-import { buildRegistry, commandRunner } from '../runtime.ts';
-import { buildEngine, configWithKey, runSetupDialogue } from './wiring.ts';
+
+import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
@@ -82,11 +82,12 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   };
   const shared = { cli, env, out, theme, session: sessionStore, costs };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
+  const commands = replCommands(partial, config, getRunner);
   const ctx: ReplContext = {
     ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
     history: loadHistory(historyFile),
-    engine: await buildEngine(partial, config, getRunner),
-    runCommand: commandRunner({ config, env }),
+    engine: await buildEngine(partial, config, getRunner, commands),
+    commands,
   };
   late.ctx = ctx;
   const runner = new TurnRunner(ctx);
@@ -108,9 +109,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
         return;
       }
       ctx.config = { ...next, apiKey: next.apiKey };
-      ctx.engine = await buildEngine(partial, ctx.config, getRunner);
-      if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env, mcp: ctx.mcp });
-      ctx.runCommand = commandRunner({ config: ctx.config, env });
+      ctx.commands = replCommands(partial, ctx.config, getRunner);
+      ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
   };
@@ -135,6 +135,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   try {
     greet(ctx, loaded.existed);
     await connectMcp(ctx);
+    // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
+    if (ctx.mcp) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
     await settleLeftovers(ctx, runner);
     await loop(ctx, runner, hooks, historyFile);
     return EXIT_OK;
@@ -163,7 +165,6 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
       return answer === 'y';
     },
   });
-  if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env: ctx.env, mcp: ctx.mcp });
 }
 
 function greet(ctx: ReplContext, existed: boolean): void {
