@@ -1,7 +1,8 @@
 // Validates a whole patch and computes every resulting file before anything is written. The
 // operations run in order against an in-memory view of the touched files, so a later section
 // sees the effect of an earlier one (delete then add, two updates of one file, a move).
-import { dirname } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, relative, sep } from 'node:path';
 import { applyHunks } from './apply.ts';
 import type { Edit } from './apply.ts';
 import { countChanges, diffLines, refineEdits, unifiedDiff } from './diff.ts';
@@ -81,12 +82,15 @@ class Overlay {
     return entry;
   }
 
-  /** A new file needs directories (or nothing) above it, also in the planned state. */
-  checkParents(entry: Entry): void {
+  /** A new file needs directories (or nothing yet) above it, on disk and in the planned state. */
+  async checkParents(entry: Entry): Promise<void> {
     for (let dir = dirname(entry.abs); dir.length > this.roots.real.length; dir = dirname(dir)) {
-      const above = this.entries.get(dir);
-      if (above && above.state.kind === 'file') {
-        throw new PatchError('path', `cannot create ${entry.display}: ${above.display} is a file`);
+      const planned = this.entries.get(dir)?.state.kind;
+      const kind = planned ?? (await stat(dir).then((s) => (s.isDirectory() ? 'dir' : 'file'), () => 'missing'));
+      if (kind === 'dir') return;
+      if (kind !== 'missing') {
+        const display = relative(this.roots.real, dir).split(sep).join('/');
+        throw new PatchError('path', `cannot create ${entry.display}: ${display} is a file, not a directory`);
       }
     }
   }
@@ -141,7 +145,7 @@ async function planOne(overlay: Overlay, op: FileOperation, opts: PlanOptions): 
   const entry = await overlay.get(op.path);
   if (op.type === 'add') {
     const before = writableTarget(entry, 'add', opts.maxBytes);
-    overlay.checkParents(entry);
+    await overlay.checkParents(entry);
     const text = addedFileText(op.lines);
     checkSize(entry, text, opts.maxBytes);
     const oldText = before.kind === 'file' ? before.text : null;
@@ -171,7 +175,7 @@ async function planOne(overlay: Overlay, op: FileOperation, opts: PlanOptions): 
     return describe('update', entry.display, null, applied.oldLines, edits, false);
   }
   writableTarget(target, 'move onto', opts.maxBytes);
-  overlay.checkParents(target);
+  await overlay.checkParents(target);
   entry.state = { kind: 'missing' };
   target.state = { kind: 'file', text: applied.text, unreadable: null, mode, size: Buffer.byteLength(applied.text) };
   return describe('move', entry.display, target.display, applied.oldLines, edits, false);

@@ -68,6 +68,17 @@ async function commit(entries: readonly Entry[], durable: boolean): Promise<void
   const parked: string[] = [];
   const touchedDirs = new Set<string>();
   try {
+    // A deleted file is first parked under a temp name, so it can be put back if a later step
+    // fails (even one too large to hold in memory), and only unlinked once everything succeeded.
+    // Parking comes first so a file can be replaced by a directory of the same name.
+    for (const entry of entries) {
+      if (entry.state.kind !== 'missing' || entry.disk.kind !== 'file') continue;
+      const park = join(dirname(entry.abs), `.${basename(entry.abs)}.${randomBytes(6).toString('hex')}.agentx-deleted`);
+      await rename(entry.abs, park);
+      undo.push(() => rename(park, entry.abs));
+      parked.push(park);
+      touchedDirs.add(dirname(entry.abs));
+    }
     for (const entry of entries.filter(changed)) {
       if (entry.state.kind !== 'file' || entry.state.text === null) continue;
       const created = await makeParents(entry.abs);
@@ -77,16 +88,6 @@ async function commit(entries: readonly Entry[], durable: boolean): Promise<void
       undo.push(() => (disk.kind === 'file' && disk.bytes ? writeAtomic(entry.abs, disk.bytes, { mode: disk.mode, durable }) : removeFile(entry.abs)));
       touchedDirs.add(dirname(entry.abs));
       for (const d of created) touchedDirs.add(dirname(d));
-    }
-    // A deleted file is first parked under a temp name, so it can be put back if a later step
-    // fails (even one too large to hold in memory), and only unlinked once everything succeeded.
-    for (const entry of entries) {
-      if (entry.state.kind !== 'missing' || entry.disk.kind !== 'file') continue;
-      const park = join(dirname(entry.abs), `.${basename(entry.abs)}.${randomBytes(6).toString('hex')}.agentx-deleted`);
-      await rename(entry.abs, park);
-      undo.push(() => rename(park, entry.abs));
-      parked.push(park);
-      touchedDirs.add(dirname(entry.abs));
     }
   } catch (err) {
     for (const step of undo.reverse()) await step().catch(() => undefined);
