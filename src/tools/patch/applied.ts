@@ -10,6 +10,9 @@
 // applied to that file only if this reproduces the current content byte for byte. A file whose
 // pre-image cannot be recovered counts as not applied, so the caller runs the patch normally
 // (and a patch whose old lines are gone then fails cleanly instead of applying twice).
+// Limit: a hunk that only removes lines, with neither context nor anchor, leaves no trace of
+// where it was; it is undone at the end of the previous hunk, and when that guess does not
+// verify, the file counts as not applied.
 import { applyHunks, reverseHunks } from './apply.ts';
 import { DEFAULT_MAX_BYTES, readDiskFile } from './fsio.ts';
 import { resolvePatchPath, workspaceRoots } from './paths.ts';
@@ -56,7 +59,7 @@ class Views {
 /** The pre-image from which `hunks` produce exactly `text`, or null when there is none. */
 export function preImage(text: string, op: Extract<FileOperation, { type: 'update' }>, path: string): string | null {
   try {
-    const before = applyHunks(text, reverseHunks(op.hunks), { path, firstMatch: true }).text;
+    const before = applyHunks(text, reverseHunks(op.hunks), { path, firstMatch: true, bareInsertAt: 'cursor' }).text;
     return applyHunks(before, op.hunks, { path }).text === text ? before : null;
   } catch {
     return null;

@@ -29,6 +29,11 @@ export interface ApplyOptions {
   path: string;
   /** Take the first match even when a hunk without anchors matches more than once. */
   firstMatch?: boolean;
+  /**
+   * Where a hunk of only added lines, with no anchor and no context, goes: at the end of the file
+   * (V4A's rule), or at the cursor (undoing a removal that had no context, see applied.ts).
+   */
+  bareInsertAt?: 'end' | 'cursor';
 }
 
 const PREVIEW_LINES = 4;
@@ -94,7 +99,8 @@ function place(index: LineIndex, hunk: Hunk, cursor: number, label: () => string
   }
   if (oldSide(hunk).length === 0) {
     // Only added lines: after the last anchor, else at the end of the file.
-    return { hunk, at: hunk.anchors.length > 0 && !hunk.endOfFile ? from : index.length };
+    if (hunk.endOfFile) return { hunk, at: index.length };
+    return { hunk, at: hunk.anchors.length > 0 || opts.bareInsertAt === 'cursor' ? from : index.length };
   }
   const unique = !opts.firstMatch && hunk.anchors.length === 0;
   let located = findOld(index, hunk, from, unique);

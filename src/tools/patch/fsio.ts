@@ -69,7 +69,8 @@ export interface WriteOptions {
 
 /** Replaces (or creates) `abs` with `data` through a temp file in the same directory. */
 export async function writeAtomic(abs: string, data: string | Buffer, opts: WriteOptions): Promise<void> {
-  const temp = join(dirname(abs), `.${basename(abs)}.${randomBytes(6).toString('hex')}.agentx-tmp`);
+  // The name is cut so a long file name cannot push the temp name over NAME_MAX (255 bytes).
+  const temp = join(dirname(abs), `.${basename(abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.agentx-tmp`);
   const handle = await open(temp, 'wx', 0o666);
   try {
     try {

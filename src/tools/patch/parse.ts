@@ -124,8 +124,10 @@ export function parseHunks(body: Line[], path: string): Hunk[] {
       if (current && (current.lines.length > 0 || current.endOfFile)) finish();
       closedByEof = null;
       current ??= { anchors: [], lines: [], endOfFile: false, patchLine: line.no };
-      const anchor = line.text.slice(2).trim();
-      if (anchor !== '' && !UNIFIED_RANGE.test(anchor)) current.anchors.push(anchor);
+      // The text after "@@ " is kept as written: its whitespace may be what tells two lines apart.
+      const rest = line.text.slice(2);
+      const anchor = rest.startsWith(' ') ? rest.slice(1) : rest;
+      if (anchor.trim() !== '' && !UNIFIED_RANGE.test(anchor.trim())) current.anchors.push(anchor);
       continue;
     }
     if (closedByEof) {
@@ -227,7 +229,8 @@ export function parseBuiltinOperation(op: BuiltinOperation): FileOperation {
   if (op.type === 'delete_file') return { type: 'delete', path };
   let lines = toLines(op.diff ?? '');
   // A model that habitually closes its patches may leave the envelope's end marker in the diff.
-  while (lines.length > 0 && (isBlank(lines[lines.length - 1] as Line) || isColumnZero(lines[lines.length - 1] as Line, END))) lines = lines.slice(0, -1);
+  // (A line of one space is a context line for an empty line: only truly empty lines go.)
+  while (lines.length > 0 && ((lines[lines.length - 1] as Line).text === '' || isColumnZero(lines[lines.length - 1] as Line, END))) lines = lines.slice(0, -1);
   const stray = lines.find((l) => !l.text.startsWith(' ') && (header(l) !== null || isMarker(l, BEGIN) || isMarker(l, END)));
   if (stray) throw parseError(stray, `the diff of a ${op.type} operation has no envelope or section headers, got ${quote(stray.text.trim())}`);
   if (op.type === 'create_file') return { type: 'add', path, lines: parseAddBody(lines, path) };

@@ -73,7 +73,7 @@ async function commit(entries: readonly Entry[], durable: boolean): Promise<void
     // Parking comes first so a file can be replaced by a directory of the same name.
     for (const entry of entries) {
       if (entry.state.kind !== 'missing' || entry.disk.kind !== 'file') continue;
-      const park = join(dirname(entry.abs), `.${basename(entry.abs)}.${randomBytes(6).toString('hex')}.agentx-deleted`);
+      const park = join(dirname(entry.abs), `.${basename(entry.abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.agentx-deleted`);
       await rename(entry.abs, park);
       undo.push(() => rename(park, entry.abs));
       parked.push(park);
