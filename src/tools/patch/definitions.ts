@@ -51,26 +51,28 @@ export const FUNCTION_PARAMETERS = {
 /**
  * Lark grammar of the envelope for the custom form. Hunk lines are one flat list (anchors,
  * context, removed, added) so the grammar is unambiguous; the parser groups them into hunks.
+ * No terminal matches the empty string (Lark refuses zero-width terminals), so a line's text is
+ * optional instead. Checked with Lark 1.3 (LALR and Earley) against the corpus in test/patches.
  */
 export const LARK_GRAMMAR = String.raw`start: begin_patch section+ end_patch
 begin_patch: "*** Begin Patch" LF
 end_patch: "*** End Patch" LF?
 
 section: add_file | delete_file | update_file
-add_file: "*** Add File: " path LF added_line*
-delete_file: "*** Delete File: " path LF
-update_file: "*** Update File: " path LF move_to? hunk_line* end_of_file?
-move_to: "*** Move to: " path LF
+add_file: "*** Add File: " TEXT LF added_line*
+delete_file: "*** Delete File: " TEXT LF
+update_file: "*** Update File: " TEXT LF move_to? hunk_line* end_of_file?
+move_to: "*** Move to: " TEXT LF
 
-path: /(.+)/
-added_line: "+" /(.*)/ LF
+added_line: "+" TEXT? LF
 hunk_line: (anchor | context_line | removed_line | added_text) LF
-anchor: "@@" | "@@ " /(.+)/
-context_line: " " /(.*)/
-removed_line: "-" /(.*)/
-added_text: "+" /(.*)/
+anchor: "@@" (" " TEXT)?
+context_line: " " TEXT?
+removed_line: "-" TEXT?
+added_text: "+" TEXT?
 end_of_file: "*** End of File" LF
 
+TEXT: /[^\r\n]+/
 %import common.LF
 `;
 
