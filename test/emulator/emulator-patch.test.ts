@@ -12,7 +12,6 @@ import { apiError, completed, text, useEmulator } from './test-kit.ts';
 
 const kit = useEmulator();
 
-// The SDK's Tool type has no index signature for our plain definitions; they are the wire JSON.
 const toolsFor = (form: PatchToolForm): Tool[] => [patchToolDefinition(form)];
 
 const PATCH = [
