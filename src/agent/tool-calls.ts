@@ -1,7 +1,7 @@
 // Turning model tool calls into commands, and command results into the output items the API
 // expects. Pure: no process spawning here.
 import { SHELL_FUNCTION_NAME } from '../model/request.ts';
-import type { ToolCallItem } from '../model/types.ts';
+import type { FunctionCallItem, ShellCallItem, ToolCallItem } from '../model/types.ts';
 import type { ToolJournalEntry } from '../session/state.ts';
 import type { CommandResultInfo } from './events.ts';
 
@@ -20,7 +20,12 @@ function asPositiveInt(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
-export function parseToolCall(call: ToolCallItem): ParsedCall {
+/** The calls this engine runs itself (apply_patch calls are for the tool registry, issue 13). */
+export function isShellOrFunctionCall(call: ToolCallItem): call is ShellCallItem | FunctionCallItem {
+  return call.type === 'shell_call' || call.type === 'function_call';
+}
+
+export function parseToolCall(call: ShellCallItem | FunctionCallItem): ParsedCall {
   if (call.type === 'shell_call') {
     const commands = Array.isArray(call.action?.commands) ? call.action.commands.filter((c): c is string => typeof c === 'string') : [];
     return {

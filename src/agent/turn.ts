@@ -3,7 +3,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ModelError, classifyFailure } from '../model/errors.ts';
 import { buildRequest, userMessageWithContext, type RequestShape } from '../model/request.ts';
-import { addUsage, ZERO_USAGE, type CompletedResponse, type ModelClient, type ToolCallItem, type TurnUsage } from '../model/types.ts';
+import { addUsage, ZERO_USAGE, type CompletedResponse, type FunctionCallItem, type ModelClient, type ShellCallItem, type TurnUsage } from '../model/types.ts';
 import {
   markToolCall, recordFailure, recordToolCalls, recordTurn,
   type SessionState, type ToolJournalEntry,
@@ -12,7 +12,7 @@ import type { ShellRunOptions, ShellRunResult } from '../tools/shell.ts';
 import type { CommandResultInfo, EmitEvent } from './events.ts';
 import { newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
-import { buildNotRunOutput, buildOutputItem, parseToolCall, summarizeResults, unfinishedCallOutput, type ParsedCall } from './tool-calls.ts';
+import { buildNotRunOutput, buildOutputItem, isShellOrFunctionCall, parseToolCall, summarizeResults, unfinishedCallOutput, type ParsedCall } from './tool-calls.ts';
 
 /** The session as the engine sees it: read the state, apply a pure transition (persisted by the front-end). */
 export interface SessionHandle {
@@ -112,7 +112,7 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
       return { responseId: response.id, text: response.text, usage: turnUsage };
     }
     deps.session.update((s) => recordToolCalls(s, {
-      responseId: response.id, calls: response.toolCalls.map(journalEntry), usage: response.usage,
+      responseId: response.id, calls: response.toolCalls.filter(isShellOrFunctionCall).map(journalEntry), usage: response.usage,
       userMessage: userText, assistantText: response.text,
     }));
     const outputs = await executeCalls(deps, signal, toolSummaries);
@@ -120,13 +120,13 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
   }
 }
 
-function journalEntry(call: ToolCallItem): ToolJournalEntry {
+function journalEntry(call: ShellCallItem | FunctionCallItem): ToolJournalEntry {
   return call.type === 'shell_call'
     ? { call_id: call.call_id, type: 'shell_call', action: call.action, status: 'pending' }
     : { call_id: call.call_id, type: 'function_call', name: call.name, arguments: call.arguments, status: 'pending' };
 }
 
-function toToolCallItem(entry: ToolJournalEntry): ToolCallItem {
+function toToolCallItem(entry: ToolJournalEntry): ShellCallItem | FunctionCallItem {
   return entry.type === 'shell_call'
     ? { type: 'shell_call', call_id: entry.call_id, action: entry.action ?? { commands: [] } }
     : { type: 'function_call', call_id: entry.call_id, name: entry.name ?? '', arguments: entry.arguments ?? '' };

@@ -53,7 +53,7 @@ export function toCompleted(response: { id: string; status?: string | null; outp
   for (const item of output) {
     if (item.type === 'message') {
       for (const part of item.content ?? []) if (part.type === 'output_text' && part.text) text += part.text;
-    } else if (item.type === 'shell_call' || item.type === 'function_call') {
+    } else if (item.type === 'shell_call' || item.type === 'function_call' || item.type === 'apply_patch_call' || item.type === 'custom_tool_call') {
       toolCalls.push(item as unknown as ToolCallItem);
     }
   }

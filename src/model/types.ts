@@ -21,7 +21,25 @@ export interface FunctionCallItem {
   arguments: string;
 }
 
-export type ToolCallItem = ShellCallItem | FunctionCallItem;
+/** A built-in apply_patch call: one file operation; `diff` is a headerless V4A diff. */
+export interface ApplyPatchCallItem {
+  type: 'apply_patch_call';
+  id?: string;
+  call_id: string;
+  status?: 'in_progress' | 'completed';
+  operation: { type: 'create_file' | 'update_file'; path: string; diff: string } | { type: 'delete_file'; path: string };
+}
+
+/** A call of a custom (freeform) tool, such as apply_patch in its custom form. */
+export interface CustomToolCallItem {
+  type: 'custom_tool_call';
+  id?: string;
+  call_id: string;
+  name: string;
+  input: string;
+}
+
+export type ToolCallItem = ShellCallItem | FunctionCallItem | ApplyPatchCallItem | CustomToolCallItem;
 
 export interface ModelRequest {
   model: string;
