@@ -37,10 +37,32 @@ export function normalize(line: string, level: Level): string {
   }
 }
 
-/** A file's lines with each looser form computed once, on first use. */
+/**
+ * A cheap fingerprint of a line (FNV-1a over its length, first 8 and last 24 characters): equal
+ * lines have equal fingerprints, so a scan compares numbers and only rarely whole strings.
+ */
+export function lineHash(line: string): number {
+  const n = line.length;
+  let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+  const mix = (from: number, to: number): void => {
+    for (let i = from; i < to; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
+  };
+  if (n <= 32) mix(0, n);
+  else {
+    mix(0, 8);
+    mix(n - 24, n);
+  }
+  return h;
+}
+
+/**
+ * A file's lines with each looser form and its line hashes, computed once on first use, so
+ * placing many hunks in a large file costs one pass over its text plus cheap number scans.
+ */
 export class LineIndex {
   readonly lines: readonly string[];
   private readonly forms: Array<readonly string[] | undefined> = [];
+  private readonly hashes: Array<Int32Array | undefined> = [];
 
   constructor(lines: readonly string[]) {
     this.lines = lines;
@@ -59,6 +81,17 @@ export class LineIndex {
     }
     return form;
   }
+
+  hashesAt(level: Level): Int32Array {
+    let hashes = this.hashes[level];
+    if (!hashes) {
+      const lines = this.at(level);
+      hashes = new Int32Array(lines.length);
+      for (let i = 0; i < lines.length; i++) hashes[i] = lineHash(lines[i] as string);
+      this.hashes[level] = hashes;
+    }
+    return hashes;
+  }
 }
 
 function matchesAt(lines: readonly string[], pattern: readonly string[], at: number): boolean {
@@ -68,12 +101,14 @@ function matchesAt(lines: readonly string[], pattern: readonly string[], at: num
 
 /** First index ≥ from where `pattern` occurs at this level, or -1. */
 export function findSequence(index: LineIndex, pattern: readonly string[], from: number, level: Level): number {
+  if (pattern.length === 0) return -1;
   const lines = index.at(level);
+  const hashes = index.hashesAt(level);
   const wanted = level === 0 ? pattern : pattern.map((l) => normalize(l, level));
+  const head = lineHash(wanted[0] as string);
   const last = lines.length - wanted.length;
-  const head = wanted[0];
   for (let i = Math.max(0, from); i <= last; i++) {
-    if (lines[i] === head && matchesAt(lines, wanted, i)) return i;
+    if (hashes[i] === head && matchesAt(lines, wanted, i)) return i;
   }
   return -1;
 }

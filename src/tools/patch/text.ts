@@ -51,14 +51,12 @@ export function splitLines(text: string): TextLines {
  * gets the file's dominant one; the last line ends with one only when the original text did.
  */
 export function joinLines(lines: readonly string[], eols: readonly Eol[], shape: Pick<TextLines, 'bom' | 'finalNewline' | 'eol'>): string {
-  const parts: string[] = shape.bom ? [BOM] : [];
+  // String concatenation builds a rope that is flattened once; faster here than parts + join.
+  let out = shape.bom ? BOM : '';
   const last = lines.length - 1;
-  for (let i = 0; i <= last; i++) {
-    parts.push(lines[i] as string);
-    if (i < last) parts.push(eols[i] || shape.eol);
-    else if (shape.finalNewline) parts.push(eols[i] || shape.eol);
-  }
-  return parts.join('');
+  for (let i = 0; i < last; i++) out += (lines[i] as string) + (eols[i] || shape.eol);
+  if (last >= 0) out += (lines[last] as string) + (shape.finalNewline ? eols[last] || shape.eol : '');
+  return out;
 }
 
 /** Content of an added file: every `+` line is a full line, so the file ends with a newline. */
