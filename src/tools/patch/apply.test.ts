@@ -48,6 +48,10 @@ describe('applyHunks: placement', () => {
     expect(apply('x \nq\nx\nq\n', ' x\n-q\n+Q\n')).toBe('x \nq\nx\nQ\n');
   });
 
+  it('loosens the patch side too: trailing spaces in the hunk match a clean file', () => {
+    expect(apply('x\ny\n', ' x  \n-y\t\n+z\n')).toBe('x\nz\n');
+  });
+
   it('keeps the file’s own context lines when they matched loosely', () => {
     expect(apply('  keep  \nold\n', ' keep\n-old\n+new\n')).toBe('  keep  \nnew\n');
   });

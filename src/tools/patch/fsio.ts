@@ -103,8 +103,17 @@ export async function makeParents(abs: string): Promise<string[]> {
       dir = parent;
     }
   }
-  for (const d of missing) await mkdir(d);
-  return missing;
+  const created: string[] = [];
+  for (const d of missing) {
+    try {
+      await mkdir(d);
+      created.push(d);
+    } catch (err) {
+      // Another file of the same patch, written concurrently, may have just made it.
+      if (errno(err) !== 'EEXIST') throw err;
+    }
+  }
+  return created;
 }
 
 export async function removeFile(abs: string): Promise<void> {

@@ -30,3 +30,5 @@ export {
 export type { PatchToolDefinition, PatchToolForm } from './definitions.ts';
 export { patchDisplay, patchEventData } from './report.ts';
 export type { PatchDisplay, PatchEventData, PatchFileDisplay, PatchFileEvent } from './report.ts';
+export { runPatchCall } from './call.ts';
+export type { PatchCallOutcome } from './call.ts';

@@ -44,14 +44,9 @@ export function normalize(line: string, level: Level): string {
 export function lineHash(line: string): number {
   const n = line.length;
   let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
-  const mix = (from: number, to: number): void => {
-    for (let i = from; i < to; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
-  };
-  if (n <= 32) mix(0, n);
-  else {
-    mix(0, 8);
-    mix(n - 24, n);
-  }
+  const head = n <= 32 ? n : 8;
+  for (let i = 0; i < head; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
+  for (let i = n <= 32 ? n : n - 24; i < n; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
   return h;
 }
 
@@ -63,6 +58,8 @@ export class LineIndex {
   readonly lines: readonly string[];
   private readonly forms: Array<readonly string[] | undefined> = [];
   private readonly hashes: Array<Int32Array | undefined> = [];
+  /** Per level: whether every line reads the same as at the level below (nothing to loosen). */
+  private readonly unchanged: Array<boolean | undefined> = [];
 
   constructor(lines: readonly string[]) {
     this.lines = lines;
@@ -80,6 +77,18 @@ export class LineIndex {
       this.forms[level] = form;
     }
     return form;
+  }
+
+  /** True when this level's form of the file equals the previous level's (searching it finds nothing new). */
+  sameAsBelow(level: Level): boolean {
+    if (level === 0) return false;
+    let same = this.unchanged[level];
+    if (same === undefined) {
+      const below = this.at((level - 1) as Level);
+      same = this.at(level).every((l, i) => l === below[i]);
+      this.unchanged[level] = same;
+    }
+    return same;
   }
 
   hashesAt(level: Level): Int32Array {
@@ -123,6 +132,8 @@ export type Located =
  */
 export function locate(index: LineIndex, pattern: readonly string[], from: number, unique: boolean): Located {
   for (const level of LEVELS) {
+    // A level that loosens neither the file nor the pattern would repeat the previous search.
+    if (level > 0 && index.sameAsBelow(level) && pattern.every((l) => normalize(l, level) === normalize(l, (level - 1) as Level))) continue;
     const at = findSequence(index, pattern, from, level);
     if (at < 0) continue;
     if (unique) {

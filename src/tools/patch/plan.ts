@@ -66,17 +66,29 @@ function fromDisk(disk: DiskFile): FileState {
 /** The touched files of one patch, loaded from disk on first use. */
 class Overlay {
   private readonly entries = new Map<string, Entry>();
+  /** Paths resolved and read ahead, all at once (a 200-file patch waits for the disk once). */
+  private readonly loading = new Map<string, Promise<{ resolved: ResolvedPath; disk: DiskFile }>>();
 
   constructor(
     private readonly roots: WorkspaceRoots,
     private readonly opts: PlanOptions,
   ) {}
 
+  /** Starts resolving and reading every path; errors surface when the operation needing it runs. */
+  prefetch(paths: readonly string[]): void {
+    for (const path of paths) {
+      if (this.loading.has(path)) continue;
+      const load = resolvePatchPath(this.roots, path).then(async (resolved) => ({ resolved, disk: await readDiskFile(resolved.abs, this.opts.maxBytes) }));
+      load.catch(() => undefined); // handled when awaited in get()
+      this.loading.set(path, load);
+    }
+  }
+
   async get(path: string): Promise<Entry> {
-    const resolved = await resolvePatchPath(this.roots, path);
+    this.prefetch([path]);
+    const { resolved, disk } = await (this.loading.get(path) as Promise<{ resolved: ResolvedPath; disk: DiskFile }>);
     const known = this.entries.get(resolved.abs);
     if (known) return known;
-    const disk = await readDiskFile(resolved.abs, this.opts.maxBytes);
     const entry: Entry = { ...resolved, disk, state: fromDisk(disk) };
     this.entries.set(resolved.abs, entry);
     return entry;
@@ -184,6 +196,7 @@ async function planOne(overlay: Overlay, op: FileOperation, opts: PlanOptions): 
 /** Plans every operation in order; throws PatchError at the first that cannot be applied. */
 export async function planPatch(ops: readonly FileOperation[], roots: WorkspaceRoots, opts: PlanOptions): Promise<Plan> {
   const overlay = new Overlay(roots, opts);
+  overlay.prefetch(ops.flatMap((op) => (op.type === 'update' && op.moveTo !== null ? [op.path, op.moveTo] : [op.path])));
   const changes: FileChange[] = [];
   for (const op of ops) changes.push(await planOne(overlay, op, opts));
   return { changes, entries: overlay.all() };

@@ -122,7 +122,12 @@ describe.skipIf(!bwrapWorks)('applyPatch: the disk refuses part-way (read-only b
     const before = snapshotTree(root);
     const result = await applyWithReadOnlyDir(
       join(root, 'ro'),
-      env('*** Update File: a.txt', '-a', '+A', '*** Delete File: gone.txt', '*** Add File: new/dir/n.txt', '+n', '*** Update File: src.txt', '*** Move to: dst.txt', '*** Update File: ro/locked.txt', '-locked', '+open'),
+      env(
+        '*** Update File: a.txt', '-a', '+A', '*** Delete File: gone.txt', '*** Add File: new/dir/n.txt', '+n', '*** Update File: src.txt', '*** Move to: dst.txt',
+        // Many independent writes (several in flight at once), some into the same new directories.
+        ...Array.from({ length: 24 }, (_, i) => [`*** Add File: many/d${i % 5}/f${i}.txt`, `+${i}`]).flat(),
+        '*** Update File: ro/locked.txt', '-locked', '+open',
+      ),
     );
     expect(result.ok).toBe(false);
     expect(result.output).toMatch(/writing the patch failed \(.*(EROFS|read-only).*\); the files already written were restored/i);

@@ -62,10 +62,34 @@ function changed(entry: Entry): boolean {
   return disk.text !== state.text || (state.mode !== null && state.mode !== disk.mode);
 }
 
+const WRITE_CONCURRENCY = 8;
+
+/**
+ * Runs `fn` over `items` with at most `limit` at a time. On a failure it stops starting new ones,
+ * waits for those in flight (so the caller can undo all that finished) and rethrows the first.
+ */
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | null = null;
+  const worker = async (): Promise<void> => {
+    while (failure === null && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await fn(item);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== null) throw (failure as { err: unknown }).err;
+}
+
 /** Writes the planned state; on any failure undoes what was done and rethrows. */
 async function commit(entries: readonly Entry[], durable: boolean): Promise<void> {
   const undo: Array<() => Promise<void>> = [];
   const parked: string[] = [];
+  const createdDirs: string[] = [];
   const touchedDirs = new Set<string>();
   try {
     // A deleted file is first parked under a temp name, so it can be put back if a later step
@@ -79,23 +103,27 @@ async function commit(entries: readonly Entry[], durable: boolean): Promise<void
       parked.push(park);
       touchedDirs.add(dirname(entry.abs));
     }
-    for (const entry of entries.filter(changed)) {
-      if (entry.state.kind !== 'file' || entry.state.text === null) continue;
+    const write = async (entry: Entry): Promise<void> => {
+      if (entry.state.kind !== 'file' || entry.state.text === null) return;
       const created = await makeParents(entry.abs);
-      if (created.length > 0) undo.push(() => removeDirs(created));
+      createdDirs.push(...created);
       await writeAtomic(entry.abs, entry.state.text, { mode: entry.state.mode, durable });
       const { disk } = entry;
       undo.push(() => (disk.kind === 'file' && disk.bytes ? writeAtomic(entry.abs, disk.bytes, { mode: disk.mode, durable }) : removeFile(entry.abs)));
       touchedDirs.add(dirname(entry.abs));
       for (const d of created) touchedDirs.add(dirname(d));
-    }
+    };
+    // Files are independent: several writes (and their fsyncs) in flight at once.
+    await eachLimited(entries.filter(changed), WRITE_CONCURRENCY, write);
   } catch (err) {
     for (const step of undo.reverse()) await step().catch(() => undefined);
+    // Directories last, deepest first: files of other writes may have been in them.
+    await removeDirs([...createdDirs].sort((a, b) => a.length - b.length));
     const message = err instanceof Error ? err.message : String(err);
     throw new PatchError('io', `writing the patch failed (${message}); the files already written were restored`);
   }
   for (const park of parked) await removeFile(park).catch(() => undefined);
-  if (durable) for (const dir of touchedDirs) await syncDir(dir);
+  if (durable) await Promise.all([...touchedDirs].map(syncDir));
 }
 
 /**
