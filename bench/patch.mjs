@@ -61,6 +61,27 @@ async function timed(fn, reset = () => {}) {
   return stats(samples);
 }
 
+/**
+ * Several cases on one workspace, interleaved in rotating order round by round, so machine load
+ * hits them alike; every run's result is verified (untimed). Returns per case its stats and its
+ * samples in round order (paired ratios).
+ */
+async function interleaved(cases, reset, verify) {
+  const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  const names = Object.keys(cases);
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(i + k) % names.length];
+      reset();
+      const t0 = process.hrtime.bigint();
+      await cases[name]();
+      if (i >= WARMUP) samples[name].push(ms(t0));
+      verify();
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, { ...stats(samples[n]), samples: samples[n] }]));
+}
+
 function run(cmd, args, opts) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
@@ -104,13 +125,13 @@ rows.push({ name: 'same, context lines re-indented (every hunk found at the 3rd 
 
 const big = gitWorkspace('big', { 'big.js': text }, { 'big.js': expected });
 writeFileSync(join(scratch, 'big.patch'), exactPatch);
-const diskBig = await timed(async () => { const r = await P.applyPatch(P.parsePatch(exactPatch), { root: big.root }); if (!r.ok) throw new Error(r.output); }, big.reset);
-big.check({ 'big.js': expected });
-const diskBigFast = await timed(async () => { const r = await P.applyPatch(P.parsePatch(exactPatch), { root: big.root, durable: false }); if (!r.ok) throw new Error(r.output); }, big.reset);
-const gitBig = await timed(() => run('git', ['apply', big.diff], { cwd: big.root }), big.reset);
-big.check({ 'big.js': expected });
-const childBig = await timed(() => run(process.execPath, [cli, big.root, join(scratch, 'big.patch')]), big.reset);
-big.check({ 'big.js': expected });
+const applyIn = (root, patch, durable) => async () => { const r = await P.applyPatch(P.parsePatch(patch), { root, durable }); if (!r.ok) throw new Error(r.output); };
+const bigRuns = await interleaved({
+  disk: applyIn(big.root, exactPatch, true),
+  fast: applyIn(big.root, exactPatch, false),
+  git: () => run('git', ['apply', big.diff], { cwd: big.root }),
+  child: () => run(process.execPath, [cli, big.root, join(scratch, 'big.patch')]),
+}, big.reset, () => big.check({ 'big.js': expected }));
 
 // ---- 2. 200 files, one hunk each ---------------------------------------------------------------
 const files = {};
@@ -129,32 +150,36 @@ const manyPatch = envelope(sections);
 writeFileSync(join(scratch, 'many.patch'), manyPatch);
 const many = gitWorkspace('many', files, after);
 const pureMany = await timed(() => { for (const op of P.parsePatch(manyPatch)) P.applyHunks(files[op.path], op.hunks, { path: op.path }); });
-const diskMany = await timed(async () => { const r = await P.applyPatch(P.parsePatch(manyPatch), { root: many.root }); if (!r.ok) throw new Error(r.output); }, many.reset);
-many.check(after);
-const diskManyFast = await timed(async () => { const r = await P.applyPatch(P.parsePatch(manyPatch), { root: many.root, durable: false }); if (!r.ok) throw new Error(r.output); }, many.reset);
-const gitMany = await timed(() => run('git', ['apply', many.diff], { cwd: many.root }), many.reset);
-many.check(after);
-const childMany = await timed(() => run(process.execPath, [cli, many.root, join(scratch, 'many.patch')]), many.reset);
-many.check(after);
+const manyRuns = await interleaved({
+  disk: applyIn(many.root, manyPatch, true),
+  fast: applyIn(many.root, manyPatch, false),
+  git: () => run('git', ['apply', many.diff], { cwd: many.root }),
+  child: () => run(process.execPath, [cli, many.root, join(scratch, 'many.patch')]),
+}, many.reset, () => many.check(after));
 
 // Process start alone, to read the child-process rows.
 const nodeStart = await timed(() => run(process.execPath, ['-e', '0']));
 const gitStart = await timed(() => run('git', ['--version']));
 
-const ratio = (a, b) => `**${(a.median / b.median).toFixed(2)}×**`;
+/** median/median, with the p10–p90 of the per-round ratios (both measured in the same round). */
+function ratio(a, b) {
+  const paired = stats(a.samples.map((v, i) => v / b.samples[i]));
+  return `**${(a.median / b.median).toFixed(2)}×** (paired p10–p90 ${paired.p10.toFixed(2)}–${paired.p90.toFixed(2)})`;
+}
+const versus = (runs, label, name) => ({ name, agentx: spread(runs[label]), git: spread(runs.git), ratio: ratio(runs[label], runs.git), target: '—', verdict: 'reported' });
 rows.push(
-  { name: '1 MiB file, 50 hunks, on disk (read, plan, diff, atomic write, fsync), in-process', agentx: spread(diskBig), git: `git apply: ${spread(gitBig)}`, ratio: ratio(diskBig, gitBig), target: '—', verdict: 'reported' },
-  { name: 'same without fsync (`durable: false`)', agentx: spread(diskBigFast), git: `git apply: ${spread(gitBig)}`, ratio: ratio(diskBigFast, gitBig), target: '—', verdict: 'reported' },
-  { name: 'same as a child process (`node` + bundle) vs `git apply` process', agentx: spread(childBig), git: `git apply: ${spread(gitBig)}`, ratio: ratio(childBig, gitBig), target: '—', verdict: 'reported' },
+  versus(bigRuns, 'disk', '1 MiB file, 50 hunks, on disk (read, plan, diff, atomic write, fsync), in-process'),
+  versus(bigRuns, 'fast', 'same without fsync (`durable: false`)'),
+  versus(bigRuns, 'child', 'same as a child process (`node` + bundle) vs the `git apply` process'),
   { name: 'parse + apply in memory: 200 files × 100 lines, one hunk each', agentx: spread(pureMany), git: '—', ratio: '—', target: '—', verdict: 'reported' },
-  { name: '200-file patch on disk, in-process (fsync per file)', agentx: spread(diskMany), git: `git apply: ${spread(gitMany)}`, ratio: ratio(diskMany, gitMany), target: '—', verdict: 'reported' },
-  { name: 'same without fsync (`durable: false`)', agentx: spread(diskManyFast), git: `git apply: ${spread(gitMany)}`, ratio: ratio(diskManyFast, gitMany), target: '—', verdict: 'reported' },
-  { name: 'same as a child process vs `git apply` process', agentx: spread(childMany), git: `git apply: ${spread(gitMany)}`, ratio: ratio(childMany, gitMany), target: '—', verdict: 'reported' },
+  versus(manyRuns, 'disk', '200-file patch on disk, in-process (fsync per file)'),
+  versus(manyRuns, 'fast', 'same without fsync (`durable: false`)'),
+  versus(manyRuns, 'child', 'same as a child process vs the `git apply` process'),
 );
 notes.push(
   `Process start alone: \`node -e 0\` ${spread(nodeStart)}, \`git --version\` ${spread(gitStart)}; the child-process rows include it.`,
   '`git apply` neither fsyncs nor checks the workspace boundary or symlinks; agentx writes each file through a temp file and rename and, by default, fsyncs the data and the directories (exactly-once relies on it).',
-  'Each disk run starts from the original files (rewritten between runs, not timed). Every case checks its final files against the expected result.',
+  'Each disk run starts from the original files (rewritten between runs, not timed). The final files of every run are checked against the expected result.',
 );
 
 // ---- report ---------------------------------------------------------------------------------
@@ -167,7 +192,7 @@ const md = [
   '',
   `- Machine: ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch}, Node ${process.version}, ${run('git', ['--version']).trim()}, temp files on ${fsType}.`,
   `- Load average before: ${loadBefore}; after: ${load()} (the machine is shared with other work: absolute times are noisy).`,
-  `- Method: ${WARMUP} warm-up runs then ${RUNS} runs per case; median and p10–p90. The library is bundled from src/tools/patch with esbuild.`,
+  `- Method: ${WARMUP} warm-up runs then ${RUNS} runs per case; median and p10–p90. Cases on disk run interleaved round by round (rotating order) with \`git apply\` on the same change; ratios are median/median with the p10–p90 of the per-round ratios. The library is bundled from src/tools/patch with esbuild.`,
   '',
   '| case | agentx | git apply | ratio | target | verdict |',
   '|---|---|---|---|---|---|',
