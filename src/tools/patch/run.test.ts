@@ -34,6 +34,14 @@ describe('applyPatch: results', () => {
     expect([read('a.txt'), read('n/new.txt'), read('moved/m.txt')]).toEqual(['one\n2\n2.5\nthree\n', 'hi\n', 'keep\n']);
   });
 
+  it('previews a patch without writing anything (dryRun)', async () => {
+    writeFileSync(join(root, 'a.txt'), 'x\n');
+    const before = snapshotTree(root);
+    const r = await applyPatch(parsePatch(env('*** Update File: a.txt', '-x', '+y', '*** Add File: n/b.txt', '+b')), { root, dryRun: true });
+    expect(r.ok && r.changes.map((c) => [c.path, c.added, c.removed])).toEqual([['a.txt', 1, 1], ['n/b.txt', 1, 0]]);
+    expect(treeDifferences(snapshotTree(root), before)).toEqual([]);
+  });
+
   it('counts a re-typed unchanged line as no change', async () => {
     writeFileSync(join(root, 'a.txt'), 'x\ny\n');
     const r = await run(env('*** Update File: a.txt', '-x', '-y', '+x', '+Y'));

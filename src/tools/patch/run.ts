@@ -20,6 +20,8 @@ export interface PatchOptions {
   maxBytes?: number;
   /** fsync written files and their directories (default true; exactly-once relies on it). */
   durable?: boolean;
+  /** Validate and compute everything (diffs, counts) but write nothing: the preview for --confirm. */
+  dryRun?: boolean;
 }
 
 export type PatchResult =
@@ -134,7 +136,7 @@ export async function applyPatch(ops: readonly FileOperation[], opts: PatchOptio
   try {
     const roots = await workspaceRoots(opts.root, opts.cwd);
     const plan = await planPatch(ops, roots, { maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES });
-    await commit(plan.entries, opts.durable ?? true);
+    if (!opts.dryRun) await commit(plan.entries, opts.durable ?? true);
     return { ok: true, changes: plan.changes, output: successOutput(plan.changes) };
   } catch (err) {
     return failure(err);
