@@ -1,6 +1,6 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
+import { checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { configPath } from '../paths.ts';
 import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
@@ -17,6 +17,8 @@ export interface Config {
   model: string;
   reasoningEffort: string | undefined;
   shellTool: ShellToolKind;
+  /** How the apply_patch tool is offered: --patch-tool, AGENTX_PATCH_TOOL (default builtin). */
+  patchTool: PatchToolKind;
   configFile: string;
   /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (docs/SANDBOX.md). */
   sandbox: SandboxSetting;
@@ -57,7 +59,7 @@ function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileVa
   return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network };
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'sandbox'>, env: NodeJS.ProcessEnv): Config {
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox'>, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -69,11 +71,13 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   }
   const shellRaw = flags.shellTool ?? pick(env.AGENTX_SHELL_TOOL, fileValues.AGENTX_SHELL_TOOL);
   const shellTool = shellRaw === undefined ? 'builtin' : checkShellTool(shellRaw, 'AGENTX_SHELL_TOOL');
+  const patchRaw = flags.patchTool ?? pick(env.AGENTX_PATCH_TOOL, fileValues.AGENTX_PATCH_TOOL);
+  const patchTool = patchRaw === undefined ? 'builtin' : checkPatchTool(patchRaw, 'AGENTX_PATCH_TOOL');
   try {
     new URL(baseUrl);
   } catch {
     throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
   }
   const sandbox = resolveSandbox(flags.sandbox, env, fileValues);
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file, sandbox };
+  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, configFile: file, sandbox };
 }

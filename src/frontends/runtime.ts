@@ -16,6 +16,7 @@ import { homeDir, logDir } from '../paths.ts';
 import { describeSandboxForModel } from '../sandbox/policy.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
+import { createPatchTool } from '../tools/patch-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { createCommandRunner, type CommandRunner, type RerunAnswer, type RerunQuestion } from '../tools/sandboxed.ts';
 import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
@@ -79,6 +80,7 @@ export function createCommands(r: CommandsInput): CommandRunner {
 export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager }): ToolRegistry {
   return new ToolRegistry([
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
+    ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only' })]),
     createShellTool({
       form: r.config.shellTool,
       runCommand: (opts) => r.commands.run(opts),
