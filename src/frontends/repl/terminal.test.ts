@@ -28,4 +28,27 @@ describe('PasteFilter', () => {
     const f = new PasteFilter();
     expect(f.transform(`${PASTE_START}a\x1b[31mb\x07${PASTE_END}`)).toBe('a[31mb');
   });
+
+  it('hands pasted text over as one piece, apart from typed keys', () => {
+    const f = new PasteFilter();
+    expect(f.pieces(`ab${PASTE_START}x\ny${PASTE_END}\r`)).toEqual([
+      { kind: 'keys', text: 'ab' }, { kind: 'paste', text: `x${PASTE_NEWLINE}y` }, { kind: 'keys', text: '\r' },
+    ]);
+    // Without bracketed paste: lines in one chunk are pasted, the final newline is Enter.
+    expect(f.pieces('one\ntwo\n')).toEqual([{ kind: 'paste', text: `one${PASTE_NEWLINE}two` }, { kind: 'keys', text: '\r' }]);
+  });
+
+  it('keeps 100 KB of pasted lines intact across chunks', () => {
+    const f = new PasteFilter();
+    const text = Array.from({ length: 2000 }, (_, i) => `line ${i}: ${'x'.repeat(40)}`).join('\n');
+    const data = `${PASTE_START}${text}${PASTE_END}`;
+    let pasted = '';
+    for (let i = 0; i < data.length; i += 4093) {
+      for (const p of f.pieces(data.slice(i, i + 4093))) {
+        expect(p.kind).toBe('paste');
+        pasted += p.text;
+      }
+    }
+    expect(decodeMessage(pasted)).toBe(text);
+  });
 });
