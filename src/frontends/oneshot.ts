@@ -10,7 +10,10 @@ import { ONESHOT_POLICY } from '../agent/recovery.ts';
 import { runTurn, TurnFailed, TurnInterrupted, type SessionHandle } from '../agent/turn.ts';
 import { emptyState, type SessionState } from '../session/state.ts';
 import { loadCheckpointWithNotices, oneshotStatePath, saveState } from '../session/store.ts';
-import { pickTheme } from '../ui/theme.ts';
+import { commandsInline } from '../ui/command-view.ts';
+import { sanitizeLine } from '../ui/sanitize.ts';
+import { prepareTerminalOutput, terminalRenderOptions } from '../ui/terminal-output.ts';
+import { PLAIN_THEME, pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { jsonLine, toJsonLine } from './json.ts';
 import { createTurnDeps } from './runtime.ts';
@@ -31,7 +34,7 @@ export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream):
 
 function declineInOneshot(quiet: boolean): (commands: string[]) => Promise<boolean> {
   return (commands) => {
-    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${commands.join(' && ')} (nobody can confirm here; use the interactive session)\n`);
+    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${commandsInline(commands, PLAIN_THEME)} (nobody can confirm here; use the interactive session)\n`);
     return Promise.resolve(false);
   };
 }
@@ -74,9 +77,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   persist();
 
   const theme = pickTheme(cli.color, process.stderr, env);
+  await prepareTerminalOutput(cli, process.stdout, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
     quiet: cli.quiet, showUsage: cli.showUsage, showTimers: cli.showTimers, showReasoning: cli.showReasoning,
-    showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12,
+    showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12, ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
   });
   const emit = cli.json
     ? (ev: AgentEvent): void => {
@@ -94,7 +98,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   process.on('SIGTERM', onSignal);
   const fail = (message: string, kind: string, code: number): number => {
     if (cli.json) process.stdout.write(jsonLine({ type: 'error', kind, message, exit_code: code }));
-    process.stderr.write(`agentx: ${message}\n`);
+    process.stderr.write(`agentx: ${sanitizeLine(message)}\n`);
     if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
     return code;
   };

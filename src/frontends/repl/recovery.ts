@@ -5,7 +5,9 @@ import { newChainInput } from '../../agent/new-chain.ts';
 import { unfinishedCallOutput } from '../../agent/tool-calls.ts';
 import { continueTurn, executeCalls, leftoverOutputs } from '../../agent/turn.ts';
 import { markToolCall, preview, type ToolJournalEntry } from '../../session/state.ts';
+import { commandsInline } from '../../ui/command-view.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
 import { rollbackCommand } from './rollback.ts';
 import type { TurnOutcome, TurnRunner } from './turns.ts';
@@ -57,10 +59,10 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   const settled = unfinished.length === 0 && (state.interrupted_turn !== null || state.pending_transaction !== null);
   if (calls.length === 0 || settled) return undefined;
   const t = ctx.theme;
-  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${preview(state.last_user_message ?? '')}"). Its tool calls:`));
+  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${sanitizeLine(preview(state.last_user_message ?? ''))}"). Its tool calls:`));
   for (const c of calls) {
     const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
-    say(ctx, `  ${t.cyan(`$ ${callCommand(c)}`)}  ${status}`);
+    say(ctx, `  ${t.cyan(`$ ${commandsInline([callCommand(c)], t)}`)}  ${status}`);
   }
   const choice = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
     title: 'How do you want to go on?',
@@ -68,7 +70,7 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
       'Continue — tell the model these calls were interrupted; it decides what to do',
       'Continue, ask first — same, and the model must ask you before running them again',
       'Retry — run the calls that did not complete, then continue the turn',
-      'New session — back the state up, clear it, start fresh',
+      { label: 'New session — back the state up, clear it, start fresh', confirm: 'Start a new session? These calls are abandoned (the state is kept in a backup file).' },
     ],
   });
   if (choice === null) {
@@ -99,8 +101,8 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
     if (pending === null) return;
     const failed = ctx.session.state.failed_response;
     // Right after a failure the error is already on screen; at start it is news.
-    const what = shown ? '' : `The last request failed${failed ? ` (${failed.error})` : ''}. `;
-    const kept = pending.user_message ? `Your message is kept: "${preview(pending.user_message)}"` : '';
+    const what = shown ? '' : `The last request failed${failed ? ` (${sanitizeLine(failed.error)})` : ''}. `;
+    const kept = pending.user_message ? `Your message is kept: "${sanitizeLine(preview(pending.user_message))}"` : '';
     if (what || kept) say(ctx, t.yellow(`${what}${kept}`));
     const choice = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
       title: 'What now?',
@@ -108,7 +110,7 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
         'Retry — send the same request again (no command is re-run)',
         'New chain — start a new server-side chain from the local context',
         'Rollback — go back to an earlier checkpoint',
-        'Clear — start a fresh session',
+        { label: 'Clear — start a fresh session', confirm: 'Clear the session? Its state and checkpoint files are deleted.' },
         'Cancel — keep it for later (↑ recalls your message; the next start offers this again)',
       ],
     });

@@ -5,6 +5,9 @@ import type { AgentEvent } from '../../agent/events.ts';
 import { TurnFailed, TurnInterrupted, type TurnResult } from '../../agent/turn.ts';
 import { recordInterruption } from '../../session/state.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
+import { confirmPrompt } from '../../ui/command-view.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
+import { terminalRenderOptions } from '../../ui/terminal-output.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
 
@@ -47,7 +50,7 @@ export class TurnRunner {
     const c = this.ctx.cli;
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
       quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
-      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12,
+      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, ...terminalRenderOptions(this.ctx.out),
     });
   }
 
@@ -69,7 +72,7 @@ export class TurnRunner {
     const t = this.ctx.theme;
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
-    this.writer.write(`${t.yellow('?')} run ${t.cyan(commands.join(' && '))}  [y]es / [n]o / [a]lways: `);
+    this.writer.write(confirmPrompt(commands, t));
     const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
     this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
     if (answer === 'cancel') {
@@ -99,7 +102,7 @@ export class TurnRunner {
       if (!this.writer.atLineStart) this.writer.write('\n');
       const t = this.ctx.theme;
       if (err instanceof TurnFailed) {
-        say(this.ctx, t.red(`✗ request failed: ${err.message}`));
+        say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(err.message)}`));
         return { kind: 'failed', failure: err };
       }
       if (err instanceof TurnInterrupted || controller.signal.aborted) {

@@ -2,14 +2,16 @@
 // be rendered by the block: so text is split into blocks at blank lines outside code fences (and
 // after a fence closes or a heading ends); a finished block is rendered whole with `marked`.
 // The block still being written is shown as it grows, one source line behind: its rendering
-// without the last (possibly incomplete) line is drawn, and only the rows not drawn yet are
-// written. A fenced code block shows each line as soon as it is complete. Tables wait for their
-// last row (column widths depend on it). The text after the last newline waits for its newline
-// (or the end of the answer): the person sees progress line by line, never a half-parsed line.
-// Re-rendering the growing block is batched geometrically (after 1, 2, 3, … 25% more lines), so a
-// block of n lines costs O(n) rendering in total, not O(n²).
+// without the last line (which may still change it) is drawn, and only the rows not drawn yet are
+// written. Tables wait for their last row (column widths depend on it). A fenced code block is
+// drawn by itself (no lexer): each complete line is coloured with up to 50 lines of context
+// above it. The text after the last newline waits for its newline (or the end of the answer):
+// the person sees progress line by line, never a half-parsed line.
+// Re-rendering is batched geometrically (after 1, 2, 3, … 25% more lines; code at most 64 lines
+// at a time), so a block of n lines costs O(n) rendering in total, not O(n²).
 import { lexer } from 'marked';
 import type { MarkdownStream } from '../terminal-output.ts';
+import { highlightRows } from './highlight.ts';
 import { renderBlocks } from './render.ts';
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
@@ -17,14 +19,24 @@ const BLANK = /^[ \t]*$/;
 const ATX_HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 const TABLE_ROW = /^ {0,3}\|/;
 
-interface Fence { char: string; length: number }
+interface Fence { char: string; length: number; indent: number; lang: string }
+
+/** A fenced code block being written: drawn line by line, without the lexer. */
+interface OpenCode { fence: Fence; lines: string[]; drawn: number }
+
+/** Lines of earlier code highlighted again with new ones, so a comment or string that opened
+ * above still colours them right; constructs longer than this may be coloured as plain. */
+const CODE_CONTEXT = 50;
+/** At most this many code lines wait to be drawn together (beyond the first few, one at a time). */
+const CODE_BATCH_MAX = 64;
 
 function fenceOpening(line: string): Fence | undefined {
   const m = FENCE.exec(line);
   if (!m?.[1]) return undefined;
+  const info = line.slice(m[0].length);
   // A backtick fence's info string cannot contain a backtick (CommonMark).
-  if (m[1][0] === '`' && line.slice(m[0].length).includes('`')) return undefined;
-  return { char: m[1][0] ?? '`', length: m[1].length };
+  if (m[1][0] === '`' && info.includes('`')) return undefined;
+  return { char: m[1][0] ?? '`', length: m[1].length, indent: m[0].length - m[1].length, lang: info.trim().split(/\s+/)[0] ?? '' };
 }
 
 function closesFence(line: string, fence: Fence): boolean {
@@ -39,9 +51,9 @@ export function renderMarkdown(source: string, width: number): string[] {
 export class StreamingMarkdown implements MarkdownStream {
   /** Text after the last newline. */
   private partial = '';
-  /** Complete source lines of the block being written. */
+  /** Complete source lines of the block being written (not a code fence). */
   private block: string[] = [];
-  private fence: Fence | undefined;
+  private code: OpenCode | undefined;
   /** Rows of the current block already written. */
   private drawn = 0;
   /** Block lines at the last rendering (for the geometric batching). */
@@ -61,7 +73,7 @@ export class StreamingMarkdown implements MarkdownStream {
     this.partial = joined.slice(nl + 1);
     let out = '';
     for (const line of joined.slice(0, nl).split('\n')) out += this.line(line);
-    return out + this.drawOpenBlock();
+    return out + (this.code ? this.drawCode(this.code, false) : this.drawOpenBlock());
   }
 
   end(): string {
@@ -69,7 +81,6 @@ export class StreamingMarkdown implements MarkdownStream {
     if (this.partial !== '') out += this.line(this.partial);
     this.partial = '';
     out += this.closeBlock();
-    this.fence = undefined;
     return out;
   }
 
@@ -79,38 +90,57 @@ export class StreamingMarkdown implements MarkdownStream {
 
   /** One complete source line: extends the block, or ends it and starts the next. */
   private line(line: string): string {
-    if (this.fence) {
-      this.block.push(line);
-      if (!closesFence(line, this.fence)) return '';
-      this.fence = undefined;
+    if (this.code) {
+      if (!closesFence(line, this.code.fence)) {
+        // Code lines lose the fence's own indentation, as CommonMark says.
+        const indent = /^ */.exec(line)?.[0].length ?? 0;
+        this.code.lines.push(line.slice(Math.min(indent, this.code.fence.indent)));
+        return '';
+      }
       return this.closeBlock();
     }
     if (BLANK.test(line)) return this.closeBlock();
     const fence = fenceOpening(line);
-    let out = '';
     if (fence) {
-      out += this.closeBlock();
-      this.fence = fence;
-      this.block.push(line);
+      const out = this.closeBlock();
+      this.code = { fence, lines: [], drawn: 0 };
       return out;
     }
     if (ATX_HEADING.test(line)) {
-      out += this.closeBlock();
+      const out = this.closeBlock();
       this.block.push(line);
       return out + this.closeBlock();
     }
     this.block.push(line);
-    return out;
+    return '';
   }
 
   private closeBlock(): string {
+    if (this.code) {
+      const out = this.drawCode(this.code, true);
+      this.code = undefined;
+      return out;
+    }
     if (this.block.length === 0) return '';
     const rows = renderMarkdown(this.block.join('\n'), this.width());
-    const out = this.rows(rows.slice(this.drawn));
+    const out = this.rows(rows.slice(this.drawn), this.drawn === 0);
     this.block = [];
     this.drawn = 0;
     this.renderedAt = 0;
     return out;
+  }
+
+  /** New lines of a code block, coloured with some lines of context before them. */
+  private drawCode(code: OpenCode, final: boolean): string {
+    const waiting = code.lines.length - code.drawn;
+    if (waiting === 0) return '';
+    if (!final && waiting < Math.min(CODE_BATCH_MAX, Math.max(1, Math.floor(code.drawn / 4)))) return '';
+    const from = Math.max(0, code.drawn - CODE_CONTEXT);
+    const rows = highlightRows(code.lines.slice(from).join('\n'), code.fence.lang).slice(code.drawn - from);
+    const first = code.drawn === 0;
+    code.drawn = code.lines.length;
+    // Indented, never wrapped: copying a block from the terminal gives the code back.
+    return this.rows(rows.map((r) => `  ${r}`), first);
   }
 
   /** Draws the rows of the growing block that can no longer change. */
@@ -123,25 +153,25 @@ export class StreamingMarkdown implements MarkdownStream {
     this.renderedAt = lines;
     const rows = renderMarkdown(stable.join('\n'), this.width());
     if (rows.length <= this.drawn) return '';
-    return this.rows(rows.slice(this.drawn), rows.length);
+    const out = this.rows(rows.slice(this.drawn), this.drawn === 0);
+    this.drawn = rows.length;
+    return out;
   }
 
   /**
-   * How many lines of the growing block are drawn now. Inside a fence every complete line is
-   * final (the opening line alone shows nothing yet). Elsewhere the last line may still change
-   * the block (a table's delimiter row, a list item's continuation), and table rows wait for the
-   * whole table: its column widths depend on every row.
+   * How many lines of the growing block are drawn now: the last line may still change the block
+   * (a table's delimiter row, a list item's continuation), and table rows wait for the whole
+   * table (its column widths depend on every row).
    */
   private stableLines(): number {
-    if (this.fence) return this.block.length >= 2 ? this.block.length : 0;
     const table = this.block.findIndex((l) => TABLE_ROW.test(l));
     return table === -1 ? this.block.length - 1 : Math.min(table, this.block.length - 1);
   }
 
-  private rows(rows: string[], drawnAfter?: number): string {
+  /** Writes rows; the first rows of a block are set apart from the block before by an empty row. */
+  private rows(rows: string[], firstOfBlock: boolean): string {
     if (rows.length === 0) return '';
-    const gap = this.drawn === 0 && this.wroteBlock ? '\n' : '';
-    this.drawn = drawnAfter ?? this.drawn + rows.length;
+    const gap = firstOfBlock && this.wroteBlock ? '\n' : '';
     this.wroteBlock = true;
     return `${gap}${rows.join('\n')}\n`;
   }

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../agent/events.ts';
+import { createMarkdownStream } from './markdown/stream.ts';
+import { Renderer, type RenderOptions } from './render.ts';
+import { COLOR_THEME, PLAIN_THEME, type Theme } from './theme.ts';
+
+const USAGE = { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 };
+const BASE: RenderOptions = {
+  quiet: false, showUsage: false, showTimers: false, showReasoning: true, showShellCalls: true,
+  streamText: true, maxCommandLines: 5,
+};
+
+/** A terminal (or pipe) that keeps what was written. */
+function sink(isTTY: boolean) {
+  let text = '';
+  return { isTTY, write: (s: string) => { text += s; }, text: () => text };
+}
+
+function render(events: AgentEvent[], opts: Partial<RenderOptions> = {}, { tty = true, theme = PLAIN_THEME }: { tty?: boolean; theme?: Theme } = {}) {
+  const out = sink(tty);
+  const err = sink(true);
+  const r = new Renderer(out, err, theme, { ...BASE, ...opts });
+  for (const ev of events) r.handle(ev);
+  return { out: out.text(), err: err.text() };
+}
+
+const text = (...deltas: string[]): AgentEvent[] => deltas.map((delta) => ({ type: 'text_delta', delta }));
+const done: AgentEvent = { type: 'turn_done', responseId: 'r', text: '', usage: USAGE, durationMs: 1 };
+const command = (cmd: string, ...chunks: string[]): AgentEvent[] => [
+  { type: 'command_start', callId: 'c', command: cmd },
+  ...chunks.map((chunk): AgentEvent => ({ type: 'command_output', callId: 'c', chunk, stream: 'stdout' })),
+  { type: 'command_done', callId: 'c', command: cmd, exitCode: 0, timedOut: false, interrupted: false, durationMs: 1, truncatedBytes: 0, stdout: '', stderr: '' },
+];
+
+describe('Renderer: nothing from the model or a command reaches the terminal raw', () => {
+  it('removes escape sequences from the answer, even split across deltas', () => {
+    const { out } = render([...text('hi \x1b]0;pwn', 'ed\x07there \x1b[?10', '49h\x1b[2Jok'), done]);
+    expect(out).toBe('hi there ok\n');
+  });
+
+  it('keeps the answer byte for byte when stdout is a pipe (not streamed)', () => {
+    const { out } = render([...text('a\x1b[31mb'), done], { streamText: false }, { tty: false });
+    expect(out).toBe('a\x1b[31mb\n');
+  });
+
+  it('sanitises reasoning summaries', () => {
+    const { err } = render([{ type: 'reasoning_delta', delta: 'think\x1b]2;x\x07ing\x1b' }, { type: 'reasoning_done' }]);
+    expect(err).toBe('thinking: thinking\\x1b\n');
+  });
+
+  it('shows a command line with its control characters visible', () => {
+    const { err } = render(command('echo hi\r\x1b[2Kls # harmless'));
+    expect(err).toContain('$ echo hi\\x0d\\x1b[2Kls # harmless');
+    expect(err).not.toContain('\x1b');
+  });
+
+  it('removes escapes from command output and keeps colours only on a colour terminal', () => {
+    const plain = render(command('x', 'a\x1b[31mred\x1b[0m\x1b[?1000h\n'));
+    expect(plain.err).toContain('  ared\n');
+    const colour = render(command('x', 'a\x1b[31mred\x1b[0m\x1b[?1000h\n'), {}, { theme: COLOR_THEME });
+    expect(colour.err).toContain('\x1b[31mred');
+    expect(colour.err).not.toContain('?1000h');
+  });
+
+  it('folds a long line without newlines into rows and elides the rest', () => {
+    const { err } = render(command('yes', ...Array.from({ length: 100 }, () => 'x'.repeat(1000))), { columns: () => 43 });
+    const rows = err.split('\n').filter((l) => l.startsWith('  x'));
+    expect(rows).toHaveLength(5);
+    expect(rows.every((r) => r.length === 42)).toBe(true);
+    expect(err).toMatch(/… \d+ more lines/);
+  });
+
+  it('sanitises error messages that carry server text', () => {
+    const { err } = render([{ type: 'tool_error', callId: 'c', message: 'bad\x1b[2J\nthing' }]);
+    expect(err).toContain('✗ tool call not run: bad thing');
+  });
+});
+
+describe('Renderer with Markdown', () => {
+  it('renders the answer as Markdown on a terminal, flushing the tail at the end', () => {
+    const { out } = render([...text('Some **bold', '** and `code`\n\n```ts\nconst', ' x = 1;\n```\nlast line'), done], { markdown: createMarkdownStream }, { theme: COLOR_THEME });
+    expect(out).toContain('\x1b[1mbold\x1b[22m');
+    expect(out).not.toContain('**');
+    expect(out).toContain('\x1b[35mconst\x1b[39m');
+    expect(out).not.toContain('```');
+    expect(out.endsWith('last line\n')).toBe(true);
+  });
+
+  it('flushes the rendered answer before a tool call shows', () => {
+    const events: AgentEvent[] = [...text('# Plan\nrunning it'), { type: 'tool_call', callId: 'c', kind: 'shell_call', commands: ['ls'] }, ...command('ls')];
+    const out = sink(true);
+    const r = new Renderer(out, out, COLOR_THEME, { ...BASE, markdown: createMarkdownStream });
+    for (const ev of events) r.handle(ev);
+    expect(out.text().indexOf('running it')).toBeLessThan(out.text().indexOf('$ ls'));
+  });
+});
