@@ -76,9 +76,23 @@ describe('Renderer: nothing from the model or a command reaches the terminal raw
   });
 });
 
+/** The screen text: a row erased by CR + erase-line (the live preview) is gone. */
+function settled(s: string): string {
+  let prev;
+  let cur = s;
+  do {
+    prev = cur;
+    cur = cur.replace(/[^\n]*\r\x1b\[K/, '');
+  } while (cur !== prev);
+  return cur;
+}
+
 describe('Renderer with Markdown', () => {
   it('renders the answer as Markdown on a terminal, flushing the tail at the end', () => {
-    const { out } = render([...text('Some **bold', '** and `code`\n\n```ts\nconst', ' x = 1;\n```\nlast line'), done], { markdown: createMarkdownStream }, { theme: COLOR_THEME });
+    const { out: live } = render([...text('Some **bold', '** and `code`\n\n```ts\nconst', ' x = 1;\n```\nlast line'), done], { markdown: createMarkdownStream }, { theme: COLOR_THEME });
+    const out = settled(live);
+    // While a line is unfinished it shows as a dim preview, replaced when the line completes.
+    expect(live).toContain('\x1b[2mSome **bold\x1b[22m');
     expect(out).toContain('\x1b[1mbold\x1b[22m');
     expect(out).not.toContain('**');
     expect(out).toContain('\x1b[35mconst\x1b[39m');
@@ -92,5 +106,10 @@ describe('Renderer with Markdown', () => {
     const r = new Renderer(out, out, COLOR_THEME, { ...BASE, markdown: createMarkdownStream });
     for (const ev of events) r.handle(ev);
     expect(out.text().indexOf('running it')).toBeLessThan(out.text().indexOf('$ ls'));
+  });
+
+  it('shows what arrived when the turn is interrupted', () => {
+    const { out } = render([...text('- one\n- two\n- thr'), { type: 'turn_interrupted' }], { markdown: createMarkdownStream }, { theme: COLOR_THEME });
+    expect(settled(out).replace(/\x1b\[[0-9;]*m/g, '')).toBe('• one\n• two\n• thr\n');
   });
 });

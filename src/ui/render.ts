@@ -177,9 +177,12 @@ export class Renderer {
         if (parts.length > 0) this.note(t.dim(parts.join(' · ')));
         break;
       }
-      case 'request_start':
       case 'turn_interrupted':
       case 'turn_failed':
+        // What arrived is shown (rendered) before the interruption or failure is reported.
+        this.endAnswer();
+        break;
+      case 'request_start':
         break;
     }
   }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringWidth } from '../width.ts';
 import { decodeEntities, fitColumns, wrapStyled } from './render.ts';
-import { renderMarkdown, StreamingMarkdown } from './stream.ts';
+import { createMarkdownStream, renderMarkdown, StreamingMarkdown } from './stream.ts';
 
 const SEED = Number(process.env.AGENTX_TEST_SEED ?? 20_250_614);
 console.log(`markdown properties: seed ${SEED} (replay with AGENTX_TEST_SEED=${SEED})`);
@@ -111,5 +111,15 @@ describe('StreamingMarkdown', () => {
     const lines = `\`\`\`ts\n${code}\n\`\`\`\n`.match(/[^\n]*\n/g) ?? [];
     const { out } = streamAll(lines);
     expect(strip(out).split('\n').filter((l) => l.startsWith('  let v'))).toHaveLength(3000);
+  });
+
+  it('previews the unfinished line on one row and replaces it with the rendered line', () => {
+    const md = createMarkdownStream({ columns: () => 20 });
+    expect(md.push('Some **bo')).toBe('\x1b[2mSome **bo\x1b[22m');
+    expect(md.push('ld** text')).toBe('\r\x1b[K\x1b[2mSome **bold** text\x1b[22m');
+    // Longer than a row: only its end shows, so erasing one row is always enough.
+    expect(md.push(' that goes on')).toBe('\r\x1b[K\x1b[2m…text that goes on\x1b[22m');
+    expect(md.push('\n')).toBe('\r\x1b[K');
+    expect(md.end()).toBe('Some \x1b[1mbold\x1b[22m text that\ngoes on\n');
   });
 });

@@ -6,13 +6,17 @@
 // written. Tables wait for their last row (column widths depend on it). A fenced code block is
 // drawn by itself (no lexer): each complete line is coloured with up to 50 lines of context
 // above it. The text after the last newline waits for its newline (or the end of the answer):
-// the person sees progress line by line, never a half-parsed line.
+// the person sees progress line by line, never a half-parsed line. Meanwhile that unfinished
+// line is shown as a dim preview on one row (its end, if it is longer), replaced by the rendered
+// rows once the line is complete: erasing stays within the row (CR, erase line), so a wrong
+// width guess can never erase text above it.
 // Re-rendering is batched geometrically (after 1, 2, 3, … 25% more lines; code at most 64 lines
 // at a time), so a block of n lines costs O(n) rendering in total, not O(n²).
 import { lexer } from 'marked';
 import type { MarkdownStream } from '../terminal-output.ts';
 import { highlightRows } from './highlight.ts';
 import { renderBlocks } from './render.ts';
+import { stringWidth } from '../width.ts';
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const BLANK = /^[ \t]*$/;
@@ -60,24 +64,30 @@ export class StreamingMarkdown implements MarkdownStream {
   private renderedAt = 0;
   /** Whether any block was written (blocks are separated by one empty row). */
   private wroteBlock = false;
+  /** Whether the preview of the unfinished line is on screen (the cursor is on its row). */
+  private previewShown = false;
 
-  constructor(private readonly columns: () => number) {}
+  constructor(private readonly columns: () => number, private readonly preview = false) {}
 
   push(text: string): string {
     const joined = this.partial + text;
     const nl = joined.lastIndexOf('\n');
-    if (nl === -1) {
-      this.partial = joined;
-      return '';
-    }
-    this.partial = joined.slice(nl + 1);
     let out = '';
-    for (const line of joined.slice(0, nl).split('\n')) out += this.line(line);
-    return out + (this.code ? this.drawCode(this.code, false) : this.drawOpenBlock());
+    if (nl === -1) this.partial = joined;
+    else {
+      this.partial = joined.slice(nl + 1);
+      for (const line of joined.slice(0, nl).split('\n')) out += this.line(line);
+      out += this.code ? this.drawCode(this.code, false) : this.drawOpenBlock();
+    }
+    if (!this.preview || (out === '' && nl === -1 && text === '')) return out;
+    const erase = this.previewShown ? '\r\x1b[K' : '';
+    this.previewShown = this.partial !== '';
+    return erase + out + (this.previewShown ? previewRow(this.partial, this.width() - 2) : '');
   }
 
   end(): string {
-    let out = '';
+    let out = this.previewShown ? '\r\x1b[K' : '';
+    this.previewShown = false;
     if (this.partial !== '') out += this.line(this.partial);
     this.partial = '';
     out += this.closeBlock();
@@ -177,6 +187,18 @@ export class StreamingMarkdown implements MarkdownStream {
   }
 }
 
+/** The unfinished line, dim, fitted to one row (its last cells if it is longer). */
+function previewRow(line: string, cells: number): string {
+  const flat = line.replace(/\t/g, ' ');
+  if (stringWidth(flat) <= cells) return `\x1b[2m${flat}\x1b[22m`;
+  const chars = [...flat];
+  let width = 0;
+  let from = chars.length;
+  while (from > 0 && width + stringWidth(chars[from - 1] ?? '') <= cells - 1) width += stringWidth(chars[--from] ?? '');
+  return `\x1b[2m…${chars.slice(from).join('')}\x1b[22m`;
+}
+
+/** The renderer for the terminal: with the live preview of the unfinished line. */
 export function createMarkdownStream(opts: { columns: () => number }): MarkdownStream {
-  return new StreamingMarkdown(opts.columns);
+  return new StreamingMarkdown(opts.columns, true);
 }
