@@ -31,11 +31,17 @@ export function decodeMessage(line: string): string {
   return line.split(PASTE_NEWLINE).join('\n').split(PASTE_TAB).join('\t');
 }
 
-/** Length of the longest tail of `data` that could be the start of `marker` split across chunks. */
-function heldTail(data: string, marker: string): number {
-  for (let k = marker.length - 1; k >= 3; k--) if (data.endsWith(marker.slice(0, k))) return k;
+/**
+ * Length of the longest tail of `data` that could be the start of `marker` split across chunks.
+ * Outside a paste only tails of 3+ characters wait (a lone Esc key must not be delayed).
+ */
+function heldTail(data: string, marker: string, min: number): number {
+  for (let k = marker.length - 1; k >= min; k--) if (data.endsWith(marker.slice(0, k))) return k;
   return 0;
 }
+
+/** Pasted text is handed on when the paste ends, or in pieces this large (a paste never ended). */
+const PASTE_FLUSH = 4 * 2 ** 20;
 
 /** A piece of input: keys for the line editor, or pasted text to insert as it is. */
 export interface InputPiece { kind: 'keys' | 'paste'; text: string }
@@ -43,12 +49,14 @@ export interface InputPiece { kind: 'keys' | 'paste'; text: string }
 /**
  * Turns pasted multi-line text into one editor line. Bracketed paste is exact; without it, a
  * chunk holding a newline followed by more text is taken as pasted (a typed Enter arrives alone).
- * Pasted text comes out as its own piece, so the editor can insert it in one step (linear)
- * instead of key by key (quadratic in readline: each key re-measures the whole line).
+ * Pasted text comes out as its own piece, once the paste has ended, so the editor inserts it in
+ * one step (linear) instead of key by key or chunk by chunk (readline re-measures and redraws
+ * the whole line for each).
  */
 export class PasteFilter {
   private inPaste = false;
   private held = '';
+  private pasted = '';
 
   /** The editor line as one string (pasted text encoded, keys as they were). */
   transform(chunk: string): string {
@@ -66,23 +74,30 @@ export class PasteFilter {
       else out.push({ kind, text });
     };
     const body = (s: string): void => {
-      if (this.inPaste) add('paste', encodePasted(s));
-      else this.typed(s, add);
+      if (!this.inPaste) return this.typed(s, add);
+      this.pasted += encodePasted(s);
+      if (this.pasted.length >= PASTE_FLUSH) this.flushPaste(add);
     };
     while (data.length > 0) {
       const marker = this.inPaste ? PASTE_END : PASTE_START;
       const at = data.indexOf(marker);
       if (at === -1) {
-        const keep = heldTail(data, marker);
+        const keep = heldTail(data, marker, this.inPaste ? 1 : 3);
         body(data.slice(0, data.length - keep));
         this.held = data.slice(data.length - keep);
         return out;
       }
       body(data.slice(0, at));
       data = data.slice(at + marker.length);
+      if (this.inPaste) this.flushPaste(add);
       this.inPaste = !this.inPaste;
     }
     return out;
+  }
+
+  private flushPaste(add: (kind: InputPiece['kind'], text: string) => void): void {
+    add('paste', this.pasted);
+    this.pasted = '';
   }
 
   private typed(s: string, add: (kind: InputPiece['kind'], text: string) => void): void {
