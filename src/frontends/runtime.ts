@@ -79,14 +79,14 @@ export function createCommands(r: CommandsInput): CommandRunner {
 /** The tools a session offers, in the order they are offered. */
 export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager }): ToolRegistry {
   return new ToolRegistry([
-    ...(r.mcp ? [createMcpTool(r.mcp)] : []),
-    ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only' })]),
     createShellTool({
       form: r.config.shellTool,
       runCommand: (opts) => r.commands.run(opts),
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
       defaultMaxOutputBytes: resolveLimits(r.env).maxOutputBytes,
     }),
+    ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only' })]),
+    ...(r.mcp ? [createMcpTool(r.mcp)] : []),
   ]);
 }
 
