@@ -149,7 +149,7 @@ function triage(ws: string, actions: readonly RestoreAction[], maxFileBytes: num
     const current = blocked ? null : currentEntry(path.join(ws, action.path), maxFileBytes);
     if (!blocked && sameEntry(current, action.target)) result.restored.push(action);
     else if (!blocked && sameEntry(current, action.expected)) todo.push(action);
-    else result.skipped.push({ path: action.path, change: action.change, reason: blocked ? 'a parent directory is now a symlink or a file' : 'changed during the restore: not overwritten', hint: '' });
+    else result.skipped.push({ path: action.path, change: action.change, reason: blocked ? 'a parent directory is now a symlink or a file' : current?.id === 'directory' ? 'is a directory that still holds other files' : 'changed during the restore: not overwritten', hint: '' });
   }
   return todo;
 }

@@ -97,7 +97,9 @@ export async function planRestore(ctx: GitContext, gitDir: string, workspace: st
       plan.skipped.push({ path: d.change.path, change: d.change.status, reason: `${d.blocker} is now a symlink or a file: not followed`, hint: '' });
       continue;
     }
-    const decision = decide(d.change, d.blocker === null ? d.current : null, gitDir);
+    // A directory the session made where the file was: it goes with the plan's deletes.
+    const dirGoes = d.current?.id === 'directory' && d.change.after === null && [...deleted].some((p) => p.startsWith(`${d.change.path}/`));
+    const decision = decide(d.change, d.blocker === null && !dirGoes ? d.current : null, gitDir);
     if (decision === null) continue;
     if (isAction(decision)) plan.actions.push(decision);
     else plan.skipped.push(decision);
