@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runGit, type Env, type GitContext } from './git.ts';
-import { atomicWriteFile, readTextOrNull } from './fs-util.ts';
+import { atomicWriteFile, randomHex, readTextOrNull } from './fs-util.ts';
 
 export interface StorePaths {
   /** All projects' stores. */
@@ -63,13 +63,26 @@ export function storePaths(root: string, key: string): StorePaths {
  */
 const STORE_ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
 
+/**
+ * `git init` into a private temp directory, then one rename into place: two processes creating
+ * the store at once each build their own, and the loser's rename fails harmlessly.
+ */
+async function createStore(paths: StorePaths, ctx: GitContext): Promise<void> {
+  fs.mkdirSync(paths.projectDir, { recursive: true, mode: 0o700 });
+  const tmp = `${paths.gitDir}.tmp-${process.pid}-${randomHex(8)}`;
+  try {
+    await runGit({ ...ctx, workTree: paths.projectDir }, ['init', '--quiet', '--bare', '--object-format=sha1', tmp], { bare: true });
+    fs.renameSync(tmp, paths.gitDir);
+  } catch (error) {
+    if (!fs.existsSync(path.join(paths.gitDir, 'HEAD'))) throw error;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 /** Creates the bare store if needed. Safe when several processes do it at once. */
 export async function ensureStore(paths: StorePaths, ctx: GitContext, workspace: string): Promise<void> {
-  if (!fs.existsSync(path.join(paths.gitDir, 'HEAD'))) {
-    fs.mkdirSync(paths.projectDir, { recursive: true, mode: 0o700 });
-    // `git init` on an existing or half-made store only re-initialises: harmless under a race.
-    await runGit({ ...ctx, workTree: paths.projectDir }, ['init', '--quiet', '--bare', '--object-format=sha1', paths.gitDir], { bare: true });
-  }
+  if (!fs.existsSync(path.join(paths.gitDir, 'HEAD'))) await createStore(paths, ctx);
   const attributes = path.join(paths.gitDir, 'info', 'attributes');
   if (readTextOrNull(attributes) !== STORE_ATTRIBUTES) {
     fs.mkdirSync(path.dirname(attributes), { recursive: true });
