@@ -85,4 +85,31 @@ describe('concurrent snapshots', () => {
       sb.cleanup();
     }
   }, 120_000);
+
+  it('pruning while other processes snapshot leaves every kept snapshot complete', async () => {
+    const sb = makeSandbox();
+    try {
+      for (let i = 0; i < 100; i++) write(sb.ws, `base/f${i}.txt`, `base ${i}\n`);
+      const s = await sb.open({ graceMs: 0 });
+      const go = path.join(sb.root, 'go');
+      const runs = Array.from({ length: 2 }, (_, i) => run(sb, `child${i}`, go));
+      let done = false;
+      const all = Promise.allSettled(runs).finally(() => {
+        done = true;
+      });
+      fs.writeFileSync(go, '');
+      let removed = 0;
+      while (!done) removed += (await s.prune([])).removed;
+      const settled = await all;
+      expect(settled.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []))).toEqual([]);
+      expect(removed).toBeGreaterThan(0);
+      const gitDir = path.join(s.storeDir ?? '', 'git');
+      storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
+      const final = await s.snapshot();
+      expect(storeGit(gitDir, ['ls-tree', '-r', '--name-only', final?.id ?? '']).split('\n').filter(Boolean)).toHaveLength(102);
+      storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
+    } finally {
+      sb.cleanup();
+    }
+  }, 120_000);
 });

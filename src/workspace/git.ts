@@ -31,6 +31,8 @@ export interface GitRun {
   okCodes?: number[];
   /** Run without GIT_DIR/GIT_WORK_TREE (git init of the store). */
   bare?: boolean;
+  /** The commit time (commit-tree), instead of the clock's. */
+  date?: Date;
 }
 
 export interface GitResult {
@@ -100,6 +102,11 @@ export function gitEnv(ctx: GitContext, run: GitRun = {}): Record<string, string
   env.GIT_AUTHOR_EMAIL = 'agentx@localhost';
   env.GIT_COMMITTER_NAME = 'agentx';
   env.GIT_COMMITTER_EMAIL = 'agentx@localhost';
+  if (run.date !== undefined) {
+    const stamp = `@${Math.floor(run.date.getTime() / 1000)} +0000`;
+    env.GIT_AUTHOR_DATE = stamp;
+    env.GIT_COMMITTER_DATE = stamp;
+  }
   // Older git (< 2.32) ignores GIT_CONFIG_GLOBAL: point the places it would look at nothing.
   env.XDG_CONFIG_HOME = `${ctx.gitDir}/no-xdg-config`;
   env.LC_ALL = 'C';

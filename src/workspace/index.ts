@@ -21,6 +21,7 @@ import { diffSpans, diffTrees, summaryLines, unifiedDiff, unifiedDiffOfChanges, 
 import { formatPlan, planRestore, type RestorePlan } from './restore-plan.ts';
 import { applyRestore, resumeRestore, type RestoreResult } from './restore-apply.ts';
 import { enforceCap, pruneStore, type PruneResult } from './prune.ts';
+import { acquireSharedLock } from './store-lock.ts';
 import { resumeNotice } from './notices.ts';
 
 export type { FileChange, Span, RestorePlan, RestoreResult, SnapshotResult, SkippedPath, PruneResult };
@@ -49,6 +50,8 @@ export interface WorkspaceSnapshotsOptions {
   graceMs?: number;
   /** How long a restore or prune waits for another process holding the store (default 30 s). */
   lockWaitMs?: number;
+  /** The clock (tests). */
+  now?: () => Date;
 }
 
 export interface DiffResult {
@@ -158,7 +161,7 @@ class Store implements WorkspaceSnapshots {
     private readonly opts: WorkspaceSnapshotsOptions,
   ) {
     this.storeDir = paths.projectDir;
-    this.cfg = { ctx, paths, workspace, maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, skipDirs: opts.skipDirs ?? DEFAULT_SKIP_DIRS };
+    this.cfg = { ctx, paths, workspace, maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, skipDirs: opts.skipDirs ?? DEFAULT_SKIP_DIRS, now: opts.now ?? (() => new Date()) };
   }
 
   private ensure(): Promise<void> {
@@ -170,42 +173,60 @@ class Store implements WorkspaceSnapshots {
   }
 
   private get restoreDeps() {
-    return { ctx: this.ctx, paths: this.paths, maxFileBytes: this.cfg.maxFileBytes, lockWaitMs: this.opts.lockWaitMs ?? 30_000 };
+    return { ctx: this.ctx, paths: this.paths, maxFileBytes: this.cfg.maxFileBytes, lockWaitMs: this.lockWaitMs };
   }
 
-  async snapshot(): Promise<SnapshotResult> {
+  /** Runs `work` sharing the store with other snapshots, never during a restore or prune. */
+  private async shared<T>(work: () => Promise<T>): Promise<T> {
     await this.ensure();
-    // The always-skipped directories present: one extra walk, once per session.
-    this.skippedDirs ??= await listSkippedDirectories(this.cfg);
-    return takeSnapshot(this.cfg, this.skippedDirs);
+    const lock = await acquireSharedLock(this.paths.lockFile, this.lockWaitMs);
+    if (!lock.ok) throw new Error(`the snapshot store is busy: agentx process ${lock.pid} is restoring files or pruning`);
+    try {
+      return await work();
+    } finally {
+      lock.release();
+    }
+  }
+
+  private get lockWaitMs(): number {
+    return this.opts.lockWaitMs ?? 30_000;
+  }
+
+  snapshot(): Promise<SnapshotResult> {
+    return this.shared(async () => {
+      // The always-skipped directories present: one extra walk, once per session.
+      this.skippedDirs ??= await listSkippedDirectories(this.cfg);
+      return takeSnapshot(this.cfg, this.skippedDirs);
+    });
   }
 
   async diff(from: string, to: string): Promise<DiffResult> {
     checkIds(from);
-    await this.ensure();
-    const target = to === 'worktree' ? (await snapshotTree(this.cfg)).tree : to;
-    checkIds(target);
-    const changes = await diffTrees(this.ctx, from, target);
-    return { changes, summary: summaryLines(changes), text: await unifiedDiff(this.ctx, from, target, MAX_DIFF_BYTES) };
+    if (to !== 'worktree') checkIds(to);
+    return this.shared(async () => {
+      const target = to === 'worktree' ? (await snapshotTree(this.cfg)).tree : to;
+      const changes = await diffTrees(this.ctx, from, target);
+      return { changes, summary: summaryLines(changes), text: await unifiedDiff(this.ctx, from, target, MAX_DIFF_BYTES) };
+    });
   }
 
   async diffSpans(spans: readonly Span[]): Promise<DiffResult> {
     for (const s of spans) checkIds(s.from, s.to);
-    await this.ensure();
-    const changes = await diffSpans(this.ctx, spans);
-    return { changes, summary: summaryLines(changes), text: await unifiedDiffOfChanges(this.ctx, this.paths.projectDir, changes, MAX_DIFF_BYTES) };
+    return this.shared(async () => {
+      const changes = await diffSpans(this.ctx, spans);
+      return { changes, summary: summaryLines(changes), text: await unifiedDiffOfChanges(this.ctx, this.paths.projectDir, changes, MAX_DIFF_BYTES) };
+    });
   }
 
   async planRestore(spans: readonly Span[]): Promise<RestorePlan> {
     for (const s of spans) checkIds(s.from, s.to);
-    await this.ensure();
-    return planRestore(this.ctx, this.paths.gitDir, this.workspace, spans, this.cfg.maxFileBytes);
+    return this.shared(() => planRestore(this.ctx, this.paths.gitDir, this.workspace, spans, this.cfg.maxFileBytes));
   }
 
   async applyRestore(plan: RestorePlan): Promise<RestoreResult> {
     if (plan.workspace !== this.workspace) throw new Error('the restore plan is for another directory');
     await this.ensure();
-    return applyRestore(this.restoreDeps, plan, new Date());
+    return applyRestore(this.restoreDeps, plan, this.cfg.now());
   }
 
   async resumeInterruptedRestore(): Promise<string | null> {
@@ -215,7 +236,7 @@ class Store implements WorkspaceSnapshots {
 
   async prune(keepIds: readonly string[]): Promise<PruneResult> {
     if (!fs.existsSync(path.join(this.paths.gitDir, 'HEAD'))) return { removed: 0, kept: 0 };
-    return pruneStore(this.ctx, this.paths, keepIds.filter(isObjectId), new Date(), this.opts.graceMs ?? 10 * 60_000, this.opts.lockWaitMs ?? 30_000);
+    return pruneStore(this.ctx, this.paths, keepIds.filter(isObjectId), this.cfg.now(), this.opts.graceMs ?? 10 * 60_000, this.lockWaitMs);
   }
 
   async enforceCap(): Promise<string | null> {

@@ -25,6 +25,8 @@ export interface SnapshotConfig {
   /** Files larger than this are left out (and reported). */
   maxFileBytes: number;
   skipDirs: readonly string[];
+  /** The clock (snapshot times order the size cap's removals). */
+  now: () => Date;
 }
 
 export type SkipReason = 'too-large' | 'skipped-directory' | 'nested-repository';
@@ -170,7 +172,7 @@ export async function takeSnapshot(cfg: SnapshotConfig, extraSkipped: readonly S
   const skipped = [...extraSkipped, ...found];
   const last = readLast(cfg.paths);
   if (last !== null && last.tree === tree && hasSnapshotRef(cfg.paths, last.commit)) return { id: last.commit, tree, skipped };
-  const committed = await runGit(cfg.ctx, ['commit-tree', tree, '-F', '-'], { input: commitMessage(cfg.workspace, skipped) });
+  const committed = await runGit(cfg.ctx, ['commit-tree', tree, '-F', '-'], { input: commitMessage(cfg.workspace, skipped), date: cfg.now() });
   const id = committed.stdout.toString('utf8').trim();
   writeSnapshotRef(cfg.paths, id);
   writeLast(cfg.paths, { commit: id, tree });

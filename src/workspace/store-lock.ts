@@ -1,11 +1,18 @@
-// The store lock: one process at a time restores into a workspace or prunes its store.
+// The store lock: snapshots share the store; a restore, a prune or the size cap has it alone.
 //
-// The lock file holds "<pid>\n<token>\n" and appears complete or not at all (written to a temp
-// file, then hard-linked into place; link fails when the lock exists). A lock whose process is
-// dead is taken over in two steps so that two takers cannot both win: a taker first creates the
-// claim file `<lock>.claim-<inode>-<n>` exclusively, re-reads the lock, and only if it is still
-// the same stale file renames a fresh lock over it. A claim left by a taker that died is skipped
-// by moving on to the next n. Snapshots do not take this lock (see snapshot.ts).
+// Exclusive: the lock file holds "<pid>\n<token>\n" and appears complete or not at all (written
+// to a temp file, then hard-linked into place; link fails when the lock exists). A lock whose
+// process is dead is taken over in two steps so that two takers cannot both win: a taker first
+// creates the claim file `<lock>.claim-<inode>-<n>` exclusively, re-reads the lock, and only if
+// it is still the same stale file renames a fresh lock over it. A claim left by a taker that
+// died is skipped by moving on to the next n. Having the lock file, the holder then waits until
+// no live process is registered as a reader.
+//
+// Shared: a snapshot registers `<lock>.readers/<pid>-<token>` first and then looks at the lock
+// file; if a live holder is there it unregisters and waits. Each side writes its own mark before
+// reading the other's, so either the snapshot sees the lock or the lock holder sees the reader:
+// a prune never deletes objects under a snapshot that is being written, and a snapshot never
+// records a half-restored tree.
 
 import * as fs from 'node:fs';
 import { errorCode, isPidAlive, randomHex, unlinkQuiet } from './fs-util.ts';
@@ -59,7 +66,7 @@ function isStale(info: LockInfo, now: number): boolean {
 }
 
 function claimHolderAlive(claim: string): boolean {
-  const pid = Number((readInfo(claim)?.pid ?? 0));
+  const pid = readInfo(claim)?.pid ?? 0;
   return pid !== process.pid && isPidAlive(pid);
 }
 
@@ -91,9 +98,32 @@ function tryAcquire(lockFile: string, token: string): { ok: true } | { ok: false
   return { ok: false, pid: info.pid ?? 0 };
 }
 
+function readersDir(lockFile: string): string {
+  return `${lockFile}.readers`;
+}
+
+/** Whether any live process is registered as a reader; entries of dead ones are removed. */
+function liveReaders(lockFile: string): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync(readersDir(lockFile));
+  } catch {
+    return false;
+  }
+  let live = false;
+  for (const name of names) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1] ?? 0);
+    if (pid === process.pid || isPidAlive(pid)) live = true;
+    else unlinkQuiet(`${readersDir(lockFile)}/${name}`);
+  }
+  return live;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * Takes the lock, waiting up to `waitMs` for a live holder to finish. Never waits on a dead
- * holder: its lock is taken over.
+ * Takes the lock alone, waiting up to `waitMs` for a live holder or live readers to finish.
+ * Never waits on a dead process: its lock is taken over and its reader entry removed.
  */
 export async function acquireStoreLock(lockFile: string, waitMs: number): Promise<LockResult> {
   const token = randomHex(16);
@@ -101,17 +131,44 @@ export async function acquireStoreLock(lockFile: string, waitMs: number): Promis
   for (;;) {
     const attempt = tryAcquire(lockFile, token);
     if (attempt.ok) {
-      let released = false;
-      return {
-        ok: true,
-        release: () => {
-          if (released) return;
-          released = true;
-          if (readInfo(lockFile)?.token === token) unlinkQuiet(lockFile);
-        },
+      const release = (): void => {
+        if (readInfo(lockFile)?.token === token) unlinkQuiet(lockFile);
       };
+      while (liveReaders(lockFile)) {
+        if (Date.now() >= deadline) {
+          release();
+          return { ok: false, pid: 0 };
+        }
+        await sleep(POLL_MS / 5);
+      }
+      return { ok: true, release: once(release) };
     }
     if (Date.now() >= deadline) return { ok: false, pid: attempt.pid };
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS);
   }
+}
+
+/** Shares the store with other readers (snapshots), waiting up to `waitMs` for a live lock holder. */
+export async function acquireSharedLock(lockFile: string, waitMs: number): Promise<LockResult> {
+  const dir = readersDir(lockFile);
+  fs.mkdirSync(dir, { recursive: true });
+  const mark = `${dir}/${process.pid}-${randomHex(12)}`;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    fs.writeFileSync(mark, '', { flag: 'wx' });
+    const holder = readInfo(lockFile);
+    if (holder === null || isStale(holder, Date.now())) return { ok: true, release: once(() => unlinkQuiet(mark)) };
+    unlinkQuiet(mark);
+    if (Date.now() >= deadline) return { ok: false, pid: holder.pid ?? 0 };
+    await sleep(POLL_MS);
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
