@@ -1,19 +1,21 @@
 // Carrying out a restore plan, crash-safe.
 //
 // The plan is journaled (restore.json in the store, written durably) before the first file is
-// touched and removed after the last. Every file is replaced in one step: git writes the
-// target versions into a staging directory inside the workspace (same filesystem), and each
-// one is renamed over its path. Every action re-checks the file first: already the target →
+// touched and removed after the last. Every file is replaced in one step (file-place.ts): the
+// content, read from the store, goes to a temp file beside it and is renamed over it. Every
+// action re-checks the file first: already the target →
 // done; still what agentx recorded → apply; anything else → skipped. That makes running a
 // journal again harmless, so a restore killed half-way is simply finished at the next start
 // (resumeRestore), and what was already done is recognised from the files themselves.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { joinNul, runGit, splitNul, type GitContext } from './git.ts';
-import { atomicWriteFile, errorCode, fsyncDir, isPidAlive, randomHex, readTextOrNull, unlinkQuiet } from './fs-util.ts';
+import { runGit, splitNul, type GitContext } from './git.ts';
+import { BlobReader } from './blob-reader.ts';
+import { placeEntry, removeDeadTemps } from './file-place.ts';
+import { atomicWriteFile, fsyncDir, readTextOrNull, unlinkQuiet } from './fs-util.ts';
 import { sameEntry } from './diff.ts';
-import { isUnsafePath, type RestoreAction, type RestorePlan, type SkippedRestore } from './restore-plan.ts';
+import { isUnsafePath, manualRestoreHint, type RestoreAction, type RestorePlan, type SkippedRestore } from './restore-plan.ts';
 import { acquireStoreLock } from './store-lock.ts';
 import type { StorePaths } from './store.ts';
 import { blockingParent, currentEntry } from './worktree-state.ts';
@@ -40,8 +42,6 @@ interface Journal {
   startSnapshot: string;
   actions: RestoreAction[];
 }
-
-const STAGING_PREFIX = '.agentx_restore-';
 
 export class RestoreLockedError extends Error {
   constructor(readonly pid: number) {
@@ -126,30 +126,25 @@ export async function resumeRestore(deps: RestoreDeps): Promise<ResumeOutcome> {
       finishJournal(deps.paths);
       return { kind: 'unreadable', reason: journal === null ? 'the restore journal is damaged' : 'the restore journal is for another directory' };
     }
-    removeDeadStaging(journal.workspace);
+    removeDeadTemps(journal.workspace, journal.actions.map((a) => a.path));
     const result = await execute(deps, journal);
     finishJournal(deps.paths);
     return { kind: 'finished', startedAt: journal.startedAt, result };
   });
 }
 
-/** Staging directories left by restores whose process died. */
-function removeDeadStaging(workspace: string): void {
-  for (const name of fs.readdirSync(workspace)) {
-    const pid = new RegExp(`^${STAGING_PREFIX.replace(/\./g, '\\.')}(\\d+)-`).exec(name)?.[1];
-    if (pid !== undefined && !isPidAlive(Number(pid))) fs.rmSync(path.join(workspace, name), { recursive: true, force: true });
-  }
-}
-
 /** Sorts actions by what the files hold now: done, to do, or changed by someone else. */
-function triage(ws: string, actions: readonly RestoreAction[], maxFileBytes: number, result: RestoreResult): RestoreAction[] {
+function triage(deps: RestoreDeps, ws: string, actions: readonly RestoreAction[], result: RestoreResult): RestoreAction[] {
   const todo: RestoreAction[] = [];
   for (const action of actions) {
     const blocked = blockingParent(ws, action.path) !== null;
-    const current = blocked ? null : currentEntry(path.join(ws, action.path), maxFileBytes);
+    const current = blocked ? null : currentEntry(path.join(ws, action.path), deps.maxFileBytes);
     if (!blocked && sameEntry(current, action.target)) result.restored.push(action);
     else if (!blocked && sameEntry(current, action.expected)) todo.push(action);
-    else result.skipped.push({ path: action.path, change: action.change, reason: blocked ? 'a parent directory is now a symlink or a file' : current?.id === 'directory' ? 'is a directory that still holds other files' : 'changed during the restore: not overwritten', hint: '' });
+    else {
+      const reason = blocked ? 'a parent directory is now a symlink or a file' : current?.id === 'directory' ? 'is a directory that still holds other files' : 'changed during the restore: not overwritten';
+      result.skipped.push({ path: action.path, change: action.change, reason, hint: manualRestoreHint(deps.paths.gitDir, action.path, action.target) });
+    }
   }
   return todo;
 }
@@ -158,7 +153,7 @@ async function execute(deps: RestoreDeps, journal: Journal): Promise<RestoreResu
   const ws = journal.workspace;
   const result: RestoreResult = { restored: [], skipped: [], failed: [] };
   // Deletes first (deepest first), so a file can take the place of a directory or symlink that goes.
-  const deletes = triage(ws, journal.actions.filter((a) => a.target === null), deps.maxFileBytes, result).sort((a, b) => depth(b.path) - depth(a.path));
+  const deletes = triage(deps, ws, journal.actions.filter((a) => a.target === null), result).sort((a, b) => depth(b.path) - depth(a.path));
   for (const a of deletes) {
     try {
       fs.unlinkSync(path.join(ws, a.path));
@@ -167,8 +162,10 @@ async function execute(deps: RestoreDeps, journal: Journal): Promise<RestoreResu
       result.failed.push({ path: a.path, error: describe(error) });
     }
   }
-  if (deletes.length > 0) await removeEmptiedDirs(deps.ctx, ws, journal.startSnapshot, deletes.map((a) => a.path));
-  const writes = triage(ws, journal.actions.filter((a) => a.target !== null), deps.maxFileBytes, result);
+  // Also for deletes an interrupted run already made: its directories may not be removed yet.
+  const deleted = result.restored.filter((a) => a.target === null).map((a) => a.path);
+  if (deleted.length > 0) await removeEmptiedDirs(deps.ctx, ws, journal.startSnapshot, deleted);
+  const writes = triage(deps, ws, journal.actions.filter((a) => a.target !== null), result);
   if (writes.length > 0) await applyWrites(deps.ctx, ws, writes, result);
   return result;
 }
@@ -200,58 +197,18 @@ async function removeEmptiedDirs(ctx: GitContext, ws: string, startSnapshot: str
 }
 
 async function applyWrites(ctx: GitContext, ws: string, writes: readonly RestoreAction[], result: RestoreResult): Promise<void> {
-  const staging = path.join(ws, `${STAGING_PREFIX}${process.pid}-${randomHex(8)}`);
-  const indexFile = `${staging}.index`;
-  fs.mkdirSync(staging, { mode: 0o700 });
+  const blobs = new BlobReader(ctx);
   try {
-    const lines = writes.map((a) => `${a.target?.mode ?? ''} ${a.target?.id ?? ''}\t${a.path}`);
-    await runGit(ctx, ['update-index', '-z', '--index-info'], { indexFile, input: joinNul(lines) });
-    await runGit(ctx, ['checkout-index', '-z', '--stdin', '--force', `--prefix=${staging}/`], { indexFile, input: joinNul(writes.map((a) => a.path)) });
     for (const a of writes) {
       try {
-        placeFile(ws, path.join(staging, a.path), a);
+        if (a.target === null) throw new Error('nothing to write');
+        await placeEntry(ws, a.path, a.target, blobs);
         result.restored.push(a);
       } catch (error) {
         result.failed.push({ path: a.path, error: describe(error) });
       }
     }
   } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-    unlinkQuiet(indexFile);
-  }
-}
-
-/** Moves a staged file over its path in one step, keeping the old file's permissions and owner. */
-function placeFile(ws: string, staged: string, action: RestoreAction): void {
-  const dest = path.join(ws, action.path);
-  makeParents(ws, action.path);
-  const old = fs.lstatSync(dest, { throwIfNoEntry: false });
-  if (old?.isFile() === true && action.target?.mode !== '120000') {
-    const perms = old.mode & 0o7777;
-    fs.chmodSync(staged, action.target?.mode === '100755' ? perms | ((perms & 0o444) >> 2) : perms & ~0o111);
-    try {
-      fs.chownSync(staged, old.uid, old.gid);
-    } catch {
-      // Only root may give a file away; otherwise it stays ours, as any new file would.
-    }
-  }
-  try {
-    fs.renameSync(staged, dest);
-  } catch (error) {
-    if (errorCode(error) !== 'EXDEV') throw error;
-    // A mount point inside the workspace: copy next to the file, then rename there.
-    const tmp = path.join(path.dirname(dest), `${STAGING_PREFIX}${process.pid}-${randomHex(8)}`);
-    fs.cpSync(staged, tmp, { verbatimSymlinks: true, preserveTimestamps: true });
-    fs.renameSync(tmp, dest);
-  }
-}
-
-function makeParents(ws: string, rel: string): void {
-  let dir = ws;
-  for (const seg of rel.split('/').slice(0, -1)) {
-    dir = path.join(dir, seg);
-    const st = fs.lstatSync(dir, { throwIfNoEntry: false });
-    if (st === undefined) fs.mkdirSync(dir);
-    else if (!st.isDirectory()) throw new Error(`${path.relative(ws, dir)} is not a directory`);
+    blobs.close();
   }
 }
