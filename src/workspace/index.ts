@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { detectGit, isObjectId, type Env, type GitAvailability, type GitContext } from './git.ts';
 import { DEFAULT_SKIP_DIRS } from './ignore-rules.ts';
 import { ensureStore, projectKey, snapshotsRoot, storePaths, type StorePaths } from './store.ts';
-import { listSkippedDirectories, snapshotTree, takeSnapshot, type SkippedPath, type SnapshotConfig, type SnapshotResult } from './snapshot.ts';
+import { TooManyFilesError, listSkippedDirectories, snapshotTree, takeSnapshot, type SkippedPath, type SnapshotConfig, type SnapshotResult } from './snapshot.ts';
 import { diffSpans, diffTrees, summaryLines, unifiedDiff, unifiedDiffOfChanges, type FileChange, type Span } from './diff.ts';
 import { formatPlan, planRestore, type RestorePlan } from './restore-plan.ts';
 import { applyRestore, resumeRestore, type RestoreResult } from './restore-apply.ts';
@@ -28,6 +28,7 @@ export type { FileChange, Span, RestorePlan, RestoreResult, SnapshotResult, Skip
 export { formatPlan, summaryLines };
 export { describeSkipped, restoreSummary, restoredFilesMessage, snapshotFailedNotice } from './notices.ts';
 export { RestoreLockedError } from './restore-apply.ts';
+export { TooManyFilesError } from './snapshot.ts';
 export { GIT_MISSING_NOTICE } from './git.ts';
 
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -52,6 +53,8 @@ export interface WorkspaceSnapshotsOptions {
   lockWaitMs?: number;
   /** The clock (tests). */
   now?: () => Date;
+  /** A snapshot adding more files than this is refused and rollback turned off (default 100,000). */
+  maxNewFiles?: number;
 }
 
 export interface DiffResult {
@@ -68,7 +71,11 @@ export interface WorkspaceSnapshots {
   readonly notice: string | null;
   /** This project's store directory (null when unavailable). */
   readonly storeDir: string | null;
-  /** Records the workspace now; the id goes into the checkpoint. Throws on failure. */
+  /**
+   * Records the workspace now; the id goes into the checkpoint. Calls on one handle run one
+   * after the other. Throws on failure (say snapshotFailedNotice(error)); after a
+   * TooManyFilesError file rollback is off for this handle and later calls return null.
+   */
   snapshot(): Promise<SnapshotResult | null>;
   /** What changed between two snapshots, or between a snapshot and the files now. */
   diff(from: string, to: string): Promise<DiffResult>;
@@ -153,6 +160,9 @@ class Store implements WorkspaceSnapshots {
   private readonly cfg: SnapshotConfig;
   private ready: Promise<void> | null = null;
   private skippedDirs: SkippedPath[] | null = null;
+  /** Snapshots of this handle, one after the other: a second one reuses the first one's cache. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private off = false;
 
   constructor(
     private readonly ctx: GitContext,
@@ -161,7 +171,9 @@ class Store implements WorkspaceSnapshots {
     private readonly opts: WorkspaceSnapshotsOptions,
   ) {
     this.storeDir = paths.projectDir;
-    this.cfg = { ctx, paths, workspace, maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, skipDirs: opts.skipDirs ?? DEFAULT_SKIP_DIRS, now: opts.now ?? (() => new Date()) };
+    this.cfg = { ctx, paths, workspace, maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, skipDirs: opts.skipDirs ?? DEFAULT_SKIP_DIRS, now: opts.now ?? (() => new Date()),
+      maxNewFiles: opts.maxNewFiles ?? 100_000,
+    };
   }
 
   private ensure(): Promise<void> {
@@ -192,12 +204,17 @@ class Store implements WorkspaceSnapshots {
     return this.opts.lockWaitMs ?? 30_000;
   }
 
-  snapshot(): Promise<SnapshotResult> {
-    return this.shared(async () => {
+  snapshot(): Promise<SnapshotResult | null> {
+    const run = this.queue.then(() => (this.off ? null : this.shared(async () => {
       // The always-skipped directories present: one extra walk, once per session.
       this.skippedDirs ??= await listSkippedDirectories(this.cfg);
       return takeSnapshot(this.cfg, this.skippedDirs);
+    }))).catch((error: unknown) => {
+      if (error instanceof TooManyFilesError) this.off = true;
+      throw error;
     });
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   async diff(from: string, to: string): Promise<DiffResult> {

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isObjectId, runGit, type Env, type GitContext } from './git.ts';
-import { diskUsage, formatBytes, isPidAlive, randomHex, readTextOrNull, unlinkQuiet } from './fs-util.ts';
+import { diskUsage, formatBytes, isPidAlive, randomHex, unlinkQuiet } from './fs-util.ts';
 import { listSnapshotRefs, readLast, snapshotRefFile, storePaths, type StorePaths } from './store.ts';
 import { acquireStoreLock } from './store-lock.ts';
 
@@ -167,9 +167,4 @@ export async function enforceCap(input: CapInput): Promise<CapResult> {
 
 function overCapNotice(bytes: number, cap: number): string {
   return `snapshot store is ${formatBytes(bytes)}, over its ${formatBytes(cap)} cap, and nothing more can be removed (the newest snapshot is kept)`;
-}
-
-/** The workspace a project store belongs to (for messages). */
-export function projectWorkspace(paths: StorePaths): string | null {
-  return readTextOrNull(paths.workspaceFile)?.trim() ?? null;
 }

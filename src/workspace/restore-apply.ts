@@ -18,7 +18,7 @@ import { sameEntry } from './diff.ts';
 import { isUnsafePath, manualRestoreHint, type RestoreAction, type RestorePlan, type SkippedRestore } from './restore-plan.ts';
 import { acquireStoreLock } from './store-lock.ts';
 import type { StorePaths } from './store.ts';
-import { blockingParent, currentEntry } from './worktree-state.ts';
+import { blockingParent, currentEntry, isDirectoryEntry } from './worktree-state.ts';
 
 export interface RestoreDeps {
   ctx: GitContext;
@@ -142,7 +142,7 @@ function triage(deps: RestoreDeps, ws: string, actions: readonly RestoreAction[]
     if (!blocked && sameEntry(current, action.target)) result.restored.push(action);
     else if (!blocked && sameEntry(current, action.expected)) todo.push(action);
     else {
-      const reason = blocked ? 'a parent directory is now a symlink or a file' : current?.id === 'directory' ? 'is a directory that still holds other files' : 'changed during the restore: not overwritten';
+      const reason = blocked ? 'a parent directory is now a symlink or a file' : isDirectoryEntry(current) ? 'is a directory that still holds other files' : 'changed during the restore: not overwritten';
       result.skipped.push({ path: action.path, change: action.change, reason, hint: manualRestoreHint(deps.paths.gitDir, action.path, action.target) });
     }
   }

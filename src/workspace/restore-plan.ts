@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import { diffSpans, sameEntry, type Entry, type FileChange, type Span } from './diff.ts';
 import type { GitContext } from './git.ts';
-import { blockingParent, currentEntry } from './worktree-state.ts';
+import { blockingParent, currentEntry, isDirectoryEntry } from './worktree-state.ts';
 
 export interface RestoreAction {
   /** Relative to the workspace, '/'-separated. */
@@ -98,7 +98,7 @@ export async function planRestore(ctx: GitContext, gitDir: string, workspace: st
       continue;
     }
     // A directory the session made where the file was: it goes with the plan's deletes.
-    const dirGoes = d.current?.id === 'directory' && d.change.after === null && [...deleted].some((p) => p.startsWith(`${d.change.path}/`));
+    const dirGoes = isDirectoryEntry(d.current) && d.change.after === null && [...deleted].some((p) => p.startsWith(`${d.change.path}/`));
     const decision = decide(d.change, d.blocker === null && !dirGoes ? d.current : null, gitDir);
     if (decision === null) continue;
     if (isAction(decision)) plan.actions.push(decision);

@@ -182,6 +182,21 @@ describe('snapshot', () => {
     expect(fs.existsSync(path.join(decoy, 'idx'))).toBe(false);
   });
 
+  it('runs snapshots of one handle one after the other (a warm-up at start, then the turn\'s own)', async () => {
+    for (let i = 0; i < 50; i++) write(sb.ws, `f${i}.txt`, `${i}`);
+    const s = await sb.open();
+    const [a, b] = await Promise.all([s.snapshot(), s.snapshot()]);
+    expect(a?.id).toBeDefined();
+    expect(b?.id).toBe(a?.id);
+  });
+
+  it('refuses a snapshot that would add a huge number of files, and turns itself off', async () => {
+    for (let i = 0; i < 6; i++) write(sb.ws, `gen/f${i}.txt`, `${i}`);
+    const s = await sb.open({ maxNewFiles: 5 });
+    await expect(s.snapshot()).rejects.toThrow(/^6 new files, more than file rollback handles: add generated or vendored directories to \.gitignore$/);
+    expect(await s.snapshot()).toBeNull();
+  });
+
   it('is unavailable, with one clear notice, when git is not installed', async () => {
     const s = await sb.open({ gitBin: path.join(sb.root, 'no-such-git') });
     expect(s.available).toBe(false);

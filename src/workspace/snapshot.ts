@@ -27,6 +27,15 @@ export interface SnapshotConfig {
   skipDirs: readonly string[];
   /** The clock (snapshot times order the size cap's removals). */
   now: () => Date;
+  /** More new files than this in one snapshot: refused (a huge tree, not a project). */
+  maxNewFiles: number;
+}
+
+export class TooManyFilesError extends Error {
+  constructor(readonly count: number) {
+    super(`${count.toLocaleString('en')} new files, more than file rollback handles: add generated or vendored directories to .gitignore`);
+    this.name = 'TooManyFilesError';
+  }
 }
 
 export type SkipReason = 'too-large' | 'skipped-directory' | 'nested-repository';
@@ -107,6 +116,7 @@ function classify(cfg: SnapshotConfig, candidates: Iterable<string>): Classified
 async function buildTree(cfg: SnapshotConfig, indexFile: string): Promise<TreeResult> {
   const listed = await runGit(cfg.ctx, ['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard'], { indexFile });
   const { update, remove, skipped } = classify(cfg, new Set(splitNul(listed.stdout)));
+  if (update.length > cfg.maxNewFiles) throw new TooManyFilesError(update.length);
   if (remove.length > 0) await runGit(cfg.ctx, ['update-index', '-z', '--force-remove', '--stdin'], { indexFile, input: joinNul(remove) });
   // --remove: a file deleted since ls-files looked is dropped instead of failing the snapshot.
   if (update.length > 0) await runGit(cfg.ctx, ['update-index', '-z', '--add', '--remove', '--replace', '--stdin'], { indexFile, input: joinNul(update) });
@@ -143,6 +153,7 @@ export async function snapshotTree(cfg: SnapshotConfig): Promise<TreeResult> {
       result = await buildTree(cfg, tmpIndex);
     } catch (error) {
       if (!seeded || !(error instanceof GitError)) throw error;
+      // Only write-tree can fail this way; the rebuild hashes everything again.
       unlinkQuiet(tmpIndex);
       result = await buildTree(cfg, tmpIndex);
     }

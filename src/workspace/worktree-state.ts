@@ -16,6 +16,13 @@ function foreign(kind: string): Entry {
   return { mode: 'other', id: kind };
 }
 
+const DIRECTORY = foreign('directory');
+
+/** A directory stands where a file or symlink was expected. */
+export function isDirectoryEntry(e: Entry | null): boolean {
+  return e !== null && e.mode === DIRECTORY.mode && e.id === DIRECTORY.id;
+}
+
 /**
  * The current entry at `abs`, or null when nothing is there. Files larger than `maxBytes`
  * are not read: they can never match a snapshot (snapshots leave such files out).
@@ -24,7 +31,7 @@ export function currentEntry(abs: string, maxBytes: number): Entry | null {
   const st = lstatOrNull(abs);
   if (st === null) return null;
   if (st.isSymbolicLink()) return { mode: '120000', id: blobId(fs.readlinkSync(abs, { encoding: 'buffer' })) };
-  if (st.isDirectory()) return foreign('directory');
+  if (st.isDirectory()) return DIRECTORY;
   if (!st.isFile()) return foreign('special');
   if (st.size > maxBytes) return foreign(`large:${st.size}`);
   return { mode: (st.mode & 0o100) !== 0 ? '100755' : '100644', id: blobId(fs.readFileSync(abs)) };
