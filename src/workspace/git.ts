@@ -71,7 +71,10 @@ const FORCED_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['core.excludesFile', '/dev/null'],
   ['core.attributesFile', '/dev/null'],
   ['core.untrackedCache', 'false'],
-  ['core.splitIndex', 'false'],
+  // Snapshots copy and rewrite a small split index; the 20,000-entry shared part is written once
+  // per large change (sharedindex.<id> in the store; unused ones expire after a day).
+  ['core.splitIndex', 'true'],
+  ['splitIndex.sharedIndexExpire', '1.day.ago'],
   ['core.sparseCheckout', 'false'],
   ['core.commitGraph', 'false'],
   ['gc.auto', '0'],

@@ -62,15 +62,17 @@ describe('snapshot', () => {
   });
 
   it('notices a same-size rewrite made in the same second as the cache was written (racy git)', async () => {
-    write(sb.ws, 'a.txt', 'aaaa\n');
+    write(sb.ws, 'a.txt', 'round 0\n');
     const s = await sb.open();
     await snap(s);
-    write(sb.ws, 'a.txt', 'bbbb\n');
-    // The rewrite's times usually fall in the cache's second; the next snapshot must not trust them.
-    const cacheSecond = Math.floor(fs.statSync(path.join(s.storeDir ?? '', 'index.cache')).mtimeMs / 1000);
-    await waitFor(() => Math.floor(Date.now() / 1000) > cacheSecond);
-    const after = await snap(s);
-    expect(blobAt(s, after.id, 'a.txt').toString()).toBe('bbbb\n');
+    for (let round = 1; round <= 3; round++) {
+      write(sb.ws, 'a.txt', `round ${round}\n`);
+      // The rewrite's times usually fall in the cache's second; the next snapshot must not trust them.
+      const cacheSecond = Math.floor(fs.statSync(path.join(s.storeDir ?? '', 'index.cache')).mtimeMs / 1000);
+      await waitFor(() => Math.floor(Date.now() / 1000) > cacheSecond);
+      const after = await snap(s);
+      expect(blobAt(s, after.id, 'a.txt').toString()).toBe(`round ${round}\n`);
+    }
   });
 
   it('honours .gitignore files at every level, and never records agentx state files', async () => {
@@ -169,6 +171,20 @@ describe('snapshot', () => {
     expect(filesIn(s, second.id)).toEqual(['a.txt', 'c.txt', 'dir/b.txt']);
     expect(second.id).not.toBe(first.id);
     storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
+  });
+
+  it('rebuilds from scratch when the shared part of the cached index is gone', async () => {
+    for (let i = 0; i < 30; i++) write(sb.ws, `f${i}.txt`, `${i}`);
+    const s = await sb.open();
+    await snap(s);
+    const gitDir = gitDirOf(s);
+    const shared = fs.readdirSync(gitDir).filter((n) => n.startsWith('sharedindex.'));
+    expect(shared.length).toBeGreaterThan(0);
+    for (const n of shared) fs.unlinkSync(path.join(gitDir, n));
+    write(sb.ws, 'f0.txt', 'changed');
+    const after = await snap(s);
+    expect(filesIn(s, after.id)).toHaveLength(30);
+    expect(blobAt(s, after.id, 'f0.txt').toString()).toBe('changed');
   });
 
   it('ignores GIT_* variables inherited from the caller (they would point git at the wrong repository)', async () => {
