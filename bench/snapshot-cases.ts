@@ -63,6 +63,26 @@ export async function benchSmallTree(workspace: string, stateRoot: string, first
   return { first, incremental, unchanged, incrementalCpuMs: cpu / incrementalRuns, files: countFiles(workspace) };
 }
 
+/** Reference for the machine: one lstat() of every file of the tree, from Node (the floor of any stat cache). */
+export function lstatAll(dir: string, runs: number): number[] {
+  const paths: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else paths.push(p);
+    }
+  };
+  walk(dir);
+  const out: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = process.hrtime.bigint();
+    for (const p of paths) fs.lstatSync(p);
+    out.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return out;
+}
+
 function countFiles(dir: string): number {
   let n = 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? countFiles(path.join(dir, e.name)) : 1;

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleChild, makeSandbox, storeGit, write, type Sandbox } from './test-support.ts';
+import { bundleChild, makeSandbox, seededRandom, storeGit, write, type Sandbox } from './test-support.ts';
 
 const CHILDREN = 4;
 const ROUNDS = 12;
@@ -108,6 +108,35 @@ describe('concurrent snapshots', () => {
       const final = await s.snapshot();
       expect(storeGit(gitDir, ['ls-tree', '-r', '--name-only', final?.id ?? '']).split('\n').filter(Boolean)).toHaveLength(102);
       storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
+    } finally {
+      sb.cleanup();
+    }
+  }, 120_000);
+
+  it('a process killed in the middle of snapshots leaves nothing that blocks or breaks the store', async () => {
+    const rnd = seededRandom('snapshot kill points');
+    const sb = makeSandbox();
+    try {
+      for (let i = 0; i < 300; i++) write(sb.ws, `base/f${i}.txt`, `base ${i}\n`);
+      const before = JSON.stringify(fs.readdirSync(sb.ws));
+      for (let round = 0; round < 4; round++) {
+        const go = path.join(sb.root, `go${round}`);
+        const p = spawn(process.execPath, [child, sb.ws, sb.stateHome, `killed${round}`, '50', go], { stdio: ['ignore', 'pipe', 'ignore'] });
+        const delay = Math.floor(rnd.next() * 150);
+        const exited = new Promise((resolve) => p.on('close', resolve));
+        p.stdout.once('data', () => setTimeout(() => p.kill('SIGKILL'), delay));
+        fs.writeFileSync(go, '');
+        await exited;
+      }
+      const s = await sb.open({ lockWaitMs: 2_000 });
+      const gitDir = path.join(s.storeDir ?? '', 'git');
+      expect((await s.snapshot())?.id).toMatch(/^[0-9a-f]{40}$/);
+      await s.prune([]);
+      storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
+      expect(fs.readdirSync(s.storeDir ?? '').filter((n) => n.includes('.tmp-') || n.startsWith('index.empty-'))).toEqual([]);
+      expect(fs.readdirSync(path.join(s.storeDir ?? '', 'lock.readers'))).toEqual([]);
+      // Snapshots never write into the workspace: only the files the children wrote are new.
+      expect(fs.readdirSync(sb.ws).filter((n) => !n.startsWith('killed'))).toEqual(JSON.parse(before));
     } finally {
       sb.cleanup();
     }

@@ -14,6 +14,10 @@ describe('translateIgnoreRules', () => {
     expect(translateIgnoreRules(rules, '', 'app')).toEqual(['/secret', '/out/', '/gen/*.js', 'app']);
   });
 
+  it('keeps anchored rules anchored when the workspace is the repository root', () => {
+    expect(translateIgnoreRules('/local.env\nnotes/*.md\n', '', '')).toEqual(['/local.env', '/notes/*.md']);
+  });
+
   it('handles rules of a .gitignore between the repository root and a deeper workspace', () => {
     expect(translateIgnoreRules('/pkg/dist\n/pkg/**/cache\n/lib\n', 'packages', 'packages/pkg')).toEqual(['/dist', '/**/cache']);
     expect(translateIgnoreRules('/x\n', 'elsewhere', 'packages/pkg')).toEqual([]);

@@ -40,11 +40,11 @@ function expireArg(graceMs: number): string {
   return graceMs <= 0 ? '--expire=now' : `--expire=${Math.ceil(graceMs / 1000)}.seconds.ago`;
 }
 
-/** Temp indexes and lock temps left in the project directory by processes that died. */
+/** Temp files (indexes, half-written files, a half-made store) of processes that died. */
 function removeDeadTemps(paths: StorePaths): void {
   for (const name of fs.readdirSync(paths.projectDir)) {
-    const pid = /^(?:index\.(?:tmp|empty|diff)|lock\.tmp|[a-z]+\.tmp)-(\d+)-/.exec(name)?.[1];
-    if (pid !== undefined && !isPidAlive(Number(pid))) unlinkQuiet(path.join(paths.projectDir, name));
+    const pid = /(?:\.tmp|^index\.(?:empty|diff))-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !isPidAlive(Number(pid))) fs.rmSync(path.join(paths.projectDir, name), { recursive: true, force: true });
   }
 }
 

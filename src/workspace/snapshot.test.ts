@@ -213,6 +213,15 @@ describe('snapshot', () => {
     expect(await s.snapshot()).toBeNull();
   });
 
+  it.runIf(process.getuid?.() === 0)('works as root on a workspace owned by another user (containers)', async () => {
+    write(sb.ws, 'a.txt', 'a');
+    fs.chownSync(sb.ws, 65534, 65534);
+    fs.chownSync(path.join(sb.ws, 'a.txt'), 65534, 65534);
+    const s = await sb.open();
+    const { id } = await snap(s);
+    expect(filesIn(s, id)).toEqual(['a.txt']);
+  });
+
   it('is unavailable, with one clear notice, when git is not installed', async () => {
     const s = await sb.open({ gitBin: path.join(sb.root, 'no-such-git') });
     expect(s.available).toBe(false);
