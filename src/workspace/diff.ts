@@ -133,8 +133,8 @@ export async function treeOfEntries(ctx: GitContext, scratchDir: string, entries
   const indexFile = path.join(scratchDir, `index.diff-${process.pid}-${randomHex(8)}`);
   try {
     const lines = entries.map(([p, e]) => `${e.mode} ${e.id}\t${p}`);
-    if (lines.length > 0) await runGit(ctx, ['update-index', '-z', '--index-info'], { indexFile, input: joinNul(lines) });
-    return (await runGit(ctx, ['write-tree'], { indexFile })).stdout.toString('utf8').trim();
+    if (lines.length > 0) await runGit(ctx, ['update-index', '-z', '--index-info'], { indexFile, input: joinNul(lines), throwawayIndex: true });
+    return (await runGit(ctx, ['write-tree'], { indexFile, throwawayIndex: true })).stdout.toString('utf8').trim();
   } finally {
     unlinkQuiet(indexFile);
   }

@@ -33,6 +33,8 @@ export interface GitRun {
   bare?: boolean;
   /** The commit time (commit-tree), instead of the clock's. */
   date?: Date;
+  /** A throwaway index: written whole, no shared part left behind in the store. */
+  throwawayIndex?: boolean;
 }
 
 export interface GitResult {
@@ -114,8 +116,9 @@ export function gitEnv(ctx: GitContext, run: GitRun = {}): Record<string, string
   env.XDG_CONFIG_HOME = `${ctx.gitDir}/no-xdg-config`;
   env.LC_ALL = 'C';
   delete env.LANGUAGE;
-  env.GIT_CONFIG_COUNT = String(FORCED_CONFIG.length);
-  FORCED_CONFIG.forEach(([key, value], i) => {
+  const config = run.throwawayIndex === true ? FORCED_CONFIG.map(([k, v]) => [k, k === 'core.splitIndex' ? 'false' : v] as const) : FORCED_CONFIG;
+  env.GIT_CONFIG_COUNT = String(config.length);
+  config.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });

@@ -129,7 +129,7 @@ export async function listSkippedDirectories(cfg: SnapshotConfig): Promise<Skipp
   writeExcludeIfChanged(cfg);
   const emptyIndex = path.join(cfg.paths.projectDir, `index.empty-${process.pid}-${randomHex(8)}`);
   try {
-    const res = await runGit(cfg.ctx, ['ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-standard'], { indexFile: emptyIndex });
+    const res = await runGit(cfg.ctx, ['ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-standard'], { indexFile: emptyIndex, throwawayIndex: true });
     return splitNul(res.stdout)
       .filter((entry) => isSkipDir(entry, cfg.skipDirs))
       .map((entry) => ({ path: entry, reason: 'skipped-directory' as const }));
