@@ -102,14 +102,13 @@ describe('diff', () => {
     write(sb.ws, 'a.txt', 'turn 2\n');
     write(sb.ws, 'b.txt', 'new in turn 2\n');
     const a2 = await snapId(s);
+    const gitDir = path.join(s.storeDir ?? '', 'git');
+    const shared = fs.readdirSync(gitDir).filter((n) => n.startsWith('sharedindex.'));
     const d = await s.diffSpans([{ from: b1, to: a1 }, { from: b2, to: a2 }]);
     expect(d.summary).toEqual(['M a.txt', 'A b.txt']);
     expect(d.text).toContain('-start\n+turn 2\n');
     expect(d.text).not.toContain('mine.txt');
     // Rendering the merged diff leaves no index behind in the store.
-    const gitDir = path.join(s.storeDir ?? '', 'git');
-    const shared = fs.readdirSync(gitDir).filter((n) => n.startsWith('sharedindex.'));
-    await s.diffSpans([{ from: b1, to: a1 }, { from: b2, to: a2 }]);
     expect(fs.readdirSync(gitDir).filter((n) => n.startsWith('sharedindex.'))).toEqual(shared);
     expect(fs.readdirSync(s.storeDir ?? '').filter((n) => n.startsWith('index.diff'))).toEqual([]);
   });
