@@ -1,13 +1,13 @@
 // Workspace snapshots: the public API the engine and the REPL use (see docs/SNAPSHOTS.md).
 //
 //   const ws = await openWorkspaceSnapshots({ workspace: cwd, env: process.env, homeDir });
-//   if (ws.notice) say(ws.notice);                  // once: git missing, or home directory
-//   await ws.resumeInterruptedRestore();           // at start
-//   const before = await ws.snapshot();            // before the first writing tool call of a turn
-//   const after = await ws.snapshot();             // at the end of the turn
-//   checkpoint.snapshots = { before: before.id, after: after.id };
-//   const plan = await ws.planRestore([{ from: before.id, to: after.id }, …]);
-//   await ws.applyRestore(plan);
+//   if (ws.notice) say(ws.notice);                  // once: git missing, home directory, /
+//   say(await ws.resumeInterruptedRestore());      // at start, when non-null
+//   const from = await ws.snapshot();              // before the first tool call of a turn that can write
+//   const to = await ws.snapshot();                // at the end of that turn
+//   checkpoint.files = { from: from.id, to: to.id };   // one span per turn
+//   const plan = await ws.planRestore(spansAfterTheChosenCheckpoint);
+//   formatPlan(plan) → preview; then await ws.applyRestore(plan);
 //
 // Without git every method is a no-op and `notice` says so.
 
@@ -47,7 +47,7 @@ export interface WorkspaceSnapshotsOptions {
   capBytes?: number;
   /** Directory names never snapshotted (default: node_modules, build output, caches). */
   skipDirs?: readonly string[];
-  /** Objects younger than this are never pruned (default 10 minutes). */
+  /** Snapshots younger than this are never pruned: another process may not have recorded them yet (default 10 minutes). */
   graceMs?: number;
   /** How long a restore or prune waits for another process holding the store (default 30 s). */
   lockWaitMs?: number;
@@ -171,7 +171,13 @@ class Store implements WorkspaceSnapshots {
     private readonly opts: WorkspaceSnapshotsOptions,
   ) {
     this.storeDir = paths.projectDir;
-    this.cfg = { ctx, paths, workspace, maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, skipDirs: opts.skipDirs ?? DEFAULT_SKIP_DIRS, now: opts.now ?? (() => new Date()),
+    this.cfg = {
+      ctx,
+      paths,
+      workspace,
+      maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      skipDirs: opts.skipDirs ?? DEFAULT_SKIP_DIRS,
+      now: opts.now ?? (() => new Date()),
       maxNewFiles: opts.maxNewFiles ?? 100_000,
     };
   }

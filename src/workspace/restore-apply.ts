@@ -10,7 +10,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runGit, splitNul, type GitContext } from './git.ts';
+import { isObjectId, runGit, splitNul, type GitContext } from './git.ts';
 import { BlobReader } from './blob-reader.ts';
 import { placeEntry, removeDeadTemps } from './file-place.ts';
 import { atomicWriteFile, fsyncDir, readTextOrNull, unlinkQuiet } from './fs-util.ts';
@@ -93,7 +93,7 @@ function parseJournal(text: string): Journal | null {
   }
   if (typeof value !== 'object' || value === null) return null;
   const j: Partial<Record<keyof Journal, unknown>> = value;
-  if (j.version !== 1 || typeof j.workspace !== 'string' || typeof j.startSnapshot !== 'string' || typeof j.startedAt !== 'string') return null;
+  if (j.version !== 1 || typeof j.workspace !== 'string' || !isObjectId(j.startSnapshot) || typeof j.startedAt !== 'string') return null;
   if (!Array.isArray(j.actions) || !j.actions.every(isActionLike)) return null;
   return { version: 1, pid: typeof j.pid === 'number' ? j.pid : 0, startedAt: j.startedAt, workspace: j.workspace, startSnapshot: j.startSnapshot, actions: j.actions };
 }
