@@ -36,7 +36,10 @@ export function makeSmallTree(root: string, dirs: number, perDir: number): void 
 }
 
 /** First snapshots (each into a fresh store) and incremental ones after one file changed. */
-export async function benchSmallTree(workspace: string, stateRoot: string, firstRuns: number, incrementalRuns: number): Promise<{ first: number[]; incremental: number[]; unchanged: number[]; incrementalCpuMs: number; files: number }> {
+export async function benchSmallTree(workspace: string, stateRoot: string, firstRuns: number, incrementalRuns: number): Promise<{
+  first: number[]; incremental: number[]; unchanged: number[]; incrementalCpuMs: number; files: number;
+  loose: { disk: number; apparent: number }; packed: { disk: number; apparent: number }; tree: { disk: number; apparent: number };
+}> {
   const first: number[] = [];
   let s: WorkspaceSnapshots | null = null;
   for (let i = 0; i < firstRuns; i++) {
@@ -60,7 +63,10 @@ export async function benchSmallTree(workspace: string, stateRoot: string, first
       unchanged.push(same);
     }
   }
-  return { first, incremental, unchanged, incrementalCpuMs: cpu / incrementalRuns, files: countFiles(workspace) };
+  const loose = usage(store.storeDir ?? '');
+  await store.prune([]);
+  const packed = usage(store.storeDir ?? '');
+  return { first, incremental, unchanged, incrementalCpuMs: cpu / incrementalRuns, files: countFiles(workspace), loose, packed, tree: usage(workspace) };
 }
 
 /** Reference for the machine: one lstat() of every file of the tree, from Node (the floor of any stat cache). */

@@ -58,6 +58,7 @@ Load average before / after: ${loadBefore} / ${loadAfter} (the machine is shared
 | CPU time of one incremental snapshot (agentx + its git processes; load-independent) | ${ms(t.incrementalCpuMs)} (mean of ${incr.n}, 10 ms clock ticks) | report | reported |
 | reference: one lstat() of each of the ${t.files.toLocaleString('en')} files, from Node | ${spread(lstat)} | report | reported |
 | snapshot with nothing changed (reuses the previous id) | ${spread(same)} | report | reported |
+| store of that ${t.files.toLocaleString('en')}-file project (${mb(t.tree.disk)} on disk, ${mb(t.tree.apparent)} of content), after the incremental runs | ${mb(t.loose.disk)} on disk as loose objects; ${mb(t.packed.disk)} after the first prune packed them | report | reported |
 | store growth after 20 turns, each changing one ${g.fileBytes / 1024} KiB file of a ${mb(g.treeBytes)} tree (${g.files} files) | ${mb(growthDisk)} on disk (${mb(growthApparent)} apparent) for ${mb(g.changed)} changed = **${(growthDisk / g.changed).toFixed(2)}×** | < 2× the changed bytes | ${verdict(growthDisk < 2 * g.changed)} |
 | store size after the first snapshot of that tree | ${mb(g.base.disk)} on disk | report | reported |
 | one turn's two snapshots (before + after) on that tree | ${spread(turn)} | report | reported |

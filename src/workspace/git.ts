@@ -80,6 +80,7 @@ const FORCED_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['core.sparseCheckout', 'false'],
   ['core.commitGraph', 'false'],
   ['gc.auto', '0'],
+  ['repack.writeBitmaps', 'false'],
   ['maintenance.auto', 'false'],
   ['commit.gpgSign', 'false'],
   ['index.version', '4'],

@@ -81,6 +81,25 @@ describe('prune', () => {
   });
 });
 
+describe('compaction', () => {
+  it('packs many loose objects into one pack, and every snapshot stays readable', async () => {
+    for (let i = 0; i < 1200; i++) write(sb.ws, `src/f${i}.txt`, `file ${i}\n`);
+    const s = await sb.open();
+    const id = await snapId(s);
+    const objects = path.join(s.storeDir ?? '', 'git', 'objects');
+    const loose = (): number => fs.readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)).reduce((n, d) => n + fs.readdirSync(path.join(objects, d)).length, 0);
+    expect(loose()).toBeGreaterThan(1000);
+    await s.prune([id]);
+    expect(loose()).toBe(0);
+    expect(fs.readdirSync(path.join(objects, 'pack')).filter((n) => n.endsWith('.pack'))).toHaveLength(1);
+    expect(storeGit(path.join(s.storeDir ?? '', 'git'), ['cat-file', 'blob', `${id}:src/f777.txt`])).toBe('file 777\n');
+    write(sb.ws, 'src/f1.txt', 'after packing\n');
+    const next = await snapId(s);
+    expect((await s.diff(id, next)).summary).toEqual(['M src/f1.txt']);
+    storeGit(path.join(s.storeDir ?? '', 'git'), ['fsck', '--strict', '--no-dangling']);
+  });
+});
+
 describe('size cap', () => {
   it('removes the oldest snapshots across projects first, drops emptied projects, and says so in one line', async () => {
     const clock = ticking(Date.UTC(2026, 0, 1));

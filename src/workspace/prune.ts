@@ -48,10 +48,43 @@ function removeDeadTemps(paths: StorePaths): void {
   }
 }
 
-/** Drops the snapshots, older than `graceMs`, that are neither in `keep` nor the newest one. Caller holds the lock. */
-async function dropSnapshots(ctx: GitContext, paths: StorePaths, drop: ReadonlySet<string>, graceMs: number): Promise<number> {
+/** Loose objects take at least a disk block each: packed once there are this many. */
+const LOOSE_OBJECTS_TO_PACK = 1000;
+/** This many packs are merged into one, which also drops what no snapshot refers to any more. */
+const PACKS_TO_MERGE = 8;
+
+function countIn(dir: string, keep: (name: string) => boolean): number {
+  try {
+    return fs.readdirSync(dir).filter(keep).length;
+  } catch {
+    return 0;
+  }
+}
+
+function looseObjects(paths: StorePaths): number {
+  const objects = path.join(paths.gitDir, 'objects');
+  let n = 0;
+  for (const dir of fs.readdirSync(objects)) if (/^[0-9a-f]{2}$/.test(dir)) n += countIn(path.join(objects, dir), () => true);
+  return n;
+}
+
+/**
+ * Keeps the store compact (caller holds the lock): many loose objects go into a pack; many
+ * packs, or `full` (the size cap), are merged into one holding only what snapshots refer to.
+ */
+async function compact(ctx: GitContext, paths: StorePaths, full: boolean): Promise<void> {
+  if (full || countIn(path.join(paths.gitDir, 'objects', 'pack'), (n) => n.endsWith('.pack')) >= PACKS_TO_MERGE) {
+    await runGit(ctx, ['repack', '-a', '-d', '-q']);
+  } else if (looseObjects(paths) >= LOOSE_OBJECTS_TO_PACK) {
+    await runGit(ctx, ['repack', '-d', '-q']);
+  }
+}
+
+/** Drops the given snapshots and what only they referred to. Caller holds the lock. */
+async function dropSnapshots(ctx: GitContext, paths: StorePaths, drop: ReadonlySet<string>, graceMs: number, full: boolean): Promise<number> {
   for (const id of drop) unlinkQuiet(snapshotRefFile(paths, id));
-  await runGit(ctx, ['prune', expireArg(graceMs)]);
+  if (drop.size > 0) await runGit(ctx, ['prune', expireArg(graceMs)]);
+  await compact(ctx, paths, full && drop.size > 0);
   removeDeadTemps(paths);
   return drop.size;
 }
@@ -66,7 +99,7 @@ export async function pruneStore(ctx: GitContext, paths: StorePaths, keep: reado
     const cutoff = (now.getTime() - graceMs) / 1000;
     const all = await listSnapshots(ctx);
     const drop = new Set(all.filter((s) => !keepSet.has(s.id) && s.time <= cutoff).map((s) => s.id));
-    const removed = drop.size > 0 ? await dropSnapshots(ctx, paths, drop, graceMs) : 0;
+    const removed = await dropSnapshots(ctx, paths, drop, graceMs, false);
     return { removed, kept: all.length - removed };
   } finally {
     lock.release();
@@ -146,7 +179,7 @@ export async function enforceCap(input: CapInput): Promise<CapResult> {
       if (!lock.ok) continue;
       try {
         const drop = new Set(batch.filter((c) => c.project === project).map((c) => c.snap.id));
-        removed += await dropSnapshots(project.ctx, project.paths, drop, input.graceMs);
+        removed += await dropSnapshots(project.ctx, project.paths, drop, input.graceMs, true);
         for (const c of batch) if (c.project === project) newestRemoved = Math.max(newestRemoved, c.snap.time);
         touchedProjects.add(project.paths.projectDir);
         progressed = true;
