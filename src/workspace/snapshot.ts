@@ -140,8 +140,8 @@ export async function listSkippedDirectories(cfg: SnapshotConfig): Promise<Skipp
 
 /**
  * The workspace's current tree, written to the store, with the stat cache updated. A cache that
- * points at objects the store no longer has (a prune raced with us) makes write-tree fail: the
- * tree is then rebuilt from scratch.
+ * git cannot use (its shared index expired, objects it names are gone) makes git fail: the tree
+ * is then rebuilt from scratch.
  */
 export async function snapshotTree(cfg: SnapshotConfig): Promise<TreeResult> {
   writeExcludeIfChanged(cfg);
@@ -153,7 +153,7 @@ export async function snapshotTree(cfg: SnapshotConfig): Promise<TreeResult> {
       result = await buildTree(cfg, tmpIndex);
     } catch (error) {
       if (!seeded || !(error instanceof GitError)) throw error;
-      // Only write-tree can fail this way; the rebuild hashes everything again.
+      // A cache whose shared index or objects are gone: start from nothing (every file is hashed again).
       unlinkQuiet(tmpIndex);
       result = await buildTree(cfg, tmpIndex);
     }
