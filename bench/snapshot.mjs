@@ -1,14 +1,14 @@
 // `npm run bench:snapshot` (issue 16): workspace snapshot time on a tree of 20,000 small files
 // (first snapshot, and an incremental one after one file changed: target < 100 ms) and the store
 // size after 20 turns each changing one file of a 50 MB tree (target: growth < 2× the changed
-// bytes). Results into docs/SNAPSHOT-BENCH.md with machine and date.
+// bytes). Results into its section of BENCHMARKS.md with machine and date.
 // SNAPSHOT_BENCH_RUNS (default 15) incremental runs; the first snapshot is timed 3 times.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { REPO, stats } from './lib.mjs';
+import { REPO, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(3, Number(process.env.SNAPSHOT_BENCH_RUNS ?? 15));
 const log = (m) => process.stderr.write(`${m}\n`);
@@ -78,7 +78,7 @@ Notes:
   the stat pass alone takes most of the 100 ms budget on this machine, and the result moves with the machine's load;
   a file watcher could skip the pass, at the price of trusting every change event.
 `;
-  writeFileSync(join(REPO, 'docs/SNAPSHOT-BENCH.md'), md);
+  writeBenchSection('snapshot', md);
   process.stdout.write(md);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
