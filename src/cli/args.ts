@@ -21,6 +21,8 @@ export interface CliOptions {
   showReasoning: boolean;
   showShellCalls: boolean;
   shellTool?: ShellToolKind;
+  webSearch?: boolean;        // --web-search on|off (hosted tool)
+  imageGeneration?: boolean;  // --image-generation on|off (hosted tool)
   readStdin: boolean;         // `agentx -`
 }
 
@@ -49,7 +51,14 @@ const FLAGS: FlagSpec[] = [
   { long: 'no-reasoning', help: 'hide reasoning summaries', apply: (o) => { o.showReasoning = false; } },
   { long: 'no-shell-calls', help: 'hide shell call display (they still run)', apply: (o) => { o.showShellCalls = false; } },
   { long: 'shell-tool', value: 'builtin|function', help: 'how the shell tool is offered to the model', apply: (o, v) => { o.shellTool = checkShellTool(v, '--shell-tool'); } },
+  { long: 'web-search', value: 'on|off', help: 'offer the hosted web search tool (default: on for api.openai.com)', apply: (o, v) => { o.webSearch = checkOnOff(v, '--web-search'); } },
+  { long: 'image-generation', value: 'on|off', help: 'offer the hosted image generation tool (default off)', apply: (o, v) => { o.imageGeneration = checkOnOff(v, '--image-generation'); } },
 ];
+
+export function checkOnOff(v: string, where: string): boolean {
+  if (v === 'on' || v === 'off') return v === 'on';
+  throw new UsageError(`${where}: expected "on" or "off", got "${v}"`);
+}
 
 export function checkShellTool(v: string, where: string): ShellToolKind {
   if (v === 'builtin' || v === 'function') return v;
@@ -148,7 +157,8 @@ export function helpText(version: string): string {
     ...rows,
     '',
     'Environment: AGENTX_API_KEY (or OPENAI_API_KEY), AGENTX_BASE_URL (or OPENAI_BASE_URL),',
-    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_CONFIG (default ~/.agentx).',
+    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_WEB_SEARCH, AGENTX_IMAGE_GENERATION,',
+    '  AGENTX_CONFIG (default ~/.agentx).',
     'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted.',
     '',
   ].join('\n');

@@ -1,6 +1,6 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
+import { checkOnOff, checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { configPath } from '../paths.ts';
 import { parseDotenv } from './dotenv.ts';
@@ -16,6 +16,9 @@ export interface Config {
   model: string;
   reasoningEffort: string | undefined;
   shellTool: ShellToolKind;
+  /** Hosted tools offered to the model. */
+  webSearch: boolean;
+  imageGeneration: boolean;
   configFile: string;
 }
 
@@ -44,7 +47,28 @@ function pick(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v !== '');
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool'>, env: NodeJS.ProcessEnv): Config {
+/** OpenAI's own service (where hosted tools such as web search exist) as opposed to a compatible server. */
+export function isOpenAiBaseUrl(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/** An on/off setting: flag, else environment, else config file, else the default. */
+function onOff(flag: boolean | undefined, name: string, env: NodeJS.ProcessEnv, file: Record<string, string>, fallback: boolean): boolean {
+  if (flag !== undefined) return flag;
+  const raw = pick(env[name], file[name]);
+  if (raw === undefined) return fallback;
+  try {
+    return checkOnOff(raw, name);
+  } catch (err) {
+    throw new ConfigError(errorMessage(err));
+  }
+}
+
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'webSearch' | 'imageGeneration'>, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -61,5 +85,8 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   } catch {
     throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
   }
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file };
+  // Compatible servers (Ollama, vLLM, proxies) rarely have hosted web search: on only for OpenAI unless set.
+  const webSearch = onOff(flags.webSearch, 'AGENTX_WEB_SEARCH', env, fileValues, isOpenAiBaseUrl(baseUrl));
+  const imageGeneration = onOff(flags.imageGeneration, 'AGENTX_IMAGE_GENERATION', env, fileValues, false);
+  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, webSearch, imageGeneration, configFile: file };
 }

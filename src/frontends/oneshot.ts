@@ -15,8 +15,8 @@ import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
-import { startMcp } from './mcp-session.ts';
-import { createTurnDeps } from './runtime.ts';
+import { startMcpSession } from './mcp-session.ts';
+import { createTurnDeps, denyApprovals } from './runtime.ts';
 import { readStdin } from './stdin.ts';
 
 const STDIN_GRACE_MS = 200;
@@ -89,13 +89,13 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
     return code;
   };
-  const mcp = await startMcp({
-    projectDir: cwd, env, apiKey, wait: true,
-    notice: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
-  });
+  const notice = (line: string): void => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); };
+  const { manager: mcp, remote } = await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice });
   try {
     const deps = await createTurnDeps({
       mcp,
+      // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
+      hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
       config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
       // declined (the model is told) rather than run unasked.

@@ -9,14 +9,19 @@ import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
 import { buildInstructions } from '../model/request.ts';
+import { withLocalImages } from '../model/local-images.ts';
 import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
 import { homeDir, logDir } from '../paths.ts';
+import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
+import { argumentsPreview, createRemoteMcpTool, type ApprovalDecider, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
+import { createWebSearchTool } from '../tools/hosted/web-search.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
+import { createViewImageTool } from '../tools/view-image.ts';
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -52,6 +57,26 @@ export interface RuntimeInput {
   onDebugLog?: (path: string) => void;
   /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
   mcp?: McpManager;
+  /** Remote MCP servers the API calls, and who answers their approval requests. */
+  hosted?: HostedInput;
+}
+
+export interface HostedInput {
+  /** From the MCP config (`"type": "remote"`), headers expanded (frontends/mcp-session.ts). */
+  remoteMcp: RemoteMcpServer[];
+  /** The REPL asks the person; a one-shot applies its policy (denyApprovals). */
+  decideApproval: ApprovalDecider;
+}
+
+/**
+ * The one-shot policy for remote MCP approval requests: nobody can answer, so the call is
+ * denied, the model is told why, and `notice` says so (and how to allow it) in one line.
+ */
+export function denyApprovals(notice: (line: string) => void): ApprovalDecider {
+  return (q) => {
+    notice(`remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`);
+    return Promise.resolve({ approve: false, decidedBy: 'policy', reason: 'denied: agentx is running non-interactively, so nobody could approve this call' });
+  };
 }
 
 export type CommandRunner = (opts: ShellRunOptions) => Promise<ShellRunResult>;
@@ -66,7 +91,8 @@ export function commandRunner(r: Pick<RuntimeInput, 'config' | 'env'>): CommandR
 }
 
 /** The tools a session offers, in the order they are offered. */
-export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp'>): ToolRegistry {
+export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp' | 'hosted'>): ToolRegistry {
+  const remote = r.hosted?.remoteMcp ?? [];
   return new ToolRegistry([
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createShellTool({
@@ -75,6 +101,11 @@ export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp'>): 
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
       defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
     }),
+    createViewImageTool(),
+    // Hosted tools: the server runs them; these only offer them and show their items.
+    ...(r.config.webSearch ? [createWebSearchTool()] : []),
+    ...(r.config.imageGeneration ? [createImageGenerationTool()] : []),
+    ...(r.hosted && remote.length > 0 ? [createRemoteMcpTool(remote, r.hosted.decideApproval)] : []),
   ]);
 }
 
@@ -91,7 +122,8 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   });
   const home = homeDir(r.env);
   return {
-    client: scrubSecrets(client, [r.config.apiKey]),
+    // Attached images are read and inlined here, just before sending (the state holds path + hash).
+    client: withLocalImages(scrubSecrets(client, [r.config.apiKey])),
     shape: {
       model: r.config.model,
       // The shell named to the model is the one commands really run under (supervisor.ts decides).

@@ -18,8 +18,8 @@ import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { CostTracker } from './usage-view.ts';
-import { startMcp } from '../mcp-session.ts';
-import { buildRegistry, commandRunner } from '../runtime.ts';
+import { startMcpSession } from '../mcp-session.ts';
+import { buildRegistry, commandRunner, type HostedInput } from '../runtime.ts';
 import { buildEngine, configWithKey, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
@@ -73,11 +73,13 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (!late.runner) throw new Error('turn runner used before it exists');
     return late.runner;
   };
-  const shared = { cli, env, out, theme, session: sessionStore, costs };
+  // Remote MCP servers join once the MCP config is read (connectMcp); approvals are asked by the runner.
+  const hosted: HostedInput = { remoteMcp: [], decideApproval: (question) => getRunner().approve(question) };
+  const shared = { cli, env, out, theme, session: sessionStore, costs, hosted };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
   const ctx: ReplContext = {
     ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
-    history: loadHistory(historyFile),
+    history: loadHistory(historyFile), images: [],
     engine: await buildEngine(partial, config, getRunner),
     runCommand: commandRunner({ config, env }),
   };
@@ -102,7 +104,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       }
       ctx.config = { ...next, apiKey: next.apiKey };
       ctx.engine = await buildEngine(partial, ctx.config, getRunner);
-      if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env, mcp: ctx.mcp });
+      ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env, mcp: ctx.mcp, hosted: ctx.hosted });
       ctx.runCommand = commandRunner({ config: ctx.config, env });
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
@@ -144,7 +146,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
 /** MCP servers start in the background (the prompt does not wait); their tools join the registry. */
 async function connectMcp(ctx: ReplContext): Promise<void> {
   const t = ctx.theme;
-  ctx.mcp = await startMcp({
+  const started = await startMcpSession({
     projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, wait: false,
     notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
     approve: async (pending) => {
@@ -156,7 +158,9 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
       return answer === 'y';
     },
   });
-  if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env: ctx.env, mcp: ctx.mcp });
+  ctx.mcp = started.manager;
+  ctx.hosted.remoteMcp = started.remote;
+  if (ctx.mcp || started.remote.length > 0) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env: ctx.env, mcp: ctx.mcp, hosted: ctx.hosted });
 }
 
 function greet(ctx: ReplContext, existed: boolean): void {
@@ -210,7 +214,10 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
     if (action.kind === 'message') {
       const text = action.text;
       const notes = turnNotes(ctx);
-      const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal));
+      const images = ctx.images;
+      const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal, images));
+      // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
+      if (outcome.kind !== 'interrupted') ctx.images = [];
       await afterTurn(ctx, runner, outcome);
     }
   }

@@ -4,6 +4,7 @@
 import type { TurnOutcome } from '../../engine/engine.ts';
 import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
+import { argumentsPreview, type ApprovalDecision, type ApprovalQuestion } from '../../tools/hosted/remote-mcp.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
@@ -75,6 +76,20 @@ export class TurnRunner {
     }
     if (answer === 'a') this.alwaysRun = true;
     return answer !== 'n';
+  };
+
+  /** A remote MCP server's approval request: the person says yes or no (Esc/Ctrl-C: no, and the turn stops). */
+  readonly approve = async (q: ApprovalQuestion): Promise<ApprovalDecision> => {
+    const t = this.ctx.theme;
+    this.spinner.stop();
+    if (!this.writer.atLineStart) this.writer.write('\n');
+    this.writer.write(`${t.yellow('?')} remote MCP server ${t.cyan(q.server)} wants to run ${t.cyan(q.tool)} ${argumentsPreview(q.arguments)}  [y]es / [n]o: `);
+    const answer = await this.ctx.term.askKey(['y', 'n']);
+    this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
+    if (answer === 'cancel') this.controller?.abort();
+    return answer === 'y'
+      ? { approve: true, decidedBy: 'person' }
+      : { approve: false, decidedBy: 'person', reason: 'the user declined this call' };
   };
 
   /** Aborts the running turn (Ctrl-C, Ctrl-T, SIGINT, SIGTERM). */

@@ -24,12 +24,12 @@ function pricedClient(client: ModelClient, costs: CostTracker): ModelClient {
 }
 
 export async function buildEngine(
-  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme'> & { cwd: () => string },
+  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted'> & { cwd: () => string },
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
 ): Promise<Engine> {
   const deps = await createTurnDeps({
-    config, cli: ctx.cli, env: ctx.env, session: ctx.session,
+    config, cli: ctx.cli, env: ctx.env, session: ctx.session, hosted: ctx.hosted,
     emit: (ev) => runner().emit(ev),
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,
