@@ -159,6 +159,10 @@ export function helpText(version: string): string {
     'Environment: AGENTX_API_KEY (or OPENAI_API_KEY), AGENTX_BASE_URL (or OPENAI_BASE_URL),',
     '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_WEB_SEARCH, AGENTX_IMAGE_GENERATION,',
     '  AGENTX_CONFIG (default ~/.agentx).',
+    'Timeouts and limits: AGENTX_HEADERS_TIMEOUT_MS (wait for response headers, default 60000),',
+    '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',
+    '  (ceiling per command output stream, default 65536), AGENTX_STDIN_GRACE_MS (idle stdin pipe',
+    '  ignored after this when a message is given, default 1000), AGENTX_MAX_STDIN_BYTES.',
     'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted.',
     '',
   ].join('\n');

@@ -12,6 +12,7 @@ import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts
 import type { EmitEvent } from './events.ts';
 import { HostedItems } from './hosted.ts';
 import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
+import { fitOutputToJournal } from '../store/output-budget.ts';
 import { newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 
@@ -168,7 +169,8 @@ async function handleCall(deps: TurnDeps, item: ReturnType<typeof callItemOf>, s
   }
   const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit });
   summaries.push(...result.summary);
-  return { output: result.output, interrupted: result.interrupted, attachments: result.attachments };
+  // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
+  return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted, attachments: result.attachments };
 }
 
 async function streamOnce(deps: TurnDeps, attempt: Attempt, signal: AbortSignal): Promise<CompletedResponse> {

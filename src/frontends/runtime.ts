@@ -15,10 +15,11 @@ import { homeDir, logDir } from '../paths.ts';
 import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
 import { argumentsPreview, createRemoteMcpTool, type ApprovalDecider, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
 import { createWebSearchTool } from '../tools/hosted/web-search.ts';
+import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
+import { DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 import { createViewImageTool } from '../tools/view-image.ts';
@@ -59,6 +60,8 @@ export interface RuntimeInput {
   mcp?: McpManager;
   /** Remote MCP servers the API calls, and who answers their approval requests. */
   hosted?: HostedInput;
+  /** Said once when the --debug log cannot be written; requests go on regardless. */
+  onDebugWarning?: (message: string) => void;
 }
 
 export interface HostedInput {
@@ -83,11 +86,13 @@ export type CommandRunner = (opts: ShellRunOptions) => Promise<ShellRunResult>;
 
 /**
  * How commands run (model commands and the person's `!commands`, whose output also reaches the
- * model): one place decides their environment. They never see the key (see scrub.ts).
+ * model): one place decides their environment and output ceiling. They never see the key (scrub.ts).
  */
 export function commandRunner(r: Pick<RuntimeInput, 'config' | 'env'>): CommandRunner {
   const commandEnv = envWithoutSecrets(r.env, [r.config.apiKey]);
-  return (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv });
+  const { maxOutputBytes } = resolveLimits(r.env);
+  // The model's max_output_length may lower the cap, never raise it past the configured ceiling.
+  return (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv, maxOutputBytes: effectiveOutputCap(opts.maxOutputBytes, maxOutputBytes) });
 }
 
 /** The tools a session offers, in the order they are offered. */
@@ -99,7 +104,7 @@ export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp' | '
       form: r.config.shellTool,
       runCommand: commandRunner(r),
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-      defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+      defaultMaxOutputBytes: resolveLimits(r.env).maxOutputBytes,
     }),
     createViewImageTool(),
     // Hosted tools: the server runs them; these only offer them and show their items.
@@ -110,12 +115,14 @@ export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp' | '
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
-  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey]) : undefined;
-  if (debug) r.onDebugLog?.(debug.path);
+  const limits = resolveLimits(r.env);
+  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey], new Date(), (m) => r.onDebugWarning?.(m)) : undefined;
+  if (debug?.path !== undefined) r.onDebugLog?.(debug.path);
   const client = await createOpenAIClient({
     apiKey: r.config.apiKey,
     baseUrl: r.config.baseUrl,
-    idleTimeoutMs: envNumber(r.env, 'AGENTX_STREAM_IDLE_MS') ?? 300_000,
+    idleTimeoutMs: limits.streamIdleMs,
+    headersTimeoutMs: limits.headersTimeoutMs,
     log: debug?.log,
     organization: r.env.OPENAI_ORG_ID || undefined,
     project: r.env.OPENAI_PROJECT_ID || undefined,

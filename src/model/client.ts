@@ -8,12 +8,15 @@ import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 import { approvalRequestCall, isHostedItem, isToolCallItem, isUrlCitation, type HostedItem, type ToolCallItem, type UrlCitation } from '../wire/items.ts';
 import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
+import { installLiteWebGlobals } from './web-lite.ts';
 
 export interface ClientOptions {
   apiKey: string;
   baseUrl: string;
   /** No event for this long means the stream is stuck: abort it and treat it as retryable. */
   idleTimeoutMs: number;
+  /** No response headers this long after sending means the server is hung: a retryable timeout. */
+  headersTimeoutMs?: number;
   /** --debug: receives each request body and each event (never headers or the key). */
   log?: (kind: 'request' | 'event' | 'error', data: unknown) => void;
   /** OpenAI-Organization / OpenAI-Project headers (OPENAI_ORG_ID / OPENAI_PROJECT_ID). */
@@ -92,6 +95,15 @@ export function toCompleted(response: { id: string; status?: string | null; outp
   return completed;
 }
 
+/** Time to response headers when the caller sets none (AGENTX_HEADERS_TIMEOUT_MS). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
+/** The SDK's timeout (see `timeout` below) only covers the wait for response headers. */
+function headersTimeout(ms: number): ModelError {
+  const seconds = ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+  return new ModelError(`the server sent no response headers within ${seconds} (AGENTX_HEADERS_TIMEOUT_MS)`, 'retryable');
+}
+
 const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', 'server_is_overloaded', 'slow_down', 'timeout']);
 
 function streamFailure(code: string | null | undefined, message: string | null | undefined): ModelError {
@@ -118,6 +130,8 @@ function asWireEvent(raw: unknown): WireEvent {
 }
 
 export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
+  // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
+  installLiteWebGlobals();
   const { default: OpenAI } = await import('openai');
   const sdk = new OpenAI({
     apiKey: opts.apiKey,
@@ -126,7 +140,8 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     project: opts.project ?? null,
     // Our own recovery decides about retries (SPEC §3.6); the idle timer below catches stuck streams.
     maxRetries: 0,
-    timeout: 10 * 60_000,
+    // The SDK's timeout ends when fetch resolves, i.e. it is exactly a time-to-headers limit.
+    timeout: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     fetch: nodeFetch,
     // The SDK logs unparsable events to the console; we report them as one classified failure.
     logLevel: 'off',
@@ -205,7 +220,9 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       const sdkKind = err instanceof OpenAI.APIUserAbortError ? 'abort' as const
         : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' as const
           : err instanceof OpenAI.APIConnectionError ? 'connection' as const : undefined;
-      let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText }) : classifyFailure(err, sdkKind);
+      let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText })
+        : sdkKind === 'timeout' ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS)
+          : classifyFailure(err, sdkKind);
       // A socket that dies mid-stream surfaces as a plain error without status ("terminated"):
       // the response never completed, which is retryable like any cut stream.
       if (streaming && failure.kind === 'fatal' && failure.details.status === undefined && !(err instanceof ModelError)) {

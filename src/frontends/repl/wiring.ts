@@ -36,6 +36,7 @@ export async function buildEngine(
     workspaceRoot: ctx.session.dir,
     confirm: ctx.cli.confirm ? (request) => runner().confirm(request) : undefined,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
+    onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
   return new Engine(deps);
