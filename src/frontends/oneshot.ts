@@ -15,6 +15,7 @@ import { unlinkQuiet } from '../lib/fsutil.ts';
 import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
+import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { startMcpSession } from './mcp-session.ts';
 import { createTurnDeps, denyApprovals } from './runtime.ts';
@@ -72,6 +73,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
     quiet: cli.quiet, showUsage: cli.showUsage, showTimers: cli.showTimers, showReasoning: cli.showReasoning,
     showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12,
+    hyperlinks: supportsHyperlinks(process.stdout, env),
   });
   const emit = cli.json
     ? (ev: AgentEvent): void => {

@@ -5,6 +5,7 @@ import type { TurnOutcome } from '../../engine/engine.ts';
 import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
 import { argumentsPreview, type ApprovalDecision, type ApprovalQuestion } from '../../tools/hosted/remote-mcp.ts';
+import { supportsHyperlinks } from '../../ui/hyperlink.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
@@ -46,6 +47,7 @@ export class TurnRunner {
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
       quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
       showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12,
+      hyperlinks: supportsHyperlinks(this.ctx.out, this.ctx.env),
     });
   }
 
