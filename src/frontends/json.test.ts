@@ -54,12 +54,12 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'mcp_approval', call_id: 'a', server: 'docs', tool: 'search', approved: false, decided_by: 'policy', reason: 'one-shot' },
   ],
   image_generation: [
-    { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 67 },
-    { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 67, error: null },
+    { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70 },
+    { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70, error: null },
   ],
   image_attached: [
-    { type: 'image_attached', callId: 'v', path: '/p/a.png', mime: 'image/png', bytes: 67, sha256: 'ab' },
-    { type: 'image_attached', call_id: 'v', path: '/p/a.png', mime: 'image/png', bytes: 67, sha256: 'ab' },
+    { type: 'image_attached', callId: 'v', path: '/p/a.png', mime: 'image/png', bytes: 70, sha256: 'ab' },
+    { type: 'image_attached', call_id: 'v', path: '/p/a.png', mime: 'image/png', bytes: 70, sha256: 'ab' },
   ],
   tool_reused: [{ type: 'tool_reused', callId: 'c1', title: 'ls', commands: ['ls'] }, { type: 'tool_reused', call_id: 'c1', title: 'ls' }],
   retry: [
