@@ -1,8 +1,10 @@
 // Flag parsing for agentx. Hand-written instead of a library: the grammar is small and every
 // millisecond of startup counts. Pure: takes argv, returns options or throws UsageError.
+import { parseSandboxValue, SANDBOX_VALUES_TEXT } from '../sandbox/policy.ts';
 import { UsageError } from './errors.ts';
 
 export type ShellToolKind = 'builtin' | 'function';
+export type PatchToolKind = 'builtin' | 'function' | 'custom' | 'off';
 
 export interface CliOptions {
   command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list';
@@ -16,6 +18,8 @@ export interface CliOptions {
   confirm: boolean;
   debug: boolean;
   color: boolean;
+  /** `--raw`: answers as plain text, no Markdown rendering. */
+  raw: boolean;
   showUsage: boolean;
   showTimers: boolean;
   showReasoning: boolean;
@@ -23,6 +27,8 @@ export interface CliOptions {
   shellTool?: ShellToolKind;
   webSearch?: boolean;        // --web-search on|off (hosted tool)
   imageGeneration?: boolean;  // --image-generation on|off (hosted tool)
+  patchTool?: PatchToolKind;
+  sandbox?: string;           // --sandbox MODE, checked by parseSandboxValue
   readStdin: boolean;         // `agentx -`
 }
 
@@ -46,11 +52,14 @@ const FLAGS: FlagSpec[] = [
   { long: 'confirm', help: 'ask before each model shell command', apply: (o) => { o.confirm = true; } },
   { long: 'debug', help: 'log requests/responses to ~/.agentx-logs (secrets redacted)', apply: (o) => { o.debug = true; } },
   { long: 'no-color', help: 'no colours', apply: (o) => { o.color = false; } },
+  { long: 'raw', help: 'answers as plain text, not rendered Markdown (as with NO_COLOR)', apply: (o) => { o.raw = true; } },
   { long: 'no-usage', help: 'hide the usage line', apply: (o) => { o.showUsage = false; } },
   { long: 'no-timers', help: 'hide durations', apply: (o) => { o.showTimers = false; } },
   { long: 'no-reasoning', help: 'hide reasoning summaries', apply: (o) => { o.showReasoning = false; } },
   { long: 'no-shell-calls', help: 'hide shell call display (they still run)', apply: (o) => { o.showShellCalls = false; } },
   { long: 'shell-tool', value: 'builtin|function', help: 'how the shell tool is offered to the model', apply: (o, v) => { o.shellTool = checkShellTool(v, '--shell-tool'); } },
+  { long: 'patch-tool', value: 'builtin|function|custom|off', help: 'how the apply_patch edit tool is offered (default builtin)', apply: (o, v) => { o.patchTool = checkPatchTool(v, '--patch-tool'); } },
+  { long: 'sandbox', value: 'MODE', help: 'read-only, workspace-write (default) or danger-full-access', apply: (o, v) => { o.sandbox = checkSandbox(v); } },
   { long: 'web-search', value: 'on|off', help: 'offer the hosted web search tool (default: on for api.openai.com)', apply: (o, v) => { o.webSearch = checkOnOff(v, '--web-search'); } },
   { long: 'image-generation', value: 'on|off', help: 'offer the hosted image generation tool (default off)', apply: (o, v) => { o.imageGeneration = checkOnOff(v, '--image-generation'); } },
 ];
@@ -58,6 +67,16 @@ const FLAGS: FlagSpec[] = [
 export function checkOnOff(v: string, where: string): boolean {
   if (v === 'on' || v === 'off') return v === 'on';
   throw new UsageError(`${where}: expected "on" or "off", got "${v}"`);
+}
+
+function checkSandbox(v: string): string {
+  if (parseSandboxValue(v)) return v;
+  throw new UsageError(`--sandbox: expected ${SANDBOX_VALUES_TEXT}, got "${v}"`);
+}
+
+export function checkPatchTool(v: string, where: string): PatchToolKind {
+  if (v === 'builtin' || v === 'function' || v === 'custom' || v === 'off') return v;
+  throw new UsageError(`${where}: expected builtin, function, custom or off, got "${v}"`);
 }
 
 export function checkShellTool(v: string, where: string): ShellToolKind {
@@ -75,7 +94,7 @@ function checkUrl(v: string): string {
 
 function defaults(): CliOptions {
   return {
-    command: 'run', message: [], quiet: false, json: false, confirm: false, debug: false, color: true,
+    command: 'run', message: [], quiet: false, json: false, confirm: false, debug: false, color: true, raw: false,
     showUsage: true, showTimers: true, showReasoning: true, showShellCalls: true, readStdin: false,
   };
 }
@@ -157,8 +176,9 @@ export function helpText(version: string): string {
     ...rows,
     '',
     'Environment: AGENTX_API_KEY (or OPENAI_API_KEY), AGENTX_BASE_URL (or OPENAI_BASE_URL),',
-    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_WEB_SEARCH, AGENTX_IMAGE_GENERATION,',
-    '  AGENTX_CONFIG (default ~/.agentx).',
+    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_PATCH_TOOL, AGENTX_CONFIG (default ~/.agentx),',
+    '  AGENTX_SANDBOX (a --sandbox mode, or off-if-unavailable), AGENTX_SANDBOX_NETWORK=on|off (default off),',
+    '  AGENTX_WEB_SEARCH=on|off (default on for api.openai.com), AGENTX_IMAGE_GENERATION=on|off (default off).',
     'Timeouts and limits: AGENTX_HEADERS_TIMEOUT_MS (wait for response headers, default 60000),',
     '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',
     '  (ceiling per command output stream, default 65536), AGENTX_STDIN_GRACE_MS (idle stdin pipe',

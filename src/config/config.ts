@@ -1,8 +1,9 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { checkOnOff, checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
+import { checkOnOff, checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { configPath } from '../paths.ts';
+import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
 import { errorMessage, errorCode } from '../lib/fsutil.ts';
 
@@ -16,10 +17,14 @@ export interface Config {
   model: string;
   reasoningEffort: string | undefined;
   shellTool: ShellToolKind;
+  /** How the apply_patch tool is offered: --patch-tool, AGENTX_PATCH_TOOL (default builtin). */
+  patchTool: PatchToolKind;
   /** Hosted tools offered to the model. */
   webSearch: boolean;
   imageGeneration: boolean;
   configFile: string;
+  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (docs/SANDBOX.md). */
+  sandbox: SandboxSetting;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -68,7 +73,17 @@ function onOff(flag: boolean | undefined, name: string, env: NodeJS.ProcessEnv, 
   }
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'webSearch' | 'imageGeneration'>, env: NodeJS.ProcessEnv): Config {
+function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileValues: Record<string, string>): SandboxSetting {
+  const raw = flag ?? pick(env.AGENTX_SANDBOX, fileValues.AGENTX_SANDBOX);
+  const parsed = raw === undefined ? DEFAULT_SANDBOX_SETTING : parseSandboxValue(raw);
+  if (!parsed) throw new ConfigError(`AGENTX_SANDBOX: expected ${SANDBOX_VALUES_TEXT}, got "${raw ?? ''}"`);
+  const netRaw = pick(env.AGENTX_SANDBOX_NETWORK, fileValues.AGENTX_SANDBOX_NETWORK);
+  const network = netRaw === undefined ? DEFAULT_SANDBOX_SETTING.network : parseNetworkValue(netRaw);
+  if (network === undefined) throw new ConfigError(`AGENTX_SANDBOX_NETWORK: expected on or off, got "${netRaw ?? ''}"`);
+  return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network };
+}
+
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'>, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -80,13 +95,16 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   }
   const shellRaw = flags.shellTool ?? pick(env.AGENTX_SHELL_TOOL, fileValues.AGENTX_SHELL_TOOL);
   const shellTool = shellRaw === undefined ? 'builtin' : checkShellTool(shellRaw, 'AGENTX_SHELL_TOOL');
+  const patchRaw = flags.patchTool ?? pick(env.AGENTX_PATCH_TOOL, fileValues.AGENTX_PATCH_TOOL);
+  const patchTool = patchRaw === undefined ? 'builtin' : checkPatchTool(patchRaw, 'AGENTX_PATCH_TOOL');
   try {
     new URL(baseUrl);
   } catch {
     throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
   }
+  const sandbox = resolveSandbox(flags.sandbox, env, fileValues);
   // Compatible servers (Ollama, vLLM, proxies) rarely have hosted web search: on only for OpenAI unless set.
   const webSearch = onOff(flags.webSearch, 'AGENTX_WEB_SEARCH', env, fileValues, isOpenAiBaseUrl(baseUrl));
   const imageGeneration = onOff(flags.imageGeneration, 'AGENTX_IMAGE_GENERATION', env, fileValues, false);
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, webSearch, imageGeneration, configFile: file };
+  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration, configFile: file, sandbox };
 }

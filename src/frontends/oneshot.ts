@@ -13,12 +13,14 @@ import { emptyState } from '../store/state.ts';
 import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
 import { unlinkQuiet } from '../lib/fsutil.ts';
 import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
+import { sanitizeLine, showControls } from '../ui/sanitize.ts';
+import { prepareTerminalOutput, terminalRenderOptions } from '../ui/terminal-output.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { startMcpSession } from './mcp-session.ts';
-import { createTurnDeps, denyApprovals } from './runtime.ts';
+import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -34,7 +36,7 @@ export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, 
 
 function declineInOneshot(quiet: boolean): (request: ConfirmRequest) => Promise<boolean> {
   return (request) => {
-    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${request.title} (nobody can confirm here; use the interactive session)\n`);
+    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${showControls(request.title)} (nobody can confirm here; use the interactive session)\n`);
     return Promise.resolve(false);
   };
 }
@@ -70,9 +72,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   if (problem !== undefined && !cli.quiet) process.stderr.write(`agentx: ${problem}; keeping this one-shot's state in memory\n`);
 
   const theme = pickTheme(cli.color, process.stderr, env);
+  await prepareTerminalOutput(cli, process.stdout, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
     quiet: cli.quiet, showUsage: cli.showUsage, showTimers: cli.showTimers, showReasoning: cli.showReasoning,
-    showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12,
+    showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12, ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
     hyperlinks: supportsHyperlinks(process.stdout, env),
   });
   const emit = cli.json
@@ -91,15 +94,19 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   process.on('SIGTERM', onSignal);
   const fail = (message: string, kind: string, code: number): number => {
     if (cli.json) process.stdout.write(jsonLine(errorLine(kind, message, code)));
-    process.stderr.write(`agentx: ${message}\n`);
+    process.stderr.write(`agentx: ${sanitizeLine(message)}\n`);
     if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
     return code;
   };
   const notice = (line: string): void => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); };
   const { manager: mcp, remote } = await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice });
   try {
+    const commands = createCommands({
+      config: { ...config, apiKey }, env, workspaceRoot: cwd,
+      onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+    });
     const deps = await createTurnDeps({
-      mcp,
+      mcp, commands,
       // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
       hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
       config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,

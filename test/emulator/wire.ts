@@ -26,6 +26,8 @@ export type Step =
   | { kind: 'text'; text: string; chunks?: number; delayMs?: number; reasoning?: string }
   | { kind: 'shell'; commands: string[]; timeoutMs?: number; maxOutputLength?: number; text?: string }
   | { kind: 'function'; name: string; arguments: string }
+  /** A patch envelope, sent in the form the request's tools offer (see patch.ts). */
+  | { kind: 'patch'; patch: string; text?: string }
   | { kind: 'calls'; calls: Array<ShellCallSpec | FunctionCallSpec> }
   /** Hosted tool items, then (optionally) an answer citing `citations` (url_citation annotations). */
   | { kind: 'hosted'; items: HostedStepItem[]; text?: string; citations?: Array<{ url: string; title: string }> }
@@ -52,7 +54,7 @@ export interface RawStep {
   cut?: boolean;
 }
 
-export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'calls', 'hosted', 'http_error', 'cut', 'hang', 'failed', 'raw']);
+export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'patch', 'calls', 'hosted', 'http_error', 'cut', 'hang', 'failed', 'raw']);
 
 export interface LoggedRequest {
   seq: number;

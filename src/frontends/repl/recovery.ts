@@ -2,9 +2,9 @@
 // request that failed after the automatic retries (SPEC §3.6). Each menu only chooses an engine
 // operation; exactly-once and the session policy live in the engine.
 import type { PendingChoice } from '../../engine/engine.ts';
-import { needsPendingDecision } from '../../engine/journal.ts';
-import { callItemOf } from '../../engine/journal.ts';
+import { callItemOf, needsPendingDecision } from '../../engine/journal.ts';
 import { preview, type ToolJournalEntry } from '../../store/state.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 import { rollbackCommand } from './rollback.ts';
@@ -36,11 +36,11 @@ export function clearSession(ctx: ReplContext): void {
   say(ctx, ctx.theme.green('✓ cleared: a fresh conversation starts with your next message (/rollback undo brings the old one back)'));
 }
 
-const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session' }[] = [
+const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session'; confirm?: string }[] = [
   { label: 'Continue — tell the model these calls were interrupted; it decides what to do', choice: 'skip' },
   { label: 'Continue, ask first — same, and the model must ask you before running them again', choice: 'skip-ask-first' },
   { label: 'Retry — run the calls that did not complete, then continue the turn', choice: 'run' },
-  { label: 'New session — back the state up, clear it, start fresh', choice: 'new-session' },
+  { label: 'New session — back the state up, clear it, start fresh', choice: 'new-session', confirm: 'Start a new session? These calls are abandoned (the state is kept in a backup file).' },
 ];
 
 /** At start: the tool calls of a turn that never finished. Returns what the continuation did, if any. */
@@ -48,18 +48,18 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   const state = ctx.session.state;
   if (!needsPendingDecision(state)) return undefined;
   const t = ctx.theme;
-  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${preview(state.last_user_message ?? '')}"). Its tool calls:`));
+  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${sanitizeLine(preview(state.last_user_message ?? ''))}"). Its tool calls:`));
   const warnings = new Set<string>();
   for (const c of state.pending_tool_calls) {
     const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
-    say(ctx, `  ${t.cyan(`$ ${callTitle(ctx, c)}`)}  ${status}`);
+    say(ctx, `  ${t.cyan(`$ ${sanitizeLine(callTitle(ctx, c))}`)}  ${status}`);
     const resolved = ctx.engine.deps.registry.resolve(callItemOf(c));
     if (c.status !== 'completed' && resolved.ok && resolved.tool.retryWarning) warnings.add(resolved.tool.retryWarning);
   }
   for (const w of warnings) say(ctx, t.yellow(`  ${w}`));
   const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
     title: 'How do you want to go on?',
-    items: PENDING_CHOICES.map((c) => c.label),
+    items: PENDING_CHOICES.map((c) => (c.confirm ? { label: c.label, confirm: c.confirm } : c.label)),
   });
   const picked = index === null ? undefined : PENDING_CHOICES[index];
   if (picked === undefined) {
@@ -82,8 +82,8 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
     if (pending === null) return;
     const failed = ctx.session.state.failed_response;
     // Right after a failure the error is already on screen; at start it is news.
-    const what = shown ? '' : `The last request failed${failed ? ` (${failed.error})` : ''}. `;
-    const kept = pending.user_message ? `Your message is kept: "${preview(pending.user_message)}"` : '';
+    const what = shown ? '' : `The last request failed${failed ? ` (${sanitizeLine(failed.error)})` : ''}. `;
+    const kept = pending.user_message ? `Your message is kept: "${sanitizeLine(preview(pending.user_message))}"` : '';
     if (what || kept) say(ctx, t.yellow(`${what}${kept}`));
     const choice = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
       title: 'What now?',
@@ -91,7 +91,7 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
         'Retry — send the same request again (no command is re-run)',
         'New chain — start a new server-side chain from the local context',
         'Rollback — go back to an earlier checkpoint',
-        'Clear — start a fresh session',
+        { label: 'Clear — start a fresh session', confirm: 'Clear the session? (/rollback undo brings it back)' },
         'Cancel — keep it for later (↑ recalls your message; the next start offers this again)',
       ],
     });

@@ -9,6 +9,8 @@ import { preview } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
+import { prepareTerminalOutput } from '../../ui/terminal-output.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
 import { completeCommand, dispatch, type CommandHooks } from './commands.ts';
@@ -21,8 +23,8 @@ import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { lockForRepl, unsavedBanner } from './unsaved.ts';
 import { CostTracker } from './usage-view.ts';
 import { startMcpSession } from '../mcp-session.ts';
-import { buildRegistry, commandRunner, type HostedInput } from '../runtime.ts';
-import { buildEngine, configWithKey, runSetupDialogue } from './wiring.ts';
+import type { HostedInput } from '../runtime.ts';
+import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
@@ -63,6 +65,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     return EXIT_USAGE;
   }
 
+  await prepareTerminalOutput(cli, out, env);
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
@@ -84,11 +87,12 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const hosted: HostedInput = { remoteMcp: [], decideApproval: (question) => getRunner().approve(question) };
   const shared = { cli, env, out, theme, session: sessionStore, costs, hosted };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
+  const commands = replCommands(partial, config, getRunner);
   const ctx: ReplContext = {
     ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
     history: loadHistory(historyFile), images: [],
-    engine: await buildEngine(partial, config, getRunner),
-    runCommand: commandRunner({ config, env }),
+    engine: await buildEngine(partial, config, getRunner, commands),
+    commands,
   };
   late.ctx = ctx;
   const runner = new TurnRunner(ctx);
@@ -110,9 +114,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
         return;
       }
       ctx.config = { ...next, apiKey: next.apiKey };
-      ctx.engine = await buildEngine(partial, ctx.config, getRunner);
-      ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env, mcp: ctx.mcp, hosted: ctx.hosted });
-      ctx.runCommand = commandRunner({ config: ctx.config, env });
+      ctx.commands = replCommands(partial, ctx.config, getRunner);
+      ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
   };
@@ -137,6 +140,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   try {
     greet(ctx, loaded.existed);
     await connectMcp(ctx);
+    // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
+    if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
     await settleLeftovers(ctx, runner);
     await loop(ctx, runner, hooks, historyFile);
     return EXIT_OK;
@@ -167,7 +172,6 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
   });
   ctx.mcp = started.manager;
   ctx.hosted.remoteMcp = started.remote;
-  if (ctx.mcp || started.remote.length > 0) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env: ctx.env, mcp: ctx.mcp, hosted: ctx.hosted });
 }
 
 function greet(ctx: ReplContext, existed: boolean): void {
@@ -175,7 +179,7 @@ function greet(ctx: ReplContext, existed: boolean): void {
   say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
-    say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${preview(s.last_user_message ?? '')}"`));
+    say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
   }
 }
 

@@ -6,7 +6,11 @@ import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
 import { argumentsPreview, type ApprovalDecision, type ApprovalQuestion } from '../../tools/hosted/remote-mcp.ts';
 import { supportsHyperlinks } from '../../ui/hyperlink.ts';
+import type { RerunAnswer, RerunQuestion } from '../../tools/sandboxed.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
+import { confirmPrompt } from '../../ui/command-view.ts';
+import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
+import { terminalRenderOptions } from '../../ui/terminal-output.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
 
@@ -46,7 +50,7 @@ export class TurnRunner {
     const c = this.ctx.cli;
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
       quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
-      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12,
+      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, ...terminalRenderOptions(this.ctx.out),
       hyperlinks: supportsHyperlinks(this.ctx.out, this.ctx.env),
     });
   }
@@ -68,8 +72,11 @@ export class TurnRunner {
     const t = this.ctx.theme;
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
-    for (const line of request.preview) this.writer.write(`  ${line}\n`);
-    this.writer.write(`${t.yellow('?')} ${request.tool === 'shell' ? 'run' : request.tool} ${t.cyan(request.title)}  [y]es / [n]o / [a]lways: `);
+    if (request.tool === 'shell') this.writer.write(confirmPrompt(request.commands, t));
+    else {
+      for (const line of request.preview) this.writer.write(`  ${sanitizeLine(line)}\n`);
+      this.writer.write(`${t.yellow('?')} ${request.tool} ${t.cyan(showControls(request.title))}  ${t.bold('[y]es / [n]o / [a]lways')}: `);
+    }
     const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
     this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
     if (answer === 'cancel') {
@@ -85,13 +92,25 @@ export class TurnRunner {
     const t = this.ctx.theme;
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
-    this.writer.write(`${t.yellow('?')} remote MCP server ${t.cyan(q.server)} wants to run ${t.cyan(q.tool)} ${argumentsPreview(q.arguments)}  [y]es / [n]o: `);
+    // Names and arguments come from the server: control characters are shown, never obeyed.
+    this.writer.write(`${t.yellow('?')} remote MCP server ${t.cyan(showControls(q.server))} wants to run ${t.cyan(showControls(q.tool))} ${showControls(argumentsPreview(q.arguments))}  [y]es / [n]o: `);
     const answer = await this.ctx.term.askKey(['y', 'n']);
     this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
     if (answer === 'cancel') this.controller?.abort();
     return answer === 'y'
       ? { approve: true, decidedBy: 'person' }
       : { approve: false, decidedBy: 'person', reason: 'the user declined this call' };
+  };
+
+  /** A command looked refused by the sandbox: run it once more without it? (y / N / always this session) */
+  readonly askToRerun = async (question: RerunQuestion): Promise<RerunAnswer> => {
+    const t = this.ctx.theme;
+    this.spinner.stop();
+    if (!this.writer.atLineStart) this.writer.write('\n');
+    this.writer.write(`${t.yellow('?')} the sandbox refused this (${question.denial.kind}: ${question.denial.evidence}). Run it once more without the sandbox? [y]es / [N]o / [a]lways this session: `);
+    const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
+    this.writer.write(`${answer === 'cancel' ? 'no' : answer}\n`);
+    return answer === 'y' ? 'once' : answer === 'a' ? 'always' : 'no';
   };
 
   /** Aborts the running turn (Ctrl-C, Ctrl-T, SIGINT, SIGTERM). */
@@ -110,7 +129,7 @@ export class TurnRunner {
       this.spinner.stop();
       if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
       const t = this.ctx.theme;
-      if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${outcome.failure.message}`));
+      if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(outcome.failure.message)}`));
       if (outcome.kind === 'interrupted') {
         say(this.ctx, t.yellow('⏹ interrupted: nothing was added to the conversation; the model will be told next time (↑ recalls your message)'));
       }

@@ -6,7 +6,8 @@ import { INTERACTIVE_POLICY } from '../../engine/recovery.ts';
 import { Engine } from '../../engine/engine.ts';
 import type { ModelClient, ModelEvent, ModelRequest } from '../../model/types.ts';
 import { configPath } from '../../paths.ts';
-import { createTurnDeps } from '../runtime.ts';
+import type { McpManager } from '../../tools/mcp/manager.ts';
+import { createCommands, createTurnDeps, type CommandRunner } from '../runtime.ts';
 import { say, type ReplContext } from './context.ts';
 import type { TurnRunner } from './turns.ts';
 import type { CostTracker } from './usage-view.ts';
@@ -23,13 +24,28 @@ function pricedClient(client: ModelClient, costs: CostTracker): ModelClient {
   };
 }
 
+/** The session's command runner: sandbox notices as REPL lines, refusals may be re-run when the person says so. */
+export function replCommands(
+  ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 'theme'>,
+  config: Config & { apiKey: string },
+  runner: () => TurnRunner,
+): CommandRunner {
+  return createCommands({
+    config, env: ctx.env, workspaceRoot: ctx.session.dir,
+    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
+    askToRerun: (question) => runner().askToRerun(question),
+  });
+}
+
 export async function buildEngine(
   ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted'> & { cwd: () => string },
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
+  commands: CommandRunner,
+  mcp?: McpManager,
 ): Promise<Engine> {
   const deps = await createTurnDeps({
-    config, cli: ctx.cli, env: ctx.env, session: ctx.session, hosted: ctx.hosted,
+    config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp, hosted: ctx.hosted,
     emit: (ev) => runner().emit(ev),
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,

@@ -43,7 +43,7 @@ describe('remote MCP', () => {
     if (!parsed.ok) throw new Error(parsed.error);
     expect(parsed.call.title).toBe('d.search {"q":"a"}');
     const events: unknown[] = [];
-    const result = await tool.run(parsed.call, { cwd: '/', workspaceRoot: '/', signal: new AbortController().signal, progress: (e) => events.push(e) });
+    const result = await tool.run(parsed.call, { cwd: '/', workspaceRoot: '/', signal: new AbortController().signal, progress: (e) => events.push(e), retry: false });
     expect(result.output).toEqual({ type: 'mcp_approval_response', approval_request_id: 'r1', approve: false, reason: 'one-shot' });
     expect(events).toEqual([{ type: 'mcp_approval', callId: 'r1', server: 'd', tool: 'search', approved: false, decidedBy: 'policy', reason: 'one-shot' }]);
     expect(tool.asksPerson).toBe(true);
