@@ -15,6 +15,8 @@ const MIN_SECRET_LENGTH = 6;
  */
 export function requestSecrets(request: Pick<ModelRequest, 'tools'>): string[] {
   const found = new Set<string>();
+  // Scrubbing must never fail in place of the error it scrubs: a malformed request has no secrets.
+  if (!Array.isArray(request.tools)) return [];
   for (const tool of request.tools) {
     if (tool.type !== 'mcp' || tool.headers === undefined) continue;
     for (const value of Object.values(tool.headers)) {
