@@ -6,7 +6,7 @@ import {
   addCliTranscript, clearConversation, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
   type CliTranscriptEntry, type SessionState,
 } from '../store/state.ts';
-import type { InputItem } from '../wire/items.ts';
+import type { InputItem, LocalImagePart } from '../wire/items.ts';
 import { userMessage } from '../wire/items.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainInput } from './new-chain.ts';
@@ -39,11 +39,14 @@ export class Engine {
     return this.deps.session.state;
   }
 
-  /** A new user message. `notes` are front-end facts for the model (e.g. the person changed directory). */
-  message(text: string, notes: readonly string[], signal: AbortSignal): Promise<TurnOutcome> {
+  /**
+   * A new user message. `notes` are front-end facts for the model (e.g. the person changed
+   * directory); `images` are attached after the text (path + hash; read when sent).
+   */
+  message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
     const state = this.state;
     const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
-    const input: InputItem[] = [...leftoverOutputs(state), userMessage(context, text)];
+    const input: InputItem[] = [...leftoverOutputs(state), userMessage(context, text, images)];
     return this.run(text, { input, previousResponseId: state.response_id }, signal);
   }
 

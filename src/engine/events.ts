@@ -6,6 +6,9 @@ import type { TurnUsage } from '../usage/tokens.ts';
 
 export type { CommandResultInfo, FileChange, ToolProgress } from '../tools/tool.ts';
 
+/** One entry of the numbered source list under an answer that cites the web. */
+export interface Source { index: number; url: string; title: string }
+
 export type AgentEvent =
   | { type: 'request_start'; previousResponseId: string | null; attempt: number }
   | { type: 'text_delta'; delta: string }
@@ -24,6 +27,8 @@ export type AgentEvent =
   | { type: 'chain_restarted'; reason: string }
   /** The session could not be saved; `blocking` when a tool call was not run because of it. */
   | { type: 'save_failed'; message: string; blocking: boolean }
+  /** The answer cites web pages (url_citation annotations): shown as a numbered list under it. */
+  | { type: 'sources'; sources: Source[] }
   | { type: 'usage'; usage: TurnUsage }
   | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; durationMs: number }
   | { type: 'turn_interrupted' }

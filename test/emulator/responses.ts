@@ -5,7 +5,7 @@ import type { ResponseOutputItem, ResponseStatus, ResponseUsage } from 'openai/r
 import { ApiError, invalidRequest, isRecord, newId, sleep } from './wire.ts';
 import type { LoggedRequest, RawStep, Step, WireResponse } from './wire.ts';
 import { validateRequestBody } from './validate.ts';
-import { accountInput, checkToolOutputs, parseRequest, pendingCalls, usageFor } from './conversation.ts';
+import { accountInput, checkApprovalResponses, checkToolOutputs, parseRequest, pendingApprovals, pendingCalls, usageFor } from './conversation.ts';
 import type { ParsedRequest, ResponseStore, StoredResponse, ToolKind } from './conversation.ts';
 import { planDefault, planStep } from './brain.ts';
 import type { Plan } from './brain.ts';
@@ -93,7 +93,9 @@ function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Pa
       'previous_response_not_found',
     );
   }
-  return checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>()) ?? req;
+  return checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>())
+    ?? checkApprovalResponses(req.input, previous?.approvals ?? new Set<string>())
+    ?? req;
 }
 
 function responseObject(
@@ -144,7 +146,7 @@ function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Ex
   const save = (): void => {
     if (!req.store) return;
     const items = [...(previous?.items ?? []), ...req.input, ...built.output];
-    const stored: StoredResponse = { id, items, pending: pendingCalls(built.output), response };
+    const stored: StoredResponse = { id, items, pending: pendingCalls(built.output), approvals: pendingApprovals(built.output), response };
     state.store.put(stored);
   };
   return { built, response, save };
@@ -181,7 +183,7 @@ async function answerRaw(state: EmulatorState, res: ServerResponse, entry: Logge
   if (done && req.store) {
     const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
     const output = Array.isArray(done.output) ? (done.output as unknown[]) : [];
-    state.store.put({ id: done.id, items: [...(previous?.items ?? []), ...req.input, ...output], pending: pendingCalls(output), response: done });
+    state.store.put({ id: done.id, items: [...(previous?.items ?? []), ...req.input, ...output], pending: pendingCalls(output), approvals: pendingApprovals(output), response: done });
   }
   entry.status = step.status ?? 200;
   res.writeHead(entry.status, { ...headers, 'content-type': step.contentType ?? 'text/event-stream; charset=utf-8' });
@@ -265,7 +267,8 @@ export async function handleCreate(state: EmulatorState, res: ServerResponse, si
     return;
   }
   const step = takeStep(state.queue);
-  const plan = step ? planStep(step, admitted) : planDefault(admitted);
+  const chain = admitted.previousResponseId === null ? [] : state.store.get(admitted.previousResponseId)?.items ?? [];
+  const plan = step ? planStep(step, admitted) : planDefault(admitted, chain);
   const id = newId('resp_');
   entry.responseId = id;
   entry.status = 200;
