@@ -8,6 +8,7 @@ import type { SessionStore } from '../../store/session-store.ts';
 import type { McpManager } from '../../tools/mcp/manager.ts';
 import type { Theme } from '../../ui/theme.ts';
 import type { CommandRunner } from '../runtime.ts';
+import type { SnapshotSession } from '../workspace-session.ts';
 import type { TerminalInput } from './terminal.ts';
 import type { CostTracker } from './usage-view.ts';
 
@@ -33,6 +34,8 @@ export interface ReplContext {
   history: string[];
   /** MCP servers of this session, when any are configured and approved. */
   mcp?: McpManager;
+  /** Workspace snapshots (file rollback, /diff); absent when AGENTX_SNAPSHOTS=off. */
+  snapshots?: SnapshotSession;
 }
 
 /** One line of information for the user, on its own line. */

@@ -5,7 +5,7 @@ import type { CliOptions } from '../../cli/args.ts';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
 import { resolveConfig } from '../../config/config.ts';
 import { configPath, historyPath, homeDir } from '../../paths.ts';
-import { preview } from '../../store/state.ts';
+import { preview, snapshotIdsInUse } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
@@ -23,6 +23,7 @@ import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { lockForRepl, unsavedBanner } from './unsaved.ts';
 import { CostTracker } from './usage-view.ts';
 import { startMcp } from '../mcp-session.ts';
+import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
 
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
@@ -83,7 +84,10 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (!late.runner) throw new Error('turn runner used before it exists');
     return late.runner;
   };
-  const shared = { cli, env, out, theme, session: sessionStore, costs };
+  const snapshots = startSnapshotSession({
+    dir, env, homeDir: homeDir(env), configFile: config.configFile, say: (line) => say({ out }, theme.dim(line)),
+  }) ?? undefined;
+  const shared = { cli, env, out, theme, session: sessionStore, costs, snapshots };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
   const commands = replCommands(partial, config, getRunner);
   const ctx: ReplContext = {
@@ -137,6 +141,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   term.start();
   try {
     greet(ctx, loaded.existed);
+    if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(line)));
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
     if (ctx.mcp) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
@@ -221,8 +226,12 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
     if (action.kind === 'message') {
       const text = action.text;
       const notes = turnNotes(ctx);
+      const oldest = ctx.session.state.history[0]?.response_id;
       const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal));
       await afterTurn(ctx, runner, outcome);
+      // History keeps its newest entries only: snapshots of a dropped checkpoint are garbage now.
+      const dropped = oldest !== undefined && !ctx.session.state.history.some((h) => h.response_id === oldest);
+      if (dropped && ctx.snapshots) void pruneSnapshots(ctx.snapshots, snapshotIdsInUse(ctx.session.state), (l) => say(ctx, ctx.theme.dim(l)));
     }
   }
 }
