@@ -89,3 +89,21 @@ export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js
 export const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
 export const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 export const x = (r) => `${r.toFixed(2)}×`;
+
+// BENCHMARKS.md sections written by the separate benches (bench/snapshot.mjs), kept when
+// bench/run.mjs rewrites the file: each lives between its two marker comments.
+export const SNAPSHOT_SECTION = ['<!-- snapshot-bench:start -->', '<!-- snapshot-bench:end -->'];
+
+/** The marked section of `text` (markers included), or ''. */
+export function markedSection(text, [start, end]) {
+  const a = text.indexOf(start);
+  const b = text.indexOf(end, a + start.length);
+  return a === -1 || b === -1 ? '' : text.slice(a, b + end.length);
+}
+
+/** `text` with its marked section replaced by `body` (appended when there is none). */
+export function replaceSection(text, markers, body) {
+  const section = `${markers[0]}\n${body.trim()}\n${markers[1]}`;
+  const old = markedSection(text, markers);
+  return old === '' ? `${text.trimEnd()}\n\n${section}\n` : text.replace(old, () => section);
+}
