@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSyn
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { HAVE_TIME, REPO, SNAPSHOT_SECTION, fmt, interleave, load, markedSection, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
+import { HAVE_TIME, REPO, writeBenchSection, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation } from './interactive.mjs';
 import { cleanupDaily, hugeOutputRss, longSessionRss, oneshotVsNode } from './daily.mjs';
@@ -266,7 +266,7 @@ const machine = `${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(to
 const busy = Number(loadBefore.split(',')[0]) > cpu.length * 0.75 || Number(loadAfter.split(',')[0]) > cpu.length * 0.75;
 const analysis = existsSync(join(REPO, 'bench/ANALYSIS.md')) ? readFileSync(join(REPO, 'bench/ANALYSIS.md'), 'utf8').trim() : '';
 const md = [
-  '# Benchmarks',
+  '# Startup, one-shots, tool calls, interactive, state write',
   '',
   `Measured by \`npm run bench\` on ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC (${minutes} min).`,
   '',
@@ -292,10 +292,7 @@ const md = [
   '',
   analysis,
 ].join('\n');
-// The snapshot section is bench/snapshot.mjs's (npm run bench runs it next): kept as it was.
-const previous = existsSync(join(REPO, 'BENCHMARKS.md')) ? readFileSync(join(REPO, 'BENCHMARKS.md'), 'utf8') : '';
-const kept = markedSection(previous, SNAPSHOT_SECTION);
-writeFileSync(join(REPO, 'BENCHMARKS.md'), `${md.replace(/\n{3,}/g, '\n\n').trim()}\n${kept === '' ? '' : `\n${kept}\n`}`);
+writeBenchSection('main', md.replace(/\n{3,}/g, '\n\n'));
 process.stdout.write(`${md}\n`);
 // Codex keeps its sessions and sqlite state under each CODEX_HOME: remove what this run made.
 for (const dir of scratch) rmSync(dir, { recursive: true, force: true });

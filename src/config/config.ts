@@ -20,7 +20,7 @@ export interface Config {
   /** How the apply_patch tool is offered: --patch-tool, AGENTX_PATCH_TOOL (default builtin). */
   patchTool: PatchToolKind;
   configFile: string;
-  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (docs/SANDBOX.md). */
+  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (README "Sandbox"). */
   sandbox: SandboxSetting;
 }
 

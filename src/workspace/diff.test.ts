@@ -2,20 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeSpanChanges, parseRawNumstat, type FileChange } from './diff.ts';
-import type { WorkspaceSnapshots } from './index.ts';
-import { makeSandbox, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, snapId, write, type Sandbox } from './test-support.ts';
 
 let sb: Sandbox;
 beforeEach(() => {
   sb = makeSandbox();
 });
 afterEach(() => sb.cleanup());
-
-async function snapId(s: WorkspaceSnapshots): Promise<string> {
-  const r = await s.snapshot();
-  if (r === null) throw new Error('no snapshot');
-  return r.id;
-}
 
 const blob = (n: number): string => String(n).repeat(40).slice(0, 40);
 

@@ -3,6 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fsyncDirectory } from '../lib/fsutil.ts';
 
 export function errorCode(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error) {
@@ -75,19 +76,7 @@ export function atomicWriteFile(file: string, data: string | Buffer, durable = f
     unlinkQuiet(tmp);
     throw error;
   }
-  if (durable) fsyncDir(path.dirname(file));
-}
-
-export function fsyncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is still atomic there.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+  if (durable) fsyncDirectory(path.dirname(file));
 }
 
 /** Bytes on disk under `dir` (allocated blocks, so thousands of tiny files count honestly). */

@@ -5,26 +5,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Span, WorkspaceSnapshots } from './index.ts';
-import { dirDigest, makeSandbox, personGit, treeOf, write, type Sandbox } from './test-support.ts';
+import { dirDigest, makeSandbox, personGit, snapId, treeOf, turn, write, type Sandbox } from './test-support.ts';
 
 let sb: Sandbox;
 beforeEach(() => {
   sb = makeSandbox();
 });
 afterEach(() => sb.cleanup());
-
-async function snapId(s: WorkspaceSnapshots): Promise<string> {
-  const r = await s.snapshot();
-  if (r === null) throw new Error('no snapshot');
-  return r.id;
-}
-
-async function turn(s: WorkspaceSnapshots, effects: () => void): Promise<Span> {
-  const from = await snapId(s);
-  effects();
-  return { from, to: await snapId(s) };
-}
 
 /** A repository with history, a staged change, a stash, and config/hooks that must never run. */
 function personRepo(ws: string, marker: string): string {

@@ -5,19 +5,13 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkspaceSnapshots } from './index.ts';
 import { acquireStoreLock } from './store-lock.ts';
-import { makeSandbox, storeGit, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, snapId, storeGit, write, type Sandbox } from './test-support.ts';
 
 let sb: Sandbox;
 beforeEach(() => {
   sb = makeSandbox();
 });
 afterEach(() => sb.cleanup());
-
-async function snapId(s: WorkspaceSnapshots): Promise<string> {
-  const r = await s.snapshot();
-  if (r === null) throw new Error('no snapshot');
-  return r.id;
-}
 
 function refs(s: WorkspaceSnapshots): string[] {
   return fs.readdirSync(path.join(s.storeDir ?? '', 'git', 'refs', 'agentx', 'snapshots')).sort();

@@ -13,7 +13,8 @@ import * as path from 'node:path';
 import { isObjectId, runGit, splitNul, type GitContext } from './git.ts';
 import { BlobReader } from './blob-reader.ts';
 import { placeEntry, removeDeadTemps } from './file-place.ts';
-import { atomicWriteFile, fsyncDir, readTextOrNull, unlinkQuiet } from './fs-util.ts';
+import { fsyncDirectory } from '../lib/fsutil.ts';
+import { atomicWriteFile, readTextOrNull, unlinkQuiet } from './fs-util.ts';
 import { sameEntry } from './diff.ts';
 import { isUnsafePath, manualRestoreHint, type RestoreAction, type RestorePlan, type SkippedRestore } from './restore-plan.ts';
 import { acquireStoreLock } from './store-lock.ts';
@@ -76,7 +77,7 @@ export function applyRestore(deps: RestoreDeps, plan: RestorePlan, now: Date): P
 
 function finishJournal(paths: StorePaths): void {
   unlinkQuiet(paths.journalFile);
-  fsyncDir(path.dirname(paths.journalFile));
+  fsyncDirectory(path.dirname(paths.journalFile));
 }
 
 export type ResumeOutcome =

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatPlan, restoreSummary, restoredFilesMessage, type Span, type WorkspaceSnapshots } from './index.ts';
-import { makeSandbox, treeOf, write, type Sandbox } from './test-support.ts';
+import { formatPlan, restoreSummary, restoredFilesMessage } from './index.ts';
+import { makeSandbox, treeOf, turn, write, type Sandbox } from './test-support.ts';
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -11,19 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
-async function snapId(s: WorkspaceSnapshots): Promise<string> {
-  const r = await s.snapshot();
-  if (r === null) throw new Error('no snapshot');
-  return r.id;
-}
-
 /** A turn the way the engine records it: snapshot, the tool calls' effects, snapshot. */
-async function turn(s: WorkspaceSnapshots, effects: () => void): Promise<Span> {
-  const from = await snapId(s);
-  effects();
-  return { from, to: await snapId(s) };
-}
-
 const abs = (rel: string): string => path.join(sb.ws, rel);
 
 describe('restore', () => {

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { openWorkspaceSnapshots, type WorkspaceSnapshots, type WorkspaceSnapshotsOptions } from './index.ts';
+import { openWorkspaceSnapshots, type Span, type WorkspaceSnapshots, type WorkspaceSnapshotsOptions } from './index.ts';
 
 export interface Sandbox {
   root: string;
@@ -148,4 +148,18 @@ export async function waitFor(condition: () => boolean, timeoutMs = 10_000): Pro
     if (Date.now() > deadline) throw new Error('condition not reached in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** A snapshot's id; a test that expects a snapshot fails loudly without one. */
+export async function snapId(s: WorkspaceSnapshots): Promise<string> {
+  const r = await s.snapshot();
+  if (r === null) throw new Error('no snapshot');
+  return r.id;
+}
+
+/** One turn of a session: snapshot, the turn's effects on the files, snapshot. */
+export async function turn(s: WorkspaceSnapshots, effects: () => void): Promise<Span> {
+  const from = await snapId(s);
+  effects();
+  return { from, to: await snapId(s) };
 }
