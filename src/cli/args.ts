@@ -183,6 +183,8 @@ export function helpText(version: string): string {
     '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',
     '  (ceiling per command output stream, default 65536), AGENTX_STDIN_GRACE_MS (idle stdin pipe',
     '  ignored after this when a message is given, default 1000), AGENTX_MAX_STDIN_BYTES.',
+    'File rollback: AGENTX_SNAPSHOTS=on|off (default on), AGENTX_SNAPSHOT_MAX_FILE_BYTES (default 5242880),',
+    '  AGENTX_SNAPSHOT_STORE_MAX_BYTES (all projects\' snapshots, default 2147483648).',
     'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted.',
     '',
   ].join('\n');

@@ -202,14 +202,14 @@ describe('rollback and clear', () => {
     await engine.message('q1', [], signal());
     await engine.message('q2', [], signal());
     const checkpoint = (): string => readFileSync(join(h.dir, '.agentx_checkpoint'), 'utf8');
-    engine.rollback(2);
+    await engine.rollback(2);
     expect(engine.state.last_user_message).toBe('q1');
     expect(checkpoint()).toContain(engine.state.response_id ?? 'none');
-    engine.rollbackUndo();
+    await engine.rollbackUndo();
     expect(engine.state.last_user_message).toBe('q2');
     engine.clear();
     expect(engine.state.response_id).toBeNull();
-    engine.rollbackUndo();
+    await engine.rollbackUndo();
     expect(engine.state.last_user_message).toBe('q2');
   });
 });

@@ -3,11 +3,14 @@
 // what happens to tool calls a dead session left, rollback and clear. Front-ends choose an
 // operation and render its events; they never change the session themselves.
 import {
-  addCliTranscript, clearConversation, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
-  type CliTranscriptEntry, type SessionState,
+  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback, withFilesUndo,
+  type CliTranscriptEntry, type FileSpan, type SessionState,
 } from '../store/state.ts';
-import type { InputItem, LocalImagePart } from '../wire/items.ts';
+import type { DiffResult, RestorePlan, RestoreResult } from '../workspace/index.ts';
+import type { InputItem, LocalImagePart, MessageItem } from '../wire/items.ts';
 import { userMessage } from '../wire/items.ts';
+import { restoredFilesMessage } from '../workspace/notices.ts';
+import { restoreWithUndo, TurnFiles } from './files.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainInput } from './new-chain.ts';
 import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type Attempt, type TurnDeps, type TurnResult } from './turn.ts';
@@ -32,7 +35,24 @@ export function interruptionNote(state: SessionState): string {
     + 'Whatever it was doing may be incomplete; do not redo or continue it unless the user asks.';
 }
 
+/** What a rollback restores: the conversation, the files, or both. */
+export type RollbackScope = 'both' | 'conversation' | 'files';
+
+/** A rollback's file plan, computed before anything is written (the REPL shows it and asks). */
+export interface FilesPlan {
+  plan: RestorePlan;
+  /** Whether there is anything to show or ask about (actions or skipped files). */
+  relevant: boolean;
+}
+
+function developerMessage(text: string): MessageItem {
+  return { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] };
+}
+
 export class Engine {
+  /** Developer messages for the next request only (after a file restore: which files changed under the model). */
+  private nextDeveloperNotes: string[] = [];
+
   constructor(public deps: TurnDeps) {}
 
   get state(): SessionState {
@@ -46,7 +66,8 @@ export class Engine {
   message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
     const state = this.state;
     const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
-    const input: InputItem[] = [...leftoverOutputs(state), userMessage(context, text, images)];
+    const input: InputItem[] = [...leftoverOutputs(state), ...this.nextDeveloperNotes.map(developerMessage), userMessage(context, text, images)];
+    this.nextDeveloperNotes = [];
     return this.run(text, { input, previousResponseId: state.response_id }, signal);
   }
 
@@ -67,8 +88,9 @@ export class Engine {
     const userText = this.state.last_user_message ?? '';
     if (choice === 'run') {
       return this.guard(userText, async () => {
-        const outputs = await executeCalls(this.deps, signal);
-        return continueTurn(this.deps, { input: outputs, previousResponseId: this.state.response_id }, userText, signal);
+        const files = new TurnFiles(this.deps.workspace);
+        const outputs = await executeCalls(this.deps, signal, [], files);
+        return continueTurn(this.deps, { input: outputs, previousResponseId: this.state.response_id }, userText, signal, files);
       });
     }
     for (const c of this.state.pending_tool_calls) {
@@ -79,16 +101,65 @@ export class Engine {
     return this.run(userText, { input: leftoverOutputs(this.state), previousResponseId: this.state.response_id }, signal);
   }
 
-  /** Restores checkpoint `index` (1 = newest) and publishes it for one-shots. */
-  rollback(index: number): void {
-    this.deps.session.update((s) => rollbackTo(s, index));
-    this.deps.session.publishCheckpoint('rollback');
+  /** Which files a rollback to checkpoint `index` would restore (nothing is written). */
+  planRollbackFiles(index: number): Promise<FilesPlan> {
+    return this.planFiles(fileSpansAfter(this.state, index));
   }
 
-  /** Reverts the latest rollback (or /clear). */
-  rollbackUndo(): void {
-    this.deps.session.update(undoRollback);
+  /** Which files `/rollback undo` would restore: the span the rollback's file restore left. */
+  planUndoFiles(): Promise<FilesPlan> {
+    const undo = this.state.rollback_backup?.files_undo;
+    return this.planFiles(undo ? [undo] : []);
+  }
+
+  /**
+   * Restores checkpoint `index` (1 = newest): the conversation, its files (the plan from
+   * planRollbackFiles), or both; publishes the checkpoint for one-shots. Returns what the file
+   * restore did (null when files were not restored).
+   */
+  async rollback(index: number, scope: RollbackScope = 'conversation', files?: RestorePlan): Promise<RestoreResult | null> {
+    const restored = scope !== 'conversation' && files ? await this.restoreFiles(files) : null;
+    if (scope === 'files') {
+      this.deps.session.update((s) => filesOnlyBackup(s, restored?.undo ?? null));
+      return restored?.result ?? null;
+    }
+    this.deps.session.update((s) => withFilesUndo(rollbackTo(s, index), restored?.undo ?? null));
     this.deps.session.publishCheckpoint('rollback');
+    return restored?.result ?? null;
+  }
+
+  /** Reverts the latest rollback (or /clear), and its file restore when `files` (from planUndoFiles) is given. */
+  async rollbackUndo(files?: RestorePlan): Promise<RestoreResult | null> {
+    const restored = files ? await this.restoreFiles(files) : null;
+    this.deps.session.update((s) => withFilesUndo(undoRollback(s), restored?.undo ?? null));
+    this.deps.session.publishCheckpoint('rollback');
+    return restored?.result ?? null;
+  }
+
+  /** What the session's tool calls changed: in the last turn, or after checkpoint `index`. */
+  async diffFiles(index?: number): Promise<DiffResult | null> {
+    const ws = this.deps.workspace;
+    if (ws === undefined) return null;
+    const last = lastTurnSpan(this.state);
+    const spans = index === undefined ? (last ? [last] : []) : fileSpansAfter(this.state, index);
+    return spans.length === 0 ? { changes: [], summary: [], text: '' } : ws.diffSpans(spans);
+  }
+
+  private async planFiles(spans: FileSpan[]): Promise<FilesPlan> {
+    const ws = this.deps.workspace;
+    const empty: RestorePlan = { workspace: '', startSnapshot: '', actions: [], skipped: [] };
+    if (ws === undefined || spans.length === 0) return { plan: empty, relevant: false };
+    const plan = await ws.planRestore(spans);
+    return { plan, relevant: plan.actions.length > 0 || plan.skipped.length > 0 };
+  }
+
+  private async restoreFiles(plan: RestorePlan): Promise<Awaited<ReturnType<typeof restoreWithUndo>> | null> {
+    const ws = this.deps.workspace;
+    if (ws === undefined || plan.actions.length === 0 && plan.skipped.length === 0) return null;
+    const restored = await restoreWithUndo(ws, plan);
+    const note = restoredFilesMessage(restored.result);
+    if (note !== null) this.nextDeveloperNotes = [note];
+    return restored;
   }
 
   /** A fresh conversation; the old one stays restorable with rollbackUndo. */

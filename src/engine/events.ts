@@ -31,6 +31,8 @@ export type AgentEvent =
   | { type: 'sources'; sources: Source[] }
   | { type: 'usage'; usage: TurnUsage }
   | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; durationMs: number }
+  /** At a turn's end: the files its tool calls changed (from the workspace snapshots). */
+  | { type: 'workspace_changed'; changes: { status: 'A' | 'M' | 'D'; path: string }[] }
   | { type: 'turn_interrupted' }
   | { type: 'turn_failed'; message: string };
 

@@ -133,7 +133,7 @@ describe('hosted tools in a turn', () => {
     const first = h.store.state.response_id;
     await engine.message('two', [], signal());
     expect(h.store.state.history).toHaveLength(2);
-    engine.rollback(2);
+    await engine.rollback(2);
     expect(h.store.state.response_id).toBe(first);
     expect(h.store.state.pending_tool_calls).toEqual([]);
   });

@@ -56,6 +56,7 @@ export interface EchoCall extends ParsedCall { text: string }
 export function echoTool(runs: string[], onRun?: (call: EchoCall, ctx: ToolContext) => void): Tool<EchoCall> {
   return {
     name: 'echo',
+    writes: true,
     definitions: () => [{ type: 'function', name: 'echo', description: 'echo', strict: false, parameters: { type: 'object' } }],
     accepts: (item) => item.type === 'function_call' && item.name === 'echo',
     parse(item) {

@@ -4,7 +4,7 @@ import { ModelError, classifyFailure } from '../model/errors.ts';
 import { buildRequest, type RequestShape } from '../model/request.ts';
 import type { CompletedResponse, ModelClient } from '../model/types.ts';
 import { SessionSaveError, type UpdateOptions } from '../store/session-store.ts';
-import { markToolCall, recordFailure, recordToolCalls, recordTurn, type SessionState } from '../store/state.ts';
+import { markToolCall, recordFailure, recordPendingFiles, recordToolCalls, recordTurn, type FileSpan, type SessionState } from '../store/state.ts';
 import { notRunOutput, type ToolRegistry } from '../tools/registry.ts';
 import type { ParsedCall } from '../tools/tool.ts';
 import { addUsage, ZERO_USAGE, type TurnUsage } from '../usage/tokens.ts';
@@ -15,6 +15,7 @@ import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
 import { fitOutputToJournal } from '../store/output-budget.ts';
 import { newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
+import { TurnFiles, type WorkspaceFiles } from './files.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */
 export interface SessionHandle {
@@ -49,6 +50,8 @@ export interface TurnDeps {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   now(): Date;
   random(): number;
+  /** Workspace snapshots around each turn's writing tool calls (file rollback); absent when off. */
+  workspace?: WorkspaceFiles;
 }
 
 export interface TurnResult {
@@ -80,10 +83,18 @@ export interface Attempt {
 }
 
 /** Runs the request/tool loop from a prepared first request (a new message, a retry, or pending outputs). */
-export async function continueTurn(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<TurnResult> {
+export async function continueTurn(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files = new TurnFiles(deps.workspace)): Promise<TurnResult> {
   try {
-    return await turnLoop(deps, first, userText, signal);
+    return await turnLoop(deps, first, userText, signal, files);
   } catch (err) {
+    // The files changed so far are recorded even without a checkpoint: the next one adopts them.
+    if (err instanceof TurnInterrupted || err instanceof TurnFailed) {
+      const span = await files.end();
+      if (span !== null) {
+        deps.session.update((s) => recordPendingFiles(s, span));
+        await emitWorkspaceChanged(deps, span);
+      }
+    }
     // Renderers need to know the turn ended without an answer (e.g. to stop a retry countdown).
     if (err instanceof TurnInterrupted) deps.emit({ type: 'turn_interrupted' });
     else if (err instanceof TurnFailed) deps.emit({ type: 'turn_failed', message: err.message });
@@ -91,7 +102,18 @@ export async function continueTurn(deps: TurnDeps, first: Attempt, userText: str
   }
 }
 
-async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<TurnResult> {
+/** The `workspace_changed` event: the paths the turn's tool calls changed (--json). */
+async function emitWorkspaceChanged(deps: TurnDeps, span: FileSpan): Promise<void> {
+  if (deps.workspace === undefined) return;
+  try {
+    const diff = await deps.workspace.diffSpans([span]);
+    deps.emit({ type: 'workspace_changed', changes: diff.changes.map((c) => ({ status: c.status, path: c.path })) });
+  } catch {
+    // Only a report: the span is recorded, /diff can still show it.
+  }
+}
+
+async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files: TurnFiles): Promise<TurnResult> {
   const started = deps.now().getTime();
   let attempt = first;
   let turnUsage: TurnUsage = ZERO_USAGE;
@@ -101,10 +123,12 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
     turnUsage = addUsage(turnUsage, response.usage);
     if (response.status === 'incomplete') deps.emit({ type: 'response_incomplete', responseId: response.id });
     if (response.toolCalls.length === 0) {
+      const span = await files.end();
       deps.session.update((s) => recordTurn(s, {
         responseId: response.id, userMessage: userText, assistantMessage: response.text,
-        usage: response.usage, toolSummaries, now: deps.now(),
+        usage: response.usage, toolSummaries, now: deps.now(), files: span,
       }));
+      if (span !== null) await emitWorkspaceChanged(deps, span);
       // Checkpoints are the engine's business: published when a turn completes, never by a renderer.
       deps.session.publishCheckpoint('turn');
       deps.emit({ type: 'usage', usage: turnUsage });
@@ -115,7 +139,7 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
       responseId: response.id, calls: response.toolCalls.map(journalEntry), usage: response.usage,
       userMessage: userText, assistantText: response.text,
     }));
-    const outputs = await executeCalls(deps, signal, toolSummaries);
+    const outputs = await executeCalls(deps, signal, toolSummaries, files);
     attempt = { input: outputs, previousResponseId: response.id };
   }
 }
@@ -127,7 +151,7 @@ type CallStep = { output: ToolOutputItem; interrupted: boolean; attachments?: Lo
  * outputs of all of them (then any images they attached). `completed` calls are never re-run:
  * their recorded output is reused.
  */
-export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summaries: string[] = []): Promise<InputItem[]> {
+export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summaries: string[] = [], files = new TurnFiles(undefined)): Promise<InputItem[]> {
   const outputs: ToolOutputItem[] = [];
   let interrupted = false;
   for (const entry of deps.session.state.pending_tool_calls) {
@@ -138,7 +162,7 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
       outputs.push(entry.output);
       continue;
     }
-    const step = await handleCall(deps, callItemOf(entry), { skip: interrupted || signal.aborted, retry: entry.status === 'started' }, signal, summaries);
+    const step = await handleCall(deps, callItemOf(entry), { skip: interrupted || signal.aborted, retry: entry.status === 'started' }, signal, summaries, files);
     deps.session.update((s) => markToolCall(s, entry.call_id, 'completed', step.output, step.attachments));
     outputs.push(step.output);
     interrupted ||= step.interrupted;
@@ -148,7 +172,7 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
 }
 
 async function handleCall(
-  deps: TurnDeps, item: ReturnType<typeof callItemOf>, how: { skip: boolean; retry: boolean }, signal: AbortSignal, summaries: string[],
+  deps: TurnDeps, item: ReturnType<typeof callItemOf>, how: { skip: boolean; retry: boolean }, signal: AbortSignal, summaries: string[], files: TurnFiles,
 ): Promise<CallStep> {
   const resolved = deps.registry.resolve(item);
   const shown: Pick<ParsedCall, 'title' | 'commands'> = resolved.ok ? resolved.call : { title: resolved.title, commands: [] };
@@ -163,6 +187,8 @@ async function handleCall(
   if (deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
   }
+  // Before anything can write: the state the turn's file rollback goes back to.
+  if (tool.writes) await files.beforeWrite();
   try {
     // The `started` mark must be on disk before the call runs: that is what exactly-once rests on.
     deps.session.update((s) => markToolCall(s, item.call_id, 'started'), { required: true });

@@ -70,6 +70,10 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
   save_failed: [{ type: 'save_failed', message: 'ENOSPC', blocking: true }, { type: 'save_failed', message: 'ENOSPC', blocking: true }],
   usage: [{ type: 'usage', usage }, { type: 'usage', input_tokens: 10, cached_tokens: 2, output_tokens: 5, reasoning_tokens: 1 }],
   turn_done: [{ type: 'turn_done', responseId: 'r', text: 'ok', usage, durationMs: 9 }, { type: 'final', response_id: 'r', text: 'ok', duration_ms: 9 }],
+  workspace_changed: [
+    { type: 'workspace_changed', changes: [{ status: 'A', path: 'new.txt' }, { status: 'D', path: 'old.txt' }] },
+    { type: 'workspace_changed', changes: [{ status: 'A', path: 'new.txt' }, { status: 'D', path: 'old.txt' }] },
+  ],
   turn_interrupted: [{ type: 'turn_interrupted' }, null],
   turn_failed: [{ type: 'turn_failed', message: 'x' }, null],
 };

@@ -33,6 +33,7 @@ export type JsonLine =
   | { type: 'response_incomplete'; response_id: string }
   | { type: 'save_failed'; message: string; blocking: boolean }
   | { type: 'usage'; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number }
+  | { type: 'workspace_changed'; changes: { status: 'A' | 'M' | 'D'; path: string }[] }
   | { type: 'final'; response_id: string; text: string; duration_ms: number }
   | { type: 'error'; kind: string; message: string; exit_code: number };
 
@@ -79,6 +80,7 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
       type: 'usage', input_tokens: ev.usage.inputTokens, cached_tokens: ev.usage.cachedTokens,
       output_tokens: ev.usage.outputTokens, reasoning_tokens: ev.usage.reasoningTokens,
     };
+    case 'workspace_changed': return { type: 'workspace_changed', changes: ev.changes.map((c) => ({ status: c.status, path: c.path })) };
     case 'turn_done': return { type: 'final', response_id: ev.responseId, text: ev.text, duration_ms: ev.durationMs };
     case 'request_start':
     case 'reasoning_done':

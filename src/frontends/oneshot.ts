@@ -21,6 +21,8 @@ import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { startMcpSession } from './mcp-session.ts';
 import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
+import { startSnapshotSession } from './workspace-session.ts';
+import { homeDir } from '../paths.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -116,6 +118,11 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
       onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
     });
+    // File rollback: the one-shot's turn is snapshotted too (its state file records the span).
+    deps.workspace = startSnapshotSession({
+      dir: cwd, env, homeDir: homeDir(env), configFile: config.configFile,
+      say: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+    })?.files;
     const outcome = await new Engine(deps).message(message, [], controller.signal);
     if (outcome.kind === 'done') {
       // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.

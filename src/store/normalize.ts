@@ -15,6 +15,7 @@ import {
 import type {
   CliTranscriptEntry,
   FailedResponse,
+  FileSpan,
   HistoryEntry,
   InterruptedTurn,
   PendingTransaction,
@@ -139,6 +140,18 @@ function callFields(item: ToolCallItem): WithoutId<ToolCallItem> {
   }
 }
 
+/** Snapshot ids are git object ids (40 or 64 hex digits); anything else is not ours. */
+function isSnapshotId(value: unknown): value is string {
+  return typeof value === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
+}
+
+/** A span, null (none), or undefined when malformed. */
+export function normalizeFileSpan(value: unknown): FileSpan | null | undefined {
+  if (value === null || value === undefined) return null;
+  if (!isRecord(value) || !isSnapshotId(value.from) || !isSnapshotId(value.to)) return undefined;
+  return { from: value.from, to: value.to };
+}
+
 export function normalizeHistoryEntry(value: unknown): HistoryEntry | null {
   if (!isRecord(value) || !isResponseId(value.response_id)) return null;
   const user = optString(value.last_user_message);
@@ -152,6 +165,8 @@ export function normalizeHistoryEntry(value: unknown): HistoryEntry | null {
   };
   if (user !== null) entry.last_user_message = capText(user, HISTORY_MESSAGE_MAX_BYTES);
   if (assistant !== null) entry.last_assistant_message = capText(assistant, HISTORY_MESSAGE_MAX_BYTES);
+  const files = normalizeFileSpan(value.files);
+  if (files !== undefined && files !== null) entry.files = files;
   return entry;
 }
 
@@ -262,7 +277,10 @@ export function normalizeSnapshot(raw: Raw, issues: Issues): SessionSnapshot {
     pending_transaction: single(raw, 'pending_transaction', issues, normalizeTransaction),
     interrupted_turn: single(raw, 'interrupted_turn', issues, normalizeInterrupted),
     transcript: capTranscript(list(raw, 'transcript', issues, normalizeTranscriptEntry)),
+    pending_files: single(raw, 'pending_files', issues, normalizeFileSpan),
   };
+  const undo = single(raw, 'files_undo', issues, normalizeFileSpan);
+  if (undo !== null) snapshot.files_undo = undo;
   const known = new Set<string>(STATE_KEYS);
   for (const [key, value] of Object.entries(raw)) {
     if (!known.has(key)) snapshot[key] = value;

@@ -6,6 +6,7 @@ import { ERROR_MAX_BYTES, HISTORY_MESSAGE_MAX_BYTES, emptyState } from './types.
 import type {
   CliTranscriptEntry,
   FailedResponse,
+  FileSpan,
   HistoryEntry,
   SessionSnapshot,
   SessionState,
@@ -130,9 +131,10 @@ function cliSummary(e: CliTranscriptEntry): TranscriptEntry {
 /** A completed user turn: a new checkpoint, and everything pending for it is settled. */
 export function recordTurn(
   s: SessionState,
-  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; now: Date },
+  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; now: Date; files?: FileSpan | null },
 ): SessionState {
   const usage = addUsage(s.usage, p.usage, 1);
+  const files = joinSpans(s.pending_files, p.files ?? null);
   const entry: HistoryEntry = {
     response_id: p.responseId,
     timestamp: p.now.toISOString(),
@@ -142,6 +144,7 @@ export function recordTurn(
     last_user_message: capText(p.userMessage, HISTORY_MESSAGE_MAX_BYTES),
     last_assistant_message: capText(p.assistantMessage, HISTORY_MESSAGE_MAX_BYTES),
   };
+  if (files !== null) entry.files = files;
   const start = openTurnStart(s);
   const open = s.transcript.slice(start);
   const turn: TranscriptEntry[] = [
@@ -159,6 +162,7 @@ export function recordTurn(
     last_user_message: p.userMessage,
     last_assistant_message: p.assistantMessage,
     history: capHistory([...s.history, entry]),
+    pending_files: null,
     transcript: capTranscript([...s.transcript.slice(0, start), ...tagged]),
     pending_tool_calls: [],
     pending_cli_transcript: [],
@@ -230,6 +234,8 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
     failed_response: null,
     pending_transaction: null,
     interrupted_turn: null,
+    // Files of an unfinished turn after the checkpoint are the rollback's to restore, not the next turn's.
+    pending_files: null,
     rollback_backup: snapshotOf(s),
   };
 }
@@ -240,10 +246,61 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
  */
 export function undoRollback(s: SessionState): SessionState {
   if (s.rollback_backup === null) throw new Error('Nothing to undo: no rollback has been made');
-  return { ...s.rollback_backup, rollback_backup: snapshotOf(s) };
+  // The undo span belongs to the backup; the state it restores is the one the rollback left.
+  const { files_undo: _undo, ...restored } = s.rollback_backup;
+  return { ...restored, rollback_backup: snapshotOf(s) };
 }
 
 /** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */
 export function clearConversation(s: SessionState): SessionState {
   return { ...emptyState(), rollback_backup: snapshotOf(s) };
+}
+
+/**
+ * The span covering two consecutive pieces of work: a turn that ended without a checkpoint
+ * (interrupted, failed) and the turn that completes it. Null when neither took snapshots.
+ */
+export function joinSpans(earlier: FileSpan | null, later: FileSpan | null): FileSpan | null {
+  if (earlier === null) return later;
+  if (later === null) return earlier;
+  return { from: earlier.from, to: later.to };
+}
+
+/** A turn that ended without a checkpoint changed files: the next checkpoint takes them over. */
+export function recordPendingFiles(s: SessionState, span: FileSpan): SessionState {
+  return { ...s, pending_files: joinSpans(s.pending_files, span) };
+}
+
+/**
+ * The file spans after checkpoint `index` (1 = newest), oldest first: what a rollback to it
+ * would undo. Turns without a span (nothing could write) are left out.
+ */
+export function fileSpansAfter(s: SessionState, index: number): FileSpan[] {
+  const position = s.history.length - index;
+  const after = s.history.slice(Math.max(0, position + 1)).flatMap((h) => (h.files ? [h.files] : []));
+  return s.pending_files === null ? after : [...after, s.pending_files];
+}
+
+/** The span of the newest checkpoint (what the last turn did), or null. */
+export function lastTurnSpan(s: SessionState): FileSpan | null {
+  return s.pending_files ?? s.history.at(-1)?.files ?? null;
+}
+
+/** Keeps the snapshots of a restore (taken just before and after it) in the backup, for `/rollback undo`. */
+export function withFilesUndo(s: SessionState, span: FileSpan | null): SessionState {
+  if (s.rollback_backup === null) return s;
+  return { ...s, rollback_backup: { ...s.rollback_backup, files_undo: span } };
+}
+
+/** "Files only": the conversation stays; the backup is the same conversation plus the restore's undo span. */
+export function filesOnlyBackup(s: SessionState, span: FileSpan | null): SessionState {
+  return { ...s, rollback_backup: { ...snapshotOf(s), files_undo: span } };
+}
+
+/** Every snapshot id the session still refers to: history, the backup and its undo span, pending work. */
+export function snapshotIdsInUse(s: SessionState): string[] {
+  const spans: (FileSpan | null | undefined)[] = [s.pending_files, ...s.history.map((h) => h.files)];
+  const b = s.rollback_backup;
+  if (b !== null) spans.push(b.pending_files, b.files_undo, ...b.history.map((h) => h.files));
+  return [...new Set(spans.flatMap((span) => (span ? [span.from, span.to] : [])))];
 }

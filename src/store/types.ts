@@ -66,6 +66,12 @@ export interface TranscriptEntry {
   response_id?: string;
 }
 
+/** Workspace snapshots taken around a turn's tool calls (workspace/): before the first call that can write, and at the turn's end. */
+export interface FileSpan {
+  from: string;
+  to: string;
+}
+
 export interface HistoryEntry {
   response_id: string;
   timestamp: string;
@@ -75,6 +81,8 @@ export interface HistoryEntry {
   usage: Usage;
   last_user_message?: string;
   last_assistant_message?: string;
+  /** What the turn's tool calls did to the files; null when no call could write (or snapshots are off). */
+  files?: FileSpan | null;
 }
 
 export interface FailedResponse {
@@ -112,6 +120,10 @@ export interface SessionSnapshot {
   pending_transaction: PendingTransaction | null;
   interrupted_turn: InterruptedTurn | null;
   transcript: TranscriptEntry[];
+  /** Snapshots of turns that ended without a checkpoint (interrupted, failed): the next checkpoint adopts them. */
+  pending_files: FileSpan | null;
+  /** In a rollback backup only: the snapshots around the files a rollback restored, so its undo can put them back. */
+  files_undo?: FileSpan | null;
   [key: string]: unknown;
 }
 
@@ -135,6 +147,8 @@ export const STATE_KEYS = [
   'pending_transaction',
   'interrupted_turn',
   'transcript',
+  'pending_files',
+  'files_undo',
 ] as const;
 
 export function emptyUsage(): Usage {
@@ -156,5 +170,6 @@ export function emptyState(): SessionState {
     pending_transaction: null,
     interrupted_turn: null,
     transcript: [],
+    pending_files: null,
   };
 }

@@ -25,6 +25,8 @@ export function createMcpTool(manager: McpManager): Tool<McpCall> {
 
   return {
     name: 'mcp',
+    // No server says which of its tools only read: every MCP call may write.
+    writes: true,
     definitions: () => manager.toolDefinitions(),
     accepts: (item) => item.type === 'function_call' && manager.resolveName(item.name) !== undefined,
     parse(item) {

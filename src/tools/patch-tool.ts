@@ -46,6 +46,7 @@ export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
 
   return {
     name: 'apply_patch',
+    writes: true,
     definitions: (): ToolDefinition[] => [patchToolDefinition(opts.form)],
     accepts: (item) => patchCallForm(item) !== null,
     parse(item) {

@@ -146,6 +146,7 @@ export function createShellTool(opts: ShellToolOptions): Tool<ShellCall> {
 
   return {
     name: 'shell',
+    writes: true,
     definitions: () => shellDefinitions(opts.form),
     accepts: (item) => item.type === 'shell_call' || (item.type === 'function_call' && item.name === SHELL_FUNCTION_NAME),
     parse: parseShellCall,

@@ -115,6 +115,8 @@ export interface Tool<C extends ParsedCall = ParsedCall> {
   run(call: C, ctx: ToolContext): Promise<ToolResult>;
   /** Shown in the pending-call menu when re-running may not be safe (MCP: may not be idempotent). */
   readonly retryWarning?: string;
+  /** Whether a call may change files in the workspace: the turn snapshots the workspace before the first such call. */
+  readonly writes: boolean;
   /** The tool asks the person itself (remote MCP approvals): --confirm does not ask a second time. */
   readonly asksPerson?: boolean;
   /**

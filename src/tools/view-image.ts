@@ -48,6 +48,7 @@ export function createViewImageTool(maxBytes = MAX_IMAGE_BYTES): Tool<ViewImageC
 
   return {
     name: VIEW_IMAGE_NAME,
+    writes: false,
     definitions: () => [viewImageDefinition(maxBytes)],
     accepts: (item) => item.type === 'function_call' && item.name === VIEW_IMAGE_NAME,
     parse(item) {

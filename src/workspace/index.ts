@@ -1,4 +1,4 @@
-// Workspace snapshots: the public API the engine and the REPL use (see docs/SNAPSHOTS.md).
+// Workspace snapshots: the public API the engine and the REPL use (README, "Rollback with files").
 //
 //   const ws = await openWorkspaceSnapshots({ workspace: cwd, env: process.env, homeDir });
 //   if (ws.notice) say(ws.notice);                  // once: git missing, home directory, /

@@ -176,16 +176,18 @@ const killed: Section = {
 
 const rollback: Section = {
   title: '/rollback',
-  blurb: 'Every answered turn is a checkpoint. /rollback takes the conversation back to one of them\n(files on disk stay as they are, and agentx says so); /rollback undo reverses it.',
+  blurb: 'Every answered turn is a checkpoint. /rollback takes the conversation back to one of them and,\nwhen the tool calls changed files since, asks whether to put those files back too (it shows them first);\n/rollback undo reverses it.',
   async run(world) {
     const a = repl(world);
     a.line('/rollback');
     await a.waitFor('Roll back to which checkpoint?', 'the checkpoint menu');
     await a.choose(2, 'choose checkpoint 2, the edit');
+    await a.waitFor('Files changed since then:', 'agentx lists the files the later turn changed');
+    await a.choose('Conversation and files', 'restore the conversation and the files');
+    await a.waitFor('✓ files: restored', 'agentx puts the files back');
     await a.waitFor('Rolled back to checkpoint 2', 'agentx confirms the rollback');
-    await a.waitFor('NOT undone', 'agentx says that side effects stay');
     await a.atPrompt('back at the prompt');
-    world.transcript.note('the next message continues from the edit: the build turn is out of the conversation');
+    world.transcript.note('the next message continues from the edit: the build turn is out of the conversation, and its files are as they were');
   },
 };
 

@@ -40,6 +40,9 @@ describe('apply_patch in a one-shot', () => {
     expect(readFileSync(join(box.cwd, 'app.sh'), 'utf8')).toBe('#!/bin/sh\necho new\n');
     expect(statSync(join(box.cwd, 'app.sh')).mode & 0o777).toBe(0o755);
     expect(readFileSync(join(box.cwd, 'notes/todo.md'), 'utf8')).toBe('# Todo\n- ship it\n');
+    // At the turn's end, from the workspace snapshots: what the turn's tool calls changed.
+    const workspace = lines(r.stdout).find((l) => l.type === 'workspace_changed');
+    expect(workspace?.changes).toEqual(expect.arrayContaining([{ status: 'M', path: 'app.sh' }, { status: 'A', path: 'notes/todo.md' }]));
     const changed = lines(r.stdout).filter((l) => l.type === 'files_changed');
     const files = changed.flatMap((l) => (Array.isArray(l.files) ? (l.files as unknown[]) : []));
     expect(files).toEqual(expect.arrayContaining([

@@ -8,10 +8,11 @@ import { isColorTheme } from '../../ui/theme.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
 import { imageCommand } from './images.ts';
 import { clearSession } from './recovery.ts';
+import { diffCommand } from './diff-command.ts';
 import { rollbackCommand } from './rollback.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/clear', '/model', '/mcp', '/image', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/clear', '/model', '/mcp', '/image', '/setup', '/help'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
@@ -24,7 +25,8 @@ const HELP = [
   'Type a message for the model, or:',
   '  !COMMAND           run COMMAND locally (its output is sent as context with your next message)',
   '  cd [DIR|~|-]       change the directory commands run in',
-  '  /rollback [N]      go back to an earlier checkpoint (1 = newest); /rollback undo reverts it',
+  '  /rollback [N]      go back to an earlier checkpoint (1 = newest), files too; /rollback undo reverts it',
+  '  /diff [N]          what tool calls changed in files: in the last turn, or since checkpoint N',
   '  /usage             tokens and estimated cost of the last turn and the session',
   '  /clear             start a fresh conversation (/rollback undo brings the old one back)',
   '  /model [NAME]      show or switch the model for later requests',
@@ -154,6 +156,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
   const arg = (m[2] ?? '').trim();
   switch ((m[1] ?? '').toLowerCase()) {
     case 'rollback': await rollbackCommand(ctx, arg); break;
+    case 'diff': await diffCommand(ctx, arg); break;
     case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme)); break;
     case 'clear': clearSession(ctx); break;
     case 'model': modelCommand(ctx, arg); break;

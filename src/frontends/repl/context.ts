@@ -9,6 +9,7 @@ import type { McpManager } from '../../tools/mcp/manager.ts';
 import type { LocalImagePart } from '../../wire/items.ts';
 import type { Theme } from '../../ui/theme.ts';
 import type { CommandRunner, HostedInput } from '../runtime.ts';
+import type { SnapshotSession } from '../workspace-session.ts';
 import type { TerminalInput } from './terminal.ts';
 import type { CostTracker } from './usage-view.ts';
 
@@ -38,6 +39,8 @@ export interface ReplContext {
   hosted: HostedInput;
   /** Images attached with /image, sent with the next message. */
   images: LocalImagePart[];
+  /** Workspace snapshots (file rollback, /diff); absent when AGENTX_SNAPSHOTS=off. */
+  snapshots?: SnapshotSession;
 }
 
 /** One line of information for the user, on its own line. */

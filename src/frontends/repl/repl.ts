@@ -5,7 +5,7 @@ import type { CliOptions } from '../../cli/args.ts';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
 import { resolveConfig } from '../../config/config.ts';
 import { configPath, historyPath, homeDir } from '../../paths.ts';
-import { preview } from '../../store/state.ts';
+import { preview, snapshotIdsInUse } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
@@ -24,6 +24,7 @@ import { lockForRepl, unsavedBanner } from './unsaved.ts';
 import { CostTracker } from './usage-view.ts';
 import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
+import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
@@ -85,7 +86,10 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   };
   // Remote MCP servers join once the MCP config is read (connectMcp); approvals are asked by the runner.
   const hosted: HostedInput = { remoteMcp: [], decideApproval: (question) => getRunner().approve(question) };
-  const shared = { cli, env, out, theme, session: sessionStore, costs, hosted };
+  const snapshots = startSnapshotSession({
+    dir, env, homeDir: homeDir(env), configFile: config.configFile, say: (line) => say({ out }, theme.dim(line)),
+  }) ?? undefined;
+  const shared = { cli, env, out, theme, session: sessionStore, costs, hosted, snapshots };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
   const commands = replCommands(partial, config, getRunner);
   const ctx: ReplContext = {
@@ -139,6 +143,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   term.start();
   try {
     greet(ctx, loaded.existed);
+    if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(line)));
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
@@ -226,10 +231,14 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
       const text = action.text;
       const notes = turnNotes(ctx);
       const images = ctx.images;
+      const oldest = ctx.session.state.history[0]?.response_id;
       const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal, images));
       // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
       if (outcome.kind !== 'interrupted') ctx.images = [];
       await afterTurn(ctx, runner, outcome);
+      // History keeps its newest entries only: snapshots of a dropped checkpoint are garbage now.
+      const dropped = oldest !== undefined && !ctx.session.state.history.some((h) => h.response_id === oldest);
+      if (dropped && ctx.snapshots) void pruneSnapshots(ctx.snapshots, snapshotIdsInUse(ctx.session.state), (l) => say(ctx, ctx.theme.dim(l)));
     }
   }
 }

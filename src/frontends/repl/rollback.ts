@@ -1,6 +1,10 @@
 // /rollback (SPEC §3.7): pick a checkpoint (newest first, 1 = newest), restore it, publish the
-// checkpoint, and say plainly that side effects are not undone. `/rollback undo` reverts it.
+// checkpoint, and — when files changed since — ask whether to restore the conversation, the files
+// or both (the engine does it; this only chooses). `/rollback undo` reverts it, files too.
+import type { FilesPlan, RollbackScope } from '../../engine/engine.ts';
+import { errorMessage } from '../../lib/fsutil.ts';
 import { preview, type HistoryEntry } from '../../store/state.ts';
+import type { RestoreResult } from '../../workspace/index.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
@@ -21,24 +25,70 @@ export function checkpointLabel(h: HistoryEntry, now: Date): string {
 
 const SIDE_EFFECTS = 'Shell commands and other side effects since then are NOT undone (files they changed stay changed).';
 
-function announce(ctx: ReplContext, what: string): void {
+const SCOPES: { label: string; scope: RollbackScope }[] = [
+  { label: 'Conversation and files', scope: 'both' },
+  { label: 'Conversation only', scope: 'conversation' },
+  { label: 'Files only', scope: 'files' },
+];
+
+function announce(ctx: ReplContext, what: string, filesRestored: boolean): void {
   const s = ctx.session.state;
   say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
-  say(ctx, ctx.theme.yellow(SIDE_EFFECTS));
+  if (!filesRestored) say(ctx, ctx.theme.yellow(SIDE_EFFECTS));
+}
+
+/** The M/A/D preview of a file plan, before anything is written. */
+async function showPlan(ctx: ReplContext, plan: FilesPlan): Promise<void> {
+  const { formatPlan } = await import('../../workspace/index.ts');
+  say(ctx, ctx.theme.bold('Files changed since then:'));
+  for (const line of formatPlan(plan.plan)) say(ctx, `  ${sanitizeLine(line)}`);
+}
+
+/** What to restore; 'conversation' without asking when no file changed. Null: cancelled. */
+async function chooseScope(ctx: ReplContext, plan: FilesPlan): Promise<RollbackScope | null> {
+  if (!plan.relevant) return 'conversation';
+  await showPlan(ctx, plan);
+  const choice = await selectFromMenu(
+    { out: ctx.out, keys: ctx.term, theme: ctx.theme },
+    { title: 'Restore what?', items: SCOPES.map((s) => s.label), initial: 0 },
+  );
+  return choice === null ? null : SCOPES[choice]?.scope ?? null;
+}
+
+async function reportRestore(ctx: ReplContext, result: RestoreResult | null): Promise<boolean> {
+  if (result === null) return false;
+  const { restoreSummary } = await import('../../workspace/index.ts');
+  const [head, ...rest] = restoreSummary(result);
+  say(ctx, ctx.theme.green(`✓ files: ${head ?? ''}`));
+  for (const line of rest) say(ctx, ctx.theme.yellow(`  ${sanitizeLine(line)}`));
+  return true;
+}
+
+/** A plan, or null after saying why there is none (the store failed: the conversation can still go back). */
+async function planOrNull(ctx: ReplContext, planning: Promise<FilesPlan>): Promise<FilesPlan | null> {
+  try {
+    return await planning;
+  } catch (err) {
+    say(ctx, ctx.theme.yellow(`⚠ cannot plan the file restore: ${sanitizeLine(errorMessage(err))}; only the conversation can be rolled back`));
+    return null;
+  }
+}
+
+async function undo(ctx: ReplContext): Promise<void> {
+  if (ctx.session.state.rollback_backup === null) {
+    say(ctx, 'Nothing to undo: no rollback has been made.');
+    return;
+  }
+  const plan = await planOrNull(ctx, ctx.engine.planUndoFiles());
+  if (plan?.relevant) await showPlan(ctx, plan);
+  const result = await ctx.engine.rollbackUndo(plan?.relevant ? plan.plan : undefined);
+  ctx.costs.undoRollback();
+  announce(ctx, 'Undid the rollback', await reportRestore(ctx, result));
 }
 
 export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<void> {
   const t = ctx.theme;
-  if (arg === 'undo') {
-    if (ctx.session.state.rollback_backup === null) {
-      say(ctx, 'Nothing to undo: no rollback has been made.');
-      return;
-    }
-    ctx.engine.rollbackUndo();
-    ctx.costs.undoRollback();
-    announce(ctx, 'Undid the rollback');
-    return;
-  }
+  if (arg === 'undo') return undo(ctx);
   const history = ctx.session.state.history;
   if (history.length === 0) {
     say(ctx, 'No checkpoints yet: a checkpoint is made after each completed turn.');
@@ -64,10 +114,18 @@ export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<vo
     say(ctx, t.red('usage: /rollback [N | undo]'));
     return;
   }
+  const plan = await planOrNull(ctx, ctx.engine.planRollbackFiles(index));
+  const scope = plan === null ? 'conversation' : await chooseScope(ctx, plan);
+  if (scope === null) return;
   const position = history.length - index;
   const target = history[position];
-  ctx.engine.rollback(index);
+  const result = await ctx.engine.rollback(index, scope, plan?.plan);
+  const filesRestored = await reportRestore(ctx, result);
+  if (scope === 'files') {
+    say(ctx, t.dim('The conversation is unchanged; /rollback undo puts the files back.'));
+    return;
+  }
   ctx.costs.rollback(target?.usage.turns ?? 0);
-  announce(ctx, `Rolled back to checkpoint ${index} (${target ? localTime(target.timestamp, now) : '?'})`);
+  announce(ctx, `Rolled back to checkpoint ${index} (${target ? localTime(target.timestamp, now) : '?'})`, filesRestored);
   say(ctx, t.dim('/rollback undo restores the state before this rollback.'));
 }

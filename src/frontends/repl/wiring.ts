@@ -38,7 +38,7 @@ export function replCommands(
 }
 
 export async function buildEngine(
-  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted'> & { cwd: () => string },
+  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots'> & { cwd: () => string },
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
   commands: CommandRunner,
@@ -55,6 +55,7 @@ export async function buildEngine(
     onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
+  deps.workspace = ctx.snapshots?.files;
   return new Engine(deps);
 }
 

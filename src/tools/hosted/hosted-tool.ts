@@ -13,6 +13,8 @@ export interface HostedToolSpec {
 export function hostedTool(spec: HostedToolSpec): Tool {
   return {
     name: spec.name,
+    // Runs on the server: nothing here changes the workspace.
+    writes: false,
     definitions: () => spec.definitions(),
     accepts: () => false,
     // Unreachable (accepts nothing); answered like any call that is not this tool's.

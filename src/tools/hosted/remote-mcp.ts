@@ -94,6 +94,7 @@ export function createRemoteMcpTool(servers: readonly RemoteMcpServer[], decide:
 
   return {
     name: 'remote_mcp',
+    writes: false,
     definitions: (): ToolDefinition[] => servers.map(remoteDefinition),
     accepts: (item) => item.type === 'mcp_approval_request',
     parse(item) {
