@@ -15,6 +15,7 @@ import { VERSION } from './version.ts';
  * non-blocking pipe) goes through process.stdout after all.
  */
 function printFixed(text: string): void {
+  // require() returns any: the module's declared type is restored (a cast, deliberately: see above).
   const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof Fs;
   const bytes = Buffer.from(text);
   let offset = 0;
@@ -73,7 +74,7 @@ main(process.argv.slice(2)).then(
     }
     // An unexpected bug: one line for the user, the stack only with AGENTX_DEBUG_STACK. The
     // message may quote what a server sent: it passes the terminal sanitiser (loaded only here).
-    const e = err as Error;
+    const e = err instanceof Error ? err : undefined;
     const identity = (s: string): string => s;
     void import('./ui/sanitize.ts').then((m) => m.sanitizeLine, () => identity).then((clean) => {
       process.stderr.write(`agentx: internal error: ${clean(e?.message ?? String(err))}\n`);

@@ -6,6 +6,7 @@ import { loadMcpConfig, type PendingApproval } from '../tools/mcp/config.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { resolveRemoteServers } from '../tools/mcp/remote.ts';
 import { VERSION } from '../version.ts';
+import type { CommandRunner } from './runtime.ts';
 
 export interface McpSessionOptions {
   projectDir: string;
@@ -17,7 +18,8 @@ export interface McpSessionOptions {
   notice(line: string): void;
   /** One-shots wait for the servers (their one request needs the tools); the REPL does not. */
   wait: boolean;
-  wrapCommand?: (argv: string[], server: { name: string; cwd: string }) => string[];
+  /** The session's command runner: stdio servers run inside the same sandbox as model commands. */
+  commands?: CommandRunner;
 }
 
 /** Local servers started (their manager), and remote ones for the API to call (headers expanded). */
@@ -45,9 +47,18 @@ export async function startMcpSession(o: McpSessionOptions): Promise<McpSession>
   for (const line of remote.problems) o.notice(line);
   const specs = config.servers();
   if (specs.length === 0) return { remote: remote.servers };
+  const wrapper = o.commands ? await o.commands.childWrapper() : null;
+  if (wrapper !== null && 'refused' in wrapper) {
+    // The default never silently runs unsandboxed: stdio servers are model-controlled programs too.
+    const local = specs.filter((spec) => spec.transport === 'stdio').map((spec) => spec.name);
+    if (local.length > 0) o.notice(`mcp: not starting ${local.join(', ')}: ${wrapper.refused}`);
+  }
+  const usable = wrapper !== null && 'refused' in wrapper ? specs.filter((spec) => spec.transport !== 'stdio') : specs;
+  if (usable.length === 0) return { remote: remote.servers };
+  const wrapCommand = typeof wrapper === 'function' ? (argv: string[], server: { cwd: string }): string[] => wrapper(argv, server.cwd) : undefined;
   const { McpManager } = await import('../tools/mcp/manager.ts');
   const options = {
-    specs, env: o.env, secrets: [o.apiKey], projectDir: o.projectDir, clientVersion: VERSION, wrapCommand: o.wrapCommand,
+    specs: usable, env: o.env, secrets: [o.apiKey], projectDir: o.projectDir, clientVersion: VERSION, wrapCommand,
     onEvent: (ev: { type: string; server: string; reason?: string }) => {
       if (ev.type === 'server_failed') o.notice(`mcp: server ${ev.server} failed to start: ${ev.reason ?? 'unknown reason'}`);
     },

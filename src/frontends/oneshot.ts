@@ -101,12 +101,12 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     return code;
   };
   const notice = (line: string): void => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); };
-  const { manager: mcp, remote } = await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice });
+  const commands = createCommands({
+    config: { ...config, apiKey }, env, workspaceRoot: cwd,
+    onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+  });
+  const { manager: mcp, remote } = await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice, commands });
   try {
-    const commands = createCommands({
-      config: { ...config, apiKey }, env, workspaceRoot: cwd,
-      onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
-    });
     const deps = await createTurnDeps({
       mcp, commands,
       // Nobody can answer a remote MCP approval request here: denied, and said on stderr.

@@ -78,6 +78,7 @@ export function createCommands(r: CommandsInput): CommandRunner {
     run: (opts) => runner.run(capped(opts)),
     runUnsandboxed: (opts) => runner.runUnsandboxed(capped(opts)),
     disableForSession: () => runner.disableForSession(),
+    childWrapper: () => runner.childWrapper(),
   };
 }
 

@@ -53,6 +53,7 @@ function toUsage(u: SdkUsage | null | undefined): TurnUsage {
 function messageText(item: unknown): string {
   if (typeof item !== 'object' || item === null || !('type' in item) || item.type !== 'message' || !('content' in item) || !Array.isArray(item.content)) return '';
   let text = '';
+  // Array.isArray narrows to any[]: unknown[] keeps every element read checked.
   for (const part of item.content as unknown[]) {
     if (typeof part === 'object' && part !== null && 'type' in part && part.type === 'output_text' && 'text' in part && typeof part.text === 'string') text += part.text;
   }

@@ -30,6 +30,7 @@ const CLI_SUMMARY_OUTPUT_BYTES = 2 * 1024;
 
 /** A deep copy that is also a proof the value survives JSON (it is going into the state file). */
 function cloneJson<T>(value: T): T {
+  // JSON.parse returns any; a JSON round trip of a T is a T (the state holds JSON data only).
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 

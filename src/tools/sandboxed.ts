@@ -9,6 +9,7 @@
 // REPL's y/N/always prompt) may instead run it once more without the sandbox.
 import { tmpdir } from 'node:os';
 import { homeDir } from '../paths.ts';
+import { bwrapArgs } from '../sandbox/bwrap.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
 import { commandEnvironment, redactSecrets } from '../sandbox/env.ts';
@@ -50,6 +51,12 @@ export interface CommandRunner {
   runUnsandboxed(opts: ShellRunOptions): Promise<ShellRunResult>;
   /** The person chose "always this session": later commands run without the sandbox. */
   disableForSession(): void;
+  /**
+   * For long-running children (MCP stdio servers): a function that rewrites an argv to run inside
+   * the same sandbox as model commands; `null` when they run unsandboxed (danger-full-access, or
+   * off-if-unavailable without bwrap); a message when they must not start at all.
+   */
+  childWrapper(): Promise<((argv: string[], cwd: string) => string[]) | null | { refused: string }>;
 }
 
 function failure(message: string): ShellRunResult {
@@ -132,5 +139,16 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     run,
     runUnsandboxed: async (opts) => redacted(await runUnsandboxed(redactLive(opts))),
     disableForSession: () => { sessionUnsandboxed = true; },
+    childWrapper: async () => {
+      if (sessionUnsandboxed) return null;
+      const found = await availability();
+      if (!found.ok) {
+        if (setup.setting.offIfUnavailable) return null;
+        return { refused: found.message };
+      }
+      const policy = policyNow();
+      if (!policy) return null;
+      return (argv, cwd) => [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv })];
+    },
   };
 }

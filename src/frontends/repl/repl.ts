@@ -164,7 +164,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
 async function connectMcp(ctx: ReplContext): Promise<void> {
   const t = ctx.theme;
   const started = await startMcpSession({
-    projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, wait: false,
+    projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, wait: false, commands: ctx.commands,
     notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
     approve: async (pending) => {
       say(ctx, t.yellow(`${pending.file} wants to start MCP servers (programs on this machine):`));

@@ -13,6 +13,8 @@
 // Limit: a hunk that only removes lines, with neither context nor anchor, leaves no trace of
 // where it was; it is undone at the end of the previous hunk, and when that guess does not
 // verify, the file counts as not applied.
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { applyHunks, reverseHunks } from './apply.ts';
 import { DEFAULT_MAX_BYTES, readDiskFile } from './fsio.ts';
 import { resolvePatchPath, workspaceRoots } from './paths.ts';

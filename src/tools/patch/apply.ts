@@ -1,6 +1,8 @@
 // Applies the hunks of one update to a file's text. Pure. Hunks are placed in order, each after
 // the previous one; context lines keep the file's own text (so loose matching never rewrites
 // them), removed lines go, added lines take the file's line ending.
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { closest, findAnchor, findAnchorBefore, LineIndex, locate, locateAtEnd } from './match.ts';
 import type { Located } from './match.ts';
 import { joinLines, splitLines } from './text.ts';

@@ -1,5 +1,7 @@
 // Line diffs for display: Myers' O(ND) algorithm (to tighten what a hunk really changed) and a
 // plain unified diff renderer (no colours; the terminal adds them).
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import type { Edit } from './apply.ts';
 
 /** Beyond this many differences a region is shown as one replacement (bounded time and memory). */

@@ -1,6 +1,8 @@
 // Finding a hunk's lines in a file. Matching gets looser in a fixed order and stops at the first
 // level that finds something: exact → ignoring trailing whitespace → ignoring surrounding
 // whitespace → also folding common Unicode look-alikes (dashes, quotes, odd spaces) to ASCII.
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 
 export const LEVELS = [0, 1, 2, 3] as const;
 export type Level = (typeof LEVELS)[number];

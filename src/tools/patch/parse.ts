@@ -1,6 +1,8 @@
 // Parses V4A patches: the whole envelope (`*** Begin Patch` … `*** End Patch`, used by the
 // function and custom tool forms) and the headerless diff of one built-in `apply_patch_call`
 // operation. Pure; every error names the patch line it is about.
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { PatchError } from './types.ts';
 import type { FileOperation, Hunk, HunkLine } from './types.ts';
 

@@ -1,6 +1,8 @@
 // Validates a whole patch and computes every resulting file before anything is written. The
 // operations run in order against an in-memory view of the touched files, so a later section
 // sees the effect of an earlier one (delete then add, two updates of one file, a move).
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { stat } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import { applyHunks } from './apply.ts';

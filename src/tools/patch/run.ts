@@ -1,6 +1,8 @@
 // Applies a parsed patch to the workspace, all or nothing: plan every file first (nothing is
 // written if any section fails), then write each changed file atomically; if the disk refuses
 // part-way, what was already written is put back.
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { randomBytes } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

@@ -1,5 +1,7 @@
 // A text file as lines, keeping what a patch must not disturb: each line's ending (CRLF files
 // stay CRLF, mixed files stay mixed), a UTF-8 byte-order mark and a missing final newline.
+// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
+// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 
 export type Eol = '\n' | '\r\n' | '';
 
