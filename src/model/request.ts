@@ -97,3 +97,8 @@ export function buildRequest(shape: RequestShape, input: unknown[], previousResp
   }
   return req;
 }
+
+/** The request with server-side compaction asked for at `compactThreshold` input tokens. */
+export function withContextManagement(req: ModelRequest, compactThreshold: number): ModelRequest {
+  return { ...req, context_management: [{ type: 'compaction', compact_threshold: compactThreshold }] };
+}

@@ -32,6 +32,35 @@ export interface ModelRequest {
   stream: true;
   tools: unknown[];
   reasoning?: { effort?: string; summary: 'auto' };
+  /** Server-side compaction (engine/compaction.ts decides whether the server takes it). */
+  context_management?: ContextManagement[];
+}
+
+export interface ContextManagement {
+  type: 'compaction';
+  compact_threshold?: number;
+}
+
+/** An opaque compaction item: the server's summary of everything before it in the chain. */
+export interface CompactionItem {
+  type: 'compaction';
+  id?: string;
+  encrypted_content: string;
+}
+
+/** POST /responses/compact: compacts a stored chain and/or input items. */
+export interface CompactRequest {
+  model: string;
+  instructions?: string;
+  input?: unknown[];
+  previous_response_id?: string;
+}
+
+export interface CompactedOutput {
+  id: string;
+  /** The person's kept messages and one compaction item: the whole list is the input of a new chain. */
+  output: unknown[];
+  usage: TurnUsage;
 }
 
 export interface CompletedResponse {
@@ -40,6 +69,8 @@ export interface CompletedResponse {
   text: string;               // concatenated output_text of message items
   toolCalls: ToolCallItem[];
   usage: TurnUsage;
+  /** Compaction items the server emitted in this response (server-side compaction happened). */
+  compactions?: CompactionItem[];
 }
 
 export type ModelEvent =
@@ -52,6 +83,8 @@ export type ModelEvent =
 export interface ModelClient {
   /** Streams one response. Throws ModelError (see errors.ts) on any failure, including a cut stream. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /** POST /responses/compact; absent on clients that cannot (wrappers must pass it through). Throws ModelError. */
+  compact?(request: CompactRequest, signal: AbortSignal): Promise<CompactedOutput>;
 }
 
 /**
