@@ -110,14 +110,17 @@ export function viewOf(instructions: string | null, items: readonly unknown[]): 
   return { facts, userMessages, folded };
 }
 
-/** The most recent messages whose bytes fit `budgetBytes`, oldest first (a too-big newest one is dropped whole). */
-export function keepRecent(messages: readonly string[], budgetBytes: number): string[] {
+/**
+ * The most recent messages whose bytes fit `budgetBytes`, oldest first. The newest `mustKeep`
+ * are kept whatever their size (the message being answered cannot be compacted away).
+ */
+export function keepRecent(messages: readonly string[], budgetBytes: number, mustKeep = 0): string[] {
   const kept: string[] = [];
   let used = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const text = messages[i] ?? '';
     const size = byteLength(text);
-    if (used + size > budgetBytes) break;
+    if (used + size > budgetBytes && kept.length >= mustKeep) break;
     kept.unshift(text);
     used += size;
   }
@@ -125,10 +128,10 @@ export function keepRecent(messages: readonly string[], budgetBytes: number): st
 }
 
 /** Folds a view into a compaction payload, keeping the newest messages within `budgetBytes` verbatim. */
-export function foldView(view: ContextView, recentBudgetBytes: number): CompactionPayload {
+export function foldView(view: ContextView, recentBudgetBytes: number, mustKeep = 0): CompactionPayload {
   return {
     facts: Object.fromEntries(view.facts),
     folded: view.folded + view.userMessages.length,
-    recent: keepRecent(view.userMessages, recentBudgetBytes),
+    recent: keepRecent(view.userMessages, recentBudgetBytes, mustKeep),
   };
 }

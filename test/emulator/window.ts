@@ -63,7 +63,9 @@ export function renderContext(
   if (threshold !== null && accounting.inputTokens > threshold) {
     // Compacts before answering, as the service prunes context before continuing inference.
     // Kept messages travel base64-encoded inside the item (4 bytes per 3): 3 raw bytes a token.
-    const compaction = compactionItem(foldView(view, keptMessagesBudgetTokens(settings, threshold) * 3));
+    // The person's messages in this request are what the model answers: always kept whole.
+    const current = req.input.filter(isUserMessage).length;
+    const compaction = compactionItem(foldView(view, keptMessagesBudgetTokens(settings, threshold) * 3, current));
     const inputTokens = tokensOf(requestHead(req), [compaction]);
     rendered = { items: [], compaction, accounting: { inputTokens, cachedTokens: 0 }, view: viewOf(req.instructions, [compaction]), overflow: null };
   }
