@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type LoggedRequest } from '../../test/emulator/server.ts';
 import { AGENTS_RULE, factKeys, factValue, scriptedMessage, startSession } from '../../test/compaction/session.ts';
-import { ContextHopeless, rejectsContextManagement } from './compaction.ts';
+import { ContextHopeless, rejectsContextManagement, type Attempt } from './compaction.ts';
 import { ModelError } from '../model/errors.ts';
 import type { ContextWindow } from './context.ts';
 import { fileCapabilities, type ServerCapabilities } from './server-capabilities.ts';
+import { chainStart } from './compaction-seed.ts';
 
 let emu: Emulator;
 const dirs: string[] = [];
@@ -93,6 +94,24 @@ describe('overflow recovery', () => {
     });
   }
 
+  it('a failure after the compaction is retried on the new chain, not the old one', async () => {
+    emu.configureContext({ windowTokens: WINDOW.tokens, contextManagement: false, compactEndpoint: true });
+    const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW, autoCompact: 'off', capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }) });
+    await fillChain(session, 5_000);
+    // The overflowing request uses no scripted step, so this one fails the resend after the compaction.
+    emu.enqueue({ kind: 'failed', code: 'server_error', message: 'boom' });
+    const signal = new AbortController().signal;
+    const attempt = { input: [{ role: 'user', content: `remember AFTER=1 ${'q'.repeat(4000)}` }], previousResponseId: session.state.response_id };
+    let next: Attempt | undefined;
+    await expect(session.compaction.send(attempt, signal, (n) => { next = n; })).rejects.toMatchObject({ kind: 'retryable' });
+    if (!next) throw new Error('no new attempt was announced');
+    expect(next.previousResponseId).toBeNull();
+    emu.requests.length = 0;
+    const retried = await session.compaction.send(next, signal);
+    expect(retried.response.text).toMatch(/^You said: remember AFTER=1/);
+    expect(emu.requests.map((r) => r.error?.code ?? r.status)).toEqual([200]);
+  });
+
   for (const mechanism of MECHANISMS) {
     it(`a hopeless overflow ends in the choice within 3 requests (${mechanism.name})`, async () => {
       emu.configureContext({ windowTokens: WINDOW.tokens, ...mechanism.server });
@@ -167,7 +186,16 @@ describe('/compact on demand', () => {
       expect(result).toMatchObject({ ok: true, mechanism: mechanism.expect });
       expect(session.state.response_id).toBeNull();
       expect(session.checkpoints.at(-1)?.from_response_id).toBe(head);
+      // A one-shot branching from the compacted checkpoint (a copy of the state, as read from disk)…
+      const saved = structuredClone(session.state);
+      const branch = chainStart(saved, [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'recall: PET' }] }]);
+      expect(branch.previousResponseId).toBeNull();
+      expect((await session.compaction.send(branch, new AbortController().signal)).response.text).toBe('Recalled: PET=otter');
+      // …and the next message of the session itself both start from the seed.
       expect((await session.turn('recall: PET RULE')).text).toBe('Recalled: PET=otter, RULE=tabs-not-spaces');
+      // The chain before the compaction is still there for /rollback.
+      const back = await session.compaction.send({ input: [{ role: 'user', content: 'recall: PET' }], previousResponseId: head }, new AbortController().signal);
+      expect(back.response.text).toBe('Recalled: PET=otter');
     });
   }
 });

@@ -85,8 +85,12 @@ export function rejectsContextManagement(err: unknown): boolean {
 }
 
 export interface Compaction {
-  /** One request of the turn, compacting before it or after an overflow as needed. Throws ModelError / ContextHopeless. */
-  send(attempt: Attempt, signal: AbortSignal): Promise<SendResult>;
+  /**
+   * One request of the turn, compacting before it or after an overflow as needed. Throws
+   * ModelError / ContextHopeless. `onNewAttempt` hears when a compaction moved the request to a
+   * new chain, so a caller that retries after a later failure retries that, not the old chain.
+   */
+  send(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<SendResult>;
   /** /compact: compact the chain now (`pending` is input still to be sent on it, e.g. leftover tool outputs). */
   compactNow(pending: Attempt, signal: AbortSignal): Promise<CompactResult>;
   /** The window in force (it shrinks after an overflow showed it smaller). */
@@ -209,7 +213,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     return result;
   }
 
-  async function recover(attempt: Attempt, signal: AbortSignal): Promise<{ response: CompletedResponse; sent: Attempt }> {
+  async function recover(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<{ response: CompletedResponse; sent: Attempt }> {
     // What the refused request rendered, roughly; only learnt from when the chain's size is known.
     const estimated = deps.usedTokens() + estimateTokens(attempt.input) + estimateTokens(deps.shape.instructions) + estimateTokens(deps.shape.tools);
     const learned = windowAfterOverflow(window(), estimated);
@@ -225,6 +229,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     if (!compacted.ok || !compacted.next) {
       throw new ContextHopeless(`the conversation does not fit in the context window and could not be compacted (${compacted.reason ?? 'unknown reason'})`, attempt, options);
     }
+    onNewAttempt?.(compacted.next);
     try {
       return { response: await sendProbing(compacted.next, signal), sent: compacted.next };
     } catch (err) {
@@ -235,7 +240,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     }
   }
 
-  async function send(attempt: Attempt, signal: AbortSignal): Promise<SendResult> {
+  async function send(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<SendResult> {
     let current: Attempt = { ...attempt, input: capToolOutputs(attempt.input, window()) };
     const decision = autoCompactDecision({
       usedTokens: deps.usedTokens(), window: window(), setting: deps.autoCompact, serverSide: serverSide(),
@@ -244,15 +249,17 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     if (decision.compact && current.previousResponseId !== null) {
       deps.notice(`Context ${Math.round((deps.usedTokens() / window().tokens) * 100)}% full: compacting the conversation…`);
       const compacted = await compactAttempt(current, signal);
-      if (compacted.ok && compacted.next) current = compacted.next;
-      else deps.notice(`Could not compact the conversation (${compacted.reason ?? 'unknown reason'}); continuing.`);
+      if (compacted.ok && compacted.next) {
+        current = compacted.next;
+        onNewAttempt?.(current);
+      } else deps.notice(`Could not compact the conversation (${compacted.reason ?? 'unknown reason'}); continuing.`);
     }
     let response: CompletedResponse;
     try {
       response = await sendProbing(current, signal);
     } catch (err) {
       if (!(err instanceof ModelError && err.kind === 'context_overflow')) throw err;
-      ({ response, sent: current } = await recover(current, signal));
+      ({ response, sent: current } = await recover(current, signal, onNewAttempt));
     }
     const contextTokens = response.usage.inputTokens + response.usage.outputTokens;
     if (response.compactions && response.compactions.length > 0) {
