@@ -4,7 +4,7 @@
 // request overflows anyway it compacts and resends once, then gives up with a clear choice —
 // never a loop. The best mechanism is probed once per server and remembered
 // (server-capabilities.ts). All I/O comes in through CompactionDeps.
-import { contextOverflow, ModelError } from '../model/errors.ts';
+import { ModelError } from '../model/errors.ts';
 import { buildRequest, withContextManagement, type RequestShape } from '../model/request.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
 import {
@@ -284,5 +284,3 @@ export function createCompaction(deps: CompactionDeps): Compaction {
 export function isContextOverflow(err: unknown): err is ModelError {
   return err instanceof ModelError && err.kind === 'context_overflow';
 }
-
-export { contextOverflow };
