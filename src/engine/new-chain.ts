@@ -19,7 +19,7 @@ function transcriptText(state: SessionState): string {
 }
 
 /** Tool outputs cannot be sent without their calls on a new chain: describe them as text instead. */
-function outputAsText(item: ToolOutputItem): string {
+export function outputAsText(item: ToolOutputItem): string {
   switch (item.type) {
     case 'shell_call_output': {
       const text = item.output.map((p) => `${p.outcome.type === 'timeout' ? '[timed out]' : `[exit ${p.outcome.exit_code}]`}\n${p.stdout}${p.stderr ? `\n[stderr] ${p.stderr}` : ''}`).join('\n');

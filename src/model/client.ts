@@ -1,12 +1,12 @@
 // The only module that imports the OpenAI SDK. It turns a streamed Responses call into our
 // ModelEvent stream and every failure into a classified ModelError. The SDK moves its bytes
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
-import { classifyFailure, ModelError } from './errors.ts';
+import { classifyFailure, CONTEXT_LENGTH_EXCEEDED, contextOverflow, ModelError } from './errors.ts';
 import { nodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
-import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
-import { isToolCallItem, type ToolCallItem } from '../wire/items.ts';
+import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
+import { isCompactionItem, isToolCallItem, type CompactionItem, type ToolCallItem } from '../wire/items.ts';
 
 export interface ClientOptions {
   apiKey: string;
@@ -58,16 +58,21 @@ export function toCompleted(response: { id: string; status?: string | null; outp
   const output: unknown[] = Array.isArray(response.output) ? response.output : [];
   let text = '';
   const toolCalls: ToolCallItem[] = [];
+  const compactions: CompactionItem[] = [];
   for (const item of output) {
     text += messageText(item);
     if (isToolCallItem(item)) toolCalls.push(item);
+    else if (isCompactionItem(item)) compactions.push(item.id ? { type: 'compaction', encrypted_content: item.encrypted_content, id: item.id } : { type: 'compaction', encrypted_content: item.encrypted_content });
   }
-  return { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
+  const completed: CompletedResponse = { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
+  if (compactions.length > 0) completed.compactions = compactions;
+  return completed;
 }
 
 const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', 'server_is_overloaded', 'slow_down', 'timeout']);
 
 function streamFailure(code: string | null | undefined, message: string | null | undefined): ModelError {
+  if (code === CONTEXT_LENGTH_EXCEEDED) return contextOverflow();
   const kind = code && RETRYABLE_STREAM_CODES.has(code) ? 'retryable' : 'fatal';
   return new ModelError(`${message ?? 'the response failed'}${code ? ` (${code})` : ''}`, kind, { code: code ?? undefined });
 }
@@ -191,5 +196,22 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     }
   }
 
-  return { stream };
+  async function compact(request: CompactRequest, signal: AbortSignal): Promise<CompactedOutput> {
+    opts.log?.('request', { compact: request });
+    try {
+      // Our input items are the wire items; the SDK's union type does not know our structural types.
+      const body = request as unknown as Parameters<typeof sdk.responses.compact>[0];
+      const res = await sdk.responses.compact(body, { signal, timeout: opts.idleTimeoutMs });
+      return { id: res.id, output: Array.isArray(res.output) ? res.output : [], usage: toUsage(res.usage) };
+    } catch (err) {
+      const sdkKind = err instanceof OpenAI.APIUserAbortError ? 'abort' as const
+        : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' as const
+          : err instanceof OpenAI.APIConnectionError ? 'connection' as const : undefined;
+      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, sdkKind);
+      opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
+      throw failure;
+    }
+  }
+
+  return { stream, compact };
 }

@@ -21,7 +21,7 @@ function scrubError(err: unknown, secrets: string[]): unknown {
 }
 
 export function scrubSecrets(client: ModelClient, secrets: string[]): ModelClient {
-  return {
+  const scrubbed: ModelClient = {
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       try {
         yield* client.stream(request, signal);
@@ -30,6 +30,18 @@ export function scrubSecrets(client: ModelClient, secrets: string[]): ModelClien
       }
     },
   };
+  if (client.compact) {
+    scrubbed.compact = async (request, signal) => {
+      try {
+        // Called as a method: the client may be an object that uses `this`.
+        if (!client.compact) throw new ModelError('this server cannot compact', 'fatal');
+        return await client.compact(request, signal);
+      } catch (err) {
+        throw scrubError(err, secrets);
+      }
+    };
+  }
+  return scrubbed;
 }
 
 /** `env` without the variables whose value is one of `secrets` (the key agentx itself uses). */
