@@ -1,9 +1,9 @@
-// Bundled and run by bench/compaction.mjs: a scripted session of N turns through the compaction
-// driver with the real client against an in-process emulator, once per mechanism and once with an
+// Bundled and run by bench/compaction.mjs: a scripted session of N turns through the engine and
+// its compaction with the real client against an in-process emulator, once per mechanism and once with an
 // unlimited window (the baseline without compaction). Prints one JSON object on stdout.
 import { startEmulator } from '../test/emulator/server.ts';
 import { createOpenAIClient } from '../src/model/client.ts';
-import type { ModelClient, TurnUsage } from '../src/model/types.ts';
+import { observeUsage } from '../src/model/usage-observer.ts';
 import { factKeys, factValue, scriptedMessage, startSession } from '../test/compaction/session.ts';
 
 const TURNS = Number(process.env.COMPACTION_TURNS ?? 200);
@@ -17,33 +17,6 @@ const CASES: Case[] = [
   { name: 'own summary', windowTokens: WINDOW, contextManagement: false, compactEndpoint: false },
 ];
 
-/** Sums the usage of every response and compaction the client sees. */
-function counting(client: ModelClient, total: { usage: TurnUsage }): ModelClient {
-  const add = (u: TurnUsage): void => {
-    total.usage = {
-      inputTokens: total.usage.inputTokens + u.inputTokens, cachedTokens: total.usage.cachedTokens + u.cachedTokens,
-      outputTokens: total.usage.outputTokens + u.outputTokens, reasoningTokens: total.usage.reasoningTokens + u.reasoningTokens,
-    };
-  };
-  const wrapped: ModelClient = {
-    async *stream(request, signal) {
-      for await (const ev of client.stream(request, signal)) {
-        if (ev.type === 'completed') add(ev.response.usage);
-        yield ev;
-      }
-    },
-  };
-  if (client.compact) {
-    wrapped.compact = async (request, signal) => {
-      if (!client.compact) throw new Error('unreachable');
-      const out = await client.compact(request, signal);
-      add(out.usage);
-      return out;
-    };
-  }
-  return wrapped;
-}
-
 async function main(): Promise<void> {
   const emu = await startEmulator();
   const results = [];
@@ -51,23 +24,27 @@ async function main(): Promise<void> {
     emu.requests.length = 0;
     emu.forgetAll();
     emu.configureContext({ windowTokens: c.windowTokens, overflowForm: 'http', contextManagement: c.contextManagement, compactEndpoint: c.compactEndpoint });
-    const total = { usage: { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 } };
-    const client = counting(await createOpenAIClient({ apiKey: 'sk-bench', baseUrl: emu.baseUrl, idleTimeoutMs: 30_000 }), total);
+    const total = { inputTokens: 0, outputTokens: 0 };
+    const client = observeUsage(await createOpenAIClient({ apiKey: 'sk-bench', baseUrl: emu.baseUrl, idleTimeoutMs: 30_000 }), (_model, u) => {
+      total.inputTokens += u.inputTokens;
+      total.outputTokens += u.outputTokens;
+    });
     // The baseline never compacts (auto-compaction off: no context_management either).
     const session = await startSession({
-      baseUrl: emu.baseUrl, window: { tokens: c.windowTokens ?? 1_000_000_000, source: 'setting', note: 'bench' }, client,
+      baseUrl: emu.baseUrl, contextWindow: String(c.windowTokens ?? 1_000_000_000), client,
       ...(c.windowTokens === null ? { autoCompact: 'off' } : {}),
     });
     const started = process.hrtime.bigint();
     let maxContext = 0;
     for (let i = 0; i < TURNS; i++) {
       await session.turn(scriptedMessage(i));
-      maxContext = Math.max(maxContext, session.state.context_tokens);
+      maxContext = Math.max(maxContext, session.store.state.context_tokens);
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const keys = factKeys(TURNS);
     const recall = await session.turn(`recall: ${keys.join(' ')}`);
-    const kept = keys.filter((k) => recall.text.includes(`${k}=${factValue(k)}`)).length;
+    session.close();
+    const kept = keys.filter((k) => recall.includes(`${k}=${factValue(k)}`)).length;
     const sessionRequests = emu.requests.slice(0, -1);
     results.push({
       name: c.name,
@@ -77,8 +54,8 @@ async function main(): Promise<void> {
       bytesSent: sessionRequests.reduce((n, r) => n + r.bytes, 0),
       compactions: session.checkpoints.length,
       mechanisms: [...new Set(session.checkpoints.map((cp) => cp.mechanism))],
-      inputTokens: total.usage.inputTokens,
-      outputTokens: total.usage.outputTokens,
+      inputTokens: total.inputTokens,
+      outputTokens: total.outputTokens,
       maxContextTokens: maxContext,
       factsKept: `${kept}/${keys.length}`,
       ms: Math.round(ms),

@@ -2,6 +2,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
+import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
 import { configPath } from '../paths.ts';
 import { parseDotenv } from './dotenv.ts';
 import { errorMessage, errorCode } from '../lib/fsutil.ts';
@@ -17,6 +18,10 @@ export interface Config {
   reasoningEffort: string | undefined;
   shellTool: ShellToolKind;
   configFile: string;
+  /** AGENTX_CONTEXT_WINDOW (validated); unset: the model table or a conservative default. */
+  contextWindow: string | undefined;
+  /** AGENTX_AUTO_COMPACT, parsed. */
+  autoCompact: AutoCompactSetting;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -61,5 +66,17 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   } catch {
     throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
   }
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file };
+  const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
+  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file, ...context };
+}
+
+/** The context window settings, checked now so a bad value is one line at start, not a failure mid-session. */
+function contextSettings(window: string | undefined, autoCompact: string | undefined, model: string): Pick<Config, 'contextWindow' | 'autoCompact'> {
+  try {
+    contextWindowFor(model, window);
+    return { contextWindow: window, autoCompact: parseAutoCompact(autoCompact) };
+  } catch (err) {
+    if (err instanceof ContextSettingError) throw new ConfigError(err.message);
+    throw err;
+  }
 }

@@ -1,34 +1,12 @@
 // What a compaction leaves behind: the checkpoint recorded in the session state (so /rollback to
 // before it and one-shots from after it work), the seed that starts the new chain, our own
 // summary prompt, and the local summary used when no request can be made. Pure.
-import { isInputItem, userMessage, type InputItem, type ToolOutputItem } from '../wire/items.ts';
-import { outputAsText } from './new-chain.ts';
+import type { CompactionCheckpoint, SessionState } from '../store/state.ts';
+import { userMessage, type InputItem, type ToolOutputItem } from '../wire/items.ts';
+import { splitToolOutputs } from './new-chain.ts';
 
-export type CompactionMechanism = 'server' | 'endpoint' | 'summary' | 'local';
-
-/**
- * One compaction, as a checkpoint in the session state (field `compaction`). Until a response on
- * the new chain completes, `response_id` is null and `seed` must start the next request.
- */
-export interface CompactionCheckpoint {
-  mechanism: CompactionMechanism;
-  /** The chain head that was compacted: still on the server, so /rollback to it keeps working. */
-  from_response_id: string | null;
-  /** Input items that begin the new chain (empty for server-side compaction, which keeps the chain). */
-  seed: InputItem[];
-  /** Our own summary's text, carried into later local summaries so early facts are never dropped. */
-  summary?: string;
-  at: string;
-  /** Context tokens of the chain when it was compacted. */
-  tokens_before: number;
-}
-
-/** The slice of the session state this module reads (SessionState satisfies it). */
-export interface ChainState {
-  response_id: string | null;
-  transcript: readonly { role: string; text: string }[];
-  [key: string]: unknown;
-}
+/** The part of the session state compaction reads. */
+export type ChainState = Pick<SessionState, 'response_id' | 'transcript' | 'compaction'>;
 
 /** Our own summary: what a fresh chain needs to carry on, the person's words verbatim. */
 export const SUMMARY_PROMPT = [
@@ -44,25 +22,6 @@ export const SUMMARY_PROMPT = [
 
 const RECENT_MESSAGES = 3;
 const RECENT_MESSAGE_CHARS = 4_000;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-export function readCheckpoint(state: ChainState): CompactionCheckpoint | null {
-  const c = state.compaction;
-  if (!isRecord(c) || !Array.isArray(c.seed) || typeof c.at !== 'string') return null;
-  const mechanism = c.mechanism;
-  if (mechanism !== 'server' && mechanism !== 'endpoint' && mechanism !== 'summary' && mechanism !== 'local') return null;
-  return {
-    mechanism,
-    from_response_id: typeof c.from_response_id === 'string' ? c.from_response_id : null,
-    seed: c.seed.filter(isInputItem),
-    ...(typeof c.summary === 'string' ? { summary: c.summary } : {}),
-    at: c.at,
-    tokens_before: typeof c.tokens_before === 'number' ? c.tokens_before : 0,
-  };
-}
 
 /** The person's newest messages from the local transcript, oldest first, each bounded. */
 export function recentUserMessages(state: ChainState, count = RECENT_MESSAGES): string[] {
@@ -118,14 +77,12 @@ function newestFitting(lines: readonly string[], maxChars: number): string {
  * chain), so they become one text message; everything else passes unchanged, in order.
  */
 export function inputForNewChain(input: readonly InputItem[]): InputItem[] {
-  const texts: string[] = [];
-  const rest: InputItem[] = [];
-  for (const item of input) {
-    if (item.type === 'message' || item.type === 'compaction') rest.push(item);
-    else texts.push(outputAsText(item));
-  }
-  if (texts.length === 0) return rest;
-  return [userMessage(['[agentx] Results of the tool calls you made just before the conversation was compacted:', ...texts], ''), ...rest];
+  const { items, toolTexts } = splitToolOutputs(input);
+  if (toolTexts.length === 0) return items;
+  // In the place of the first output: after a compaction seed, before the person's message.
+  const at = input.findIndex((i) => i.type !== 'message' && i.type !== 'compaction');
+  const results = userMessage(['[agentx] Results of the tool calls you made just before the conversation was compacted:', ...toolTexts], '');
+  return [...items.slice(0, at), results, ...items.slice(at)];
 }
 
 /** Only the tool outputs of an input: a summary request must answer the chain head's pending calls. */
@@ -139,15 +96,10 @@ export function toolOutputsOf(input: readonly InputItem[]): ToolOutputItem[] {
  * next message and a one-shot that branches from this state both start here.
  */
 export function chainStart(state: ChainState, input: readonly InputItem[]): { previousResponseId: string | null; input: InputItem[] } {
-  const checkpoint = readCheckpoint(state);
-  if (state.response_id !== null || !checkpoint || checkpoint.seed.length === 0) {
+  const checkpoint = state.compaction;
+  if (state.response_id !== null || checkpoint === null || checkpoint.seed.length === 0) {
     return { previousResponseId: state.response_id, input: [...input] };
   }
-  return { previousResponseId: null, input: [...checkpoint.seed, ...inputForNewChain(input)] };
-}
-
-/** The state after a compaction: the checkpoint recorded, the chain head moved to the seed (or kept, server-side). */
-export function withCompaction<S extends ChainState>(state: S, checkpoint: CompactionCheckpoint): S {
-  const moved = checkpoint.seed.length > 0;
-  return { ...state, compaction: checkpoint, response_id: moved ? null : state.response_id };
+  // Tool outputs stay items here; they are sent as text on the new chain (compaction.ts).
+  return { previousResponseId: null, input: [...checkpoint.seed, ...input] };
 }

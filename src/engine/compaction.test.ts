@@ -1,19 +1,24 @@
-// The compaction driver against the real emulator over HTTP with the real client: long sessions
-// with a small window for each mechanism, overflow recovery, the hopeless case, probing once.
+// Compaction through the real engine (turn loop, state, checkpoints) against the real emulator
+// over HTTP with the real client: 200-turn sessions with a small window for each mechanism,
+// overflow recovery, the hopeless case and its choices, probing once per server, /compact.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type LoggedRequest } from '../../test/emulator/server.ts';
-import { AGENTS_RULE, factKeys, factValue, scriptedMessage, startSession } from '../../test/compaction/session.ts';
-import { ContextHopeless, rejectsContextManagement, type Attempt } from './compaction.ts';
+import { AGENTS_RULE, factKeys, factValue, scriptedMessage, startSession, type Session } from '../../test/compaction/session.ts';
+import { ContextHopeless, rejectsContextManagement } from './compaction.ts';
 import { ModelError } from '../model/errors.ts';
-import type { ContextWindow } from './context.ts';
 import { fileCapabilities, type ServerCapabilities } from './server-capabilities.ts';
+import { checkpointFromState } from '../store/checkpoint.ts';
+import { stateFromCheckpoint } from '../store/checkpoint.ts';
+import { emptyState } from '../store/state.ts';
 import { chainStart } from './compaction-seed.ts';
+import { userMessage } from '../wire/items.ts';
 
 let emu: Emulator;
 const dirs: string[] = [];
+const sessions: Session[] = [];
 beforeAll(async () => {
   emu = await startEmulator();
 });
@@ -24,9 +29,17 @@ afterAll(async () => {
 afterEach(() => {
   emu.requests.length = 0;
   emu.forgetAll();
+  emu.clearQueue();
+  for (const s of sessions.splice(0)) s.close();
 });
 
-const WINDOW: ContextWindow = { tokens: 6_000, source: 'setting', note: 'test' };
+async function session(opts: Omit<Parameters<typeof startSession>[0], 'baseUrl'>): Promise<Session> {
+  const s = await startSession({ baseUrl: emu.baseUrl, ...opts });
+  sessions.push(s);
+  return s;
+}
+
+const WINDOW = 6_000;
 const MECHANISMS: { name: string; server: { contextManagement: boolean; compactEndpoint: boolean }; expect: string }[] = [
   { name: 'server-side context_management', server: { contextManagement: true, compactEndpoint: true }, expect: 'server' },
   { name: 'POST /responses/compact', server: { contextManagement: false, compactEndpoint: true }, expect: 'endpoint' },
@@ -41,26 +54,25 @@ function instructionsOf(r: LoggedRequest): string {
   return typeof body === 'object' && body !== null && 'instructions' in body && typeof body.instructions === 'string' ? body.instructions : '';
 }
 
-describe.each(MECHANISMS)('200 turns with a 6,000-token window: $name', (mechanism) => {
+describe.each(MECHANISMS)('200 turns through the engine with a 6,000-token window: $name', (mechanism) => {
   it('never fails, answers every message, keeps early facts and the instructions', async () => {
-    emu.configureContext({ windowTokens: WINDOW.tokens, overflowForm: 'http', ...mechanism.server });
-    const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW });
+    emu.configureContext({ windowTokens: WINDOW, overflowForm: 'http', ...mechanism.server });
+    const s = await session({ contextWindow: String(WINDOW) });
     for (let i = 0; i < 200; i++) {
       const text = scriptedMessage(i);
-      const out = await session.turn(text);
+      const answer = await s.turn(text);
       // The message that triggered a compaction still reached the model: it answers that very message.
       // (A compaction between tool rounds hands the outputs over as text, which the emulator echoes.)
-      if (text.startsWith('run:')) expect(out.text).toMatch(/^(Ran it\. Output:|You said: \[agentx\] Results of the tool calls)/);
-      else expect(out.text).toBe(`You said: ${text.slice(0, 200)}`);
+      if (text.startsWith('run:')) expect(answer).toMatch(/^(Ran it\. Output:|You said: \[agentx\] Results of the tool calls)/);
+      else expect(answer).toBe(`You said: ${text.slice(0, 200)}`);
       if (i % 50 === 49) {
         const keys = factKeys(i + 1);
-        const recalled = await session.turn(`recall: RULE ${keys.join(' ')}`);
-        expect(recalled.text).toBe(`Recalled: RULE=tabs-not-spaces, ${keys.map((k) => `${k}=${factValue(k)}`).join(', ')}`);
+        expect(await s.turn(`recall: RULE ${keys.join(' ')}`)).toBe(`Recalled: RULE=tabs-not-spaces, ${keys.map((k) => `${k}=${factValue(k)}`).join(', ')}`);
       }
     }
-    const mechanisms = new Set(session.checkpoints.map((c) => c.mechanism));
-    expect([...mechanisms]).toEqual([mechanism.expect]);
-    expect(session.checkpoints.length).toBeGreaterThan(3);
+    expect(new Set(s.checkpoints.map((c) => c.mechanism))).toEqual(new Set([mechanism.expect]));
+    expect(s.checkpoints.length).toBeGreaterThan(3);
+    expect(s.notices.filter((n) => n.startsWith('failed'))).toEqual([]);
     // Each missing feature cost exactly one failed probe.
     const probes = emu.requests.filter((r) => r.status !== 200).map((r) => `${r.path} ${r.status}`);
     expect(probes).toEqual([
@@ -68,99 +80,113 @@ describe.each(MECHANISMS)('200 turns with a 6,000-token window: $name', (mechani
       ...(mechanism.server.compactEndpoint ? [] : ['/v1/responses/compact 404']),
     ]);
     expect(emu.requests.filter((r) => r.error?.code === 'context_length_exceeded')).toEqual([]);
+    // The system prompt and AGENTS.md go with every request: turns, summaries and /responses/compact.
     for (const r of emu.requests) expect(instructionsOf(r)).toContain(AGENTS_RULE);
-    expect(session.state.context_tokens).toBeLessThan(WINDOW.tokens);
+    expect(s.store.state.context_tokens).toBeLessThan(WINDOW);
+    // Every turn is a checkpoint, and the person's messages are all in the local record.
+    expect(s.store.state.usage.turns).toBe(204);
   });
 });
 
 describe('overflow recovery', () => {
-  const fillChain = async (session: Awaited<ReturnType<typeof startSession>>, tokens: number): Promise<void> => {
-    for (let i = 0; session.state.context_tokens < tokens; i++) await session.turn(`remember F${i}=x${i} ${'p'.repeat(1500)}`);
+  const fillChain = async (s: Session, tokens: number): Promise<void> => {
+    for (let i = 0; s.store.state.context_tokens < tokens; i++) await s.turn(`remember F${i}=x${i} ${'p'.repeat(1500)}`);
   };
 
   for (const mechanism of MECHANISMS.slice(1)) {
     it(`compacts and resends once (${mechanism.name}), with one notice`, async () => {
-      emu.configureContext({ windowTokens: WINDOW.tokens, ...mechanism.server });
+      emu.configureContext({ windowTokens: WINDOW, ...mechanism.server });
       // Auto-compaction off: only the overflow can trigger compaction here.
-      const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW, autoCompact: 'off', capabilities: KNOWN(mechanism.server) });
-      await fillChain(session, 5_000);
+      const s = await session({ contextWindow: String(WINDOW), autoCompact: 'off', capabilities: KNOWN(mechanism.server) });
+      await fillChain(s, 5_000);
       emu.requests.length = 0;
-      const out = await session.turn(`remember LAST=1 ${'q'.repeat(4000)}`);
-      expect(out.text).toMatch(/^You said: remember LAST=1/);
+      expect(await s.turn(`remember LAST=1 ${'q'.repeat(4000)}`)).toMatch(/^You said: remember LAST=1/);
       // The refused request, the compaction (POST /compact, or the summary asked on the chain), the resend.
       expect(emu.requests.map((r) => r.error?.code ?? r.status)).toEqual(['context_length_exceeded', 200, 200]);
-      expect(session.notices.filter((n) => /no longer fits/.test(n))).toHaveLength(1);
-      expect((await session.turn('recall: F0 LAST')).text).toBe('Recalled: F0=x0, LAST=1');
+      expect(s.notices.filter((n) => /no longer fits/.test(n))).toHaveLength(1);
+      expect(await s.turn('recall: F0 LAST')).toBe('Recalled: F0=x0, LAST=1');
     });
   }
 
   it('a failure after the compaction is retried on the new chain, not the old one', async () => {
-    emu.configureContext({ windowTokens: WINDOW.tokens, contextManagement: false, compactEndpoint: true });
-    const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW, autoCompact: 'off', capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }) });
-    await fillChain(session, 5_000);
+    emu.configureContext({ windowTokens: WINDOW, contextManagement: false, compactEndpoint: true });
+    const s = await session({ contextWindow: String(WINDOW), autoCompact: 'off', capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }) });
+    await fillChain(s, 5_000);
     // The overflowing request uses no scripted step, so this one fails the resend after the compaction.
     emu.enqueue({ kind: 'failed', code: 'server_error', message: 'boom' });
-    const signal = new AbortController().signal;
-    const attempt = { input: [{ role: 'user', content: `remember AFTER=1 ${'q'.repeat(4000)}` }], previousResponseId: session.state.response_id };
-    let next: Attempt | undefined;
-    await expect(session.compaction.send(attempt, signal, (n) => { next = n; })).rejects.toMatchObject({ kind: 'retryable' });
-    if (!next) throw new Error('no new attempt was announced');
-    expect(next.previousResponseId).toBeNull();
     emu.requests.length = 0;
-    const retried = await session.compaction.send(next, signal);
-    expect(retried.response.text).toMatch(/^You said: remember AFTER=1/);
-    expect(emu.requests.map((r) => r.error?.code ?? r.status)).toEqual([200]);
+    expect(await s.turn(`remember AFTER=1 ${'q'.repeat(4000)}`)).toMatch(/^You said: remember AFTER=1/);
+    const sent = emu.requests.filter((r) => r.path === '/v1/responses');
+    expect(sent.map((r) => r.error?.code ?? r.status)).toEqual(['context_length_exceeded', 'server_error', 200]);
+    // Both the failed resend and its retry start the new chain from the compaction's seed.
+    for (const r of sent.slice(1)) expect(JSON.stringify(r.body)).not.toContain('previous_response_id');
+    expect(JSON.stringify(sent[2]?.body)).toContain('"type":"compaction"');
   });
 
   for (const mechanism of MECHANISMS) {
     it(`a hopeless overflow ends in the choice within 3 requests (${mechanism.name})`, async () => {
-      emu.configureContext({ windowTokens: WINDOW.tokens, ...mechanism.server });
-      const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW, capabilities: KNOWN(mechanism.server) });
-      await session.turn('hello');
+      emu.configureContext({ windowTokens: WINDOW, ...mechanism.server });
+      const s = await session({ contextWindow: String(WINDOW), capabilities: KNOWN(mechanism.server) });
+      await s.turn('hello');
       emu.requests.length = 0;
-      let caught: unknown;
-      try {
-        await session.turn(`one huge paste ${'z'.repeat(40_000)}`);
-      } catch (err) {
-        caught = err;
-      }
-      expect(caught).toBeInstanceOf(ContextHopeless);
-      if (!(caught instanceof ContextHopeless)) return;
-      expect(caught.kind).toBe('context_overflow');
-      expect(caught.options).toEqual(['trim_tool_output', 'new_chain', 'rollback']);
+      const outcome = await s.send(`one huge paste ${'z'.repeat(40_000)}`);
+      if (outcome.kind !== 'failed') throw new Error(`expected a failure, got ${outcome.kind}`);
+      const failure = outcome.failure.failure;
+      expect(failure).toBeInstanceOf(ContextHopeless);
+      expect(failure.kind).toBe('context_overflow');
+      if (failure instanceof ContextHopeless) expect(failure.options).toEqual(['new_chain', 'rollback']);
       expect(emu.requests.length).toBeLessThanOrEqual(3);
       expect(emu.requests.at(-1)?.error?.code).toBe('context_length_exceeded');
+      // Recorded for the choice: the message is kept, the code says why.
+      expect(s.store.state.failed_response?.code).toBe('context_length_exceeded');
+      expect(JSON.stringify(s.store.state.pending_transaction?.input)).toContain('one huge paste');
     });
   }
 
+  it('too many tool outputs at once: hopeless, then "trim" resends them cut and the turn completes', async () => {
+    emu.configureContext({ windowTokens: WINDOW, contextManagement: false, compactEndpoint: true });
+    // Each output is under the per-output cap (a quarter of the window); five together are not.
+    const s = await session({ contextWindow: String(WINDOW), capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }), toolOutputBytes: 5_500 });
+    await s.turn('hello');
+    const calls = Array.from({ length: 5 }, (_, i) => ({ commands: [`cat part${i}`] }));
+    emu.enqueue({ kind: 'calls', calls }, { kind: 'text', text: 'read them all' });
+    emu.requests.length = 0;
+    const outcome = await s.send('read the five parts');
+    if (outcome.kind !== 'failed' || !(outcome.failure.failure instanceof ContextHopeless)) throw new Error('expected a hopeless overflow');
+    expect(outcome.failure.failure.options).toEqual(['trim_tool_output', 'new_chain', 'rollback']);
+    expect(emu.requests.filter((r) => r.path === '/v1/responses').length).toBeLessThanOrEqual(3);
+    const trimmed = await s.engine.retryTrimmed(new AbortController().signal);
+    expect(trimmed).toMatchObject({ kind: 'done', result: { text: 'read them all' } });
+    expect(s.store.state.pending_transaction).toBeNull();
+  });
+
   it('a single message too big for a fresh chain is hopeless at once (1 request)', async () => {
-    emu.configureContext({ windowTokens: WINDOW.tokens, contextManagement: false, compactEndpoint: true });
-    const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW, capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }) });
-    await expect(session.turn('z'.repeat(40_000))).rejects.toBeInstanceOf(ContextHopeless);
+    emu.configureContext({ windowTokens: WINDOW, contextManagement: false, compactEndpoint: true });
+    const s = await session({ contextWindow: String(WINDOW), capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }) });
+    const outcome = await s.send('z'.repeat(40_000));
+    expect(outcome.kind === 'failed' && outcome.failure.failure instanceof ContextHopeless).toBe(true);
     expect(emu.requests).toHaveLength(1);
   });
 
   it('a tool output too big for the window is capped before it is sent', async () => {
-    emu.configureContext({ windowTokens: WINDOW.tokens, contextManagement: false, compactEndpoint: true });
-    const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW, capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }), toolOutputBytes: 60_000 });
-    const out = await session.turn('run: cat big.log');
-    expect(out.text).toMatch(/^Ran it\. Output:/);
+    emu.configureContext({ windowTokens: WINDOW, contextManagement: false, compactEndpoint: true });
+    const s = await session({ contextWindow: String(WINDOW), capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }), toolOutputBytes: 60_000 });
+    expect(await s.turn('run: cat big.log')).toMatch(/^Ran it\. Output:/);
     const toolRequest = emu.requests.find((r) => JSON.stringify(r.body).includes('function_call_output'));
-    expect(toolRequest?.bytes).toBeLessThan(WINDOW.tokens * 4);
+    expect(toolRequest?.bytes).toBeLessThan(WINDOW * 4);
     expect(JSON.stringify(toolRequest?.body)).toMatch(/bytes truncated/);
   });
 });
 
 describe('what works on a server is probed once and remembered', () => {
   it('a server without context_management costs one failed request across runs (file-backed memory)', async () => {
-    emu.configureContext({ windowTokens: WINDOW.tokens, contextManagement: false, compactEndpoint: false });
+    emu.configureContext({ windowTokens: WINDOW, contextManagement: false, compactEndpoint: false });
     const dir = mkdtempSync(join(tmpdir(), 'agentx-caps-'));
     dirs.push(dir);
     const file = join(dir, 'servers.json');
     for (let run = 0; run < 2; run++) {
-      const memory = fileCapabilities(file, emu.baseUrl, () => new Date());
-      const session = await startSession({ baseUrl: emu.baseUrl, window: WINDOW, memory });
-      for (let i = 0; i < 40; i++) await session.turn(scriptedMessage(i));
+      const s = await session({ contextWindow: String(WINDOW), memory: fileCapabilities(file, emu.baseUrl, () => new Date()) });
+      for (let i = 0; i < 40; i++) await s.turn(scriptedMessage(i));
     }
     expect(emu.requests.filter((r) => r.error?.code === 'unknown_parameter')).toHaveLength(1);
     expect(emu.requests.filter((r) => r.path === '/v1/responses/compact')).toHaveLength(1);
@@ -168,34 +194,40 @@ describe('what works on a server is probed once and remembered', () => {
 
   it('rejectsContextManagement recognises only the refusal of that field', () => {
     expect(rejectsContextManagement(new ModelError('Unknown parameter', 'fatal', { status: 400, code: 'unknown_parameter', param: 'context_management' }))).toBe(true);
-    expect(rejectsContextManagement(new ModelError("400 Unrecognized request argument supplied: context_management", 'fatal', { status: 400 }))).toBe(true);
+    expect(rejectsContextManagement(new ModelError('400 Unrecognized request argument supplied: context_management', 'fatal', { status: 400 }))).toBe(true);
     expect(rejectsContextManagement(new ModelError('Unknown parameter', 'fatal', { status: 400, code: 'unknown_parameter', param: 'tools' }))).toBe(false);
     expect(rejectsContextManagement(new ModelError('boom', 'retryable', { status: 500 }))).toBe(false);
   });
 });
 
-describe('/compact on demand', () => {
+describe('/compact on demand (engine.compact)', () => {
   for (const mechanism of MECHANISMS.slice(1)) {
-    it(`moves the chain to a seed the next message and a branch both start from (${mechanism.name})`, async () => {
+    it(`moves the chain to a seed the next message and a one-shot branch both start from (${mechanism.name})`, async () => {
       emu.configureContext({ windowTokens: 50_000, ...mechanism.server });
-      const session = await startSession({ baseUrl: emu.baseUrl, window: { tokens: 50_000, source: 'setting', note: 'test' }, capabilities: KNOWN(mechanism.server) });
-      await session.turn('remember PET=otter');
-      await session.turn('run: ls');
-      const head = session.state.response_id;
-      const result = await session.compaction.compactNow({ input: [], previousResponseId: head }, new AbortController().signal);
-      expect(result).toMatchObject({ ok: true, mechanism: mechanism.expect });
-      expect(session.state.response_id).toBeNull();
-      expect(session.checkpoints.at(-1)?.from_response_id).toBe(head);
-      // A one-shot branching from the compacted checkpoint (a copy of the state, as read from disk)…
-      const saved = structuredClone(session.state);
-      const branch = chainStart(saved, [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'recall: PET' }] }]);
+      const s = await session({ contextWindow: '50000', capabilities: KNOWN(mechanism.server) });
+      await s.turn('remember PET=otter');
+      await s.turn('run: ls');
+      const head = s.store.state.response_id;
+      const outcome = await s.engine.compact(new AbortController().signal);
+      expect(outcome).toMatchObject({ kind: 'compacted', mechanism: mechanism.expect });
+      expect(s.store.state.response_id).toBeNull();
+      expect(s.store.state.compaction?.from_response_id).toBe(head);
+      expect(await s.engine.compact(new AbortController().signal)).toEqual({ kind: 'not_compacted', reason: 'the conversation is already compacted' });
+      // A one-shot branches from the published checkpoint: it carries the compaction while the new chain has no response.
+      const published = checkpointFromState(s.store.state, 'compaction', new Date());
+      expect(published).toMatchObject({ response_id: null, source: 'compaction' });
+      const branch = chainStart(stateFromCheckpoint(published, emptyState()), [userMessage([], 'recall: PET')]);
       expect(branch.previousResponseId).toBeNull();
-      expect((await session.compaction.send(branch, new AbortController().signal)).response.text).toBe('Recalled: PET=otter');
-      // …and the next message of the session itself both start from the seed.
-      expect((await session.turn('recall: PET RULE')).text).toBe('Recalled: PET=otter, RULE=tabs-not-spaces');
-      // The chain before the compaction is still there for /rollback.
-      const back = await session.compaction.send({ input: [{ role: 'user', content: 'recall: PET' }], previousResponseId: head }, new AbortController().signal);
-      expect(back.response.text).toBe('Recalled: PET=otter');
+      const other = await session({ contextWindow: '50000', capabilities: KNOWN(mechanism.server) });
+      other.store.update(() => stateFromCheckpoint(published, emptyState()));
+      expect(await other.turn('recall: PET RULE')).toBe('Recalled: PET=otter, RULE=tabs-not-spaces');
+      // …and the next message of the session itself starts from the seed.
+      expect(await s.turn('recall: PET RULE')).toBe('Recalled: PET=otter, RULE=tabs-not-spaces');
+      // /rollback to before the compaction: the old chain is still on the server.
+      s.engine.rollback(2);
+      expect(s.store.state.response_id).toBe(head);
+      expect(s.store.state.compaction).toBeNull();
+      expect(await s.turn('recall: PET')).toBe('Recalled: PET=otter');
     });
   }
 });

@@ -4,31 +4,28 @@
 // request overflows anyway it compacts and resends once, then gives up with a clear choice —
 // never a loop. The best mechanism is probed once per server and remembered
 // (server-capabilities.ts). All I/O comes in through CompactionDeps.
-import { ModelError } from '../model/errors.ts';
+import { CONTEXT_LENGTH_EXCEEDED, ModelError } from '../model/errors.ts';
 import { buildRequest, withContextManagement, type RequestShape } from '../model/request.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
+import type { CompactionCheckpoint, CompactionMechanism } from '../store/state.ts';
 import { userMessage, type InputItem } from '../wire/items.ts';
 import {
-  autoCompactDecision, compactThresholdTokens, estimateTokens, windowAfterOverflow,
+  autoCompactDecision, compactThresholdTokens, contextTokensOf, estimateTokens, windowAfterOverflow,
   type AutoCompactSetting, type ContextWindow,
 } from './context.ts';
 import { capToolOutputs } from './output-budget.ts';
 import {
-  SUMMARY_PROMPT, inputForNewChain, localSummary, readCheckpoint, recentUserMessages, summarySeed, toolOutputsOf,
-  type ChainState, type CompactionCheckpoint, type CompactionMechanism,
+  SUMMARY_PROMPT, inputForNewChain, localSummary, recentUserMessages, summarySeed, toolOutputsOf, type ChainState,
 } from './compaction-seed.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
-
-export interface Attempt {
-  input: InputItem[];
-  previousResponseId: string | null;
-}
+import type { Attempt } from './turn.ts';
 
 export interface CompactionDeps {
-  client: ModelClient;
-  shape: RequestShape;
-  /** The window from context.ts (table / setting / default); overflows may shrink it per server. */
-  window: ContextWindow;
+  /** Read on each use: the front-end may wrap the client, switch the model, add tools. */
+  client(): ModelClient;
+  shape(): RequestShape;
+  /** The window for the current model from context.ts (table / setting / default); overflows may shrink it per server. */
+  window(): ContextWindow;
   autoCompact: AutoCompactSetting;
   capabilities: CapabilityMemory;
   /** The session state (read only): transcript, last checkpoint. */
@@ -37,8 +34,8 @@ export interface CompactionDeps {
   usedTokens(): number;
   /** Sends one request the way the turn loop does (streaming its events) and returns the completed response. */
   send(request: ModelRequest, signal: AbortSignal): Promise<CompletedResponse>;
-  /** A compaction happened: record the checkpoint now (durably); `next` replaces the attempt being sent. */
-  onCompacted(checkpoint: CompactionCheckpoint, next: Attempt | null): void;
+  /** A compaction happened: record the checkpoint now (durably), before anything is sent on the new chain. */
+  onCompacted(checkpoint: CompactionCheckpoint): void;
   /** One line for the person. */
   notice(text: string): void;
   now(): Date;
@@ -48,14 +45,17 @@ export type HopelessOption = 'trim_tool_output' | 'new_chain' | 'rollback';
 
 /** Overflow that compacting did not fix: the turn ends with this choice for the person. */
 export class ContextHopeless extends ModelError {
+  /** What can help: trimming only when the request carries tool outputs. */
+  readonly options: readonly HopelessOption[];
+
   constructor(
     message: string,
     /** The attempt to retry after the person chose (already on the compacted chain when there was one). */
     readonly attempt: Attempt,
-    readonly options: readonly HopelessOption[],
   ) {
-    super(message, 'context_overflow', { code: 'context_length_exceeded' });
+    super(message, 'context_overflow', { code: CONTEXT_LENGTH_EXCEEDED });
     this.name = 'ContextHopeless';
+    this.options = [...(toolOutputsOf(attempt.input).length > 0 ? ['trim_tool_output' as const] : []), 'new_chain', 'rollback'];
   }
 }
 
@@ -105,22 +105,25 @@ export function createCompaction(deps: CompactionDeps): Compaction {
   let justCompacted = false;
 
   const window = (): ContextWindow => {
-    const observed = deps.capabilities.get().observedWindows[deps.shape.model];
-    return observed !== undefined && observed < deps.window.tokens && deps.window.source !== 'setting'
+    const configured = deps.window();
+    const observed = deps.capabilities.get().observedWindows[deps.shape().model];
+    return observed !== undefined && observed < configured.tokens && configured.source !== 'setting'
       ? { tokens: observed, source: 'observed', note: 'learned from an overflow' }
-      : deps.window;
+      : configured;
   };
   const serverSide = (): boolean => deps.autoCompact.enabled && deps.capabilities.get().contextManagement !== 'no';
   const threshold = (): number => compactThresholdTokens(window(), deps.autoCompact);
 
   const request = (attempt: Attempt, withManagement: boolean): ModelRequest => {
-    const req = buildRequest(deps.shape, attempt.input, attempt.previousResponseId);
+    // Attempts keep tool outputs as items (so they can be trimmed); a new chain gets them as text.
+    const input = attempt.previousResponseId === null ? inputForNewChain(attempt.input) : attempt.input;
+    const req = buildRequest(deps.shape(), input, attempt.previousResponseId);
     return withManagement ? withContextManagement(req, threshold()) : req;
   };
 
   /** A request of our own (the summary): not shown to the person as an answer. */
   async function quietly(req: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
-    for await (const ev of deps.client.stream(req, signal)) if (ev.type === 'completed') return ev.response;
+    for await (const ev of deps.client().stream(req, signal)) if (ev.type === 'completed') return ev.response;
     throw new ModelError('the stream ended before the response completed', 'retryable');
   }
 
@@ -151,19 +154,24 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     else if (caps.contextManagement === 'unknown') deps.capabilities.set({ contextManagement: 'yes' });
   }
 
-  function checkpoint(mechanism: CompactionMechanism, from: string | null, seed: InputItem[], summary?: string): CompactionCheckpoint {
-    return { mechanism, from_response_id: from, seed, ...(summary === undefined ? {} : { summary }), at: deps.now().toISOString(), tokens_before: deps.usedTokens() };
+  /** The record of a compaction; `tokensAfter` defaults to the seed's size, what the new chain starts from. */
+  function checkpoint(mechanism: CompactionMechanism, from: string | null, seed: InputItem[], extra: { summary?: string; tokensAfter?: number } = {}): CompactionCheckpoint {
+    return {
+      mechanism, from_response_id: from, seed, ...(extra.summary === undefined ? {} : { summary: extra.summary }),
+      at: deps.now().toISOString(), tokens_before: deps.usedTokens(), tokens_after: extra.tokensAfter ?? estimateTokens(seed),
+    };
   }
 
   async function viaEndpoint(pending: Attempt, signal: AbortSignal): Promise<CompactResult | null> {
-    if (!deps.client.compact || deps.capabilities.get().compactEndpoint === 'no' || pending.previousResponseId === null) return null;
+    const client = deps.client();
+    if (!client.compact || deps.capabilities.get().compactEndpoint === 'no' || pending.previousResponseId === null) return null;
     try {
-      const out = await deps.client.compact({
-        model: deps.shape.model, instructions: deps.shape.instructions, previous_response_id: pending.previousResponseId,
-      }, signal);
+      const shape = deps.shape();
+      const out = await client.compact({ model: shape.model, instructions: shape.instructions, previous_response_id: pending.previousResponseId }, signal);
+      if (out.output.length === 0) return { ok: false, reason: 'the server returned an empty compaction' };
       if (deps.capabilities.get().compactEndpoint !== 'yes') deps.capabilities.set({ compactEndpoint: 'yes' });
-      const next = { input: [...out.output, ...inputForNewChain(pending.input)], previousResponseId: null };
-      deps.onCompacted(checkpoint('endpoint', pending.previousResponseId, out.output), next);
+      const next = { input: [...out.output, ...pending.input], previousResponseId: null };
+      deps.onCompacted(checkpoint('endpoint', pending.previousResponseId, out.output));
       return { ok: true, mechanism: 'endpoint', next };
     } catch (err) {
       if (err instanceof ModelError && err.kind === 'aborted') throw err;
@@ -181,7 +189,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     let summary: string | null = null;
     let mechanism: CompactionMechanism = 'local';
     if (chainHasRoom && pending.previousResponseId !== null) {
-      const ask = buildRequest({ ...deps.shape, tools: [] }, [...toolOutputsOf(pending.input), userMessage([], SUMMARY_PROMPT)], pending.previousResponseId);
+      const ask = buildRequest({ ...deps.shape(), tools: [] }, [...toolOutputsOf(pending.input), userMessage([], SUMMARY_PROMPT)], pending.previousResponseId);
       try {
         const answer = await quietly(ask, signal);
         if (answer.text.trim() !== '') {
@@ -193,16 +201,16 @@ export function createCompaction(deps: CompactionDeps): Compaction {
         // Any other failure: the local record still lets the session go on.
       }
     }
-    summary ??= localSummary(state, readCheckpoint(state), Math.floor(window().tokens * 0.3) * 4);
+    summary ??= localSummary(state, state.compaction, Math.floor(window().tokens * 0.3) * 4);
     const seed = summarySeed(summary, recentUserMessages(state));
-    const next = { input: [...seed, ...inputForNewChain(pending.input)], previousResponseId: null };
-    deps.onCompacted(checkpoint(mechanism, pending.previousResponseId, seed, summary), next);
+    const next = { input: [...seed, ...pending.input], previousResponseId: null };
+    deps.onCompacted(checkpoint(mechanism, pending.previousResponseId, seed, { summary }));
     return { ok: true, mechanism, next };
   }
 
   /** Whether the chain plus a summary request (and the pending tool outputs it must answer) still fits. */
   function chainHasRoom(pending: Attempt): boolean {
-    const ask = deps.usedTokens() + estimateTokens(toolOutputsOf(pending.input)) + estimateTokens(SUMMARY_PROMPT) + estimateTokens(deps.shape.instructions);
+    const ask = deps.usedTokens() + estimateTokens(toolOutputsOf(pending.input)) + estimateTokens(SUMMARY_PROMPT) + estimateTokens(deps.shape().instructions);
     return ask < window().tokens * 0.98;
   }
 
@@ -216,26 +224,26 @@ export function createCompaction(deps: CompactionDeps): Compaction {
 
   async function recover(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<{ response: CompletedResponse; sent: Attempt }> {
     // What the refused request rendered, roughly; only learnt from when the chain's size is known.
-    const estimated = deps.usedTokens() + estimateTokens(attempt.input) + estimateTokens(deps.shape.instructions) + estimateTokens(deps.shape.tools);
+    const shape = deps.shape();
+    const estimated = deps.usedTokens() + estimateTokens(attempt.input) + estimateTokens(shape.instructions) + estimateTokens(shape.tools);
     const learned = windowAfterOverflow(window(), estimated);
     if (deps.usedTokens() > 0 && learned.tokens < window().tokens) {
-      deps.capabilities.set({ observedWindows: { ...deps.capabilities.get().observedWindows, [deps.shape.model]: learned.tokens } });
+      deps.capabilities.set({ observedWindows: { ...deps.capabilities.get().observedWindows, [shape.model]: learned.tokens } });
     }
-    const options: HopelessOption[] = ['trim_tool_output', 'new_chain', 'rollback'];
     if (attempt.previousResponseId === null) {
-      throw new ContextHopeless('this message alone does not fit in the model\'s context window', attempt, options);
+      throw new ContextHopeless('this message alone does not fit in the model\'s context window', attempt);
     }
     deps.notice('The conversation no longer fits in the context window: compacting it and sending your message again…');
     const compacted = await compactAttempt(attempt, signal);
     if (!compacted.ok || !compacted.next) {
-      throw new ContextHopeless(`the conversation does not fit in the context window and could not be compacted (${compacted.reason ?? 'unknown reason'})`, attempt, options);
+      throw new ContextHopeless(`the conversation does not fit in the context window and could not be compacted (${compacted.reason ?? 'unknown reason'})`, attempt);
     }
     onNewAttempt?.(compacted.next);
     try {
       return { response: await sendProbing(compacted.next, signal), sent: compacted.next };
     } catch (err) {
       if (err instanceof ModelError && err.kind === 'context_overflow') {
-        throw new ContextHopeless('even after compacting, this message does not fit in the context window (a very large message or tool output)', compacted.next, options);
+        throw new ContextHopeless('even after compacting, this message does not fit in the context window (a very large message or tool output)', compacted.next);
       }
       throw err;
     }
@@ -262,9 +270,9 @@ export function createCompaction(deps: CompactionDeps): Compaction {
       if (!(err instanceof ModelError && err.kind === 'context_overflow')) throw err;
       ({ response, sent: current } = await recover(current, signal, onNewAttempt));
     }
-    const contextTokens = response.usage.inputTokens + response.usage.outputTokens;
+    const contextTokens = contextTokensOf(response.usage);
     if (response.compactions && response.compactions.length > 0) {
-      deps.onCompacted(checkpoint('server', current.previousResponseId, []), null);
+      deps.onCompacted(checkpoint('server', current.previousResponseId, [], { tokensAfter: contextTokens }));
       justCompacted = true;
     }
     if (justCompacted) {

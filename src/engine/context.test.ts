@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ContextSettingError, DEFAULT_WINDOW_TOKENS, autoCompactDecision, compactThresholdTokens, contextLeft, contextWindowFor,
+  ContextSettingError, DEFAULT_WINDOW_TOKENS, autoCompactDecision, compactThresholdTokens, contextLeft, contextTokensOf, contextWindowFor,
   estimateTokens, formatContextLeft, parseAutoCompact, windowAfterOverflow, type ContextWindow,
 } from './context.ts';
 
@@ -46,12 +46,17 @@ describe('contextWindowFor', () => {
 
 describe('context left', () => {
   it('is the window minus the last response\'s input and output', () => {
-    const left = contextLeft({ inputTokens: 90_000, outputTokens: 10_000 }, window(272_000));
-    expect(left).toEqual({ usedTokens: 100_000, leftTokens: 172_000, leftFraction: 172_000 / 272_000 });
+    expect(contextTokensOf({ inputTokens: 90_000, outputTokens: 10_000 })).toBe(100_000);
+    const left = contextLeft(100_000, window(272_000));
+    expect(left).toEqual({ usedTokens: 100_000, leftTokens: 172_000, leftFraction: 172_000 / 272_000, windowTokens: 272_000, windowSource: 'table' });
     expect(formatContextLeft(left)).toBe('ctx 63% left');
-    expect(formatContextLeft(contextLeft({ inputTokens: 271_000, outputTokens: 0 }, window(272_000)))).toBe('ctx 0% left');
-    expect(contextLeft({ inputTokens: 300_000, outputTokens: 5 }, window(272_000)).leftTokens).toBe(0);
-    expect(formatContextLeft(contextLeft({ inputTokens: 0, outputTokens: 0 }, window(1000)))).toBe('ctx 100% left');
+    expect(formatContextLeft(contextLeft(271_000, window(272_000)))).toBe('ctx 0% left');
+    expect(contextLeft(300_005, window(272_000)).leftTokens).toBe(0);
+    expect(formatContextLeft(contextLeft(0, window(1000)))).toBe('ctx 100% left');
+  });
+
+  it('says when the window is assumed (a model agentx does not know)', () => {
+    expect(formatContextLeft(contextLeft(32_000, contextWindowFor('local-llama', undefined)))).toBe('ctx 75% left (window assumed)');
   });
 });
 

@@ -84,23 +84,33 @@ export function windowAfterOverflow(window: ContextWindow, estimatedTokens: numb
   return { tokens: learned, source: 'observed', note: `the server refused ${estimatedTokens} tokens` };
 }
 
-/** How full the context is: the last response's input + output is what the next request starts from. */
+/**
+ * How full the context is: the last response's input + output (`context_tokens` in the session)
+ * is what the next request starts from. Carried by the usage events and shown in /usage.
+ */
 export interface ContextLeft {
   usedTokens: number;
   leftTokens: number;
   /** 0…1 */
   leftFraction: number;
+  windowTokens: number;
+  windowSource: ContextWindow['source'];
 }
 
-export function contextLeft(usage: Pick<TurnUsage, 'inputTokens' | 'outputTokens'>, window: ContextWindow): ContextLeft {
-  const usedTokens = Math.max(0, usage.inputTokens) + Math.max(0, usage.outputTokens);
-  const leftTokens = Math.max(0, window.tokens - usedTokens);
-  return { usedTokens, leftTokens, leftFraction: window.tokens > 0 ? leftTokens / window.tokens : 0 };
+/** Context tokens of a response: its input and output, what the next request on the chain starts from. */
+export function contextTokensOf(usage: Pick<TurnUsage, 'inputTokens' | 'outputTokens'>): number {
+  return Math.max(0, usage.inputTokens) + Math.max(0, usage.outputTokens);
 }
 
-/** `ctx 63% left` (floored, so 0.4% left reads 0%, never a reassuring 1%). */
+export function contextLeft(usedTokens: number, window: ContextWindow): ContextLeft {
+  const used = Math.max(0, usedTokens);
+  const leftTokens = Math.max(0, window.tokens - used);
+  return { usedTokens: used, leftTokens, leftFraction: window.tokens > 0 ? leftTokens / window.tokens : 0, windowTokens: window.tokens, windowSource: window.source };
+}
+
+/** `ctx 63% left` (floored, so 0.4% left reads 0%, never a reassuring 1%); a guessed window says so. */
 export function formatContextLeft(left: ContextLeft): string {
-  return `ctx ${Math.floor(left.leftFraction * 100)}% left`;
+  return `ctx ${Math.floor(left.leftFraction * 100)}% left${left.windowSource === 'default' ? ' (window assumed)' : ''}`;
 }
 
 export type AutoCompactSetting = { enabled: false } | { enabled: true; fraction: number };

@@ -4,18 +4,27 @@
 // operation and render its events; they never change the session themselves.
 import {
   addCliTranscript, clearConversation, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
-  type CliTranscriptEntry, type SessionState,
+  type CliTranscriptEntry, type CompactionMechanism, type SessionState,
 } from '../store/state.ts';
+import { ModelError } from '../model/errors.ts';
 import type { InputItem } from '../wire/items.ts';
 import { userMessage } from '../wire/items.ts';
+import { chainStart } from './compaction-seed.ts';
+import { contextLeft, type ContextLeft } from './context.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
-import { formatCliTranscript, newChainInput } from './new-chain.ts';
+import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
+import { trimToolOutputs } from './output-budget.ts';
 import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type Attempt, type TurnDeps, type TurnResult } from './turn.ts';
 
 export type TurnOutcome =
   | { kind: 'done'; result: TurnResult }
   | { kind: 'interrupted' }
   | { kind: 'failed'; failure: TurnFailed };
+
+export type CompactOutcome =
+  | { kind: 'compacted'; mechanism: CompactionMechanism; tokensBefore: number; tokensAfter: number }
+  | { kind: 'not_compacted'; reason: string }
+  | { kind: 'interrupted' };
 
 /**
  * What to do with tool calls a dead session left unfinished:
@@ -44,7 +53,8 @@ export class Engine {
     const state = this.state;
     const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
     const input: InputItem[] = [...leftoverOutputs(state), userMessage(context, text)];
-    return this.run(text, { input, previousResponseId: state.response_id }, signal);
+    // Right after a compaction the chain has no response yet: the message follows its seed.
+    return this.run(text, chainStart(state, input), signal);
   }
 
   /** Resends exactly the request that failed (no command is re-run). */
@@ -53,10 +63,40 @@ export class Engine {
     return this.run(pending.user_message ?? '', { input: pending.input, previousResponseId: pending.previous_response_id }, signal);
   }
 
-  /** Sends the failed request on a new server-side chain seeded with the local context. */
+  /** Sends the failed request on a new server-side chain seeded with the local context (as much as the window allows). */
   newChain(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
-    return this.run(pending.user_message ?? '', { input: newChainInput(this.state, pending.input), previousResponseId: null }, signal);
+    const input = newChainInput(this.state, pending.input, newChainBudgetChars(this.deps.compaction.window()));
+    return this.run(pending.user_message ?? '', { input, previousResponseId: null }, signal);
+  }
+
+  /** After an overflow: resends the failed request with its tool outputs cut to a short head and tail. */
+  retryTrimmed(signal: AbortSignal): Promise<TurnOutcome> {
+    const pending = this.requirePendingTransaction();
+    const input = trimToolOutputs(pending.input, this.deps.compaction.window());
+    return this.run(pending.user_message ?? '', { input, previousResponseId: pending.previous_response_id }, signal);
+  }
+
+  /** /compact: compacts the conversation now (the next message starts from the compacted chain). */
+  async compact(signal: AbortSignal): Promise<CompactOutcome> {
+    const state = this.state;
+    if (state.response_id === null) {
+      return { kind: 'not_compacted', reason: state.compaction !== null ? 'the conversation is already compacted' : 'there is no conversation to compact yet' };
+    }
+    try {
+      const result = await this.deps.compaction.compactNow({ input: leftoverOutputs(state), previousResponseId: state.response_id }, signal);
+      const done = this.state.compaction;
+      if (!result.ok || done === null) return { kind: 'not_compacted', reason: result.reason ?? 'unknown reason' };
+      return { kind: 'compacted', mechanism: done.mechanism, tokensBefore: done.tokens_before, tokensAfter: done.tokens_after };
+    } catch (err) {
+      if (signal.aborted || (err instanceof ModelError && err.kind === 'aborted')) return { kind: 'interrupted' };
+      throw err;
+    }
+  }
+
+  /** How full the context window is now (the usage line, /usage). */
+  contextLeft(): ContextLeft {
+    return contextLeft(this.state.context_tokens, this.deps.compaction.window());
   }
 
   /** Settles the tool calls of a turn that never finished, then continues that turn. */

@@ -1,8 +1,10 @@
 // The one event union every front-end (terminal renderer, --json, tests) reads. The JSON
 // renderer (frontends/json.ts) is a pure function of it; its test lists every type.
+import type { CompactionMechanism } from '../store/state.ts';
 import type { ToolCallType } from '../wire/items.ts';
 import type { ToolProgress } from '../tools/tool.ts';
 import type { TurnUsage } from '../usage/tokens.ts';
+import type { ContextLeft } from './context.ts';
 
 export type { CommandResultInfo, FileChange, ToolProgress } from '../tools/tool.ts';
 
@@ -24,8 +26,13 @@ export type AgentEvent =
   | { type: 'chain_restarted'; reason: string }
   /** The session could not be saved; `blocking` when a tool call was not run because of it. */
   | { type: 'save_failed'; message: string; blocking: boolean }
-  | { type: 'usage'; usage: TurnUsage }
-  | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; durationMs: number }
+  /** The conversation was compacted (before a request, after an overflow, or by /compact); the tokens are its context before and after. */
+  | { type: 'context_compacted'; mechanism: CompactionMechanism; tokensBefore: number; tokensAfter: number }
+  /** One line about the context window for the person (compacting now, an overflow being recovered). */
+  | { type: 'context_notice'; message: string }
+  /** `context`: how full the context window is after this turn. */
+  | { type: 'usage'; usage: TurnUsage; context: ContextLeft }
+  | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; context: ContextLeft; durationMs: number }
   | { type: 'turn_interrupted' }
   | { type: 'turn_failed'; message: string };
 

@@ -6,7 +6,7 @@ import { nodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
-import { isCompactionItem, isToolCallItem, type CompactionItem, type ToolCallItem } from '../wire/items.ts';
+import { isCompactionItem, isInputItem, isToolCallItem, type CompactionItem, type InputItem, type ToolCallItem } from '../wire/items.ts';
 
 export interface ClientOptions {
   apiKey: string;
@@ -62,11 +62,29 @@ export function toCompleted(response: { id: string; status?: string | null; outp
   for (const item of output) {
     text += messageText(item);
     if (isToolCallItem(item)) toolCalls.push(item);
-    else if (isCompactionItem(item)) compactions.push(item.id ? { type: 'compaction', encrypted_content: item.encrypted_content, id: item.id } : { type: 'compaction', encrypted_content: item.encrypted_content });
+    else if (isCompactionItem(item)) compactions.push(compactionOf(item));
   }
   const completed: CompletedResponse = { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
   if (compactions.length > 0) completed.compactions = compactions;
   return completed;
+}
+
+function compactionOf(item: CompactionItem): CompactionItem {
+  return item.id ? { type: 'compaction', encrypted_content: item.encrypted_content, id: item.id } : { type: 'compaction', encrypted_content: item.encrypted_content };
+}
+
+/**
+ * The output of POST /responses/compact as input items for a new chain: messages and compaction
+ * items with only the fields an input item has (the service adds ids and statuses to its output).
+ */
+export function compactedInput(output: readonly unknown[]): InputItem[] {
+  const items: InputItem[] = [];
+  for (const item of output) {
+    if (!isInputItem(item)) continue;
+    if (item.type === 'message') items.push({ type: 'message', role: item.role, content: item.content.map((c) => ({ type: 'input_text', text: c.text })) });
+    else if (item.type === 'compaction') items.push(compactionOf(item));
+  }
+  return items;
 }
 
 const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', 'server_is_overloaded', 'slow_down', 'timeout']);
@@ -199,10 +217,10 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
   async function compact(request: CompactRequest, signal: AbortSignal): Promise<CompactedOutput> {
     opts.log?.('request', { compact: request });
     try {
-      // Our input items are the wire items; the SDK's union type does not know our structural types.
-      const body = request as unknown as Parameters<typeof sdk.responses.compact>[0];
-      const res = await sdk.responses.compact(body, { signal, timeout: opts.idleTimeoutMs });
-      return { id: res.id, output: Array.isArray(res.output) ? res.output : [], usage: toUsage(res.usage) };
+      // A signal of its own: the SDK leaves a listener on the signal it is given, and the turn's
+      // signal lives for many requests.
+      const res = await sdk.responses.compact(request, { signal: AbortSignal.any([signal]), timeout: opts.idleTimeoutMs });
+      return { id: res.id, output: compactedInput(Array.isArray(res.output) ? res.output : []), usage: toUsage(res.usage) };
     } catch (err) {
       const sdkKind = err instanceof OpenAI.APIUserAbortError ? 'abort' as const
         : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' as const

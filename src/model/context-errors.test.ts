@@ -7,6 +7,7 @@ import { ModelError } from './errors.ts';
 import { buildRequest, withContextManagement } from './request.ts';
 import { scrubSecrets } from './scrub.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from './types.ts';
+import { userMessage, type InputItem } from '../wire/items.ts';
 
 let emu: Emulator;
 let client: ModelClient;
@@ -21,7 +22,7 @@ beforeEach(() => {
 });
 
 const shape = { model: 'gpt-4.1', instructions: 'sys', tools: [], reasoningEffort: undefined };
-const message = (text: string): unknown => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+const message = (text: string): InputItem => userMessage([], text);
 const huge = (): ModelRequest => buildRequest(shape, [message('y'.repeat(12_000))], null);
 
 async function complete(c: ModelClient, request: ModelRequest): Promise<CompletedResponse> {
@@ -90,7 +91,7 @@ describe('compaction on the wire', () => {
     const scrubbed = scrubSecrets(client, ['k-secret']);
     let caught: unknown;
     try {
-      await scrubbed.compact?.({ model: 'gpt-4.1', input: [message('x')] }, new AbortController().signal);
+      await scrubbed.compact?.({ model: 'gpt-4.1', instructions: 'sys', previous_response_id: 'resp_any' }, new AbortController().signal);
     } catch (err) {
       caught = err;
     }

@@ -30,12 +30,12 @@ export function scrubSecrets(client: ModelClient, secrets: string[]): ModelClien
       }
     },
   };
-  if (client.compact) {
+  // Bound: the client may be an object that uses `this`.
+  const compact = client.compact?.bind(client);
+  if (compact) {
     scrubbed.compact = async (request, signal) => {
       try {
-        // Called as a method: the client may be an object that uses `this`.
-        if (!client.compact) throw new ModelError('this server cannot compact', 'fatal');
-        return await client.compact(request, signal);
+        return await compact(request, signal);
       } catch (err) {
         throw scrubError(err, secrets);
       }

@@ -25,18 +25,17 @@ export interface ContextManagement {
   compact_threshold?: number;
 }
 
-/** POST /responses/compact: compacts a stored chain and/or input items. */
+/** POST /responses/compact: compacts a stored chain (what agentx asks of it). */
 export interface CompactRequest {
   model: string;
-  instructions?: string;
-  input?: unknown[];
-  previous_response_id?: string;
+  instructions: string;
+  previous_response_id: string;
 }
 
 export interface CompactedOutput {
   id: string;
   /** The person's kept messages and one compaction item: the whole list is the input of a new chain. */
-  output: unknown[];
+  output: InputItem[];
   usage: TurnUsage;
 }
 

@@ -5,6 +5,7 @@
 import { ERROR_MAX_BYTES, HISTORY_MESSAGE_MAX_BYTES, emptyState } from './types.ts';
 import type {
   CliTranscriptEntry,
+  CompactionCheckpoint,
   FailedResponse,
   HistoryEntry,
   SessionSnapshot,
@@ -73,7 +74,7 @@ function cloneCall(call: ToolJournalEntry): ToolJournalEntry {
  */
 export function recordToolCalls(
   s: SessionState,
-  p: { responseId: string; calls: ToolJournalEntry[]; usage: TurnUsage; userMessage: string | null; assistantText?: string },
+  p: { responseId: string; calls: ToolJournalEntry[]; usage: TurnUsage; userMessage: string | null; assistantText?: string; contextTokens?: number },
 ): SessionState {
   // The user message and any text said before the calls go into the transcript now, so a
   // crash mid-turn still leaves them as context for a rebuilt chain; recordTurn adopts them.
@@ -90,6 +91,7 @@ export function recordToolCalls(
     ...s,
     response_id: p.responseId,
     usage: addUsage(s.usage, p.usage, 0),
+    context_tokens: p.contextTokens ?? s.context_tokens,
     pending_tool_calls: p.calls.map(cloneCall),
     pending_cli_transcript: [],
     failed_response: null,
@@ -127,9 +129,10 @@ function cliSummary(e: CliTranscriptEntry): TranscriptEntry {
 /** A completed user turn: a new checkpoint, and everything pending for it is settled. */
 export function recordTurn(
   s: SessionState,
-  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; now: Date },
+  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; contextTokens?: number; now: Date },
 ): SessionState {
   const usage = addUsage(s.usage, p.usage, 1);
+  const contextTokens = p.contextTokens ?? s.context_tokens;
   const entry: HistoryEntry = {
     response_id: p.responseId,
     timestamp: p.now.toISOString(),
@@ -138,6 +141,7 @@ export function recordTurn(
     usage,
     last_user_message: capText(p.userMessage, HISTORY_MESSAGE_MAX_BYTES),
     last_assistant_message: capText(p.assistantMessage, HISTORY_MESSAGE_MAX_BYTES),
+    context_tokens: contextTokens,
   };
   const start = openTurnStart(s);
   const open = s.transcript.slice(start);
@@ -153,6 +157,7 @@ export function recordTurn(
     ...s,
     response_id: p.responseId,
     usage,
+    context_tokens: contextTokens,
     last_user_message: p.userMessage,
     last_assistant_message: p.assistantMessage,
     history: capHistory([...s.history, entry]),
@@ -171,11 +176,12 @@ export function recordTurn(
  */
 export function recordFailure(
   s: SessionState,
-  p: { error: string; status?: number; input: InputItem[]; previousResponseId: string | null; userMessage: string | null; now: Date },
+  p: { error: string; status?: number; code?: string; input: InputItem[]; previousResponseId: string | null; userMessage: string | null; now: Date },
 ): SessionState {
   const timestamp = p.now.toISOString();
   const failed: FailedResponse = { timestamp, error: capText(p.error, ERROR_MAX_BYTES) };
   if (p.status !== undefined) failed.status = p.status;
+  if (p.code !== undefined) failed.code = p.code;
   return {
     ...s,
     failed_response: failed,
@@ -219,6 +225,9 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
     ...s,
     response_id: target.response_id,
     usage: { ...target.usage },
+    context_tokens: target.context_tokens ?? 0,
+    // The checkpoint is on a chain the server holds: any compaction seed is history now.
+    compaction: null,
     last_user_message: target.last_user_message ?? target.user_preview,
     last_assistant_message: target.last_assistant_message ?? target.assistant_preview,
     transcript: s.transcript.filter((e) => e.response_id === undefined || onChain.has(e.response_id)),
@@ -238,6 +247,20 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
 export function undoRollback(s: SessionState): SessionState {
   if (s.rollback_backup === null) throw new Error('Nothing to undo: no rollback has been made');
   return { ...s.rollback_backup, rollback_backup: snapshotOf(s) };
+}
+
+/**
+ * A compaction happened: it is recorded, and unless the server compacted inside the chain, the
+ * chain head moves to its seed (no response yet: the next request starts a new chain with it).
+ */
+export function withCompaction(s: SessionState, checkpoint: CompactionCheckpoint): SessionState {
+  const moved = checkpoint.seed.length > 0;
+  return {
+    ...s,
+    compaction: cloneJson(checkpoint),
+    response_id: moved ? null : s.response_id,
+    context_tokens: moved ? checkpoint.tokens_after : s.context_tokens,
+  };
 }
 
 /** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */

@@ -73,12 +73,41 @@ export interface HistoryEntry {
   usage: Usage;
   last_user_message?: string;
   last_assistant_message?: string;
+  /** How full the context was at this checkpoint (restored by a rollback). */
+  context_tokens?: number;
 }
 
 export interface FailedResponse {
   timestamp: string;
   error: string;
   status?: number;
+  /** The failure's code (`context_length_exceeded` chooses the menu that can help). */
+  code?: string;
+}
+
+/**
+ * How a compaction was made: `server` in the chain (context_management), `endpoint` by
+ * POST /responses/compact, `summary` asked of the model, `local` from the local record.
+ */
+export type CompactionMechanism = 'server' | 'endpoint' | 'summary' | 'local';
+export const COMPACTION_MECHANISMS: readonly CompactionMechanism[] = ['server', 'endpoint', 'summary', 'local'];
+
+/**
+ * The latest compaction, a checkpoint of its own. Until a response on the new chain completes,
+ * `response_id` is null and `seed` starts the next request (a one-shot branching then too).
+ */
+export interface CompactionCheckpoint {
+  mechanism: CompactionMechanism;
+  /** The chain head that was compacted: still on the server, so /rollback to before it works. */
+  from_response_id: string | null;
+  /** Input items that begin the new chain (empty for server-side compaction, which keeps the chain). */
+  seed: InputItem[];
+  /** Our own summary's text, carried into later local summaries so early facts are never dropped. */
+  summary?: string;
+  at: string;
+  /** Context tokens of the chain when it was compacted, and (estimated) of the seed after it. */
+  tokens_before: number;
+  tokens_after: number;
 }
 
 export interface PendingTransaction {
@@ -110,6 +139,9 @@ export interface SessionSnapshot {
   pending_transaction: PendingTransaction | null;
   interrupted_turn: InterruptedTurn | null;
   transcript: TranscriptEntry[];
+  /** Context tokens of the chain head's response (input + output): what the next request starts from. */
+  context_tokens: number;
+  compaction: CompactionCheckpoint | null;
   [key: string]: unknown;
 }
 
@@ -133,6 +165,8 @@ export const STATE_KEYS = [
   'pending_transaction',
   'interrupted_turn',
   'transcript',
+  'context_tokens',
+  'compaction',
 ] as const;
 
 export function emptyUsage(): Usage {
@@ -154,5 +188,7 @@ export function emptyState(): SessionState {
     pending_transaction: null,
     interrupted_turn: null,
     transcript: [],
+    context_tokens: 0,
+    compaction: null,
   };
 }

@@ -13,6 +13,7 @@ class Sink {
 }
 
 const usage = { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0 };
+const context = { usedTokens: 100_000, leftTokens: 172_000, leftFraction: 172_000 / 272_000, windowTokens: 272_000, windowSource: 'table' as const };
 const options: RenderOptions = { quiet: false, showUsage: true, showTimers: false, showReasoning: true, showShellCalls: true, streamText: true, maxCommandLines: 2 };
 
 function render(events: AgentEvent[], opts: Partial<RenderOptions> = {}): { out: string; err: string } {
@@ -32,10 +33,10 @@ describe('Renderer', () => {
       { type: 'command_output', callId: 'c', chunk: 'a\nb\nc\nd\n', stream: 'stdout' },
       { type: 'command_done', callId: 'c', command: 'ls', exitCode: 2, timedOut: false, interrupted: false, durationMs: 1, truncatedBytes: 0, stdout: '', stderr: '' },
       { type: 'text_delta', delta: 'Done.' },
-      { type: 'turn_done', responseId: 'r', text: 'Done.', usage, durationMs: 5 },
+      { type: 'turn_done', responseId: 'r', text: 'Done.', usage, context, durationMs: 5 },
     ]);
     expect(out).toBe('Let me look.\nDone.\n');
-    expect(err).toBe('$ ls\n  a\n  b\n  … 2 more lines\n  ✗ exit 2\ntokens: 10 in · 5 out\n');
+    expect(err).toBe('$ ls\n  a\n  b\n  … 2 more lines\n  ✗ exit 2\ntokens: 10 in · 5 out · ctx 63% left\n');
   });
 
   it('shows each changed file with +N -M, its diff folded, and only the summary with --no-shell-calls', () => {
@@ -52,7 +53,7 @@ describe('Renderer', () => {
       { type: 'text_delta', delta: 'part' },
       { type: 'response_cut', partialText: 'part', reason: 'stream cut' },
       { type: 'text_delta', delta: 'whole answer' },
-      { type: 'turn_done', responseId: 'r', text: 'whole answer', usage, durationMs: 1 },
+      { type: 'turn_done', responseId: 'r', text: 'whole answer', usage, context, durationMs: 1 },
     ], { streamText: false, showUsage: false });
     expect(out).toBe('whole answer\n');
     expect(err).toContain('response cut off (stream cut)');
@@ -62,8 +63,24 @@ describe('Renderer', () => {
     const { out, err } = render([
       { type: 'retry', attempt: 1, maxAttempts: 2, delayMs: 10, reason: '503' },
       { type: 'text_delta', delta: 'ok' },
-      { type: 'turn_done', responseId: 'r', text: 'ok', usage, durationMs: 1 },
+      { type: 'turn_done', responseId: 'r', text: 'ok', usage, context, durationMs: 1 },
     ], { quiet: true });
     expect({ out, err }).toEqual({ out: 'ok\n', err: '' });
+  });
+
+  it('announces compactions and context notices on stderr, between answers', () => {
+    const { out, err } = render([
+      { type: 'text_delta', delta: 'before' },
+      { type: 'context_notice', message: 'Context 87% full: compacting the conversation…' },
+      { type: 'context_compacted', mechanism: 'summary', tokensBefore: 7200, tokensAfter: 900 },
+      { type: 'turn_done', responseId: 'r', text: 'before', usage, context: { ...context, windowSource: 'default' }, durationMs: 1 },
+    ]);
+    expect(out).toBe('before\n');
+    expect(err).toBe([
+      '⟳ Context 87% full: compacting the conversation…',
+      '✓ conversation compacted into a summary by the model: ~7,200 → ~900 tokens',
+      'tokens: 10 in · 5 out · ctx 63% left (window assumed)',
+      '',
+    ].join('\n'));
   });
 });

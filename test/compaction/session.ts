@@ -1,107 +1,111 @@
-// A scripted long session driven through the compaction driver with the real client against the
-// emulator over HTTP: the smallest honest stand-in for the turn loop (state transitions, tool
-// rounds, chainStart after a compaction). Shared by the driver's tests and bench/compaction.mjs.
-import { createOpenAIClient } from '../../src/model/client.ts';
-import type { CompletedResponse, ModelClient, ModelRequest } from '../../src/model/types.ts';
-import { createCompaction, type Compaction } from '../../src/engine/compaction.ts';
-import { chainStart, withCompaction, type CompactionCheckpoint } from '../../src/engine/compaction-seed.ts';
-import { parseAutoCompact, type ContextWindow } from '../../src/engine/context.ts';
+// A long session driven through the real engine (src/engine/engine.ts, its turn loop and the
+// compaction it is wired with) with the real client against the emulator over HTTP, and a real
+// session store in a temp directory. Shared by the engine's compaction tests and
+// bench/compaction.mjs; the REPL in a pty is tested the same way in test/e2e/compaction.test.ts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Engine, type TurnOutcome } from '../../src/engine/engine.ts';
+import { parseAutoCompact } from '../../src/engine/context.ts';
 import { inMemoryCapabilities, type CapabilityMemory, type ServerCapabilities } from '../../src/engine/server-capabilities.ts';
+import { turnCompaction } from '../../src/engine/turn-compaction.ts';
+import type { TurnDeps } from '../../src/engine/turn.ts';
+import type { AgentEvent } from '../../src/engine/events.ts';
+import { createOpenAIClient } from '../../src/model/client.ts';
+import type { ModelClient } from '../../src/model/types.ts';
+import { SessionStore } from '../../src/store/session-store.ts';
+import { emptyState, type CompactionCheckpoint } from '../../src/store/state.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { ParsedCall, Tool } from '../../src/tools/tool.ts';
 
 export const AGENTS_RULE = 'remember RULE=tabs-not-spaces';
 export const INSTRUCTIONS = `You are a test agent.\n# Instructions from /project/AGENTS.md\nAlways ${AGENTS_RULE}. Keep answers short.`;
-export const TOOLS: unknown[] = [{
-  type: 'function', name: 'shell', strict: false,
-  parameters: { type: 'object', properties: { commands: { type: 'array', items: { type: 'string' } } } },
-}];
 
-export interface SessionState {
-  response_id: string | null;
-  transcript: { role: string; text: string }[];
-  context_tokens: number;
-  compaction?: CompactionCheckpoint;
-  [key: string]: unknown;
-}
-
-export interface TurnOutcome {
-  text: string;
-  requests: number;
-}
-
-export interface Session {
-  readonly state: SessionState;
-  readonly compaction: Compaction;
-  readonly checkpoints: CompactionCheckpoint[];
-  readonly notices: string[];
-  /** One turn: the message, and tool rounds (each call answered with `toolOutputBytes` of output). */
-  turn(text: string): Promise<TurnOutcome>;
+/**
+ * The shell function as the model sees it, answering every call with `bytes` of output without
+ * running anything: the context grows as it would with real command output, deterministically.
+ */
+export function fillerShellTool(bytes: number): Tool {
+  return {
+    name: 'shell',
+    definitions: () => [{
+      type: 'function', name: 'shell', description: 'Runs shell commands.', strict: false,
+      parameters: { type: 'object', properties: { commands: { type: 'array', items: { type: 'string' } } } },
+    }],
+    accepts: (item) => item.type === 'function_call' && item.name === 'shell',
+    parse: (item) => ({ ok: true, call: { callId: item.call_id, title: 'shell', commands: [] } }),
+    run: (call: ParsedCall) => Promise.resolve({
+      output: { type: 'function_call_output', call_id: call.callId, output: `tool output for ${call.callId}\n${'o'.repeat(bytes)}` },
+      summary: [`ran ${call.callId}`],
+      interrupted: false,
+    }),
+  };
 }
 
 export interface SessionOptions {
   baseUrl: string;
-  window: ContextWindow;
+  /** AGENTX_CONTEXT_WINDOW and AGENTX_AUTO_COMPACT, as a person sets them. */
+  contextWindow: string;
   autoCompact?: string;
+  /** What the server is already known to support (skips the probes), or a file-backed memory. */
   capabilities?: ServerCapabilities;
   memory?: CapabilityMemory;
   toolOutputBytes?: number;
   client?: ModelClient;
 }
 
-const message = (text: string): unknown => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
-
-async function complete(client: ModelClient, request: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
-  for await (const ev of client.stream(request, signal)) if (ev.type === 'completed') return ev.response;
-  throw new Error('no completed response');
+export interface Session {
+  readonly engine: Engine;
+  readonly store: SessionStore;
+  /** Every compaction, as recorded in the state at the time. */
+  readonly checkpoints: CompactionCheckpoint[];
+  /** Context notices and failures shown to the person. */
+  readonly notices: string[];
+  /** One turn; a failed or interrupted one throws (a long session must never show one). */
+  turn(text: string): Promise<string>;
+  /** One turn, whatever its outcome. */
+  send(text: string): Promise<TurnOutcome>;
+  close(): void;
 }
 
 export async function startSession(opts: SessionOptions): Promise<Session> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentx-compaction-'));
   const client = opts.client ?? (await createOpenAIClient({ apiKey: 'sk-test', baseUrl: opts.baseUrl, idleTimeoutMs: 10_000 }));
-  const state: SessionState = { response_id: null, transcript: [], context_tokens: 0 };
+  const store = new SessionStore({
+    dir, path: join(dir, '.agentx_responseid'), initial: emptyState(), persistence: 'fast', publishesCheckpoint: true,
+    warn: (m) => { throw new Error(`session store: ${m}`); },
+  });
   const checkpoints: CompactionCheckpoint[] = [];
   const notices: string[] = [];
-  let sent = 0;
-  const compaction = createCompaction({
+  const emit = (ev: AgentEvent): void => {
+    if (ev.type === 'context_notice') notices.push(ev.message);
+    if (ev.type === 'turn_failed') notices.push(`failed: ${ev.message}`);
+    if (ev.type === 'context_compacted' && store.state.compaction) checkpoints.push(store.state.compaction);
+  };
+  const deps: TurnDeps = {
     client,
-    shape: { model: 'gpt-5', instructions: INSTRUCTIONS, tools: TOOLS, reasoningEffort: undefined },
-    window: opts.window,
-    autoCompact: parseAutoCompact(opts.autoCompact),
-    capabilities: opts.memory ?? inMemoryCapabilities(opts.capabilities),
-    state: () => state,
-    usedTokens: () => state.context_tokens,
-    send: (request, signal) => {
-      sent++;
-      return complete(client, request, signal);
+    shape: { model: 'gpt-5', instructions: INSTRUCTIONS, reasoningEffort: undefined },
+    registry: new ToolRegistry([fillerShellTool(opts.toolOutputBytes ?? 800)]),
+    session: store, cwd: () => dir, workspaceRoot: dir, emit,
+    policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+    compaction: turnCompaction(() => deps, {
+      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact),
+      capabilities: opts.memory ?? inMemoryCapabilities(opts.capabilities),
+    }),
+    sleep: () => Promise.resolve(), now: () => new Date(), random: () => 0.5,
+  };
+  const engine = new Engine(deps);
+  const signal = new AbortController().signal;
+  const send = (text: string): Promise<TurnOutcome> => engine.message(text, [], signal);
+  return {
+    engine, store, checkpoints, notices, send,
+    async turn(text) {
+      const outcome = await send(text);
+      if (outcome.kind !== 'done') throw new Error(`turn "${text.slice(0, 60)}" ${outcome.kind === 'failed' ? `failed: ${outcome.failure.message}` : 'was interrupted'}`);
+      return outcome.result.text;
     },
-    onCompacted: (checkpoint) => {
-      checkpoints.push(checkpoint);
-      Object.assign(state, withCompaction(state, checkpoint));
-    },
-    notice: (text) => notices.push(text),
-    now: () => new Date(),
-  });
-
-  async function turn(text: string): Promise<TurnOutcome> {
-    const signal = new AbortController().signal;
-    const before = sent;
-    let attempt = chainStart(state, [message(text)]);
-    state.transcript.push({ role: 'user', text });
-    for (let round = 0; round < 5; round++) {
-      const result = await compaction.send(attempt, signal);
-      state.response_id = result.response.id;
-      state.context_tokens = result.contextTokens;
-      const calls = result.response.toolCalls;
-      if (calls.length === 0) {
-        state.transcript.push({ role: 'assistant', text: result.response.text });
-        return { text: result.response.text, requests: sent - before };
-      }
-      const outputs = calls.map((c) => ({ type: 'function_call_output', call_id: c.call_id, output: `tool output for ${c.call_id}\n${'o'.repeat(opts.toolOutputBytes ?? 800)}` }));
-      state.transcript.push({ role: 'tool', text: `ran ${calls.length} call(s)` });
-      attempt = { input: outputs, previousResponseId: result.response.id };
-    }
-    throw new Error('too many tool rounds');
-  }
-
-  return { state, compaction, checkpoints, notices, turn };
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** The scripted message of turn i of a long session: facts, tool runs, chatter of varying length. */
