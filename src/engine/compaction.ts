@@ -45,7 +45,6 @@ export type HopelessOption = 'trim_tool_output' | 'new_chain' | 'rollback';
 
 /** Overflow that compacting did not fix: the turn ends with this choice for the person. */
 export class ContextHopeless extends ModelError {
-  /** What can help: trimming only when the request carries tool outputs. */
   readonly options: readonly HopelessOption[];
 
   constructor(
@@ -55,8 +54,13 @@ export class ContextHopeless extends ModelError {
   ) {
     super(message, 'context_overflow', { code: CONTEXT_LENGTH_EXCEEDED });
     this.name = 'ContextHopeless';
-    this.options = [...(toolOutputsOf(attempt.input).length > 0 ? ['trim_tool_output' as const] : []), 'new_chain', 'rollback'];
+    this.options = hopelessOptions(attempt.input);
   }
+}
+
+/** What can help a request that does not fit: trimming only when it carries tool outputs. */
+export function hopelessOptions(input: readonly InputItem[]): HopelessOption[] {
+  return [...(toolOutputsOf(input).length > 0 ? ['trim_tool_output' as const] : []), 'new_chain', 'rollback'];
 }
 
 export interface SendResult {

@@ -71,7 +71,7 @@ export function contextWindowFor(model: string, setting: string | undefined): Co
   }
   const known = KNOWN_WINDOWS.find((w) => w.pattern.test(model));
   if (known) return { tokens: known.inputLimit ?? known.contextWindow, source: 'table', note: known.family };
-  return { tokens: DEFAULT_WINDOW_TOKENS, source: 'default', note: `unknown model "${model}": assumed` };
+  return { tokens: DEFAULT_WINDOW_TOKENS, source: 'default', note: `unknown model "${model}"` };
 }
 
 /**

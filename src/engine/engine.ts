@@ -10,7 +10,7 @@ import { ModelError } from '../model/errors.ts';
 import type { InputItem } from '../wire/items.ts';
 import { userMessage } from '../wire/items.ts';
 import { chainStart } from './compaction-seed.ts';
-import { contextLeft, type ContextLeft } from './context.ts';
+import type { ContextWindow } from './context.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './output-budget.ts';
@@ -94,9 +94,9 @@ export class Engine {
     }
   }
 
-  /** How full the context window is now (the usage line, /usage). */
-  contextLeft(): ContextLeft {
-    return contextLeft(this.state.context_tokens, this.deps.compaction.window());
+  /** The context window in force for the current model (the usage line, /usage). */
+  contextWindow(): ContextWindow {
+    return this.deps.compaction.window();
   }
 
   /** Settles the tool calls of a turn that never finished, then continues that turn. */

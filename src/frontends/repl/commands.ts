@@ -8,13 +8,15 @@ import { clearSession } from './recovery.ts';
 import { rollbackCommand } from './rollback.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/clear', '/model', '/mcp', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/compact', '/clear', '/model', '/mcp', '/setup', '/help'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
 export interface CommandHooks {
   /** /setup: runs the setup dialogue and rewires the engine with the new configuration. */
   setup(): Promise<void>;
+  /** /compact: compacts the conversation now (a request, so it runs like a turn: spinner, Ctrl-C). */
+  compact(): Promise<void>;
 }
 
 const HELP = [
@@ -22,7 +24,8 @@ const HELP = [
   '  !COMMAND           run COMMAND locally (its output is sent as context with your next message)',
   '  cd [DIR|~|-]       change the directory commands run in',
   '  /rollback [N]      go back to an earlier checkpoint (1 = newest); /rollback undo reverts it',
-  '  /usage             tokens and estimated cost of the last turn and the session',
+  '  /usage             tokens and estimated cost of the last turn and the session, context window left',
+  '  /compact           compact the conversation now to free context (agentx also does it near the limit)',
   '  /clear             start a fresh conversation (/rollback undo brings the old one back)',
   '  /model [NAME]      show or switch the model for later requests',
   '  /mcp               MCP servers: state, transport and tool count',
@@ -152,7 +155,8 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
   const arg = (m[2] ?? '').trim();
   switch ((m[1] ?? '').toLowerCase()) {
     case 'rollback': await rollbackCommand(ctx, arg); break;
-    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme)); break;
+    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
+    case 'compact': await hooks.compact(); break;
     case 'clear': clearSession(ctx); break;
     case 'model': modelCommand(ctx, arg); break;
     case 'mcp': await mcpCommand(ctx); break;
