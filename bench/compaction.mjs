@@ -1,10 +1,10 @@
 // What compaction costs over a long session, per mechanism: extra requests and bytes against a
 // baseline with an unlimited window, tokens processed, facts still recalled at the end.
-// `node bench/compaction.mjs` writes docs/COMPACTION-BENCH.md; bench/run.mjs can call
-// compactionBench() and fold the table into BENCHMARKS.md. COMPACTION_TURNS (200) and
+// `npm run bench` (bench/run.mjs) puts the table into BENCHMARKS.md; `node bench/compaction.mjs`
+// measures only this and replaces its section of BENCHMARKS.md. COMPACTION_TURNS (200) and
 // COMPACTION_WINDOW (8000 tokens) change the session.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,7 +59,7 @@ function toMarkdown({ turns, window, results }) {
   }
   return [
     `${turns} scripted turns (every 10th gives a fact \`remember K=V\`, every 7th runs a tool call answered with ~800 bytes, the rest are notes of 20–140 words),`,
-    `window ${window.toLocaleString('en-US')} tokens, AGENTX_AUTO_COMPACT 0.85, driven through src/engine/compaction.ts with the real client against the emulator.`,
+    `window ${window.toLocaleString('en-US')} tokens, AGENTX_AUTO_COMPACT 0.85, driven through the engine (src/engine/engine.ts, its turn loop and compaction) with the real client against the emulator.`,
     `The baseline has no window limit, so it never compacts: extra requests and bytes are what compaction costs;`,
     `"input tokens processed" is the sum of input_tokens over all responses (what the service bills), which compaction lowers.`,
     `Failed probes: one refused \`context_management\` (HTTP 400) and/or one 404 from \`/responses/compact\`, once per server.`,
@@ -68,21 +68,36 @@ function toMarkdown({ turns, window, results }) {
   ].join('\n');
 }
 
+export const SECTION_TITLE = '## What compaction costs (200 turns)';
+
+/** The BENCHMARKS.md section: title, machine and date, how to rerun, the table. */
+export function compactionSection(result, machine, date) {
+  return [
+    SECTION_TITLE,
+    '',
+    `Measured ${date} on ${machine}. Rerun: \`npm run bench\` (everything) or \`node bench/compaction.mjs\` (this section).`,
+    'Requests and bytes are deterministic for a given script; wall time includes the emulator in the same process and varies with load.',
+    '',
+    result.markdown,
+  ].join('\n');
+}
+
+/** Replaces the section in BENCHMARKS.md (or appends it). */
+function replaceSection(doc, section) {
+  const start = doc.indexOf(SECTION_TITLE);
+  if (start === -1) return `${doc.trimEnd()}\n\n${section}\n`;
+  const next = doc.indexOf('\n## ', start + SECTION_TITLE.length);
+  return `${doc.slice(0, start)}${section}\n${next === -1 ? '' : doc.slice(next)}`;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const turns = Number(process.env.COMPACTION_TURNS ?? 200);
   const window = Number(process.env.COMPACTION_WINDOW ?? 8000);
   const result = await compactionBench({ turns, window });
   const cpu = cpus();
-  const machine = `${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform} (${hostname()})`;
-  const doc = [
-    '# What compaction costs (bench/compaction.mjs)',
-    '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}. Rerun: \`node bench/compaction.mjs\`.`,
-    'Requests and bytes are deterministic for a given script; wall time includes the emulator in the same process and varies with load.',
-    '',
-    result.markdown,
-    '',
-  ].join('\n');
-  writeFileSync(join(REPO, 'docs/COMPACTION-BENCH.md'), doc);
-  process.stdout.write(`${result.markdown}\n\nwritten to docs/COMPACTION-BENCH.md\n`);
+  const machine = `${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch} (${hostname()}), Node ${process.version}`;
+  const section = compactionSection(result, machine, `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`);
+  const file = join(REPO, 'BENCHMARKS.md');
+  writeFileSync(file, replaceSection(existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n', section));
+  process.stdout.write(`${section}\n\nwritten to BENCHMARKS.md\n`);
 }

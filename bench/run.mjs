@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { HAVE_TIME, REPO, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation } from './interactive.mjs';
+import { compactionBench, compactionSection } from './compaction.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 15));
 const WARMUP = 3;
@@ -23,6 +24,8 @@ const uptimeBefore = uptime();
 const log = (m) => process.stderr.write(`${m}\n`);
 const rows = [];
 const notes = [];
+/** The compaction bench's result (bench/compaction.mjs), its own section of BENCHMARKS.md. */
+let compaction = null;
 const row = (r) => rows.push(r);
 
 // ---- the bundle under test must be the current source -------------------------------------
@@ -228,6 +231,18 @@ try {
     });
     notes.push(`State write: temp file, fdatasync, rename, directory fsync on ${fsOf(dir)}; the cost is dominated by the two syncs.`);
   });
+  // ---- 6. compaction: extra requests and bytes over a 200-turn session, per mechanism --------
+  await section('compaction cost', async () => {
+    compaction = await compactionBench({ turns: 200, window: 8000 });
+    const base = compaction.results[0];
+    for (const r of compaction.results.slice(1)) {
+      row({
+        name: `compaction over 200 turns, 8,000-token window: ${r.name}`,
+        agentx: `+${r.requests - base.requests} requests, +${((r.bytesSent - base.bytesSent) / 1024).toFixed(1)} KiB sent, ${r.compactions} compactions, facts kept ${r.factsKept}`,
+        other: `no window limit: ${base.requests} requests, ${(base.bytesSent / 1024).toFixed(1)} KiB`, ratio: '—', target: 'report', verdict: 'reported',
+      });
+    }
+  });
 } finally {
   emu.stop();
 }
@@ -270,6 +285,8 @@ const md = [
     codexConfig.replace(/base_url = ".*"/, 'base_url = "http://127.0.0.1:<port>/v1"').trim(),
     '```',
   ].join('\n') : '',
+  '',
+  compaction ? compactionSection(compaction, machine, `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`) : '',
   '',
   analysis,
 ].join('\n');

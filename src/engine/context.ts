@@ -18,7 +18,7 @@ export interface KnownWindow {
 const COMPARE_PAGE = 'platform.openai.com/docs/models (compare page, as copied in evidence-toolkit/evidence-toolkit docs/ai-docs/openai/models.md)';
 
 /**
- * Checked in order, most specific first. Numbers and sources are listed in docs/CONTEXT.md.
+ * Checked in order, most specific first. Numbers and sources are listed in the README ("Context window").
  * GPT-5 models take 400k tokens of which at most 128k output, so 272k input (models.dev PR
  * #851; Codex's models.json uses context_window 272000): the input limit is what a request hits.
  * Later gpt-5.x models fall under `gpt-5` conservatively until listed.
