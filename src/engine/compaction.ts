@@ -65,19 +65,12 @@ export function hopelessOptions(input: readonly InputItem[]): HopelessOption[] {
 
 export interface SendResult {
   response: CompletedResponse;
-  /** What was actually sent (a compaction moves it to a new chain). */
-  sent: Attempt;
   /** Context tokens after this response: input + output, what the next request starts from. */
   contextTokens: number;
 }
 
-export interface CompactResult {
-  ok: boolean;
-  mechanism?: CompactionMechanism;
-  /** Why it did not work (ok false), one line. */
-  reason?: string;
-  next?: Attempt;
-}
+/** A compaction made (`next`: the request moved onto the new chain), or why not, in one line. */
+export type CompactResult = { ok: true; mechanism: CompactionMechanism; next: Attempt } | { ok: false; reason: string };
 
 const isUnsupportedStatus = (status: number | undefined): boolean => status === 404 || status === 405 || status === 501;
 
@@ -100,8 +93,6 @@ export interface Compaction {
   compactNow(pending: Attempt, signal: AbortSignal): Promise<CompactResult>;
   /** The window in force (it shrinks after an overflow showed it smaller). */
   window(): ContextWindow;
-  /** Whether the server compacts in the chain (context_management is sent). */
-  serverSide(): boolean;
 }
 
 export function createCompaction(deps: CompactionDeps): Compaction {
@@ -239,8 +230,8 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     }
     deps.notice('The conversation no longer fits in the context window: compacting it and sending your message again…');
     const compacted = await compactAttempt(attempt, signal);
-    if (!compacted.ok || !compacted.next) {
-      throw new ContextHopeless(`the conversation does not fit in the context window and could not be compacted (${compacted.reason ?? 'unknown reason'})`, attempt);
+    if (!compacted.ok) {
+      throw new ContextHopeless(`the conversation does not fit in the context window and could not be compacted (${compacted.reason})`, attempt);
     }
     onNewAttempt?.(compacted.next);
     try {
@@ -262,10 +253,10 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     if (decision.compact && current.previousResponseId !== null) {
       deps.notice(`Context ${Math.round((deps.usedTokens() / window().tokens) * 100)}% full: compacting the conversation…`);
       const compacted = await compactAttempt(current, signal);
-      if (compacted.ok && compacted.next) {
+      if (compacted.ok) {
         current = compacted.next;
         onNewAttempt?.(current);
-      } else deps.notice(`Could not compact the conversation (${compacted.reason ?? 'unknown reason'}); continuing.`);
+      } else deps.notice(`Could not compact the conversation (${compacted.reason}); continuing.`);
     }
     let response: CompletedResponse;
     try {
@@ -283,17 +274,12 @@ export function createCompaction(deps: CompactionDeps): Compaction {
       tokensAfterCompaction = contextTokens;
       justCompacted = false;
     }
-    return { response, sent: current, contextTokens };
+    return { response, contextTokens };
   }
 
   async function compactNow(pending: Attempt, signal: AbortSignal): Promise<CompactResult> {
     return compactAttempt(pending, signal);
   }
 
-  return { send, compactNow, window, serverSide };
-}
-
-/** For callers that only hold a ModelError: is it the overflow kind (the engine calls send() again only once). */
-export function isContextOverflow(err: unknown): err is ModelError {
-  return err instanceof ModelError && err.kind === 'context_overflow';
+  return { send, compactNow, window };
 }

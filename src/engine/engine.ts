@@ -85,9 +85,10 @@ export class Engine {
     }
     try {
       const result = await this.deps.compaction.compactNow({ input: leftoverOutputs(state), previousResponseId: state.response_id }, signal);
+      if (!result.ok) return { kind: 'not_compacted', reason: result.reason };
+      // The driver recorded it (withCompaction) before returning.
       const done = this.state.compaction;
-      if (!result.ok || done === null) return { kind: 'not_compacted', reason: result.reason ?? 'unknown reason' };
-      return { kind: 'compacted', mechanism: done.mechanism, tokensBefore: done.tokens_before, tokensAfter: done.tokens_after };
+      return { kind: 'compacted', mechanism: result.mechanism, tokensBefore: done?.tokens_before ?? 0, tokensAfter: done?.tokens_after ?? 0 };
     } catch (err) {
       if (signal.aborted || (err instanceof ModelError && err.kind === 'aborted')) return { kind: 'interrupted' };
       throw err;
