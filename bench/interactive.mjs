@@ -1,7 +1,7 @@
-// Interactive latency in a real pseudo-terminal (node-pty): keypress-to-echo and first-token
+// Interactive latency in a real pseudo-terminal (@lydell/node-pty): keypress-to-echo and first-token
 // render, for agentx's REPL and Codex's TUI, over one conversation of several turns. The same
 // conversation gives the request size of turn 10 (read from the emulator's request log).
-import pty from 'node-pty';
+import pty from '@lydell/node-pty';
 
 // CSI, OSC, two-byte escapes: what is left is the text a person sees (positions aside).
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Za-z0-9]|\x1b[=>NOM78c]/g;
@@ -63,7 +63,7 @@ function openPty(file, args, { cwd, env }) {
     screen: () => strip(raw),
     close() {
       if (exited) return;
-      // node-pty starts the program as a session leader: end its whole group (only what we started).
+      // the pty starts the program as a session leader: end its whole group (only what we started).
       try { process.kill(-p.pid, 'SIGKILL'); } catch { p.kill('SIGKILL'); }
     },
   };

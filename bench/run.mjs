@@ -10,6 +10,7 @@ import { HAVE_TIME, REPO, fmt, interleave, load, mib, pairedRatio, startEmulator
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation } from './interactive.mjs';
 import { compactionBench, compactionSection } from './compaction.mjs';
+import { cleanupDaily, hugeOutputRss, longSessionRss, oneshotVsNode } from './daily.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 15));
 const WARMUP = 3;
@@ -215,7 +216,7 @@ try {
     const c = interactive.codex ? withSamples(interactive.codex[key]) : null;
     row({ name: label, agentx: `${spread(a)}, n=${a.n}`, other: c ? `codex: ${spread(c)}, n=${c.n}` : peerNA ?? 'codex session failed', ratio: c ? x(a.median / c.median) : '—', target: 'report', verdict: 'reported' });
   }
-  notes.push(`Interactive rows: one conversation of ${TURNS} turns per agent in a 120×40 pty (node-pty), the first ${WARMUP} not counted; each message typed one key at a time (each letter's echo timed), first token = Enter → the first model output drawn (reasoning summary or answer). agentx runs its REPL; codex its TUI (terminal queries answered as xterm does).`);
+  notes.push(`Interactive rows: one conversation of ${TURNS} turns per agent in a 120×40 pty (@lydell/node-pty), the first ${WARMUP} not counted; each message typed one key at a time (each letter's echo timed), first token = Enter → the first model output drawn (reasoning summary or answer). agentx runs its REPL; codex its TUI (terminal queries answered as xterm does).`);
 
   // ---- 5. state write ----------------------------------------------------------------------
   await section('state write', async () => {
@@ -230,8 +231,26 @@ try {
       other: '—', ratio: '—', target: '≤ 5 ms median', verdict: verdict(w.median <= 5),
     });
     notes.push(`State write: temp file, fdatasync, rename, directory fsync on ${fsOf(dir)}; the cost is dominated by the two syncs.`);
+    const { benchWritesPerToolCall } = await import(out);
+    const c = await benchWritesPerToolCall(10);
+    row({
+      name: 'state writes per tool call (a turn with 10 calls, real engine and store)',
+      agentx: `${c.perCall} per call (started, completed); +1 per response that asks for tools; ${c.perTurnOverhead} per turn; ${c.total} in all`,
+      other: 'phase 1: 3 full writes per call', ratio: '—', target: '≤ 1 per durable transition', verdict: verdict(c.perCall <= 2),
+    });
   });
-  // ---- 6. compaction: extra requests and bytes over a 200-turn session, per mechanism --------
+
+  // ---- 6. daily use (issue 15): one-shot vs node -e 0, bounded memory ------------------------
+  await section('daily use', async () => {
+    const [o] = await oneshotVsNode(emu, [CLI], { runs: RUNS, warmup: WARMUP });
+    row({ name: 'plain one-shot vs `node -e 0`, wall', agentx: spread(o.agentx), other: `node: ${spread(o.node)}`, ratio: `**${x(o.ratio)}** (paired p10–p90 ${x(o.paired.p10)}–${x(o.paired.p90)})`, target: '≤ 1.25×', verdict: verdict(o.ratio <= 1.25) });
+    const huge = await hugeOutputRss(emu, CLI);
+    if (huge) row({ name: 'peak RSS: one-shot whose command prints 1 GiB (model asks for no cap)', agentx: `${mib(huge.rssKb)} (${fmt(huge.ms)})`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(huge.rssKb < 150 * 1024) });
+    const long = await longSessionRss(emu, CLI, 200);
+    row({ name: 'peak RSS: 200-turn interactive session', agentx: `${mib(long.rssKb)} (state file ${long.stateBytes.toLocaleString('en')} B)`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(long.rssKb < 150 * 1024) });
+    cleanupDaily();
+  });
+  // ---- 7. compaction: extra requests and bytes over a 200-turn session, per mechanism --------
   await section('compaction cost', async () => {
     compaction = await compactionBench({ turns: 200, window: 8000 });
     const base = compaction.results[0];

@@ -5,6 +5,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyState, recordTurn, type SessionState } from '../src/store/state.ts';
 import { saveState } from '../src/store/store.ts';
+import { Engine } from '../src/engine/engine.ts';
+import { echoCall, echoTool, harness } from '../src/engine/testkit.ts';
 
 function fullState(): SessionState {
   let s = emptyState();
@@ -40,4 +42,20 @@ export function benchStateWrite(dir: string, runs: number): { median: number; p1
     historyEntries: s.history.length,
     transcriptBytes,
   };
+}
+
+/**
+ * State writes of one turn with `calls` tool calls, counted on the real session store with the
+ * real engine (a scripted model): per call `started` and `completed`, plus the turn's own.
+ */
+export async function benchWritesPerToolCall(calls: number): Promise<{ total: number; perCall: number; perTurnOverhead: number }> {
+  const count = async (n: number): Promise<number> => {
+    const items = Array.from({ length: n }, (_, i) => echoCall(`c${i}`, String(i)));
+    const h = harness(n > 0 ? [{ text: '', calls: items }, { text: 'done' }] : [{ text: 'done' }], [echoTool([])]);
+    await new Engine(h.deps).message('go', [], new AbortController().signal);
+    return h.store.saves;
+  };
+  const none = await count(0);
+  const total = await count(calls);
+  return { total, perCall: (total - none - 1) / calls, perTurnOverhead: none };
 }

@@ -3,6 +3,7 @@ import type * as Fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { helpText, parseArgs } from './cli/args.ts';
 import { AgentxError, UsageError } from './cli/errors.ts';
+import { guardStdio } from './frontends/stdio-guard.ts';
 import { VERSION } from './version.ts';
 
 /**
@@ -34,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
     printFixed(`agentx ${VERSION}\n`);
     return 0;
   }
+  // From here on stdout/stderr streams exist anyway; a failing one must not crash agentx.
+  guardStdio(process);
   if (cli.cwd !== undefined) {
     const { statSync } = await import('node:fs');
     let isDir = false;

@@ -1,8 +1,10 @@
 // Flag parsing for agentx. Hand-written instead of a library: the grammar is small and every
 // millisecond of startup counts. Pure: takes argv, returns options or throws UsageError.
+import { parseSandboxValue, SANDBOX_VALUES_TEXT } from '../sandbox/policy.ts';
 import { UsageError } from './errors.ts';
 
 export type ShellToolKind = 'builtin' | 'function';
+export type PatchToolKind = 'builtin' | 'function' | 'custom' | 'off';
 
 export interface CliOptions {
   command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list';
@@ -21,6 +23,8 @@ export interface CliOptions {
   showReasoning: boolean;
   showShellCalls: boolean;
   shellTool?: ShellToolKind;
+  patchTool?: PatchToolKind;
+  sandbox?: string;           // --sandbox MODE, checked by parseSandboxValue
   readStdin: boolean;         // `agentx -`
 }
 
@@ -49,7 +53,19 @@ const FLAGS: FlagSpec[] = [
   { long: 'no-reasoning', help: 'hide reasoning summaries', apply: (o) => { o.showReasoning = false; } },
   { long: 'no-shell-calls', help: 'hide shell call display (they still run)', apply: (o) => { o.showShellCalls = false; } },
   { long: 'shell-tool', value: 'builtin|function', help: 'how the shell tool is offered to the model', apply: (o, v) => { o.shellTool = checkShellTool(v, '--shell-tool'); } },
+  { long: 'patch-tool', value: 'builtin|function|custom|off', help: 'how the apply_patch edit tool is offered (default builtin)', apply: (o, v) => { o.patchTool = checkPatchTool(v, '--patch-tool'); } },
+  { long: 'sandbox', value: 'MODE', help: 'read-only, workspace-write (default) or danger-full-access', apply: (o, v) => { o.sandbox = checkSandbox(v); } },
 ];
+
+function checkSandbox(v: string): string {
+  if (parseSandboxValue(v)) return v;
+  throw new UsageError(`--sandbox: expected ${SANDBOX_VALUES_TEXT}, got "${v}"`);
+}
+
+export function checkPatchTool(v: string, where: string): PatchToolKind {
+  if (v === 'builtin' || v === 'function' || v === 'custom' || v === 'off') return v;
+  throw new UsageError(`${where}: expected builtin, function, custom or off, got "${v}"`);
+}
 
 export function checkShellTool(v: string, where: string): ShellToolKind {
   if (v === 'builtin' || v === 'function') return v;
@@ -148,7 +164,12 @@ export function helpText(version: string): string {
     ...rows,
     '',
     'Environment: AGENTX_API_KEY (or OPENAI_API_KEY), AGENTX_BASE_URL (or OPENAI_BASE_URL),',
-    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_CONFIG (default ~/.agentx).',
+    '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_PATCH_TOOL, AGENTX_CONFIG (default ~/.agentx),',
+    '  AGENTX_SANDBOX (a --sandbox mode, or off-if-unavailable), AGENTX_SANDBOX_NETWORK=on|off (default off).',
+    'Timeouts and limits: AGENTX_HEADERS_TIMEOUT_MS (wait for response headers, default 60000),',
+    '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',
+    '  (ceiling per command output stream, default 65536), AGENTX_STDIN_GRACE_MS (idle stdin pipe',
+    '  ignored after this when a message is given, default 1000), AGENTX_MAX_STDIN_BYTES.',
     'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted.',
     '',
   ].join('\n');

@@ -1,9 +1,10 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { checkShellTool, type CliOptions, type ShellToolKind } from '../cli/args.ts';
+import { checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
 import { configPath } from '../paths.ts';
+import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
 import { errorMessage, errorCode } from '../lib/fsutil.ts';
 
@@ -17,7 +18,11 @@ export interface Config {
   model: string;
   reasoningEffort: string | undefined;
   shellTool: ShellToolKind;
+  /** How the apply_patch tool is offered: --patch-tool, AGENTX_PATCH_TOOL (default builtin). */
+  patchTool: PatchToolKind;
   configFile: string;
+  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (docs/SANDBOX.md). */
+  sandbox: SandboxSetting;
   /** AGENTX_CONTEXT_WINDOW (validated); unset: the model table or a conservative default. */
   contextWindow: string | undefined;
   /** AGENTX_AUTO_COMPACT, parsed. */
@@ -49,7 +54,17 @@ function pick(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v !== '');
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool'>, env: NodeJS.ProcessEnv): Config {
+function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileValues: Record<string, string>): SandboxSetting {
+  const raw = flag ?? pick(env.AGENTX_SANDBOX, fileValues.AGENTX_SANDBOX);
+  const parsed = raw === undefined ? DEFAULT_SANDBOX_SETTING : parseSandboxValue(raw);
+  if (!parsed) throw new ConfigError(`AGENTX_SANDBOX: expected ${SANDBOX_VALUES_TEXT}, got "${raw ?? ''}"`);
+  const netRaw = pick(env.AGENTX_SANDBOX_NETWORK, fileValues.AGENTX_SANDBOX_NETWORK);
+  const network = netRaw === undefined ? DEFAULT_SANDBOX_SETTING.network : parseNetworkValue(netRaw);
+  if (network === undefined) throw new ConfigError(`AGENTX_SANDBOX_NETWORK: expected on or off, got "${netRaw ?? ''}"`);
+  return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network };
+}
+
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox'>, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -61,13 +76,16 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   }
   const shellRaw = flags.shellTool ?? pick(env.AGENTX_SHELL_TOOL, fileValues.AGENTX_SHELL_TOOL);
   const shellTool = shellRaw === undefined ? 'builtin' : checkShellTool(shellRaw, 'AGENTX_SHELL_TOOL');
+  const patchRaw = flags.patchTool ?? pick(env.AGENTX_PATCH_TOOL, fileValues.AGENTX_PATCH_TOOL);
+  const patchTool = patchRaw === undefined ? 'builtin' : checkPatchTool(patchRaw, 'AGENTX_PATCH_TOOL');
   try {
     new URL(baseUrl);
   } catch {
     throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
   }
+  const sandbox = resolveSandbox(flags.sandbox, env, fileValues);
   const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, configFile: file, ...context };
+  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, configFile: file, sandbox, ...context };
 }
 
 /** The context window settings, checked now so a bad value is one line at start, not a failure mid-session. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyState, withCompaction, type CompactionCheckpoint, type SessionState, type TranscriptEntry } from '../store/state.ts';
 import { userMessage, type FunctionCallOutputItem, type InputItem, type ShellCallOutputItem } from '../wire/items.ts';
 import { chainStart, inputForNewChain, localSummary, recentUserMessages, summarySeed } from './compaction-seed.ts';
-import { capToolOutputItem, capToolOutputs, trimToolOutputs } from './output-budget.ts';
+import { capToolOutputItem, capToolOutputs, trimToolOutputs } from './tool-output-caps.ts';
 import type { ContextWindow } from './context.ts';
 
 const state = (over: Partial<SessionState> = {}): SessionState => ({ ...emptyState(), response_id: 'resp_head', ...over });
@@ -72,19 +72,20 @@ describe('tool output caps by tokens', () => {
     expect(Buffer.byteLength(out)).toBeLessThan(2_000 * 4 + 100);
     expect(out.startsWith('HEAD')).toBe(true);
     expect(out.endsWith('TAIL')).toBe(true);
-    expect(out).toMatch(/bytes truncated/);
+    expect(out).toMatch(/bytes omitted: one tool output may take at most a quarter of the context window/);
     expect(capped[1]).toBe(userMsg);
     const shell: ShellCallOutputItem = { ...shellOutput, output: [{ stdout: 'o'.repeat(30_000), stderr: 'e'.repeat(10_000), outcome: { type: 'exit', exit_code: 0 } }] };
-    const cappedShell = JSON.stringify(capToolOutputItem(shell, 1000));
+    const cappedShell = JSON.stringify(capToolOutputItem(shell, 1000, 'test'));
     expect(cappedShell.length).toBeLessThan(4_400);
     expect(cappedShell).toContain('"outcome":{"type":"exit","exit_code":0}');
   });
 
   it('small outputs are returned as they are; trimming cuts hard', () => {
     const small = fnOutput('fine');
-    expect(capToolOutputItem(small, 10)).toBe(small);
+    expect(capToolOutputItem(small, 10, 'test')).toBe(small);
     const trimmed = outputOf(trimToolOutputs([fnOutput('y'.repeat(20_000))], w)[0]);
-    expect(trimmed.length).toBeLessThan(256 * 4 + 100);
+    expect(trimmed.length).toBeLessThan(256 * 4 + 150);
+    expect(trimmed).toContain('trimmed to fit the context window');
     expect(trimmed.length).toBeGreaterThan(0);
   });
 });

@@ -13,7 +13,7 @@ import {
   autoCompactDecision, compactThresholdTokens, contextTokensOf, estimateTokens, windowAfterOverflow,
   type AutoCompactSetting, type ContextWindow,
 } from './context.ts';
-import { capToolOutputs } from './output-budget.ts';
+import { capToolOutputs } from './tool-output-caps.ts';
 import {
   SUMMARY_PROMPT, inputForNewChain, localSummary, recentUserMessages, summarySeed, toolOutputsOf, type ChainState,
 } from './compaction-seed.ts';

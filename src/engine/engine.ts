@@ -13,7 +13,7 @@ import { chainStart } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
-import { trimToolOutputs } from './output-budget.ts';
+import { trimToolOutputs } from './tool-output-caps.ts';
 import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type Attempt, type TurnDeps, type TurnResult } from './turn.ts';
 
 export type TurnOutcome =

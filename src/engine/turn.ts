@@ -13,6 +13,7 @@ import { ContextHopeless, type Compaction, type SendResult } from './compaction.
 import { contextLeft } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import { callItemOf, journalEntry } from './journal.ts';
+import { fitOutputToJournal } from '../store/output-budget.ts';
 import { newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 
@@ -138,7 +139,7 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
       outputs.push(entry.output);
       continue;
     }
-    const step = await handleCall(deps, callItemOf(entry), interrupted || signal.aborted, signal, summaries);
+    const step = await handleCall(deps, callItemOf(entry), { skip: interrupted || signal.aborted, retry: entry.status === 'started' }, signal, summaries);
     deps.session.update((s) => markToolCall(s, entry.call_id, 'completed', step.output));
     outputs.push(step.output);
     interrupted ||= step.interrupted;
@@ -147,12 +148,14 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
   return outputs;
 }
 
-async function handleCall(deps: TurnDeps, item: ReturnType<typeof callItemOf>, skip: boolean, signal: AbortSignal, summaries: string[]): Promise<CallStep> {
+async function handleCall(
+  deps: TurnDeps, item: ReturnType<typeof callItemOf>, how: { skip: boolean; retry: boolean }, signal: AbortSignal, summaries: string[],
+): Promise<CallStep> {
   const resolved = deps.registry.resolve(item);
   const shown: Pick<ParsedCall, 'title' | 'commands'> = resolved.ok ? resolved.call : { title: resolved.title, commands: [] };
   deps.emit({ type: 'tool_call', callId: item.call_id, kind: item.type, tool: resolved.ok ? resolved.tool.name : 'unknown', title: shown.title, commands: shown.commands });
   const notRun = (reason: string): CallStep => ({ output: notRunOutput(item, reason), interrupted: false });
-  if (skip) return notRun('not run: the user interrupted the turn');
+  if (how.skip) return notRun('not run: the user interrupted the turn');
   if (!resolved.ok) {
     deps.emit({ type: 'tool_error', callId: item.call_id, message: resolved.error });
     return notRun(resolved.error);
@@ -169,9 +172,10 @@ async function handleCall(deps: TurnDeps, item: ReturnType<typeof callItemOf>, s
     deps.emit({ type: 'save_failed', message: `${err.message}; the call was not run`, blocking: true });
     return notRun(`agentx could not record this call in its journal (${err.message}), so it was not run`);
   }
-  const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit });
+  const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit, retry: how.retry });
   summaries.push(...result.summary);
-  return { output: result.output, interrupted: result.interrupted };
+  // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
+  return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted };
 }
 
 /** The request shape of the next request: the engine's shape and the tools the registry offers now. */

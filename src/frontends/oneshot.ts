@@ -1,6 +1,5 @@
 // One-shot mode (SPEC §1, §3.4): branch from .agentx_checkpoint, own an isolated state file,
 // answer on stdout, exit 0/1/2/130. Never prompts, never reads the interactive state.
-import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CliOptions } from '../cli/args.ts';
 import { ConfigError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError } from '../cli/errors.ts';
@@ -13,24 +12,24 @@ import { SessionStore } from '../store/session-store.ts';
 import { emptyState } from '../store/state.ts';
 import { stateFromCheckpoint } from '../store/checkpoint.ts';
 import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
+import { unlinkQuiet } from '../lib/fsutil.ts';
+import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { startMcp } from './mcp-session.ts';
-import { createTurnDeps } from './runtime.ts';
-import { readStdin } from './stdin.ts';
+import { createCommands, createTurnDeps } from './runtime.ts';
+import { messageFromInput } from './stdin.ts';
+import { resolveLimits, type Limits } from '../config/limits.ts';
 
-const STDIN_GRACE_MS = 200;
-
-export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream): Promise<string> {
-  const arg = cli.message.join(' ').trim();
-  let piped = '';
-  if (cli.readStdin || !stdin.isTTY) {
-    piped = (await readStdin(stdin, cli.readStdin || arg === '' ? null : STDIN_GRACE_MS)).trim();
-  }
-  const message = [arg, piped].filter((s) => s.length > 0).join('\n\n');
-  if (message === '') throw new UsageError('empty message: give it as an argument or on stdin');
-  return message;
+/** The message from the command line and/or stdin (rules: stdin.ts, docs/DAILY.md). */
+export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, limits: Limits = resolveLimits({})): Promise<{ message: string; lateData: () => boolean }> {
+  const composed = await messageFromInput({
+    argument: cli.message.join(' '), dash: cli.readStdin, stdin, graceMs: limits.stdinGraceMs, maxBytes: limits.maxStdinBytes,
+    note: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+  });
+  if ('error' in composed) throw new UsageError(composed.error);
+  return composed;
 }
 
 function declineInOneshot(quiet: boolean): (request: ConfirmRequest) => Promise<boolean> {
@@ -46,7 +45,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const config = resolveConfig(cli, env);
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
   const apiKey = config.apiKey;
-  const message = await composeMessage(cli, process.stdin);
+  const limits = resolveLimits(env);
+  const { message, lateData } = await composeMessage(cli, process.stdin, limits);
 
   // An unusable checkpoint means this one-shot starts a fresh chain instead of branching from
   // the interactive session: say so (on stderr), or the lost context would go unexplained.
@@ -63,6 +63,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   });
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
   // warn once and keep the isolated state in memory.
+  session.onFirstSave = () => {
+    const notice = excludeNotice(ensureGitExclude(cwd));
+    if (notice !== undefined && !cli.quiet) process.stderr.write(`agentx: ${notice}\n`);
+  };
   const problem = session.saveOrGoMemory();
   if (problem !== undefined && !cli.quiet) process.stderr.write(`agentx: ${problem}; keeping this one-shot's state in memory\n`);
 
@@ -96,17 +100,23 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     notice: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
   });
   try {
+    const commands = createCommands({
+      config: { ...config, apiKey }, env, workspaceRoot: cwd,
+      onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+    });
     const deps = await createTurnDeps({
-      mcp,
+      mcp, commands,
       config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
       // declined (the model is told) rather than run unasked.
       confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
+      onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
     });
     const outcome = await new Engine(deps).message(message, [], controller.signal);
     if (outcome.kind === 'done') {
-      rmSync(statePath, { force: true });
+      // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.
+      unlinkQuiet(statePath);
       return EXIT_OK;
     }
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
@@ -114,6 +124,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     return fail(`request failed: ${outcome.failure.message}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {
     await mcp?.close();
+    // Silent loss is the one thing not allowed: an ignored pipe that delivered after all is said.
+    if (lateData()) process.stderr.write('agentx: data arrived on stdin after the grace period and was not sent; use `agentx - "…"` to wait for it\n');
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

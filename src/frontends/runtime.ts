@@ -1,8 +1,10 @@
-// Wiring shared by the one-shot and the REPL: config + flags → the engine's dependencies and
-// the tool registry. The one place that decides which tools a session offers.
+// Wiring shared by the one-shot and the REPL: config + flags → the engine's dependencies, the
+// command runner (sandbox, environment, output ceiling) and the tool registry. The one place
+// that decides which tools a session offers and how commands run.
 import type { CliOptions } from '../cli/args.ts';
 import { readAgentsFiles } from '../config/agents-md.ts';
 import type { Config } from '../config/config.ts';
+import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
 import type { EmitEvent } from '../engine/events.ts';
 import { withBaseDelay, type RetryPolicy } from '../engine/recovery.ts';
 import { capabilitiesPath, fileCapabilities } from '../engine/server-capabilities.ts';
@@ -11,14 +13,19 @@ import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
 import { buildInstructions } from '../model/request.ts';
-import { envWithoutSecrets, scrubSecrets } from '../model/scrub.ts';
+import { scrubSecrets } from '../model/scrub.ts';
 import { homeDir, logDir } from '../paths.ts';
+import { describeSandboxForModel } from '../sandbox/policy.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
+import { createPatchTool } from '../tools/patch-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand, type ShellRunOptions, type ShellRunResult } from '../tools/shell.ts';
+import { createCommandRunner, type CommandRunner, type RerunAnswer, type RerunQuestion } from '../tools/sandboxed.ts';
+import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
+
+export type { CommandRunner } from '../tools/sandboxed.ts';
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -40,6 +47,51 @@ export function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefi
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+export interface CommandsInput {
+  config: Config & { apiKey: string };
+  env: NodeJS.ProcessEnv;
+  /** Where the session started: writable in workspace-write, the boundary for edits. */
+  workspaceRoot: string;
+  /** Once-per-session sandbox warnings (bwrap missing…); stderr when absent. */
+  onNotice?: (message: string) => void;
+  /** The REPL's "run once more without the sandbox? y/N/always" (tools/sandboxed.ts). */
+  askToRerun?: (question: RerunQuestion) => Promise<RerunAnswer>;
+}
+
+/**
+ * How commands run — model commands (sandboxed as configured) and the person's `!commands`
+ * (runUnsandboxed): one place decides their environment (no key, no pager, no editor) and output
+ * ceiling. The model's max_output_length may lower the cap, never raise it past the ceiling.
+ */
+export function createCommands(r: CommandsInput): CommandRunner {
+  const runner = createCommandRunner({
+    setting: r.config.sandbox, sessionDir: r.workspaceRoot, env: r.env, configFile: r.config.configFile,
+    secrets: [r.config.apiKey], platform: process.platform, askToRerun: r.askToRerun,
+    notice: r.onNotice ?? ((message) => { process.stderr.write(`agentx: ${message}\n`); }),
+  });
+  const { maxOutputBytes } = resolveLimits(r.env);
+  const capped = <T extends { maxOutputBytes: number }>(opts: T): T => ({ ...opts, maxOutputBytes: effectiveOutputCap(opts.maxOutputBytes, maxOutputBytes) });
+  return {
+    run: (opts) => runner.run(capped(opts)),
+    runUnsandboxed: (opts) => runner.runUnsandboxed(capped(opts)),
+    disableForSession: () => runner.disableForSession(),
+  };
+}
+
+/** The tools a session offers, in the order they are offered. */
+export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager }): ToolRegistry {
+  return new ToolRegistry([
+    createShellTool({
+      form: r.config.shellTool,
+      runCommand: (opts) => r.commands.run(opts),
+      defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+      defaultMaxOutputBytes: resolveLimits(r.env).maxOutputBytes,
+    }),
+    ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only' })]),
+    ...(r.mcp ? [createMcpTool(r.mcp)] : []),
+  ]);
+}
+
 export interface RuntimeInput {
   config: Config & { apiKey: string };
   cli: CliOptions;
@@ -48,50 +100,37 @@ export interface RuntimeInput {
   emit: EmitEvent;
   policy: RetryPolicy;
   cwd: () => string;
-  /** Where the session started: the workspace boundary for tools. */
+  /** Where the session started: the workspace boundary for tools and the sandbox. */
   workspaceRoot: string;
+  commands: CommandRunner;
   confirm?: TurnDeps['confirm'];
   onDebugLog?: (path: string) => void;
   /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
   mcp?: McpManager;
-}
-
-export type CommandRunner = (opts: ShellRunOptions) => Promise<ShellRunResult>;
-
-/**
- * How commands run (model commands and the person's `!commands`, whose output also reaches the
- * model): one place decides their environment. They never see the key (see scrub.ts).
- */
-export function commandRunner(r: Pick<RuntimeInput, 'config' | 'env'>): CommandRunner {
-  const commandEnv = envWithoutSecrets(r.env, [r.config.apiKey]);
-  return (opts) => runShellCommand({ ...opts, env: opts.env ?? commandEnv });
-}
-
-/** The tools a session offers, in the order they are offered. */
-export function buildRegistry(r: Pick<RuntimeInput, 'config' | 'env' | 'mcp'>): ToolRegistry {
-  return new ToolRegistry([
-    ...(r.mcp ? [createMcpTool(r.mcp)] : []),
-    createShellTool({
-      form: r.config.shellTool,
-      runCommand: commandRunner(r),
-      defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-      defaultMaxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
-    }),
-  ]);
+  /** Said once when the --debug log cannot be written; requests go on regardless. */
+  onDebugWarning?: (message: string) => void;
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
-  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey]) : undefined;
-  if (debug) r.onDebugLog?.(debug.path);
+  const limits = resolveLimits(r.env);
+  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey], new Date(), (m) => r.onDebugWarning?.(m)) : undefined;
+  if (debug?.path !== undefined) r.onDebugLog?.(debug.path);
   const client = await createOpenAIClient({
     apiKey: r.config.apiKey,
     baseUrl: r.config.baseUrl,
-    idleTimeoutMs: envNumber(r.env, 'AGENTX_STREAM_IDLE_MS') ?? 300_000,
+    idleTimeoutMs: limits.streamIdleMs,
+    headersTimeoutMs: limits.headersTimeoutMs,
     log: debug?.log,
     organization: r.env.OPENAI_ORG_ID || undefined,
     project: r.env.OPENAI_PROJECT_ID || undefined,
   });
   const home = homeDir(r.env);
+  // The shell named to the model is the one commands really run under (supervisor.ts decides),
+  // and the model is told what the sandbox allows, so it does not fight it.
+  const instructions = [
+    buildInstructions(r.cwd(), resolveUserShell(r.env.SHELL), readAgentsFiles(r.cwd(), home)),
+    describeSandboxForModel(r.config.sandbox, r.workspaceRoot),
+  ].join('\n');
   const now = (): Date => new Date();
   // Context window and compaction: what this server supports is remembered per base URL.
   const context = {
@@ -101,13 +140,8 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   };
   const deps: TurnDeps = {
     client: scrubSecrets(client, [r.config.apiKey]),
-    shape: {
-      model: r.config.model,
-      // The shell named to the model is the one commands really run under (supervisor.ts decides).
-      instructions: buildInstructions(r.cwd(), resolveUserShell(r.env.SHELL), readAgentsFiles(r.cwd(), home)),
-      reasoningEffort: r.config.reasoningEffort,
-    },
-    registry: buildRegistry(r),
+    shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
+    registry: buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp: r.mcp }),
     session: r.session,
     cwd: r.cwd,
     workspaceRoot: r.workspaceRoot,

@@ -1,6 +1,7 @@
 // Small filesystem and process helpers shared by the session store and its lock.
 
 import * as fs from 'node:fs';
+import { isExitedProcess } from './zombie.ts';
 
 export function errorCode(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error) {
@@ -16,16 +17,17 @@ export function errorMessage(error: unknown): string {
 
 /**
  * Signal 0 probes without delivering anything. EPERM means the pid exists but belongs to
- * someone else, so it counts as alive; only ESRCH proves it gone. A reused pid reads as alive,
- * which errs on the side of leaving files and locks alone.
+ * someone else, so it counts as alive; ESRCH or a zombie state proves it gone. A reused pid
+ * reads as alive, which errs on the side of leaving files and locks alone.
  */
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
+    // A zombie answers the probe but will never run again (zombie.ts).
+    return !isExitedProcess(pid);
   } catch (error) {
-    return errorCode(error) !== 'ESRCH';
+    return errorCode(error) !== 'ESRCH' && !isExitedProcess(pid);
   }
 }
 

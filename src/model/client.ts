@@ -7,12 +7,15 @@ import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/r
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 import { isCompactionItem, isInputItem, isToolCallItem, type CompactionItem, type InputItem, type ToolCallItem } from '../wire/items.ts';
+import { installLiteWebGlobals } from './web-lite.ts';
 
 export interface ClientOptions {
   apiKey: string;
   baseUrl: string;
   /** No event for this long means the stream is stuck: abort it and treat it as retryable. */
   idleTimeoutMs: number;
+  /** No response headers this long after sending means the server is hung: a retryable timeout. */
+  headersTimeoutMs?: number;
   /** --debug: receives each request body and each event (never headers or the key). */
   log?: (kind: 'request' | 'event' | 'error', data: unknown) => void;
   /** OpenAI-Organization / OpenAI-Project headers (OPENAI_ORG_ID / OPENAI_PROJECT_ID). */
@@ -87,6 +90,15 @@ export function compactedInput(output: readonly unknown[]): InputItem[] {
   return items;
 }
 
+/** Time to response headers when the caller sets none (AGENTX_HEADERS_TIMEOUT_MS). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
+/** The SDK's timeout (see `timeout` below) only covers the wait for response headers. */
+function headersTimeout(ms: number): ModelError {
+  const seconds = ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+  return new ModelError(`the server sent no response headers within ${seconds} (AGENTX_HEADERS_TIMEOUT_MS)`, 'retryable');
+}
+
 const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', 'server_is_overloaded', 'slow_down', 'timeout']);
 
 function streamFailure(code: string | null | undefined, message: string | null | undefined): ModelError {
@@ -114,6 +126,8 @@ function asWireEvent(raw: unknown): WireEvent {
 }
 
 export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
+  // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
+  installLiteWebGlobals();
   const { default: OpenAI } = await import('openai');
   const sdk = new OpenAI({
     apiKey: opts.apiKey,
@@ -122,11 +136,19 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     project: opts.project ?? null,
     // Our own recovery decides about retries (SPEC §3.6); the idle timer below catches stuck streams.
     maxRetries: 0,
-    timeout: 10 * 60_000,
+    // The SDK's timeout ends when fetch resolves, i.e. it is exactly a time-to-headers limit.
+    timeout: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     fetch: nodeFetch,
     // The SDK logs unparsable events to the console; we report them as one classified failure.
     logLevel: 'off',
   });
+
+  /** The SDK error class, by instanceof (class names do not survive minification). */
+  const sdkKindOf = (err: unknown): 'abort' | 'timeout' | 'connection' | undefined => (
+    err instanceof OpenAI.APIUserAbortError ? 'abort'
+      : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout'
+        : err instanceof OpenAI.APIConnectionError ? 'connection' : undefined
+  );
 
   async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const idle = new AbortController();
@@ -190,10 +212,10 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       if (idle.signal.aborted && !signal.aborted) {
         throw new ModelError(`no data from the server for ${Math.round(opts.idleTimeoutMs / 1000)} s`, 'retryable', { partialText });
       }
-      const sdkKind = err instanceof OpenAI.APIUserAbortError ? 'abort' as const
-        : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' as const
-          : err instanceof OpenAI.APIConnectionError ? 'connection' as const : undefined;
-      let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText }) : classifyFailure(err, sdkKind);
+      const sdkKind = sdkKindOf(err);
+      let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText })
+        : sdkKind === 'timeout' ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS)
+          : classifyFailure(err, sdkKind);
       // A socket that dies mid-stream surfaces as a plain error without status ("terminated"):
       // the response never completed, which is retryable like any cut stream.
       if (streaming && failure.kind === 'fatal' && failure.details.status === undefined && !(err instanceof ModelError)) {
@@ -222,10 +244,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       const res = await sdk.responses.compact(request, { signal: AbortSignal.any([signal]), timeout: opts.idleTimeoutMs });
       return { id: res.id, output: compactedInput(Array.isArray(res.output) ? res.output : []), usage: toUsage(res.usage) };
     } catch (err) {
-      const sdkKind = err instanceof OpenAI.APIUserAbortError ? 'abort' as const
-        : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' as const
-          : err instanceof OpenAI.APIConnectionError ? 'connection' as const : undefined;
-      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, sdkKind);
+      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, sdkKindOf(err));
       opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
       throw failure;
     }

@@ -2,7 +2,7 @@
 // Headers are never logged; anything that looks like a key is redacted as a second line of defence.
 import { appendFileSync, mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileStamp } from '../lib/fsutil.ts';
+import { errorCode, fileStamp } from '../lib/fsutil.ts';
 
 const SECRET_PATTERNS = [/sk-[A-Za-z0-9_-]{8,}/g, /Bearer\s+[A-Za-z0-9._-]+/gi];
 
@@ -13,15 +13,41 @@ export function redact(text: string, secrets: string[]): string {
   return out;
 }
 
-export function createDebugLog(dir: string, secrets: string[], now: Date = new Date()): { path: string; log: (kind: string, data: unknown) => void } {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+/**
+ * Never throws: --debug is a diagnosis aid, and a log that cannot be written (full disk,
+ * read-only home) must not fail a request. The first problem is reported once through `warn`,
+ * then logging stops. `path` is undefined when the log could not even be created.
+ */
+export function createDebugLog(
+  dir: string,
+  secrets: string[],
+  now: Date = new Date(),
+  warn: (message: string) => void = () => undefined,
+): { path: string | undefined; log: (kind: string, data: unknown) => void } {
   const path = join(dir, `agentx-${fileStamp(now)}-${process.pid}.jsonl`);
-  closeSync(openSync(path, 'a', 0o600));
+  let broken = false;
+  const fail = (err: unknown): void => {
+    broken = true;
+    const code = errorCode(err) ?? (err instanceof Error ? err.message : String(err));
+    warn(`--debug: cannot write ${path} (${code}); continuing without the debug log`);
+  };
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+  } catch (err) {
+    fail(err);
+    return { path: undefined, log: () => undefined };
+  }
   return {
     path,
     log(kind, data) {
-      const line = JSON.stringify({ t: new Date().toISOString(), kind, data });
-      appendFileSync(path, `${redact(line, secrets)}\n`, { mode: 0o600 });
+      if (broken) return;
+      try {
+        const line = JSON.stringify({ t: new Date().toISOString(), kind, data });
+        appendFileSync(path, `${redact(line, secrets)}\n`, { mode: 0o600 });
+      } catch (err) {
+        fail(err);
+      }
     },
   };
 }

@@ -7,26 +7,64 @@
 // still does everything else (request building, SSE parsing, typed errors); this only moves
 // bytes. One keep-alive agent per process lets a tool loop reuse its connection.
 import http from 'node:http';
-import https from 'node:https';
-import { Readable } from 'node:stream';
+import type https from 'node:https';
+import { isRedirect, nextHop, type HopRequest } from './redirect.ts';
+import { LiteHeaders, LiteResponse } from './web-lite.ts';
 
-const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+// node:https (and TLS under it) is loaded only for an https URL: a local or proxied http
+// endpoint does not pay for it. One keep-alive agent per scheme per process.
+const httpAgent = new http.Agent({ keepAlive: true });
+let httpsModule: { https: typeof https; agent: https.Agent } | undefined;
 
-type HeaderSource = ConstructorParameters<typeof Headers>[0];
-type FetchInit = { method?: string; headers?: HeaderSource; body?: unknown; signal?: AbortSignal | null };
+async function transportFor(url: URL): Promise<{ request: typeof http.request; agent: http.Agent }> {
+  if (url.protocol !== 'https:') return { request: http.request, agent: httpAgent };
+  if (httpsModule === undefined) {
+    const { default: mod } = await import('node:https');
+    httpsModule = { https: mod, agent: new mod.Agent({ keepAlive: true }) };
+  }
+  return { request: httpsModule.https.request, agent: httpsModule.agent };
+}
 
-function toNodeHeaders(init: HeaderSource): http.OutgoingHttpHeaders {
-  const out: http.OutgoingHttpHeaders = {};
-  new Headers(init).forEach((value, key) => { out[key] = value; });
+type FetchInit = { method?: string; headers?: unknown; body?: unknown; signal?: AbortSignal | null };
+
+function isIterable(x: unknown): x is Iterable<unknown> {
+  return typeof x === 'object' && x !== null && Symbol.iterator in x;
+}
+
+/** The SDK hands over its own Headers object (LiteHeaders once web-lite is installed), a record or pairs. */
+function toNodeHeaders(init: unknown): Record<string, string> {
+  const source = init instanceof LiteHeaders ? init : new LiteHeaders(isIterable(init) ? pairsOf(init) : recordOf(init));
+  const out: Record<string, string> = {};
+  for (const [key, value] of source) out[key] = value;
   return out;
 }
 
-function toWebHeaders(raw: http.IncomingHttpHeaders): Headers {
-  const h = new Headers();
+function pairsOf(init: Iterable<unknown>): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const row of init) {
+    if (Array.isArray(row) && typeof row[0] === 'string') pairs.push([row[0], String(row[1])]);
+  }
+  return pairs;
+}
+
+function recordOf(init: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof init !== 'object' || init === null) return out;
+  for (const [k, v] of Object.entries(init)) if (v !== undefined && v !== null) out[k] = String(v);
+  return out;
+}
+
+function toLiteHeaders(raw: http.IncomingHttpHeaders): LiteHeaders {
+  const h = new LiteHeaders();
   for (const [key, value] of Object.entries(raw)) {
     if (value !== undefined) h.set(key, Array.isArray(value) ? value.join(', ') : value);
   }
   return h;
+}
+
+/** The SDK's fetch type promises a web Response; it uses only what LiteResponse has (web-lite.ts). */
+function asFetchResponse(r: LiteResponse): Response {
+  return r as unknown as Response;
 }
 
 function bodyOf(body: unknown): string | Uint8Array | undefined {
@@ -37,29 +75,47 @@ function bodyOf(body: unknown): string | Uint8Array | undefined {
   throw new TypeError('node-fetch: unsupported request body type');
 }
 
-export function nodeFetch(input: string | URL | Request, init: FetchInit = {}): Promise<Response> {
-  const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-  const secure = url.protocol === 'https:';
-  const transport = secure ? https : http;
+/** One request without redirect handling; resolves with the raw response (headers received). */
+async function send(hop: HopRequest, signal: AbortSignal | undefined): Promise<http.IncomingMessage> {
+  const { request, agent } = await transportFor(hop.url);
   return new Promise((resolve, reject) => {
-    const req = transport.request(url, {
-      method: init.method ?? 'GET',
-      headers: toNodeHeaders(init.headers),
-      agent: secure ? agents.https : agents.http,
-      signal: init.signal ?? undefined,
-    }, (res) => {
-      const status = res.statusCode ?? 0;
-      // Statuses without a body may not carry a stream (the Response constructor rejects one).
-      const body = status === 204 || status === 304 ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-      resolve(new Response(body, { status, statusText: res.statusMessage ?? '', headers: toWebHeaders(res.headers) }));
-    });
+    const req = request(hop.url, { method: hop.method, headers: hop.headers, agent, signal }, resolve);
     // Like fetch: a transport failure rejects with a TypeError whose cause is the socket error
     // (the SDK turns it into APIConnectionError); an abort rejects with the AbortError itself.
     req.on('error', (err: NodeJS.ErrnoException) => {
       reject(err.name === 'AbortError' ? err : new TypeError('fetch failed', { cause: err }));
     });
-    const body = bodyOf(init.body);
-    if (body === undefined) req.end();
-    else req.end(body);
+    if (hop.body === undefined) req.end();
+    else req.end(hop.body);
   });
+}
+
+export async function nodeFetch(input: string | URL | Request, init: FetchInit = {}): Promise<Response> {
+  let hop: HopRequest = {
+    url: new URL(typeof input === 'string' || input instanceof URL ? input : input.url),
+    method: (init.method ?? 'GET').toUpperCase(),
+    headers: toNodeHeaders(init.headers),
+    body: bodyOf(init.body),
+  };
+  const signal = init.signal ?? undefined;
+  // Redirects are followed here, as fetch would (redirect.ts: at most 5, credentials never
+  // sent to another origin); the SDK only ever sees the final answer.
+  for (let hops = 0; ; hops++) {
+    const res = await send(hop, signal);
+    const status = res.statusCode ?? 0;
+    if (isRedirect(status)) {
+      const location = res.headers.location;
+      const next = nextHop(hop, status, typeof location === 'string' ? location : undefined, hops);
+      // The redirect's own body is not wanted; reading it to the end frees the connection.
+      res.resume();
+      if ('error' in next) throw new TypeError('fetch failed', { cause: new Error(next.error) });
+      hop = next;
+      continue;
+    }
+    // The body is the Node stream itself: the SDK reads it with `for await` (web-lite.ts).
+    // Statuses without a body carry none.
+    const body = status === 204 || status === 304 ? null : res;
+    if (body === null) res.resume();
+    return asFetchResponse(new LiteResponse(body, status, res.statusMessage ?? '', toLiteHeaders(res.headers), hop.url.href));
+  }
 }

@@ -120,14 +120,14 @@ export function inspect(p: string): Inspection {
 }
 
 /** Reads without following a link swapped in after inspection and without blocking on a FIFO. */
-export function readChecked(readPath: string, maxBytes: number): { text: string } | { error: string } {
+export function readChecked(readPath: string, maxBytes: number): { text: string; size: number } | { error: string } {
   let fd: number | undefined;
   try {
     fd = fs.openSync(readPath, fs.constants.O_RDONLY | NOFOLLOW | NONBLOCK);
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { error: 'is not a regular file' };
     if (st.size > maxBytes) return { error: 'file is too large' };
-    return { text: fs.readFileSync(fd, 'utf8') };
+    return { text: fs.readFileSync(fd, 'utf8'), size: st.size };
   } catch (error) {
     return { error: `unreadable (${errorCode(error) ?? 'error'})` };
   } finally {

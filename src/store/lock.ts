@@ -55,9 +55,13 @@ function writeTemp(lockPath: string, text: string): string {
   try {
     fs.writeSync(fd, text);
     fs.fsyncSync(fd);
-  } finally {
+  } catch (error) {
+    // A full disk: no half-written temp file is left behind.
     fs.closeSync(fd);
+    unlinkQuiet(tmp);
+    throw error;
   }
+  fs.closeSync(fd);
   return tmp;
 }
 

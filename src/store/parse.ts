@@ -103,8 +103,8 @@ function parseObject(raw: Raw): ParseResult {
   return { ok: true, state, migrated: legacy, warnings: issues.warnings };
 }
 
-function parseUnsafe(text: string): ParseResult {
-  if (text.length > MAX_STATE_FILE_BYTES) fail('file is too large');
+function parseUnsafe(text: string, maxChars: number): ParseResult {
+  if (text.length > maxChars) fail('file is too large');
   // Editors on some systems prepend a byte-order mark; it is not part of the JSON.
   const body = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).trim();
   if (body === '') fail('file is empty');
@@ -122,9 +122,10 @@ function parseUnsafe(text: string): ParseResult {
   return parseObject(value);
 }
 
-export function parseState(text: string): ParseResult {
+/** `maxChars` is raised only to repair an oversized file (store.ts trims it right after). */
+export function parseState(text: string, maxChars: number = MAX_STATE_FILE_BYTES): ParseResult {
   try {
-    return parseUnsafe(text);
+    return parseUnsafe(text, maxChars);
   } catch (error) {
     return { ok: false, reason: error instanceof StateFormatError ? error.message : 'unreadable session state' };
   }

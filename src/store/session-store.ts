@@ -46,6 +46,10 @@ export class SessionStore {
   private persistence: Persistence;
   private lastProblem: string | undefined;
   private readonly now: () => Date;
+  /** State files written so far (the bench reports writes per tool call from it). */
+  saves = 0;
+  /** Called once, after the first successful save (git-exclude.ts hooks in here). */
+  onFirstSave: (() => void) | undefined;
 
   constructor(private readonly opts: SessionStoreOptions) {
     this.current = opts.initial;
@@ -125,7 +129,11 @@ export class SessionStore {
     if (this.persistence === 'memory') return undefined;
     try {
       saveState(this.opts.path, state, { durable: this.persistence === 'durable' });
+      this.saves++;
       this.lastProblem = undefined;
+      const first = this.onFirstSave;
+      this.onFirstSave = undefined;
+      first?.();
       return undefined;
     } catch (err) {
       const problem = `cannot save ${basename(this.opts.path)}: ${describe(err)}`;

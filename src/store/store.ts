@@ -17,6 +17,7 @@ import { prettyJsonParts } from './pretty-json.ts';
 import { parseCheckpoint, serializeCheckpoint } from './checkpoint.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { currentUid, errorCode, fileStamp, isPidAlive } from '../lib/fsutil.ts';
+import { oversizeNotice, partsOverLimit, REPAIRABLE_MAX_BYTES, repairTarget, trimStateToLimit } from './trim.ts';
 import { assertReplaceable, inspect, moveAside, readChecked, untouchable, writeFileAtomicSync, type WriteOptions } from './fs.ts';
 
 export { writeFileAtomicSync, type WriteOptions } from './fs.ts';
@@ -47,8 +48,9 @@ export function loadState(p: string, now: Date): LoadResult {
       : `${name} ${found.reason}: not using or changing it; this session is kept in memory only.`;
     return { state: emptyState(), existed: false, notices: [notice], writable: found.replaceable };
   }
-  const read = readChecked(found.readPath, MAX_STATE_FILE_BYTES);
-  const parsed = 'text' in read ? parseState(read.text) : { ok: false as const, reason: read.error };
+  // An oversized state file is repaired by trimming (trim.ts), not moved aside whole.
+  const read = readChecked(found.readPath, REPAIRABLE_MAX_BYTES);
+  const parsed = 'text' in read ? parseState(read.text, REPAIRABLE_MAX_BYTES) : { ok: false as const, reason: read.error };
   if (!parsed.ok) {
     try {
       const aside = path.basename(moveAside(p, now));
@@ -64,13 +66,29 @@ export function loadState(p: string, now: Date): LoadResult {
   if (parsed.warnings.length > 0) {
     notices.push(`${name}: reset invalid ${parsed.warnings.join(', ')} (original values kept under invalid_fields).`);
   }
-  return { state: parsed.state, existed: true, notices, writable: true };
+  let state = parsed.state;
+  if ('size' in read && read.size > MAX_STATE_FILE_BYTES) {
+    const repair = trimStateToLimit(state, repairTarget(MAX_STATE_FILE_BYTES));
+    state = repair.state;
+    notices.push(oversizeNotice(name, read.size, MAX_STATE_FILE_BYTES, repair.trimmed));
+    try {
+      saveState(p, state);
+    } catch {
+      // Not writable: the session's own saves report that; the trimmed state is used in memory.
+    }
+  }
+  return { state, existed: true, notices, writable: true };
 }
 
 export function saveState(p: string, state: SessionState, opts: WriteOptions = {}): void {
   assertReplaceable(p);
   // Same bytes as serializeState(state), built from small pieces (see pretty-json.ts).
-  writeFileAtomicSync(p, [...prettyJsonParts(stateForDisk(state)), '\n'], 0o600, opts);
+  let parts = [...prettyJsonParts(stateForDisk(state)), '\n'];
+  // Last line of defence (tool outputs have their own budget): never write a file over the limit.
+  if (partsOverLimit(parts, MAX_STATE_FILE_BYTES)) {
+    parts = [...prettyJsonParts(stateForDisk(trimStateToLimit(state, repairTarget(MAX_STATE_FILE_BYTES)).state)), '\n'];
+  }
+  writeFileAtomicSync(p, parts, 0o600, opts);
 }
 
 export function loadCheckpointWithNotices(dir: string): { checkpoint: Checkpoint | null; notices: string[] } {

@@ -6,11 +6,11 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { OutputCollector } from './output.ts';
 import { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
-import { cwdProblem, spawnSupervised } from './supervisor.ts';
+import { cwdProblem, spawnSupervised, type SandboxLaunch } from './supervisor.ts';
 
 export { capOutput } from './output.ts';
 export { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
-export { resolveUserShell } from './supervisor.ts';
+export { resolveUserShell, type SandboxLaunch } from './supervisor.ts';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Per stream. ~16k tokens of worst-case text: enough for a build log's head and its failing tail. */
@@ -23,6 +23,17 @@ export const SPAWN_FAILURE_EXIT_CODE = 127;
  * behind may hold them open forever; they are being killed anyway, so don't wait on them.
  */
 const DRAIN_MS = 200;
+/**
+ * In bwrap, the process agentx waits on is bwrap itself, which exits (on a stop, or when the
+ * command ends) a moment before the sandbox's processes are torn down. Nothing in a sandbox can
+ * hold the pipes for long: its init dies with the command or with bwrap, or at the latest with the
+ * group's SIGKILL after the grace. So wait for the pipes to close: a command then counts as
+ * stopped only once nothing of it runs.
+ */
+function sandboxDrainMs(graceMs: number): number {
+  return graceMs + 2 * DRAIN_MS;
+}
+
 /** setTimeout overflows above this and would fire immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -36,6 +47,8 @@ export interface ShellRunOptions {
   env?: NodeJS.ProcessEnv;
   /** SIGTERM → SIGKILL grace when stopping the group; DEFAULT_KILL_GRACE_MS if absent. */
   killGraceMs?: number;
+  /** Run inside bubblewrap (src/sandbox/); absent: unsandboxed. tools/sandboxed.ts decides. */
+  sandbox?: SandboxLaunch;
 }
 
 export interface ShellRunResult {
@@ -84,7 +97,7 @@ export function runShellCommand(opts: ShellRunOptions): Promise<ShellRunResult> 
   const graceMs = opts.killGraceMs !== undefined && opts.killGraceMs >= 0 ? opts.killGraceMs : DEFAULT_KILL_GRACE_MS;
   let child: ChildProcess;
   try {
-    child = spawnSupervised({ command: opts.command, cwd: opts.cwd, env: opts.env ?? process.env, graceMs });
+    child = spawnSupervised({ command: opts.command, cwd: opts.cwd, env: opts.env ?? process.env, graceMs, sandbox: opts.sandbox });
   } catch (err) {
     return Promise.resolve(failedToStart(startedAt, err instanceof Error ? err.message : String(err)));
   }
@@ -195,7 +208,7 @@ function superviseChild(
     drainTimer = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
-    }, DRAIN_MS);
+    }, opts.sandbox ? sandboxDrainMs(timing.graceMs) : DRAIN_MS);
     maybeFinish();
   });
 

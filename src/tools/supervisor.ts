@@ -7,9 +7,11 @@
 //
 // Why the shape below:
 // - The watcher is a fork of this sh (no exec, no node): about a millisecond, not ~40 ms.
-// - The script then `exec`s the user's shell in place, so the command keeps this pid (= the
-//   group id) and its exit status or death signal reaches agentx untouched.
-// - The user command arrives as "$2", never spliced into the script text: no quoting bugs.
+// - The script then `exec`s the user's shell in place (or bwrap running it, when sandboxed), so
+//   the command keeps this pid (= the group id) and its exit status or death signal reaches agentx
+//   untouched (bwrap reports a command's death by signal N as exit status 128+N).
+// - The grace arrives as "$1" and the command as the remaining arguments, never spliced into the
+//   script text: no quoting bugs.
 // - The watcher's stdio is /dev/null so it never holds the stdout/stderr pipes open, and the
 //   command gets fd 3 closed so it cannot see or leak the lifeline.
 // - TERM/INT/HUP are ignored before the fork, so the watcher is immune from birth to the TERM
@@ -22,17 +24,20 @@ import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import { errorCode } from '../lib/fsutil.ts';
+import { bwrapArgs } from '../sandbox/bwrap.ts';
+import type { SandboxPolicy } from '../sandbox/policy.ts';
 
 const SUPERVISOR_SCRIPT = [
   "trap '' TERM INT HUP",
   '(',
   '  while read -r _ <&3; do :; done',
   '  kill -TERM -$$; kill -CONT -$$',
-  '  sleep "$3"',
+  '  sleep "$1"',
   '  kill -KILL -$$',
   ') </dev/null >/dev/null 2>&1 &',
   'trap - TERM INT HUP',
-  'exec "$1" -c "$2" 3<&-',
+  'shift',
+  'exec "$@" 3<&-',
 ].join('\n');
 
 /** Shells known to accept `-c command` with POSIX semantics; others (fish, csh, nu) are not used. */
@@ -70,11 +75,25 @@ export function cwdProblem(cwd: string): string | undefined {
   }
 }
 
+/** Run the command inside bubblewrap with this policy (src/sandbox/). */
+export interface SandboxLaunch {
+  bwrapPath: string;
+  policy: SandboxPolicy;
+}
+
 export interface SupervisedSpawn {
   command: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
   graceMs: number;
+  sandbox?: SandboxLaunch;
+}
+
+/** What the supervisor execs: the shell with the command, wrapped in bwrap when sandboxed. */
+export function commandArgv(shell: string, opts: Pick<SupervisedSpawn, 'command' | 'cwd' | 'sandbox'>): string[] {
+  const inner = [shell, '-c', opts.command];
+  if (!opts.sandbox) return inner;
+  return [opts.sandbox.bwrapPath, ...bwrapArgs({ policy: opts.sandbox.policy, cwd: opts.cwd, argv: inner })];
 }
 
 /**
@@ -85,7 +104,7 @@ export interface SupervisedSpawn {
 export function spawnSupervised(opts: SupervisedSpawn): ChildProcess {
   const shell = resolveUserShell(opts.env.SHELL);
   const graceSeconds = String(Math.max(1, Math.ceil(opts.graceMs / 1000)));
-  return spawn(FALLBACK_SHELL, ['-c', SUPERVISOR_SCRIPT, 'agentx-supervisor', shell, opts.command, graceSeconds], {
+  return spawn(FALLBACK_SHELL, ['-c', SUPERVISOR_SCRIPT, 'agentx-supervisor', graceSeconds, ...commandArgv(shell, opts)], {
     cwd: opts.cwd,
     env: opts.env,
     detached: true,

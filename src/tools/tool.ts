@@ -61,6 +61,11 @@ export interface ToolContext {
   workspaceRoot: string;
   signal: AbortSignal;
   progress(ev: ToolProgress): void;
+  /**
+   * The call was journaled `started` when agentx stopped and is being run again: a tool that can
+   * tell what is already done (a patch already on disk) must not do it twice.
+   */
+  retry: boolean;
 }
 
 export interface ToolResult {
@@ -82,12 +87,6 @@ export interface Tool<C extends ParsedCall = ParsedCall> {
   parse(item: ToolCallItem): ParseResult<C>;
   /** Runs the call. Never throws for a failure of the call itself: that is an output. */
   run(call: C, ctx: ToolContext): Promise<ToolResult>;
-  /**
-   * Idempotency check before re-running a call that was `started` when agentx stopped: a result
-   * when the effect is already there (a patch whose result is already on disk), undefined when
-   * it cannot tell (shell) — the person then decides.
-   */
-  alreadyDone?(call: C, ctx: Omit<ToolContext, 'progress' | 'signal'>): Promise<ToolResult | undefined>;
   /** Shown in the pending-call menu when re-running may not be safe (MCP: may not be idempotent). */
   readonly retryWarning?: string;
 }

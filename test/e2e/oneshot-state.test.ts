@@ -54,7 +54,8 @@ describe('one-shot isolation', () => {
 
   it('SIGKILL during a tool command keeps the isolated file with the call started, and the command dies too', async () => {
     emu.enqueue({ kind: 'shell', commands: ['echo $$ > cmd.pid; exec sleep 30'] });
-    const child = spawn(process.execPath, [CLI, 'go'], { cwd: box.cwd, env: box.env, stdio: 'ignore' });
+    // Unsandboxed: `$$` must be a host pid (sandboxed kills: test/e2e/sandbox.test.ts).
+    const child = spawn(process.execPath, [CLI, 'go'], { cwd: box.cwd, env: { ...box.env, AGENTX_SANDBOX: 'danger-full-access' }, stdio: 'ignore' });
     await waitFor(() => existsSync(join(box.cwd, 'cmd.pid')) && readFileSync(join(box.cwd, 'cmd.pid'), 'utf8').trim() !== '');
     const cmdPid = Number(readFileSync(join(box.cwd, 'cmd.pid'), 'utf8'));
     expect(alive(cmdPid)).toBe(true);
@@ -71,7 +72,8 @@ describe('one-shot isolation', () => {
   it('SIGTERM during a tool command stops its process group and exits 130, keeping the journal', async () => {
     emu.enqueue({ kind: 'shell', commands: ['sh -c "echo \\$\\$ > grandchild.pid; exec sleep 30" & echo $$ > cmd.pid; wait'] });
     let pid = -1;
-    const done = runCli(['go'], { ...box, onSpawn: (p) => { pid = p; } });
+    // Unsandboxed: `$$` must be a host pid (sandboxed kills: test/e2e/sandbox.test.ts).
+    const done = runCli(['go'], { ...box, env: { ...box.env, AGENTX_SANDBOX: 'danger-full-access' }, onSpawn: (p) => { pid = p; } });
     await waitFor(() => existsSync(join(box.cwd, 'grandchild.pid')) && readFileSync(join(box.cwd, 'grandchild.pid'), 'utf8').trim() !== '');
     const grandchild = Number(readFileSync(join(box.cwd, 'grandchild.pid'), 'utf8'));
     process.kill(pid, 'SIGTERM');

@@ -1,6 +1,6 @@
-// Drives the built CLI in a real pseudo-terminal (node-pty): keys in, screen text out (ANSI
+// Drives the built CLI in a real pseudo-terminal (@lydell/node-pty, prebuilt binaries): keys in, screen text out (ANSI
 // stripped). Tests wait for text on screen, never for fixed delays.
-import { spawn as ptySpawn, type IPty } from 'node-pty';
+import { spawn as ptySpawn, type IPty } from '@lydell/node-pty';
 import { CLI, type Sandbox } from './harness.ts';
 
 // CSI (incl. private modes), OSC, two-byte escapes, and stray carriage returns.

@@ -6,12 +6,16 @@ import { outputKind } from './conversation.ts';
 import type { ParsedRequest } from './conversation.ts';
 import { recallAnswer, summaryAnswer } from './recall.ts';
 import type { ContextView } from './memory.ts';
+import { NO_PATCH_TEXT, patchFlavour, patchOutputText, requestedPatch, splitPatch } from './patch.ts';
+import type { BuiltinPatchOperation } from './patch.ts';
 
 export type PlannedItem =
   | { type: 'message'; text: string; chunks: number; delayMs: number }
   | { type: 'reasoning'; summary: string; chunks: number; delayMs: number }
   | { type: 'function_call'; name: string; arguments: string }
-  | { type: 'shell_call'; commands: string[]; timeoutMs: number | null; maxOutputLength: number | null };
+  | { type: 'shell_call'; commands: string[]; timeoutMs: number | null; maxOutputLength: number | null }
+  | { type: 'apply_patch_call'; operation: BuiltinPatchOperation }
+  | { type: 'custom_tool_call'; name: string; input: string };
 
 export type Plan =
   | { kind: 'items'; items: PlannedItem[] }
@@ -73,6 +77,22 @@ export function shellCall(
   }
 }
 
+/** A patch envelope as the calls the tools allow: one built-in call per file, or one call with the envelope. */
+export function patchCalls(tools: unknown[], envelope: string): PlannedItem[] {
+  switch (patchFlavour(tools)) {
+    case 'builtin': {
+      const ops = splitPatch(envelope);
+      return typeof ops === 'string' ? [message(ops)] : ops.map((operation) => ({ type: 'apply_patch_call', operation }));
+    }
+    case 'function':
+      return [{ type: 'function_call', name: 'apply_patch', arguments: JSON.stringify({ input: envelope }) }];
+    case 'custom':
+      return [{ type: 'custom_tool_call', name: 'apply_patch', input: envelope }];
+    case 'none':
+      return [message(NO_PATCH_TEXT)];
+  }
+}
+
 /** Turns a scripted step (never http_error: the server handles that earlier) into a plan. */
 export function planStep(step: Step, req: ParsedRequest): Plan {
   switch (step.kind) {
@@ -89,6 +109,10 @@ export function planStep(step: Step, req: ParsedRequest): Plan {
     }
     case 'function':
       return { kind: 'items', items: [{ type: 'function_call', name: step.name, arguments: step.arguments }] };
+    case 'patch': {
+      const calls = patchCalls(req.tools, step.patch);
+      return { kind: 'items', items: step.text ? [message(step.text), ...calls] : calls };
+    }
     case 'calls':
       return {
         kind: 'items',
@@ -117,6 +141,8 @@ function contentText(content: unknown): string {
 }
 
 function outputText(item: Record<string, unknown>): string {
+  const patch = patchOutputText(item);
+  if (patch !== null) return patch;
   if (item.type === 'function_call_output') return contentText(item.output);
   return asRecords(item.output)
     .map((chunk) => asString(chunk.stdout) ?? '')
@@ -159,8 +185,10 @@ export function planDefault(req: ParsedRequest, view?: ContextView): Plan {
     items.push(message(remembered));
     return { kind: 'items', items };
   }
-  const command = requestedCommand(userText);
-  if (command !== null) items.push(shellCall(req.tools, [command]));
+  const patch = requestedPatch(userText);
+  const command = patch === null ? requestedCommand(userText) : null;
+  if (patch !== null) items.push(...patchCalls(req.tools, patch));
+  else if (command !== null) items.push(shellCall(req.tools, [command]));
   else items.push(message(`You said: ${userText.slice(0, 200)}`));
   return { kind: 'items', items };
 }

@@ -21,6 +21,8 @@ export function isStep(v: unknown): v is Step {
       return isStringArray(v.commands) && optional(v.timeoutMs, 'number') && optional(v.maxOutputLength, 'number') && optional(v.text, 'string');
     case 'function':
       return typeof v.name === 'string' && typeof v.arguments === 'string';
+    case 'patch':
+      return typeof v.patch === 'string' && optional(v.text, 'string');
     case 'calls':
       return Array.isArray(v.calls) && v.calls.every(isCall);
     case 'http_error':

@@ -4,7 +4,7 @@ import type { ResponseUsage } from 'openai/resources/responses/responses';
 import { asRecords, asString, byteLength, invalidRequest, isRecord } from './wire.ts';
 import type { ApiError, WireResponse } from './wire.ts';
 
-export type ToolKind = 'function_call' | 'shell_call';
+export type ToolKind = 'function_call' | 'shell_call' | 'apply_patch_call' | 'custom_tool_call';
 
 export interface ParsedRequest {
   model: string;
@@ -59,9 +59,24 @@ export interface StoredResponse {
   response: WireResponse;
 }
 
-const CALL_KINDS: Record<string, ToolKind> = { function_call: 'function_call', shell_call: 'shell_call' };
-const OUTPUT_KINDS: Record<string, ToolKind> = { function_call_output: 'function_call', shell_call_output: 'shell_call' };
-const KIND_WORDS: Record<ToolKind, string> = { function_call: 'function call', shell_call: 'shell call' };
+const CALL_KINDS: Record<string, ToolKind> = {
+  function_call: 'function_call',
+  shell_call: 'shell_call',
+  apply_patch_call: 'apply_patch_call',
+  custom_tool_call: 'custom_tool_call',
+};
+const OUTPUT_KINDS: Record<string, ToolKind> = {
+  function_call_output: 'function_call',
+  shell_call_output: 'shell_call',
+  apply_patch_call_output: 'apply_patch_call',
+  custom_tool_call_output: 'custom_tool_call',
+};
+const KIND_WORDS: Record<ToolKind, string> = {
+  function_call: 'function call',
+  shell_call: 'shell call',
+  apply_patch_call: 'apply patch call',
+  custom_tool_call: 'custom tool call',
+};
 
 export function callKind(item: Record<string, unknown>): ToolKind | undefined {
   return CALL_KINDS[String(item.type)];
@@ -155,7 +170,10 @@ function commonPrefix(a: string, b: string): number {
   return byteLength(a.slice(0, i));
 }
 
-const REPLAYED_OUTPUT_TYPES = new Set(['function_call', 'shell_call', 'reasoning', 'function_call_output', 'shell_call_output']);
+const REPLAYED_OUTPUT_TYPES = new Set([
+  'function_call', 'shell_call', 'apply_patch_call', 'custom_tool_call', 'reasoning',
+  'function_call_output', 'shell_call_output', 'apply_patch_call_output', 'custom_tool_call_output',
+]);
 
 /** True when an unchained input replays earlier turns (the full-history style of store:false clients). */
 function replaysHistory(input: Record<string, unknown>[]): boolean {

@@ -2,6 +2,8 @@
 // the service sends them. Pure: the SSE writer adds sequence numbers and delays.
 import { randomBytes } from 'node:crypto';
 import type {
+  ResponseApplyPatchToolCall,
+  ResponseCustomToolCall,
   ResponseFunctionShellToolCall,
   ResponseFunctionToolCall,
   ResponseOutputItem,
@@ -96,6 +98,33 @@ function shellCallEvents(index: number, item: Extract<PlannedItem, { type: 'shel
 }
 
 /**
+ * A built-in apply_patch call: its operation's diff is empty while the item is in progress and
+ * complete when it is done (no diff delta events: SDK 6.49 knows none for apply_patch).
+ */
+function applyPatchCallEvents(index: number, item: Extract<PlannedItem, { type: 'apply_patch_call' }>, emit: (e: WireEvent, d?: number) => void): ResponseApplyPatchToolCall {
+  const id = newId('apc_');
+  const call_id = newId('call_', 12);
+  const op = item.operation;
+  const pending = op.type === 'delete_file' ? op : { ...op, diff: '' };
+  emit({ type: 'response.output_item.added', output_index: index, item: { id, type: 'apply_patch_call', call_id, status: 'in_progress', operation: pending } });
+  const done: ResponseApplyPatchToolCall = { id, type: 'apply_patch_call', call_id, status: 'completed', operation: op };
+  emit({ type: 'response.output_item.done', output_index: index, item: done });
+  return done;
+}
+
+/** A freeform custom tool call: the input streams as custom_tool_call_input deltas. */
+function customToolCallEvents(index: number, name: string, input: string, emit: (e: WireEvent, d?: number) => void): ResponseCustomToolCall {
+  const id = newId('ctc_');
+  const call_id = newId('call_', 12);
+  emit({ type: 'response.output_item.added', output_index: index, item: { id, type: 'custom_tool_call', call_id, name, input: '' } });
+  for (const delta of splitText(input, 3)) emit({ type: 'response.custom_tool_call_input.delta', item_id: id, output_index: index, delta });
+  emit({ type: 'response.custom_tool_call_input.done', item_id: id, output_index: index, input });
+  const done: ResponseCustomToolCall = { id, type: 'custom_tool_call', call_id, name, input };
+  emit({ type: 'response.output_item.done', output_index: index, item: done });
+  return done;
+}
+
+/**
  * All output items of a completed response and the events between in_progress and completed.
  * A compaction made by this request comes first, as the service emits it before continuing.
  */
@@ -131,6 +160,14 @@ export function buildOutput(items: PlannedItem[], encryptedReasoning: boolean, c
       case 'shell_call':
         output.push(shellCallEvents(index, item, emit));
         outputBytes += byteLength(JSON.stringify(item.commands));
+        break;
+      case 'apply_patch_call':
+        output.push(applyPatchCallEvents(index, item, emit));
+        outputBytes += byteLength(JSON.stringify(item.operation));
+        break;
+      case 'custom_tool_call':
+        output.push(customToolCallEvents(index, item.name, item.input, emit));
+        outputBytes += byteLength(item.name) + byteLength(item.input);
         break;
     }
   }

@@ -18,6 +18,8 @@ export type Step =
   | { kind: 'text'; text: string; chunks?: number; delayMs?: number; reasoning?: string }
   | { kind: 'shell'; commands: string[]; timeoutMs?: number; maxOutputLength?: number; text?: string }
   | { kind: 'function'; name: string; arguments: string }
+  /** A patch envelope, sent in the form the request's tools offer (see patch.ts). */
+  | { kind: 'patch'; patch: string; text?: string }
   | { kind: 'calls'; calls: Array<ShellCallSpec | FunctionCallSpec> }
   | { kind: 'http_error'; status: number; code?: string; message?: string; type?: string; retryAfter?: number; times?: number }
   | { kind: 'cut'; afterText?: string }
@@ -42,7 +44,7 @@ export interface RawStep {
   cut?: boolean;
 }
 
-export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'calls', 'http_error', 'cut', 'hang', 'failed', 'raw']);
+export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'patch', 'calls', 'http_error', 'cut', 'hang', 'failed', 'raw']);
 
 export interface LoggedRequest {
   seq: number;

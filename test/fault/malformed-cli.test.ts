@@ -54,7 +54,9 @@ type Outcome =
   /** Not used and not changed (foreign, not a file): in memory only, the file stays as it was. */
   | 'untouched'
   /** A link that is not followed: fresh session; the save replaces the link, never its target. */
-  | 'link-replaced';
+  | 'link-replaced'
+  /** Over the size limit: trimmed (least valuable parts first) and resumed, never moved aside. */
+  | 'trimmed';
 
 interface FileCase {
   name: string;
@@ -75,7 +77,7 @@ const STATE_CASES: FileCase[] = [
     make: (p) => writeFileSync(p, validState({ usage: [1], history: 'yesterday', pending_tool_calls: { a: 1 }, transcript: 5 })),
   },
   { name: 'nested 100 000 levels deep', short: true, make: (p) => writeFileSync(p, `{"version":1,"response_id":"${head}","x":${nested(100_000)}}`), outcome: 'moved', notice: /nested more than 100 levels deep/ },
-  { name: '50 MB', make: (p) => writeFileSync(p, validState({ padding: 'x'.repeat(50 * 1024 * 1024) })), outcome: 'moved', notice: /file is too large/ },
+  { name: '50 MB', make: (p) => writeFileSync(p, validState({ padding: 'x'.repeat(50 * 1024 * 1024) })), outcome: 'trimmed', notice: /was 50\.0 MiB, over the 20\.0 MiB limit: trimmed large unknown fields and kept the session/ },
   { name: 'a byte-order mark', make: (p) => writeFileSync(p, `\uFEFF${validState()}`), outcome: 'resumed' },
   { name: 'empty', make: (p) => writeFileSync(p, ''), outcome: 'moved', notice: /file is empty/ },
   { name: 'a plain response id (legacy)', make: (p) => writeFileSync(p, `${head}\n`), outcome: 'resumed', notice: /older format/ },
@@ -147,7 +149,7 @@ describe('state files, at the start of an interactive session', () => {
       const n = emu.requests.length;
       await turn(a, `after ${c.name.replace(/\W+/g, '-')}`);
       const prev = firstPrevious(n);
-      const resumes = c.outcome === 'resumed' || c.outcome === 'reset';
+      const resumes = c.outcome === 'resumed' || c.outcome === 'reset' || c.outcome === 'trimmed';
       tally.expect(`${c.name}: ${resumes ? 'resumes the chain' : 'starts a fresh chain'}`, resumes ? prev === head : prev === undefined, String(prev));
       a.line('quit');
       const exit = await a.exited;

@@ -97,7 +97,7 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
   try {
     // The engine's runner: the same environment rules as model commands (no API key, scrub.ts),
     // since this output is stored and sent to the model too.
-    const r = await ctx.runCommand({
+    const r = await ctx.commands.runUnsandboxed({
       command, cwd: ctx.cwd, signal: controller.signal,
       timeoutMs: 2 ** 31 - 1, maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
       onOutput: (chunk: string) => {

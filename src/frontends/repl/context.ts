@@ -21,8 +21,8 @@ export interface ReplContext {
   config: Config & { apiKey: string };
   /** Rebuilt by /setup; /model changes its request shape. */
   engine: Engine;
-  /** Runs the person's `!commands` with the same environment rules as model commands. */
-  runCommand: CommandRunner;
+  /** Runs model commands (sandboxed) and the person's `!commands` (runUnsandboxed), same environment rules. */
+  commands: CommandRunner;
   home: string;
   cwd: string;
   previousCwd: string | undefined;

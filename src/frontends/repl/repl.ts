@@ -7,7 +7,8 @@ import { resolveConfig } from '../../config/config.ts';
 import { configPath, historyPath, homeDir } from '../../paths.ts';
 import { preview } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
-import { acquireSessionLock, cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
+import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
+import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
 import { completeCommand, dispatch, type CommandHooks } from './commands.ts';
@@ -17,36 +18,38 @@ import { readLine } from './line-input.ts';
 import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
+import { lockForRepl, unsavedBanner } from './unsaved.ts';
 import { CostTracker } from './usage-view.ts';
 import { startMcp } from '../mcp-session.ts';
-import { buildRegistry, commandRunner } from '../runtime.ts';
-import { buildEngine, configWithKey, runSetupDialogue } from './wiring.ts';
+
+import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const out = process.stdout;
   const dir = resolve(cli.cwd ?? process.cwd());
-  let lock: ReturnType<typeof acquireSessionLock>;
-  try {
-    lock = acquireSessionLock(dir);
-  } catch (err) {
-    process.stderr.write(`agentx: cannot lock the session in ${dir}: ${errorMessage(err)}\n`);
+  // A directory that cannot be written is no reason to refuse: the session runs in memory (unsaved.ts).
+  const lock = lockForRepl(dir);
+  if (lock.kind === 'error') {
+    process.stderr.write(`agentx: cannot lock the session in ${dir}: ${lock.message}\n`);
     return EXIT_USAGE;
   }
-  if (!lock.ok) {
+  if (lock.kind === 'busy') {
     process.stderr.write(`agentx: another agentx (pid ${lock.pid}) is already running in ${dir}; one interactive session per directory (one-shots like agentx "…" still work).\n`);
     return EXIT_USAGE;
   }
+  const release = lock.kind === 'locked' ? lock.release : () => undefined;
   try {
-    return await session(cli, env, dir, out, () => lock.release());
+    return await session(cli, env, dir, out, release, lock.kind === 'unsaved' ? lock.reason : undefined);
   } finally {
-    lock.release();
+    release();
   }
 }
 
-async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out: NodeJS.WriteStream, releaseLock: () => void): Promise<number> {
+async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out: NodeJS.WriteStream, releaseLock: () => void, unsaved?: string): Promise<number> {
   const theme = pickTheme(cli.color, out, env);
   const now = new Date();
+  if (unsaved !== undefined) say({ out }, theme.yellow(`⚠ ${unsavedBanner(dir, unsaved)}`));
   const loaded = loadState(join(dir, STATE_FILE), now);
   for (const notice of loaded.notices) say({ out }, theme.yellow(`⚠ ${notice}`));
   try {
@@ -63,9 +66,13 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
-    dir, path: join(dir, STATE_FILE), initial: loaded.state, persistence: loaded.writable ? 'durable' : 'memory',
+    dir, path: join(dir, STATE_FILE), initial: loaded.state, persistence: loaded.writable && unsaved === undefined ? 'durable' : 'memory',
     publishesCheckpoint: true, warn: (m) => say({ out }, theme.yellow(`⚠ ${m}`)),
   });
+  sessionStore.onFirstSave = () => {
+    const notice = excludeNotice(ensureGitExclude(dir));
+    if (notice !== undefined) say({ out }, theme.dim(notice));
+  };
   const costs = new CostTracker();
   // The engine's callbacks need the runner and the context, which need the engine: tie the knot late.
   const late: { runner?: TurnRunner; ctx?: ReplContext } = {};
@@ -75,11 +82,12 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   };
   const shared = { cli, env, out, theme, session: sessionStore, costs };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
+  const commands = replCommands(partial, config, getRunner);
   const ctx: ReplContext = {
     ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
     history: loadHistory(historyFile),
-    engine: await buildEngine(partial, config, getRunner),
-    runCommand: commandRunner({ config, env }),
+    engine: await buildEngine(partial, config, getRunner, commands),
+    commands,
   };
   late.ctx = ctx;
   const runner = new TurnRunner(ctx);
@@ -101,9 +109,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
         return;
       }
       ctx.config = { ...next, apiKey: next.apiKey };
-      ctx.engine = await buildEngine(partial, ctx.config, getRunner);
-      if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env, mcp: ctx.mcp });
-      ctx.runCommand = commandRunner({ config: ctx.config, env });
+      ctx.commands = replCommands(partial, ctx.config, getRunner);
+      ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
     compact: () => runner.compact(),
@@ -129,6 +136,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   try {
     greet(ctx, loaded.existed);
     await connectMcp(ctx);
+    // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
+    if (ctx.mcp) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
     await settleLeftovers(ctx, runner);
     await loop(ctx, runner, hooks, historyFile);
     return EXIT_OK;
@@ -157,7 +166,6 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
       return answer === 'y';
     },
   });
-  if (ctx.mcp) ctx.engine.deps.registry = buildRegistry({ config: ctx.config, env: ctx.env, mcp: ctx.mcp });
 }
 
 function greet(ctx: ReplContext, existed: boolean): void {

@@ -5,6 +5,7 @@ import { contextLeft, formatContextLeft } from '../../engine/context.ts';
 import type { TurnOutcome } from '../../engine/engine.ts';
 import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
+import type { RerunAnswer, RerunQuestion } from '../../tools/sandboxed.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
@@ -76,6 +77,17 @@ export class TurnRunner {
     }
     if (answer === 'a') this.alwaysRun = true;
     return answer !== 'n';
+  };
+
+  /** A command looked refused by the sandbox: run it once more without it? (y / N / always this session) */
+  readonly askToRerun = async (question: RerunQuestion): Promise<RerunAnswer> => {
+    const t = this.ctx.theme;
+    this.spinner.stop();
+    if (!this.writer.atLineStart) this.writer.write('\n');
+    this.writer.write(`${t.yellow('?')} the sandbox refused this (${question.denial.kind}: ${question.denial.evidence}). Run it once more without the sandbox? [y]es / [N]o / [a]lways this session: `);
+    const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
+    this.writer.write(`${answer === 'cancel' ? 'no' : answer}\n`);
+    return answer === 'y' ? 'once' : answer === 'a' ? 'always' : 'no';
   };
 
   /** Aborts the running turn (Ctrl-C, Ctrl-T, SIGINT, SIGTERM). */

@@ -7,7 +7,8 @@ import { Engine } from '../../engine/engine.ts';
 import type { ModelClient } from '../../model/types.ts';
 import { observeUsage } from '../../model/usage-observer.ts';
 import { configPath } from '../../paths.ts';
-import { createTurnDeps } from '../runtime.ts';
+import type { McpManager } from '../../tools/mcp/manager.ts';
+import { createCommands, createTurnDeps, type CommandRunner } from '../runtime.ts';
 import { say, type ReplContext } from './context.ts';
 import type { TurnRunner } from './turns.ts';
 import type { CostTracker } from './usage-view.ts';
@@ -18,19 +19,35 @@ export function pricedClient(client: ModelClient, costs: Pick<CostTracker, 'onRe
   return observeUsage(client, (model, usage) => costs.onResponse(model, usage));
 }
 
+/** The session's command runner: sandbox notices as REPL lines, refusals may be re-run when the person says so. */
+export function replCommands(
+  ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 'theme'>,
+  config: Config & { apiKey: string },
+  runner: () => TurnRunner,
+): CommandRunner {
+  return createCommands({
+    config, env: ctx.env, workspaceRoot: ctx.session.dir,
+    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
+    askToRerun: (question) => runner().askToRerun(question),
+  });
+}
+
 export async function buildEngine(
   ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme'> & { cwd: () => string },
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
+  commands: CommandRunner,
+  mcp?: McpManager,
 ): Promise<Engine> {
   const deps = await createTurnDeps({
-    config, cli: ctx.cli, env: ctx.env, session: ctx.session,
+    config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp,
     emit: (ev) => runner().emit(ev),
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,
     workspaceRoot: ctx.session.dir,
     confirm: ctx.cli.confirm ? (request) => runner().confirm(request) : undefined,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
+    onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
   return new Engine(deps);

@@ -1,0 +1,77 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureGitExclude, EXCLUDE_MARKER, excludeNotice, findGitCommonDir } from './git-exclude.ts';
+
+let root: string;
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root } });
+
+beforeEach(() => { root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-gitx-'))); });
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function repo(name = 'repo'): string {
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir);
+  git(dir, 'init', '-q');
+  return dir;
+}
+
+describe('ensureGitExclude', () => {
+  it('adds the patterns to .git/info/exclude once, and git status no longer shows the state files', () => {
+    const dir = repo();
+    fs.writeFileSync(path.join(dir, '.agentx_responseid'), '{}');
+    fs.writeFileSync(path.join(dir, '.agentx_checkpoint'), '{}');
+    fs.writeFileSync(path.join(dir, '.agentx_responseid.oneshot-1-x'), '{}');
+    expect(git(dir, 'status', '--porcelain')).toContain('.agentx_responseid');
+    const first = ensureGitExclude(dir);
+    expect(first).toEqual({ kind: 'added', excludePath: path.join(dir, '.git', 'info', 'exclude') });
+    expect(excludeNotice(first)).toMatch(/^added \.agentx_responseid\* and \.agentx_checkpoint\* to .*\.git\/info\/exclude/);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(ensureGitExclude(dir)).toEqual({ kind: 'present' });
+    const text = fs.readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8');
+    expect(text.split(EXCLUDE_MARKER)).toHaveLength(2);
+    expect(fs.existsSync(path.join(dir, '.gitignore'))).toBe(false);
+  });
+
+  it('works from a subdirectory and keeps what the exclude file already held', () => {
+    const dir = repo();
+    fs.writeFileSync(path.join(dir, '.git', 'info', 'exclude'), '# mine\n*.log');
+    const sub = path.join(dir, 'pkg', 'deep');
+    fs.mkdirSync(sub, { recursive: true });
+    fs.writeFileSync(path.join(sub, '.agentx_responseid'), '{}');
+    expect(ensureGitExclude(sub).kind).toBe('added');
+    expect(fs.readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8').startsWith('# mine\n*.log\n# agentx')).toBe(true);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('in a linked worktree, writes the common exclude file that git reads', () => {
+    const dir = repo();
+    fs.writeFileSync(path.join(dir, 'f'), 'x');
+    git(dir, '-c', 'user.email=a@b', '-c', 'user.name=a', 'add', 'f');
+    git(dir, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-qm', 'init');
+    const wt = path.join(root, 'wt');
+    git(dir, 'worktree', 'add', '-q', wt);
+    expect(findGitCommonDir(wt)).toBe(path.join(dir, '.git'));
+    fs.writeFileSync(path.join(wt, '.agentx_checkpoint'), '{}');
+    expect(ensureGitExclude(wt).kind).toBe('added');
+    expect(git(wt, 'status', '--porcelain')).toBe('');
+  });
+
+  it('does nothing outside a repository', () => {
+    const plain = path.join(root, 'plain');
+    fs.mkdirSync(plain);
+    expect(ensureGitExclude(plain)).toEqual({ kind: 'not_a_repository' });
+    expect(excludeNotice({ kind: 'not_a_repository' })).toBeUndefined();
+  });
+
+  it('leaves a symlinked exclude file alone', () => {
+    const dir = repo();
+    const excl = path.join(dir, '.git', 'info', 'exclude');
+    fs.rmSync(excl, { force: true });
+    fs.symlinkSync(path.join(root, 'target'), excl);
+    expect(ensureGitExclude(dir).kind).toBe('failed');
+    expect(fs.existsSync(path.join(root, 'target'))).toBe(false);
+  });
+});

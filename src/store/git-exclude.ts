@@ -1,0 +1,81 @@
+// Keeping agentx's state files out of `git status` (docs/DAILY.md "Git"). On the first save in
+// a git repository, the patterns go into the repository's own `.git/info/exclude` (never into
+// the person's `.gitignore`, which is shared and reviewed), once: a marker line records that it
+// was done, so deleting the patterns but keeping the marker opts out for good.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const EXCLUDE_MARKER = '# agentx session state (added once by agentx; keep this line to stop it re-adding)';
+/** Bare names match at any depth, so a session in a subdirectory is covered too. */
+export const EXCLUDE_PATTERNS = ['.agentx_responseid*', '.agentx_checkpoint*'];
+
+export type ExcludeResult =
+  | { kind: 'added'; excludePath: string }
+  | { kind: 'present' }
+  | { kind: 'not_a_repository' }
+  | { kind: 'failed'; reason: string };
+
+function readIfFile(p: string): string | undefined {
+  try {
+    return fs.lstatSync(p).isFile() ? fs.readFileSync(p, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The directory holding `info/exclude` for the repository containing `dir`: `.git` itself, or
+ * for a linked worktree or submodule (`.git` is a file saying `gitdir: …`) the common git dir.
+ */
+export function findGitCommonDir(dir: string): string | undefined {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const dotGit = path.join(at, '.git');
+    let gitDir: string | undefined;
+    try {
+      const st = fs.lstatSync(dotGit);
+      if (st.isDirectory()) gitDir = dotGit;
+      else if (st.isFile()) {
+        const line = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1];
+        if (line !== undefined) gitDir = path.resolve(at, line);
+      }
+    } catch {
+      // No .git here: look one level up.
+    }
+    if (gitDir !== undefined) {
+      const common = readIfFile(path.join(gitDir, 'commondir'))?.trim();
+      return common ? path.resolve(gitDir, common) : gitDir;
+    }
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** Adds the patterns to the repository's info/exclude unless the marker is already there. Never throws. */
+export function ensureGitExclude(dir: string): ExcludeResult {
+  const gitDir = findGitCommonDir(dir);
+  if (gitDir === undefined) return { kind: 'not_a_repository' };
+  const excludePath = path.join(gitDir, 'info', 'exclude');
+  try {
+    let existing = '';
+    try {
+      const st = fs.lstatSync(excludePath);
+      // A link or something odd in place of the file is someone's deliberate setup: leave it.
+      if (!st.isFile()) return { kind: 'failed', reason: `${excludePath} is not a regular file` };
+      existing = fs.readFileSync(excludePath, 'utf8');
+    } catch (err) {
+      if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT')) throw err;
+    }
+    if (existing.split('\n').some((l) => l.trim() === EXCLUDE_MARKER)) return { kind: 'present' };
+    fs.mkdirSync(path.dirname(excludePath), { recursive: true });
+    const lead = existing === '' || existing.endsWith('\n') ? '' : '\n';
+    fs.appendFileSync(excludePath, `${lead}${EXCLUDE_MARKER}\n${EXCLUDE_PATTERNS.join('\n')}\n`);
+    return { kind: 'added', excludePath };
+  } catch (err) {
+    return { kind: 'failed', reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The one line said when the patterns were added, or undefined when there is nothing to say. */
+export function excludeNotice(result: ExcludeResult): string | undefined {
+  if (result.kind !== 'added') return undefined;
+  return `added ${EXCLUDE_PATTERNS.join(' and ')} to ${result.excludePath} so agentx's state stays out of git status`;
+}

@@ -1,0 +1,62 @@
+// The apply_patch tool: precise file edits in the format OpenAI's models are trained on (V4A),
+// offered in one of three forms (--patch-tool): the built-in `apply_patch` tool, a JSON function
+// or a freeform custom tool. Parsing, matching and the all-or-nothing workspace writes live in
+// tools/patch/; this module plugs them into the registry.
+import type { ToolCallItem, ToolDefinition } from '../wire/items.ts';
+import { formatPatch, parsePatchCall, patchCallForm, patchToolDefinition, runPatchCall, type FileChange as PatchChange, type PatchToolForm } from './patch/index.ts';
+import { notRunOutput } from './registry.ts';
+import type { FileChange, ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
+
+export type PatchToolSetting = PatchToolForm | 'off';
+export const PATCH_TOOL_SETTINGS: readonly PatchToolSetting[] = ['builtin', 'function', 'custom', 'off'];
+
+export interface PatchCall extends ParsedCall {
+  item: ToolCallItem;
+}
+
+export interface PatchToolOptions {
+  form: PatchToolForm;
+  /** The sandbox is read-only: edits are refused like any other write. */
+  readOnly: boolean;
+}
+
+/** Preview lines for --confirm: the patch itself, at most this many lines. */
+const PREVIEW_LINES = 60;
+
+function fileChange(c: PatchChange): FileChange {
+  const operation = c.operation === 'add' ? 'create' : c.operation === 'delete' ? 'delete' : 'update';
+  return { path: c.path, ...(c.movePath ? { movedTo: c.movePath } : {}), operation, added: c.added, removed: c.removed, diff: c.diff };
+}
+
+export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
+  async function run(call: PatchCall, ctx: ToolContext): Promise<ToolResult> {
+    if (opts.readOnly) {
+      const message = 'the sandbox is read-only (--sandbox read-only): files cannot be changed';
+      ctx.progress({ type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: false, changes: [], message });
+      return { output: notRunOutput(call.item, message), summary: [`apply_patch refused: ${message}`], interrupted: false };
+    }
+    const outcome = await runPatchCall(call.item, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry });
+    const changes = outcome.result.ok ? outcome.result.changes.map(fileChange) : [];
+    ctx.progress({
+      type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: outcome.result.ok, changes,
+      message: outcome.result.ok ? outcome.result.output : outcome.result.error.message,
+    });
+    return { output: outcome.output, summary: [`apply_patch: ${outcome.result.output.slice(0, 400)}`], interrupted: false };
+  }
+
+  return {
+    name: 'apply_patch',
+    definitions: (): ToolDefinition[] => [patchToolDefinition(opts.form)],
+    accepts: (item) => patchCallForm(item) !== null,
+    parse(item) {
+      const parsed = parsePatchCall(item);
+      if (!parsed.ok) return { ok: false, callId: item.call_id, error: parsed.error };
+      const ops = parsed.call.operations;
+      const title = ops.map((op) => (op.type === 'update' && op.moveTo !== null ? `${op.path} → ${op.moveTo}` : op.path)).join(', ');
+      const lines = formatPatch(ops).split('\n');
+      const preview = lines.length > PREVIEW_LINES ? [...lines.slice(0, PREVIEW_LINES), `… ${lines.length - PREVIEW_LINES} more lines`] : lines;
+      return { ok: true, call: { callId: item.call_id, title: `edit ${title}`, commands: [], preview, item } };
+    },
+    run,
+  };
+}

@@ -1,0 +1,54 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyPatch, parsePatch, runPatchCall } from './index.ts';
+
+let root: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-call-')));
+  writeFileSync(join(root, 'a.txt'), 'x\ny\n');
+  writeFileSync(join(root, 'b.txt'), 'b\n');
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const PATCH = '*** Begin Patch\n*** Update File: a.txt\n x\n+inserted\n y\n*** Update File: b.txt\n-b\n+B\n*** End Patch\n';
+const custom = (input: string) => ({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'call_c', input });
+const read = (p: string) => readFileSync(join(root, p), 'utf8');
+
+describe('runPatchCall', () => {
+  it('applies a call and returns its output item, event and display data', async () => {
+    const out = await runPatchCall(custom(PATCH), { root });
+    expect(out.output).toEqual({ type: 'custom_tool_call_output', call_id: 'call_c', output: 'Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)' });
+    expect(out.event).toMatchObject({ status: 'completed', added: 2, removed: 1 });
+    expect(out.display.ok && out.display.files.map((f) => f.summary)).toEqual(['Updated a.txt (+1 -0)', 'Updated b.txt (+1 -1)']);
+  });
+
+  it('answers a malformed call as failed without touching anything', async () => {
+    const item = { type: 'apply_patch_call', call_id: 'call_b', status: 'completed', operation: { type: 'update_file', path: 'a.txt', diff: 'nonsense\n' } };
+    const out = await runPatchCall(item, { root });
+    expect(out.output).toMatchObject({ type: 'apply_patch_call_output', call_id: 'call_b', status: 'failed' });
+    expect(out.output.output).toContain('line 1: "nonsense" in the update of a.txt is not a diff line');
+    expect(out.event).toMatchObject({ status: 'failed', files: [] });
+    expect(read('a.txt')).toBe('x\ny\n');
+  });
+
+  it('on a retry after a crash answers "already applied" instead of inserting twice', async () => {
+    await applyPatch(parsePatch(PATCH), { root }); // applied, then agentx was killed before recording it
+    const out = await runPatchCall(custom(PATCH), { root, retry: true });
+    expect(out.output.output).toBe('Already applied (agentx stopped after applying this patch, before reporting it): a.txt, b.txt');
+    expect(read('a.txt')).toBe('x\ninserted\ny\n');
+  });
+
+  it('on a retry applies only what a crash left undone', async () => {
+    writeFileSync(join(root, 'b.txt'), 'B\n');
+    const out = await runPatchCall(custom(PATCH), { root, retry: true });
+    expect(out.output.output).toBe('Already applied before agentx stopped: b.txt\nUpdated a.txt (+1 -0)');
+    expect([read('a.txt'), read('b.txt')]).toEqual(['x\ninserted\ny\n', 'B\n']);
+  });
+
+  it('on a retry of a patch not applied at all, simply applies it', async () => {
+    const out = await runPatchCall(custom(PATCH), { root, retry: true });
+    expect(out.output.output).toBe('Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)');
+  });
+});

@@ -1,0 +1,144 @@
+// Applies a parsed patch to the workspace, all or nothing: plan every file first (nothing is
+// written if any section fails), then write each changed file atomically; if the disk refuses
+// part-way, what was already written is put back.
+import { randomBytes } from 'node:crypto';
+import { rename } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { DEFAULT_MAX_BYTES, makeParents, removeDirs, removeFile, syncDir, writeAtomic } from './fsio.ts';
+import { workspaceRoots } from './paths.ts';
+import { planPatch } from './plan.ts';
+import type { Entry, FileChange } from './plan.ts';
+import { PatchError } from './types.ts';
+import type { FileOperation, PatchErrorKind } from './types.ts';
+
+export interface PatchOptions {
+  /** The workspace root: every path must resolve inside it. */
+  root: string;
+  /** The session's working directory, which relative paths start from (default: the root). */
+  cwd?: string;
+  /** Size cap for files read or written (default 10 MiB). */
+  maxBytes?: number;
+  /** fsync written files and their directories (default true; exactly-once relies on it). */
+  durable?: boolean;
+  /** Validate and compute everything (diffs, counts) but write nothing: the preview for --confirm. */
+  dryRun?: boolean;
+}
+
+export type PatchResult =
+  | { ok: true; changes: FileChange[]; output: string }
+  | { ok: false; error: { kind: PatchErrorKind; message: string }; output: string };
+
+/** One line per file for the model and the terminal: "Updated a.ts (+3 -1)". */
+export function summaryLine(change: FileChange): string {
+  const counts = change.note ? `(${change.note})` : `(+${change.added} -${change.removed})`;
+  switch (change.operation) {
+    case 'add':
+      return `Added ${change.path} ${counts}`;
+    case 'delete':
+      return `Deleted ${change.path} ${counts}`;
+    case 'update':
+      return `Updated ${change.path} ${counts}`;
+    case 'move':
+      return `Moved ${change.path} -> ${change.movePath ?? '?'} ${counts}`;
+  }
+}
+
+export function successOutput(changes: readonly FileChange[]): string {
+  return changes.map(summaryLine).join('\n');
+}
+
+/** The model-facing text of a patch that was not applied. */
+export function failureOutput(message: string): string {
+  return `Patch not applied, no file was changed.\n${message}`;
+}
+
+export function failure(err: unknown): PatchResult {
+  const error = err instanceof PatchError ? { kind: err.kind, message: err.message } : { kind: 'io' as const, message: err instanceof Error ? err.message : String(err) };
+  return { ok: false, error, output: failureOutput(error.message) };
+}
+
+function changed(entry: Entry): boolean {
+  const { disk, state } = entry;
+  if (state.kind !== 'file' || state.text === null) return false;
+  if (disk.kind !== 'file') return true;
+  return disk.text !== state.text || (state.mode !== null && state.mode !== disk.mode);
+}
+
+const WRITE_CONCURRENCY = 8;
+
+/**
+ * Runs `fn` over `items` with at most `limit` at a time. On a failure it stops starting new ones,
+ * waits for those in flight (so the caller can undo all that finished) and rethrows the first.
+ */
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | null = null;
+  const worker = async (): Promise<void> => {
+    while (failure === null && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await fn(item);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== null) throw (failure as { err: unknown }).err;
+}
+
+/** Writes the planned state; on any failure undoes what was done and rethrows. */
+async function commit(entries: readonly Entry[], durable: boolean): Promise<void> {
+  const undo: Array<() => Promise<void>> = [];
+  const parked: string[] = [];
+  const createdDirs: string[] = [];
+  const touchedDirs = new Set<string>();
+  try {
+    // A deleted file is first parked under a temp name, so it can be put back if a later step
+    // fails (even one too large to hold in memory), and only unlinked once everything succeeded.
+    // Parking comes first so a file can be replaced by a directory of the same name.
+    for (const entry of entries) {
+      if (entry.state.kind !== 'missing' || entry.disk.kind !== 'file') continue;
+      const park = join(dirname(entry.abs), `.${basename(entry.abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.agentx-deleted`);
+      await rename(entry.abs, park);
+      undo.push(() => rename(park, entry.abs));
+      parked.push(park);
+      touchedDirs.add(dirname(entry.abs));
+    }
+    const write = async (entry: Entry): Promise<void> => {
+      if (entry.state.kind !== 'file' || entry.state.text === null) return;
+      const created = await makeParents(entry.abs);
+      createdDirs.push(...created);
+      await writeAtomic(entry.abs, entry.state.text, { mode: entry.state.mode, durable });
+      const { disk } = entry;
+      undo.push(() => (disk.kind === 'file' && disk.bytes ? writeAtomic(entry.abs, disk.bytes, { mode: disk.mode, durable }) : removeFile(entry.abs)));
+      touchedDirs.add(dirname(entry.abs));
+      for (const d of created) touchedDirs.add(dirname(d));
+    };
+    // Files are independent: several writes (and their fsyncs) in flight at once.
+    await eachLimited(entries.filter(changed), WRITE_CONCURRENCY, write);
+  } catch (err) {
+    for (const step of undo.reverse()) await step().catch(() => undefined);
+    // Directories last, deepest first: files of other writes may have been in them.
+    await removeDirs([...createdDirs].sort((a, b) => a.length - b.length));
+    const message = err instanceof Error ? err.message : String(err);
+    throw new PatchError('io', `writing the patch failed (${message}); the files already written were restored`);
+  }
+  for (const park of parked) await removeFile(park).catch(() => undefined);
+  if (durable) await Promise.all([...touchedDirs].map(syncDir));
+}
+
+/**
+ * Applies file operations (from any of the three wire forms) inside the workspace. Never throws:
+ * a failure comes back as `{ ok: false }` with a model-facing output, and no file changed.
+ */
+export async function applyPatch(ops: readonly FileOperation[], opts: PatchOptions): Promise<PatchResult> {
+  try {
+    const roots = await workspaceRoots(opts.root, opts.cwd);
+    const plan = await planPatch(ops, roots, { maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES });
+    if (!opts.dryRun) await commit(plan.entries, opts.durable ?? true);
+    return { ok: true, changes: plan.changes, output: successOutput(plan.changes) };
+  } catch (err) {
+    return failure(err);
+  }
+}

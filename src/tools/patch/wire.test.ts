@@ -1,0 +1,101 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  applyPatch,
+  FUNCTION_PARAMETERS,
+  LARK_GRAMMAR,
+  parsePatchCall,
+  patchCallForm,
+  patchDisplay,
+  patchEventData,
+  patchOutputItem,
+  patchToolDefinition,
+} from './index.ts';
+
+const ENVELOPE = '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n';
+
+describe('patchCallForm / parsePatchCall', () => {
+  it('recognises the three forms and nothing else', () => {
+    expect(patchCallForm({ type: 'apply_patch_call', call_id: 'c', operation: {} })).toBe('builtin');
+    expect(patchCallForm({ type: 'function_call', name: 'apply_patch', call_id: 'c', arguments: '{}' })).toBe('function');
+    expect(patchCallForm({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'c', input: '' })).toBe('custom');
+    expect(patchCallForm({ type: 'function_call', name: 'shell', call_id: 'c', arguments: '{}' })).toBeNull();
+    expect(patchCallForm({ type: 'apply_patch_call' })).toBeNull();
+    expect(patchCallForm('apply_patch')).toBeNull();
+  });
+
+  it('parses a built-in call into its one operation', () => {
+    const parsed = parsePatchCall({ type: 'apply_patch_call', id: 'apc_1', call_id: 'call_1', status: 'completed', operation: { type: 'create_file', path: 'a.txt', diff: '+hi\n' } });
+    expect(parsed).toEqual({ ok: true, call: { form: 'builtin', callId: 'call_1', operations: [{ type: 'add', path: 'a.txt', lines: ['hi'] }] } });
+  });
+
+  it('parses the function and custom forms from the envelope', () => {
+    const fn = parsePatchCall({ type: 'function_call', name: 'apply_patch', call_id: 'f1', arguments: JSON.stringify({ input: ENVELOPE }) });
+    const custom = parsePatchCall({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'c1', input: ENVELOPE });
+    expect(fn.ok && fn.call.operations).toEqual([{ type: 'add', path: 'a.txt', lines: ['hi'] }]);
+    expect(custom.ok && custom.call).toMatchObject({ form: 'custom', callId: 'c1' });
+  });
+
+  it.each([
+    [{ type: 'function_call', name: 'apply_patch', call_id: 'f', arguments: '{"input": ' }, 'the arguments are not valid JSON'],
+    [{ type: 'function_call', name: 'apply_patch', call_id: 'f', arguments: '{"patch": "x"}' }, 'the arguments need a string "input"'],
+    [{ type: 'custom_tool_call', name: 'apply_patch', call_id: 'c', input: 'not a patch' }, "line 1: the patch must start with '*** Begin Patch'"],
+    [{ type: 'apply_patch_call', call_id: 'b', operation: { type: 'rename_file', path: 'x' } }, 'has no valid operation'],
+    [{ type: 'message' }, 'not an apply_patch call'],
+  ])('answers a malformed call with an error instead of throwing: %j', (item, message) => {
+    const parsed = parsePatchCall(item);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? '' : parsed.error).toContain(message);
+  });
+});
+
+describe('patchOutputItem', () => {
+  it('answers each form with its own output item', () => {
+    expect(patchOutputItem('builtin', 'c', { ok: true, output: 'Added a.txt (+1 -0)' })).toEqual({ type: 'apply_patch_call_output', call_id: 'c', status: 'completed', output: 'Added a.txt (+1 -0)' });
+    expect(patchOutputItem('builtin', 'c', { ok: false, output: 'no' })).toMatchObject({ status: 'failed' });
+    expect(patchOutputItem('function', 'c', { ok: false, output: 'no' })).toEqual({ type: 'function_call_output', call_id: 'c', output: 'no' });
+    expect(patchOutputItem('custom', 'c', { ok: true, output: 'ok' })).toEqual({ type: 'custom_tool_call_output', call_id: 'c', output: 'ok' });
+  });
+});
+
+describe('patchToolDefinition', () => {
+  it('offers the built-in tool, a JSON function with one string and a Lark-grammar custom tool', () => {
+    expect(patchToolDefinition('builtin')).toEqual({ type: 'apply_patch' });
+    const fn = patchToolDefinition('function');
+    expect(fn).toMatchObject({ type: 'function', name: 'apply_patch', parameters: FUNCTION_PARAMETERS });
+    expect(fn.type === 'function' && fn.description).toContain('*** Begin Patch');
+    const custom = patchToolDefinition('custom');
+    expect(custom).toMatchObject({ type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: LARK_GRAMMAR } });
+    expect(custom.type === 'custom' && custom.description).toContain('freeform');
+    for (const marker of ['*** Begin Patch', '*** Add File: ', '*** Delete File: ', '*** Update File: ', '*** Move to: ', '*** End of File', '*** End Patch', '%import common.LF']) {
+      expect(LARK_GRAMMAR).toContain(marker);
+    }
+  });
+});
+
+describe('patchEventData / patchDisplay', () => {
+  it('describe a completed and a failed call', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-wire-')));
+    try {
+      writeFileSync(join(root, 'b.txt'), 'b\n');
+      const parsed = parsePatchCall({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'c1', input: ENVELOPE });
+      if (!parsed.ok) throw new Error(parsed.error);
+      const done = await applyPatch(parsed.call.operations, { root });
+      expect(patchEventData('c1', 'custom', parsed.call.operations, done)).toEqual({
+        call_id: 'c1', form: 'custom', status: 'completed', added: 1, removed: 0, error: null,
+        files: [{ operation: 'add', path: 'a.txt', move_path: null, added: 1, removed: 0 }],
+      });
+      expect(patchDisplay(done)).toEqual({ ok: true, files: [{ summary: 'Added a.txt (+1 -0)', added: 1, removed: 0, diff: '--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,1 @@\n+hi\n' }] });
+      const ops = [{ type: 'update' as const, path: 'b.txt', moveTo: 'c.txt', hunks: [] }, { type: 'delete' as const, path: 'missing.txt' }];
+      const failed = await applyPatch(ops, { root });
+      const event = patchEventData('c2', 'function', ops, failed);
+      expect(event).toMatchObject({ status: 'failed', added: 0, removed: 0, files: [{ operation: 'move', path: 'b.txt', move_path: 'c.txt', added: null }, { operation: 'delete', path: 'missing.txt' }] });
+      expect(event.error).toBe('cannot delete missing.txt: no such file');
+      expect(patchDisplay(failed)).toEqual({ ok: false, error: 'cannot delete missing.txt: no such file' });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,136 @@
+// The command runner every model command goes through: the sandbox setting decides how it runs.
+// - danger-full-access: unsandboxed, as before;
+// - read-only / workspace-write: inside bwrap with the policy from src/sandbox/policy.ts; when bwrap
+//   is missing or unusable the command fails with the fix (said to the person once), unless
+//   AGENTX_SANDBOX=off-if-unavailable, which runs it unsandboxed after a once-only warning;
+// - always: the environment from src/sandbox/env.ts (no key, no pager, no editor), and the key
+//   redacted from the output kept and sent (in case a command found it anyway).
+// A result that looks like a sandbox refusal gets a note for the model; an `askToRerun` hook (the
+// REPL's y/N/always prompt) may instead run it once more without the sandbox.
+import { tmpdir } from 'node:os';
+import { homeDir } from '../paths.ts';
+import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
+import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
+import { commandEnvironment, redactSecrets } from '../sandbox/env.ts';
+import { agentxPaths, buildPolicy, realPathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
+import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
+
+export type RerunAnswer = 'no' | 'once' | 'always';
+
+export interface RerunQuestion {
+  command: string;
+  denial: SandboxDenial;
+  policy: SandboxPolicy;
+}
+
+export interface CommandRunnerSetup {
+  setting: SandboxSetting;
+  /** The session's directory (where agentx was started, or -C DIR): writable in workspace-write. */
+  sessionDir: string;
+  /** agentx's own environment: HOME, PATH, XDG_STATE_HOME, AGENTX_BWRAP, and the base of commands' environment. */
+  env: NodeJS.ProcessEnv;
+  /** The config file in use (hidden from sandboxed commands). */
+  configFile: string;
+  /** Values never given to a command in any variable (the API key). */
+  secrets: string[];
+  /** One line for the person, said at most once per runner (= per session). */
+  notice: (message: string) => void;
+  /** The REPL's "run once more without the sandbox?" prompt; absent (one-shot): never asks. */
+  askToRerun?: (question: RerunQuestion) => Promise<RerunAnswer>;
+  platform: NodeJS.Platform;
+  tempDir?: string;
+}
+
+/** A command result, with the sandbox's refusal when the output looks like one. */
+export type SandboxedRunResult = ShellRunResult & { sandboxDenial?: SandboxDenial };
+
+export interface CommandRunner {
+  run(opts: ShellRunOptions): Promise<SandboxedRunResult>;
+  /** For commands the person typed (REPL `!cmd`): same environment rules, no sandbox. */
+  runUnsandboxed(opts: ShellRunOptions): Promise<ShellRunResult>;
+  /** The person chose "always this session": later commands run without the sandbox. */
+  disableForSession(): void;
+}
+
+function failure(message: string): ShellRunResult {
+  return {
+    stdout: '', stderr: `agentx: ${message}\n`, exitCode: SPAWN_FAILURE_EXIT_CODE, signal: null,
+    timedOut: false, interrupted: false, durationMs: 0, truncatedBytes: 0,
+  };
+}
+
+function withNote(result: ShellRunResult, note: string, opts: ShellRunOptions): ShellRunResult {
+  const sep = result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n';
+  const text = `${sep}${note}\n`;
+  opts.onOutput?.(text, 'stderr');
+  return { ...result, stderr: result.stderr + text };
+}
+
+export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
+  const baseEnv = commandEnvironment(setup.env, setup.secrets);
+  const envFor = (opts: ShellRunOptions): NodeJS.ProcessEnv => (opts.env ? commandEnvironment(opts.env, setup.secrets) : baseEnv);
+  const tempDir = setup.tempDir ?? tmpdir();
+  const paths = agentxPaths(setup.env, homeDir(setup.env), setup.configFile);
+  const said = new Set<string>();
+  const noticeOnce = (message: string): void => {
+    if (said.has(message)) return;
+    said.add(message);
+    setup.notice(message);
+  };
+  let sessionUnsandboxed = setup.setting.mode === 'danger-full-access';
+
+  const runUnsandboxed = (opts: ShellRunOptions): Promise<ShellRunResult> => runShellCommand({ ...opts, env: envFor(opts), sandbox: undefined });
+
+  const availability = (): Promise<SandboxAvailability> => detectSandbox({
+    platform: setup.platform, env: setup.env, network: setup.setting.network, tempDir,
+    untrustedDirs: [setup.sessionDir, tempDir],
+  });
+
+  const policyNow = (): SandboxPolicy | undefined =>
+    buildPolicy({ setting: setup.setting, sessionDir: setup.sessionDir, tempDir, paths, probe: realPathProbe });
+
+  const afterDenial = async (opts: ShellRunOptions, result: ShellRunResult, policy: SandboxPolicy): Promise<SandboxedRunResult> => {
+    const denial = looksLikeSandboxDenial(result, policy);
+    if (!denial) return result;
+    const answer = setup.askToRerun ? await setup.askToRerun({ command: opts.command, denial, policy }) : 'no';
+    if (answer === 'always') sessionUnsandboxed = true;
+    if (answer !== 'no') return runUnsandboxed(opts);
+    return { ...withNote(result, sandboxDenialNote(denial, policy), opts), sandboxDenial: denial };
+  };
+
+  const redacted = <R extends ShellRunResult>(r: R): R => ({ ...r, stdout: redactSecrets(r.stdout, setup.secrets), stderr: redactSecrets(r.stderr, setup.secrets) });
+
+  // Live output is redacted chunk by chunk: best effort (a key split across two chunks shows on
+  // the person's own screen), while the result kept and sent is redacted whole.
+  const redactLive = (opts: ShellRunOptions): ShellRunOptions => {
+    const show = opts.onOutput;
+    return show ? { ...opts, onOutput: (chunk, stream) => show(redactSecrets(chunk, setup.secrets), stream) } : opts;
+  };
+
+  const run = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => redacted(await runOnce(redactLive(opts)));
+
+  const runOnce = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => {
+    if (sessionUnsandboxed) return runUnsandboxed(opts);
+    const found = await availability();
+    if (!found.ok) {
+      if (setup.setting.offIfUnavailable) {
+        noticeOnce(`warning: ${found.message} Running model commands WITHOUT a sandbox (AGENTX_SANDBOX=off-if-unavailable).`);
+        return runUnsandboxed(opts);
+      }
+      noticeOnce(found.message);
+      const failed = failure(found.message);
+      opts.onOutput?.(failed.stderr, 'stderr');
+      return failed;
+    }
+    const policy = policyNow();
+    if (!policy) return runUnsandboxed(opts);
+    const result = await runShellCommand({ ...opts, env: envFor(opts), sandbox: { bwrapPath: found.bwrapPath, policy } });
+    return afterDenial(opts, result, policy);
+  };
+
+  return {
+    run,
+    runUnsandboxed: async (opts) => redacted(await runUnsandboxed(redactLive(opts))),
+    disableForSession: () => { sessionUnsandboxed = true; },
+  };
+}

@@ -1,0 +1,7 @@
+def first():
+    value = compute()
+    return None
+
+def second():
+    value = compute()
+    return None

@@ -1,0 +1,2 @@
+const question = "?";
+const answer = 40;

@@ -1,0 +1,7 @@
+def foo():
+    a = 1
+    b = 2
+    c = 3
+    d = 4
+    e = 5
+    return a
