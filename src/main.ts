@@ -71,10 +71,14 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`agentx: ${err.message}${hint}\n`);
       process.exit(err.exitCode);
     }
-    // An unexpected bug: one line for the user, the stack only with AGENTX_DEBUG_STACK.
+    // An unexpected bug: one line for the user, the stack only with AGENTX_DEBUG_STACK. The
+    // message may quote what a server sent: it passes the terminal sanitiser (loaded only here).
     const e = err as Error;
-    process.stderr.write(`agentx: internal error: ${e?.message ?? String(err)}\n`);
-    if (process.env.AGENTX_DEBUG_STACK) process.stderr.write(`${e?.stack ?? ''}\n`);
-    process.exit(1);
+    const identity = (s: string): string => s;
+    void import('./ui/sanitize.ts').then((m) => m.sanitizeLine, () => identity).then((clean) => {
+      process.stderr.write(`agentx: internal error: ${clean(e?.message ?? String(err))}\n`);
+      if (process.env.AGENTX_DEBUG_STACK) process.stderr.write(`${e?.stack ?? ''}\n`);
+      process.exit(1);
+    });
   },
 );

@@ -7,7 +7,8 @@ describe('parseArgs', () => {
     const o = parseArgs(['fix', 'the', 'test']);
     expect(o.command).toBe('run');
     expect(o.message).toEqual(['fix', 'the', 'test']);
-    expect(o).toMatchObject({ quiet: false, json: false, color: true, showUsage: true, showReasoning: true });
+    expect(o).toMatchObject({ quiet: false, json: false, color: true, raw: false, showUsage: true, showReasoning: true });
+    expect(parseArgs(['--raw', 'hi']).raw).toBe(true);
   });
 
   it('stacks short flags, with a value attached or following', () => {

@@ -18,6 +18,8 @@ export interface CliOptions {
   confirm: boolean;
   debug: boolean;
   color: boolean;
+  /** `--raw`: answers as plain text, no Markdown rendering. */
+  raw: boolean;
   showUsage: boolean;
   showTimers: boolean;
   showReasoning: boolean;
@@ -48,6 +50,7 @@ const FLAGS: FlagSpec[] = [
   { long: 'confirm', help: 'ask before each model shell command', apply: (o) => { o.confirm = true; } },
   { long: 'debug', help: 'log requests/responses to ~/.agentx-logs (secrets redacted)', apply: (o) => { o.debug = true; } },
   { long: 'no-color', help: 'no colours', apply: (o) => { o.color = false; } },
+  { long: 'raw', help: 'answers as plain text, not rendered Markdown (as with NO_COLOR)', apply: (o) => { o.raw = true; } },
   { long: 'no-usage', help: 'hide the usage line', apply: (o) => { o.showUsage = false; } },
   { long: 'no-timers', help: 'hide durations', apply: (o) => { o.showTimers = false; } },
   { long: 'no-reasoning', help: 'hide reasoning summaries', apply: (o) => { o.showReasoning = false; } },
@@ -82,7 +85,7 @@ function checkUrl(v: string): string {
 
 function defaults(): CliOptions {
   return {
-    command: 'run', message: [], quiet: false, json: false, confirm: false, debug: false, color: true,
+    command: 'run', message: [], quiet: false, json: false, confirm: false, debug: false, color: true, raw: false,
     showUsage: true, showTimers: true, showReasoning: true, showShellCalls: true, readStdin: false,
   };
 }

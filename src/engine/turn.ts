@@ -29,6 +29,8 @@ export interface SessionHandle {
 export interface ConfirmRequest {
   tool: string;
   title: string;
+  /** Shell commands, shown one per row with every control character visible. */
+  commands: string[];
   preview: string[];
 }
 
@@ -161,7 +163,7 @@ async function handleCall(
     return notRun(resolved.error);
   }
   const { tool, call } = resolved;
-  if (deps.confirm && !(await deps.confirm({ tool: tool.name, title: call.title, preview: call.preview ?? [] }))) {
+  if (deps.confirm && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
   }
   try {

@@ -14,6 +14,8 @@ import { stateFromCheckpoint } from '../store/checkpoint.ts';
 import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
 import { unlinkQuiet } from '../lib/fsutil.ts';
 import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
+import { sanitizeLine, showControls } from '../ui/sanitize.ts';
+import { prepareTerminalOutput, terminalRenderOptions } from '../ui/terminal-output.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
@@ -34,7 +36,7 @@ export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, 
 
 function declineInOneshot(quiet: boolean): (request: ConfirmRequest) => Promise<boolean> {
   return (request) => {
-    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${request.title} (nobody can confirm here; use the interactive session)\n`);
+    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${showControls(request.title)} (nobody can confirm here; use the interactive session)\n`);
     return Promise.resolve(false);
   };
 }
@@ -71,9 +73,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   if (problem !== undefined && !cli.quiet) process.stderr.write(`agentx: ${problem}; keeping this one-shot's state in memory\n`);
 
   const theme = pickTheme(cli.color, process.stderr, env);
+  await prepareTerminalOutput(cli, process.stdout, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
     quiet: cli.quiet, showUsage: cli.showUsage, showTimers: cli.showTimers, showReasoning: cli.showReasoning,
-    showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12,
+    showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12, ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
   });
   const emit = cli.json
     ? (ev: AgentEvent): void => {
@@ -91,7 +94,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   process.on('SIGTERM', onSignal);
   const fail = (message: string, kind: string, code: number): number => {
     if (cli.json) process.stdout.write(jsonLine(errorLine(kind, message, code)));
-    process.stderr.write(`agentx: ${message}\n`);
+    process.stderr.write(`agentx: ${sanitizeLine(message)}\n`);
     if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
     return code;
   };

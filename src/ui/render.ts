@@ -1,10 +1,16 @@
 // Human renderer: agent events → terminal. The answer goes to `out` (stdout in a one-shot),
 // everything else (tool display, reasoning, usage, notices) to `err` (stderr).
+// Every piece of text from the model, a command or the server passes the sanitiser first
+// (sanitize.ts); the answer only when `out` is a terminal (a pipe gets the model's exact text).
 import { formatContextLeft } from '../engine/context.ts';
 import type { AgentEvent } from '../engine/events.ts';
 import { describeResult } from '../tools/shell-tool.ts';
 import type { TurnUsage } from '../usage/tokens.ts';
-import { formatDuration, type Theme } from './theme.ts';
+import { formatCommand } from './command-view.ts';
+import { OutputView } from './output-view.ts';
+import { sanitizeLine, sanitizeText, TerminalSanitizer } from './sanitize.ts';
+import type { MarkdownFactory, MarkdownStream } from './terminal-output.ts';
+import { formatDuration, isColorTheme, type Theme } from './theme.ts';
 
 /** Diff lines shown per file before folding the rest into a count. */
 const DIFF_LINES_SHOWN = 40;
@@ -21,6 +27,10 @@ export interface RenderOptions {
   streamText: boolean;
   /** Lines of live command output shown per command before eliding. */
   maxCommandLines: number;
+  /** Terminal width: command output is folded to it, Markdown wrapped. Default 80. */
+  columns?: () => number;
+  /** Renders the answer as Markdown (a terminal with colours, no --raw); plain text without. */
+  markdown?: MarkdownFactory;
 }
 
 export function formatUsage(u: TurnUsage): string {
@@ -46,14 +56,40 @@ export class Renderer {
   private pendingText = '';
   private atLineStart = true;
   private inReasoning = false;
-  private commandLines = 0;
-  private elided = 0;
   private countdown: NodeJS.Timeout | undefined;
+  /** The answer's sanitiser and Markdown stream, for the response being shown. */
+  private answer: { clean: TerminalSanitizer | undefined; markdown: MarkdownStream | undefined } | undefined;
+  private reasoning = new TerminalSanitizer();
+  private output: OutputView | undefined;
 
   constructor(private readonly out: Writer, private readonly err: Writer, private readonly theme: Theme, private readonly opts: RenderOptions) {}
 
+  private columns(): number {
+    return this.opts.columns?.() ?? 80;
+  }
+
+  /** Answer text as it streams: sanitised (on a terminal), then Markdown (when enabled). */
+  private streamAnswer(delta: string): void {
+    this.answer ??= {
+      clean: this.out.isTTY === true ? new TerminalSanitizer() : undefined,
+      markdown: this.opts.markdown?.({ columns: () => this.columns() }),
+    };
+    const clean = this.answer.clean ? this.answer.clean.push(delta) : delta;
+    this.writeText(this.answer.markdown ? this.answer.markdown.push(clean) : clean);
+  }
+
+  /** The answer so far is complete (a tool call, a notice, the turn's end): flush what is held. */
+  private endAnswer(): void {
+    const a = this.answer;
+    if (!a) return;
+    this.answer = undefined;
+    const rest = a.clean ? a.clean.end() : '';
+    this.writeText(a.markdown ? a.markdown.push(rest) + a.markdown.end() : rest);
+  }
+
   private note(line: string): void {
     if (this.opts.quiet) return;
+    this.endAnswer();
     this.endTextLine();
     this.err.write(`${line}\n`);
   }
@@ -73,6 +109,8 @@ export class Renderer {
 
   private endReasoning(): void {
     if (this.inReasoning) {
+      const rest = this.reasoning.end();
+      if (rest) this.err.write(this.theme.dim(rest));
       this.err.write('\n');
       this.inReasoning = false;
     }
@@ -84,22 +122,23 @@ export class Renderer {
     switch (ev.type) {
       case 'text_delta':
         this.endReasoning();
-        if (this.opts.streamText) this.writeText(ev.delta);
+        if (this.opts.streamText) this.streamAnswer(ev.delta);
         else this.pendingText += ev.delta;
         break;
       case 'reasoning_delta':
         if (!this.opts.showReasoning || this.opts.quiet) break;
         if (!this.inReasoning) this.err.write(t.dim('thinking: '));
         this.inReasoning = true;
-        this.err.write(t.dim(ev.delta));
+        this.err.write(t.dim(this.reasoning.push(ev.delta)));
         break;
       case 'reasoning_done':
         this.endReasoning();
         break;
       case 'response_cut':
         this.pendingText = '';
+        this.endAnswer();
         if (this.opts.streamText && !this.atLineStart) this.writeText('\n');
-        this.note(t.yellow(`⚠ response cut off (${ev.reason}); the text above is incomplete`));
+        this.note(t.yellow(`⚠ response cut off (${sanitizeLine(ev.reason)}); the text above is incomplete`));
         break;
       case 'response_incomplete':
         this.note(t.yellow('⚠ the server ended this response early (output limit or content filter): it may be incomplete'));
@@ -108,7 +147,7 @@ export class Renderer {
         if (ev.tool !== 'shell' && this.opts.showShellCalls) {
           this.flushText();
           if (!this.atLineStart) this.writeText('\n');
-          if (ev.kind === 'function_call') this.note(t.cyan(`⚙ ${ev.title}`));
+          if (ev.kind === 'function_call') this.note(t.cyan(`⚙ ${sanitizeLine(ev.title)}`));
           break;
         }
         // Text the model wrote before calling a tool ends its own line, so it never runs into
@@ -117,16 +156,20 @@ export class Renderer {
         if (!this.atLineStart) this.writeText('\n');
         break;
       case 'command_start':
-        this.commandLines = 0;
-        this.elided = 0;
-        if (this.opts.showShellCalls) this.note(t.cyan(`$ ${ev.command}`));
+        this.output = new OutputView({
+          write: (s) => this.err.write(s), style: (s) => t.dim(s), keepColors: isColorTheme(t),
+          width: Math.max(20, this.columns() - 3), maxRows: this.opts.maxCommandLines,
+        });
+        if (this.opts.showShellCalls) this.note(formatCommand(ev.command, t));
         break;
       case 'command_output':
-        if (this.opts.showShellCalls && !this.opts.quiet) this.showOutput(ev.chunk);
+        if (this.opts.showShellCalls && !this.opts.quiet) this.output?.push(ev.chunk, ev.stream);
         break;
       case 'command_done': {
         if (!this.opts.showShellCalls) break;
-        if (this.elided > 0) this.err.write(t.dim(`  … ${this.elided} more lines\n`));
+        const elided = this.output?.end() ?? 0;
+        this.output = undefined;
+        if (elided > 0) this.err.write(t.dim(`  … ${elided} more lines\n`));
         const ok = ev.exitCode === 0 && !ev.timedOut && !ev.interrupted;
         const status = ok ? t.green('✓ exit 0') : t.red(`✗ ${describeResult(ev)}`);
         const cut = ev.truncatedBytes > 0 ? t.dim(` · ${ev.truncatedBytes} bytes of output cut for the model`) : '';
@@ -134,10 +177,10 @@ export class Renderer {
         break;
       }
       case 'tool_error':
-        this.note(t.red(`✗ tool call not run: ${ev.message}`));
+        this.note(t.red(`✗ tool call not run: ${sanitizeLine(ev.message)}`));
         break;
       case 'tool_reused':
-        if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${ev.title}`));
+        if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${sanitizeLine(ev.title)}`));
         break;
       case 'files_changed':
         this.showFileChanges(ev);
@@ -148,14 +191,14 @@ export class Renderer {
         break;
       }
       case 'save_failed':
-        this.note(t.red(`✗ ${ev.message}`));
+        this.note(t.red(`✗ ${sanitizeLine(ev.message)}`));
         break;
       case 'retry':
         this.flushText();
-        this.startCountdown(ev.reason, ev.delayMs, ev.attempt + 1, ev.maxAttempts);
+        this.startCountdown(sanitizeLine(ev.reason), ev.delayMs, ev.attempt + 1, ev.maxAttempts);
         break;
       case 'chain_restarted':
-        this.note(t.yellow(`⟳ ${ev.reason}: starting a new chain from the saved local context`));
+        this.note(t.yellow(`⟳ ${sanitizeLine(ev.reason)}: starting a new chain from the saved local context`));
         break;
       case 'context_notice':
         this.flushText();
@@ -175,9 +218,12 @@ export class Renderer {
         if (parts.length > 0) this.note(t.dim(parts.join(' · ')));
         break;
       }
-      case 'request_start':
       case 'turn_interrupted':
       case 'turn_failed':
+        // What arrived is shown (rendered) before the interruption or failure is reported.
+        this.endAnswer();
+        break;
+      case 'request_start':
         break;
     }
   }
@@ -189,6 +235,7 @@ export class Renderer {
   private startCountdown(reason: string, delayMs: number, attempt: number, max: number): void {
     const line = (leftMs: number): string => this.theme.yellow(`⟳ ${reason} — retrying in ${formatDuration(leftMs)} (attempt ${attempt} of ${max})`);
     if (this.opts.quiet) return;
+    this.endAnswer();
     this.endTextLine();
     if (this.err.isTTY !== true || delayMs < 1500) {
       this.err.write(`${line(delayMs)}\n`);
@@ -209,10 +256,11 @@ export class Renderer {
     this.err.write('\n');
   }
 
-  /** Writes buffered text of a completed response (non-streaming mode). */
+  /** Writes buffered text of a completed response (non-streaming mode), or ends the streamed one. */
   flushText(): void {
+    this.endAnswer();
     if (this.pendingText) {
-      this.writeText(this.pendingText);
+      this.writeText(this.out.isTTY === true ? sanitizeText(this.pendingText) : this.pendingText);
       this.pendingText = '';
     }
   }
@@ -221,11 +269,11 @@ export class Renderer {
   private showFileChanges(ev: Extract<AgentEvent, { type: 'files_changed' }>): void {
     const t = this.theme;
     if (!ev.ok) {
-      this.note(t.red(`✗ ${ev.tool}: ${ev.message}`));
+      this.note(t.red(`✗ ${ev.tool}: ${sanitizeLine(ev.message)}`));
       return;
     }
     for (const c of ev.changes) {
-      const name = c.movedTo ? `${c.path} → ${c.movedTo}` : c.path;
+      const name = sanitizeLine(c.movedTo ? `${c.path} → ${c.movedTo}` : c.path);
       this.note(`${t.cyan(`${c.operation === 'create' ? 'A' : c.operation === 'delete' ? 'D' : 'M'} ${name}`)} ${t.green(`+${c.added}`)} ${t.red(`-${c.removed}`)}`);
       if (this.opts.showShellCalls && !this.opts.quiet) this.showDiff(c.diff);
     }
@@ -233,26 +281,13 @@ export class Renderer {
 
   private showDiff(diff: string): void {
     const t = this.theme;
-    const lines = diff.split('\n').filter((l) => l.length > 0);
+    // Diff lines carry file content: the same sanitiser as command output, no colours of their own.
+    const lines = sanitizeText(diff).split('\n').filter((l) => l.length > 0);
     const shown = lines.slice(0, DIFF_LINES_SHOWN);
     for (const l of shown) {
       const coloured = l.startsWith('+') && !l.startsWith('+++') ? t.green(l) : l.startsWith('-') && !l.startsWith('---') ? t.red(l) : l.startsWith('@@') ? t.cyan(l) : t.dim(l);
       this.err.write(`  ${coloured}\n`);
     }
     if (lines.length > shown.length) this.err.write(t.dim(`  … ${lines.length - shown.length} more diff lines\n`));
-  }
-
-  private showOutput(chunk: string): void {
-    const lines = chunk.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] ?? '';
-      if (i === lines.length - 1 && line === '') break;
-      if (this.commandLines < this.opts.maxCommandLines) {
-        this.err.write(this.theme.dim(`  ${line.slice(0, 200)}`) + (i < lines.length - 1 ? '\n' : ''));
-        if (i < lines.length - 1) this.commandLines++;
-      } else if (i < lines.length - 1) {
-        this.elided++;
-      }
-    }
   }
 }

@@ -25,6 +25,8 @@ export interface PtyRun {
   readonly pid: number;
   /** Everything shown so far, ANSI stripped. */
   screen(): string;
+  /** Everything the program wrote, escape sequences included. */
+  raw(): string;
   /** Screen text after the read cursor (what the next waitFor searches). */
   rest(): string;
   /** Waits for `pattern` after the read cursor, then moves the cursor past the match. */
@@ -37,8 +39,13 @@ export interface PtyRun {
 }
 
 export function spawnAgentx(sb: Sandbox, args: string[] = [], cwd = sb.cwd): PtyRun {
-  const p: IPty = ptySpawn(process.execPath, [CLI, ...args], {
-    name: 'xterm-256color', cols: 160, rows: 50, cwd, env: { TERM: 'xterm-256color', ...sb.env },
+  return spawnInPty(process.execPath, [CLI, ...args], sb, cwd);
+}
+
+/** Any program in a pty (a shell that then runs agentx, for job control). */
+export function spawnInPty(file: string, args: string[], sb: Sandbox, cwd = sb.cwd, env: NodeJS.ProcessEnv = {}): PtyRun {
+  const p: IPty = ptySpawn(file, args, {
+    name: 'xterm-256color', cols: 160, rows: 50, cwd, env: { TERM: 'xterm-256color', ...sb.env, ...env },
   });
   let raw = '';
   let text = '';
@@ -69,6 +76,7 @@ export function spawnAgentx(sb: Sandbox, args: string[] = [], cwd = sb.cwd): Pty
   return {
     pid: p.pid,
     screen: () => text,
+    raw: () => raw,
     rest: () => text.slice(cursor),
     // Generous: e2e files run in parallel (30-process one-shot tests among them), and a starved
     // machine must not turn a slow screen into a failure. A passing wait returns as soon as it matches.

@@ -116,6 +116,9 @@ describe('restart after agentx died during a tool call', () => {
     await killedMidTurn(sb);
     const n = suite.emu.requests.length;
     const b = await restartAndChoose(sb, '4');
+    // A destructive choice waits for an explicit "yes".
+    await b.waitFor('Type "yes" to confirm');
+    b.line('yes');
     await b.waitFor('new session started');
     await prompt(b);
     expect(suite.emu.requests.length).toBe(n);

@@ -3,6 +3,8 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CLI_OUTPUT_MAX_BYTES } from '../../store/state.ts';
+import { OutputView } from '../../ui/output-view.ts';
+import { isColorTheme } from '../../ui/theme.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
 import { clearSession } from './recovery.ts';
 import { rollbackCommand } from './rollback.ts';
@@ -93,19 +95,17 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
   }
   const controller = new AbortController();
   ctx.term.setInterruptHandler(() => controller.abort());
-  let endsWithNewline = true;
+  // Sanitised like model commands' output (no escapes reach the terminal), shown in full.
+  const view = new OutputView({ write: (s) => ctx.out.write(s), keepColors: isColorTheme(ctx.theme), width: (ctx.out.columns ?? 80) - 1, maxRows: Infinity, indent: '' });
   try {
     // The engine's runner: the same environment rules as model commands (no API key, scrub.ts),
     // since this output is stored and sent to the model too.
     const r = await ctx.commands.runUnsandboxed({
       command, cwd: ctx.cwd, signal: controller.signal,
       timeoutMs: 2 ** 31 - 1, maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
-      onOutput: (chunk: string) => {
-        ctx.out.write(chunk);
-        endsWithNewline = chunk.endsWith('\n');
-      },
+      onOutput: (chunk, stream) => view.push(chunk, stream),
     });
-    if (!endsWithNewline) ctx.out.write('\n');
+    view.end();
     const t = ctx.theme;
     if (r.interrupted) say(ctx, t.yellow('⏹ interrupted'));
     else if (r.exitCode !== 0) say(ctx, t.red(`✗ exit ${r.exitCode ?? r.signal ?? '?'}`));

@@ -33,10 +33,17 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
       tabSize: 4,
     });
     let done = false;
+    // Pasted text is inserted in one step: readline measures the whole line for every key, so
+    // 100 KB typed key by key through it would take minutes.
+    term.pasteSink = (text) => rl.write(text);
+    // Back from Ctrl-Z (fg): the prompt and what was typed so far, drawn again.
+    const offResume = term.subscribeResume(() => rl.prompt(true));
     const finish = (result: LineResult): void => {
       if (done) return;
       done = true;
       term.lineActive = false;
+      term.pasteSink = undefined;
+      offResume();
       rl.close();
       resolve(result);
     };

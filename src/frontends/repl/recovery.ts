@@ -3,11 +3,11 @@
 // operation; exactly-once and the session policy live in the engine.
 import type { PendingChoice } from '../../engine/engine.ts';
 import { hopelessOptions } from '../../engine/compaction.ts';
-import { needsPendingDecision } from '../../engine/journal.ts';
+import { callItemOf, needsPendingDecision } from '../../engine/journal.ts';
 import { CONTEXT_LENGTH_EXCEEDED } from '../../model/errors.ts';
-import { callItemOf } from '../../engine/journal.ts';
 import { preview, type ToolJournalEntry } from '../../store/state.ts';
-import { selectFromMenu } from '../../ui/menu.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
+import { selectFromMenu, type MenuItem } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 import { rollbackCommand } from './rollback.ts';
 import type { TurnOutcome, TurnRunner } from './turns.ts';
@@ -38,11 +38,11 @@ export function clearSession(ctx: ReplContext): void {
   say(ctx, ctx.theme.green('✓ cleared: a fresh conversation starts with your next message (/rollback undo brings the old one back)'));
 }
 
-const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session' }[] = [
+const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session'; confirm?: string }[] = [
   { label: 'Continue — tell the model these calls were interrupted; it decides what to do', choice: 'skip' },
   { label: 'Continue, ask first — same, and the model must ask you before running them again', choice: 'skip-ask-first' },
   { label: 'Retry — run the calls that did not complete, then continue the turn', choice: 'run' },
-  { label: 'New session — back the state up, clear it, start fresh', choice: 'new-session' },
+  { label: 'New session — back the state up, clear it, start fresh', choice: 'new-session', confirm: 'Start a new session? These calls are abandoned (the state is kept in a backup file).' },
 ];
 
 /** At start: the tool calls of a turn that never finished. Returns what the continuation did, if any. */
@@ -50,18 +50,18 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   const state = ctx.session.state;
   if (!needsPendingDecision(state)) return undefined;
   const t = ctx.theme;
-  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${preview(state.last_user_message ?? '')}"). Its tool calls:`));
+  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${sanitizeLine(preview(state.last_user_message ?? ''))}"). Its tool calls:`));
   const warnings = new Set<string>();
   for (const c of state.pending_tool_calls) {
     const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
-    say(ctx, `  ${t.cyan(`$ ${callTitle(ctx, c)}`)}  ${status}`);
+    say(ctx, `  ${t.cyan(`$ ${sanitizeLine(callTitle(ctx, c))}`)}  ${status}`);
     const resolved = ctx.engine.deps.registry.resolve(callItemOf(c));
     if (c.status !== 'completed' && resolved.ok && resolved.tool.retryWarning) warnings.add(resolved.tool.retryWarning);
   }
   for (const w of warnings) say(ctx, t.yellow(`  ${w}`));
   const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
     title: 'How do you want to go on?',
-    items: PENDING_CHOICES.map((c) => c.label),
+    items: PENDING_CHOICES.map((c) => (c.confirm ? { label: c.label, confirm: c.confirm } : c.label)),
   });
   const picked = index === null ? undefined : PENDING_CHOICES[index];
   if (picked === undefined) {
@@ -78,29 +78,29 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
 
 type FailedChoice = 'retry' | 'trim' | 'new_chain' | 'rollback' | 'clear' | 'cancel';
 
-const CANCEL = { label: 'Cancel — keep it for later (↑ recalls your message; the next start offers this again)', choice: 'cancel' } as const;
+const CANCEL = { item: 'Cancel — keep it for later (↑ recalls your message; the next start offers this again)', choice: 'cancel' } as const;
 
 /**
  * What can help after a failure. A request that does not fit the context window (even after the
  * automatic compaction) is never offered a plain retry, which would fail the same way.
  */
-function failedChoices(state: ReplContext['session']['state']): { label: string; choice: FailedChoice }[] {
+function failedChoices(state: ReplContext['session']['state']): { item: string | MenuItem; choice: FailedChoice }[] {
   const pending = state.pending_transaction;
   if (state.failed_response?.code === CONTEXT_LENGTH_EXCEEDED && pending !== null) {
     return [
       ...(hopelessOptions(pending.input).includes('trim_tool_output')
-        ? [{ label: 'Trim — cut the tool outputs of this request to a short head and tail, then send it again', choice: 'trim' as const }]
+        ? [{ item: 'Trim — cut the tool outputs of this request to a short head and tail, then send it again', choice: 'trim' as const }]
         : []),
-      { label: 'New chain — continue on a new chain from a summary of the local record', choice: 'new_chain' },
-      { label: 'Rollback — go back to an earlier checkpoint (your message stays in ↑ history)', choice: 'rollback' },
+      { item: 'New chain — continue on a new chain from a summary of the local record', choice: 'new_chain' },
+      { item: 'Rollback — go back to an earlier checkpoint (your message stays in ↑ history)', choice: 'rollback' },
       CANCEL,
     ];
   }
   return [
-    { label: 'Retry — send the same request again (no command is re-run)', choice: 'retry' },
-    { label: 'New chain — start a new server-side chain from the local context', choice: 'new_chain' },
-    { label: 'Rollback — go back to an earlier checkpoint', choice: 'rollback' },
-    { label: 'Clear — start a fresh session', choice: 'clear' },
+    { item: 'Retry — send the same request again (no command is re-run)', choice: 'retry' },
+    { item: 'New chain — start a new server-side chain from the local context', choice: 'new_chain' },
+    { item: 'Rollback — go back to an earlier checkpoint', choice: 'rollback' },
+    { item: { label: 'Clear — start a fresh session', confirm: 'Clear the session? (/rollback undo brings it back)' }, choice: 'clear' },
     CANCEL,
   ];
 }
@@ -114,13 +114,13 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
     if (pending === null) return;
     const failed = state.failed_response;
     // Right after a failure the error is already on screen; at start it is news.
-    const what = shown ? '' : `The last request failed${failed ? ` (${failed.error})` : ''}. `;
-    const kept = pending.user_message ? `Your message is kept: "${preview(pending.user_message)}"` : '';
+    const what = shown ? '' : `The last request failed${failed ? ` (${sanitizeLine(failed.error)})` : ''}. `;
+    const kept = pending.user_message ? `Your message is kept: "${sanitizeLine(preview(pending.user_message))}"` : '';
     if (what || kept) say(ctx, t.yellow(`${what}${kept}`));
     const choices = failedChoices(state);
     const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
       title: failed?.code === CONTEXT_LENGTH_EXCEEDED ? 'It does not fit in the context window. What now?' : 'What now?',
-      items: choices.map((c) => c.label),
+      items: choices.map((c) => c.item),
     });
     const choice = index === null ? 'cancel' : (choices[index]?.choice ?? 'cancel');
     let outcome: TurnOutcome;

@@ -9,6 +9,8 @@ import { preview } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
+import { prepareTerminalOutput } from '../../ui/terminal-output.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
 import { completeCommand, dispatch, type CommandHooks } from './commands.ts';
@@ -63,6 +65,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     return EXIT_USAGE;
   }
 
+  await prepareTerminalOutput(cli, out, env);
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
@@ -173,7 +176,7 @@ function greet(ctx: ReplContext, existed: boolean): void {
   say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
-    say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${preview(s.last_user_message ?? '')}"`));
+    say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
   }
 }
 

@@ -2,6 +2,7 @@
 // checkpoint, and say plainly that side effects are not undone. `/rollback undo` reverts it.
 import { preview, type HistoryEntry } from '../../store/state.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
 
 function localTime(iso: string, now: Date): string {
@@ -22,7 +23,7 @@ const SIDE_EFFECTS = 'Shell commands and other side effects since then are NOT u
 
 function announce(ctx: ReplContext, what: string): void {
   const s = ctx.session.state;
-  say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${preview(s.last_user_message ?? '')}"`));
+  say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
   say(ctx, ctx.theme.yellow(SIDE_EFFECTS));
 }
 

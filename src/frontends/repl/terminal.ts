@@ -2,8 +2,11 @@
 // routed to exactly one consumer: a menu or question (key subscribers), the line editor, or —
 // while a turn or command runs — the interrupt handler (Ctrl-C / Ctrl-T). Raw mode is what
 // makes Ctrl-C reach agentx as a byte instead of a SIGINT to the terminal's process group.
+// The modes it changes (raw mode, bracketed paste) are given back whenever agentx leaves the
+// terminal: on stop, on any exit (a crash included), and around Ctrl-Z (see TerminalModes).
 import { PassThrough } from 'node:stream';
 import type { KeySource } from '../../ui/menu.ts';
+import { TerminalModes } from './terminal-modes.ts';
 
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';
@@ -13,6 +16,7 @@ export const PASTE_TAB = '\u2409';
 
 const CTRL_C = '\x03';
 const CTRL_T = '\x14';
+const CTRL_Z = '\x1a';
 
 function encodePasted(s: string): string {
   return s
@@ -27,47 +31,85 @@ export function decodeMessage(line: string): string {
   return line.split(PASTE_NEWLINE).join('\n').split(PASTE_TAB).join('\t');
 }
 
-/** Length of the longest tail of `data` that could be the start of `marker` split across chunks. */
-function heldTail(data: string, marker: string): number {
-  for (let k = marker.length - 1; k >= 3; k--) if (data.endsWith(marker.slice(0, k))) return k;
+/**
+ * Length of the longest tail of `data` that could be the start of `marker` split across chunks.
+ * Outside a paste only tails of 3+ characters wait (a lone Esc key must not be delayed).
+ */
+function heldTail(data: string, marker: string, min: number): number {
+  for (let k = marker.length - 1; k >= min; k--) if (data.endsWith(marker.slice(0, k))) return k;
   return 0;
 }
+
+/** Pasted text is handed on when the paste ends, or in pieces this large (a paste never ended). */
+const PASTE_FLUSH = 4 * 2 ** 20;
+
+/** A piece of input: keys for the line editor, or pasted text to insert as it is. */
+export interface InputPiece { kind: 'keys' | 'paste'; text: string }
 
 /**
  * Turns pasted multi-line text into one editor line. Bracketed paste is exact; without it, a
  * chunk holding a newline followed by more text is taken as pasted (a typed Enter arrives alone).
+ * Pasted text comes out as its own piece, once the paste has ended, so the editor inserts it in
+ * one step (linear) instead of key by key or chunk by chunk (readline re-measures and redraws
+ * the whole line for each).
  */
 export class PasteFilter {
   private inPaste = false;
   private held = '';
+  private pasted = '';
 
+  /** The editor line as one string (pasted text encoded, keys as they were). */
   transform(chunk: string): string {
+    return this.pieces(chunk).map((p) => p.text).join('');
+  }
+
+  pieces(chunk: string): InputPiece[] {
     let data = this.held + chunk;
     this.held = '';
-    let out = '';
+    const out: InputPiece[] = [];
+    const add = (kind: InputPiece['kind'], text: string): void => {
+      if (text === '') return;
+      const last = out.at(-1);
+      if (last?.kind === kind) last.text += text;
+      else out.push({ kind, text });
+    };
+    const body = (s: string): void => {
+      if (!this.inPaste) return this.typed(s, add);
+      this.pasted += encodePasted(s);
+      if (this.pasted.length >= PASTE_FLUSH) this.flushPaste(add);
+    };
     while (data.length > 0) {
       const marker = this.inPaste ? PASTE_END : PASTE_START;
       const at = data.indexOf(marker);
       if (at === -1) {
-        const keep = heldTail(data, marker);
-        const body = data.slice(0, data.length - keep);
-        out += this.inPaste ? encodePasted(body) : this.typed(body);
+        const keep = heldTail(data, marker, this.inPaste ? 1 : 3);
+        body(data.slice(0, data.length - keep));
         this.held = data.slice(data.length - keep);
         return out;
       }
-      out += this.inPaste ? encodePasted(data.slice(0, at)) : this.typed(data.slice(0, at));
+      body(data.slice(0, at));
       data = data.slice(at + marker.length);
+      if (this.inPaste) this.flushPaste(add);
       this.inPaste = !this.inPaste;
     }
     return out;
   }
 
-  private typed(s: string): string {
+  private flushPaste(add: (kind: InputPiece['kind'], text: string) => void): void {
+    add('paste', this.pasted);
+    this.pasted = '';
+  }
+
+  private typed(s: string, add: (kind: InputPiece['kind'], text: string) => void): void {
     const m = /^([\s\S]*?)([\r\n]*)$/.exec(s);
     const body = m?.[1] ?? s;
     const trailing = m?.[2] ?? '';
-    if (!/[\r\n]/.test(body)) return s;
-    return encodePasted(body) + (trailing.length > 0 ? '\r' : '');
+    if (!/[\r\n]/.test(body)) {
+      add('keys', s);
+      return;
+    }
+    add('paste', encodePasted(body));
+    if (trailing.length > 0) add('keys', '\r');
   }
 }
 
@@ -75,11 +117,18 @@ export class TerminalInput implements KeySource {
   /** What the line editor reads: stdin after paste handling, only while a prompt is active. */
   readonly lineStream = new PassThrough();
   lineActive = false;
+  /**
+   * Set by the line editor while a prompt is active: inserts pasted text in one step. Without
+   * it pasted text goes through `lineStream` like keys.
+   */
+  pasteSink: ((text: string) => void) | undefined;
   /** stdin reached its end (the terminal is gone): no prompt can be answered any more. */
   ended = false;
   private subscribers: ((data: string) => void)[] = [];
+  private resumeListeners: (() => void)[] = [];
   private interrupt: (() => void) | undefined;
   private readonly paste = new PasteFilter();
+  private readonly modes: TerminalModes;
   private started = false;
   private readonly onData = (data: Buffer | string): void => this.route(typeof data === 'string' ? data : data.toString('utf8'));
   private readonly onEnd = (): void => {
@@ -87,16 +136,17 @@ export class TerminalInput implements KeySource {
     this.lineStream.end();
   };
 
-  constructor(private readonly stdin: NodeJS.ReadStream, private readonly stdout: NodeJS.WriteStream) {}
+  constructor(private readonly stdin: NodeJS.ReadStream, private readonly stdout: NodeJS.WriteStream) {
+    this.modes = new TerminalModes(stdin, stdout, () => this.resumed());
+  }
 
   start(): void {
     if (this.started) return;
     this.started = true;
-    if (this.stdin.isTTY) this.stdin.setRawMode(true);
+    this.modes.enable();
     this.stdin.on('data', this.onData);
     this.stdin.once('end', this.onEnd);
     this.stdin.resume();
-    this.stdout.write('\x1b[?2004h');
   }
 
   /** Gives the terminal back (exit, or a sub-program such as setup that reads stdin itself). */
@@ -105,9 +155,24 @@ export class TerminalInput implements KeySource {
     this.started = false;
     this.stdin.off('data', this.onData);
     this.stdin.off('end', this.onEnd);
-    if (this.stdin.isTTY) this.stdin.setRawMode(false);
+    this.modes.disable();
     this.stdin.pause();
-    this.stdout.write('\x1b[?2004l');
+  }
+
+  /** Ctrl-Z: the terminal goes back to the shell until `fg`; then the prompt is drawn again. */
+  suspend(): void {
+    if (this.started) this.modes.suspend();
+  }
+
+  private resumed(): void {
+    for (const listener of [...this.resumeListeners]) listener();
+  }
+
+  subscribeResume(onResume: () => void): () => void {
+    this.resumeListeners.push(onResume);
+    return () => {
+      this.resumeListeners = this.resumeListeners.filter((l) => l !== onResume);
+    };
   }
 
   subscribe(onData: (data: string) => void): () => void {
@@ -146,14 +211,21 @@ export class TerminalInput implements KeySource {
   }
 
   private route(data: string): void {
+    // A typed Ctrl-Z arrives alone (in raw mode it is a byte, not a signal).
+    if (data === CTRL_Z && this.stdin.isTTY) {
+      this.suspend();
+      return;
+    }
     const subscriber = this.subscribers.at(-1);
     if (subscriber) {
       subscriber(data);
       return;
     }
     if (this.lineActive) {
-      const text = this.paste.transform(data);
-      if (text.length > 0) this.lineStream.write(text);
+      for (const piece of this.paste.pieces(data)) {
+        if (piece.kind === 'paste' && this.pasteSink) this.pasteSink(piece.text);
+        else this.lineStream.write(piece.text);
+      }
       return;
     }
     if (data.includes(CTRL_C) || data.includes(CTRL_T)) this.interrupt?.();

@@ -7,6 +7,9 @@ import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
 import type { RerunAnswer, RerunQuestion } from '../../tools/sandboxed.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
+import { confirmPrompt } from '../../ui/command-view.ts';
+import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
+import { terminalRenderOptions } from '../../ui/terminal-output.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
 
@@ -46,7 +49,7 @@ export class TurnRunner {
     const c = this.ctx.cli;
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
       quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
-      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12,
+      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, ...terminalRenderOptions(this.ctx.out),
     });
   }
 
@@ -67,8 +70,11 @@ export class TurnRunner {
     const t = this.ctx.theme;
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
-    for (const line of request.preview) this.writer.write(`  ${line}\n`);
-    this.writer.write(`${t.yellow('?')} ${request.tool === 'shell' ? 'run' : request.tool} ${t.cyan(request.title)}  [y]es / [n]o / [a]lways: `);
+    if (request.tool === 'shell') this.writer.write(confirmPrompt(request.commands, t));
+    else {
+      for (const line of request.preview) this.writer.write(`  ${sanitizeLine(line)}\n`);
+      this.writer.write(`${t.yellow('?')} ${request.tool} ${t.cyan(showControls(request.title))}  ${t.bold('[y]es / [n]o / [a]lways')}: `);
+    }
     const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
     this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
     if (answer === 'cancel') {
@@ -100,7 +106,7 @@ export class TurnRunner {
     const outcome = await this.interruptible(operation);
     if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
     const t = this.ctx.theme;
-    if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${outcome.failure.message}`));
+    if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(outcome.failure.message)}`));
     if (outcome.kind === 'interrupted') {
       say(this.ctx, t.yellow('⏹ interrupted: nothing was added to the conversation; the model will be told next time (↑ recalls your message)'));
     }
@@ -115,7 +121,7 @@ export class TurnRunner {
     });
     const t = this.ctx.theme;
     if (outcome.kind === 'compacted') say(this.ctx, t.dim(formatContextLeft(contextLeft(outcome.tokensAfter, this.ctx.engine.contextWindow()))));
-    else if (outcome.kind === 'not_compacted') say(this.ctx, t.yellow(`nothing compacted: ${outcome.reason}`));
+    else if (outcome.kind === 'not_compacted') say(this.ctx, t.yellow(`nothing compacted: ${sanitizeLine(outcome.reason)}`));
     else say(this.ctx, t.yellow('⏹ interrupted: the conversation is as it was'));
   }
 

@@ -1,0 +1,60 @@
+// What the answer looks like on a terminal: Markdown rendering (loaded only when it will be used)
+// and the width to fold and wrap at. Pipes, files, --json, --raw, --no-color and NO_COLOR get
+// the model's text as it came (sanitised on a terminal), and never load the Markdown code.
+
+/** Turns streamed (already sanitised) answer text into terminal output, block by block. */
+export interface MarkdownStream {
+  /** Takes the next piece of text; returns what is complete enough to show now. */
+  push(text: string): string;
+  /** The rest, at the end of the answer (or before something else is shown). */
+  end(): string;
+}
+
+export type MarkdownFactory = (opts: { columns: () => number }) => MarkdownStream;
+
+export interface OutputChoice {
+  /** `--raw`: print answers as plain text. */
+  raw?: boolean;
+  /** `--no-color` makes this false. */
+  color: boolean;
+  json?: boolean;
+}
+
+/** What the renderer needs from the terminal (spread into RenderOptions). */
+export interface TerminalRenderOptions {
+  columns: () => number;
+  markdown?: MarkdownFactory;
+}
+
+/** Markdown only where a person reads colours: a TTY, colours on, no --raw or --json. */
+export function markdownWanted(choice: OutputChoice, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  return stream.isTTY === true && choice.color && !noColor && choice.raw !== true && choice.json !== true;
+}
+
+/** Loads the Markdown renderer (a separate chunk of the bundle: marked and highlight.js). */
+export async function loadMarkdown(): Promise<MarkdownFactory> {
+  const mod = await import('./markdown/stream.ts');
+  return mod.createMarkdownStream;
+}
+
+let prepared: MarkdownFactory | undefined;
+
+/**
+ * Decides once per process whether answers are rendered as Markdown and loads the renderer if
+ * so; `terminalRenderOptions` then hands it to every renderer. A renderer that cannot load
+ * (a broken install) falls back to plain text rather than failing the session.
+ */
+export async function prepareTerminalOutput(choice: OutputChoice, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Promise<void> {
+  prepared = undefined;
+  if (!markdownWanted(choice, stream, env)) return;
+  try {
+    prepared = await loadMarkdown();
+  } catch {
+    prepared = undefined;
+  }
+}
+
+export function terminalRenderOptions(stream: { columns?: number }): TerminalRenderOptions {
+  return { columns: () => stream.columns ?? 80, markdown: prepared };
+}
