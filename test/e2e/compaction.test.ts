@@ -28,6 +28,9 @@ const instructionsOf = (r: LoggedRequest): string => {
   return typeof b === 'object' && b !== null && 'instructions' in b && typeof b.instructions === 'string' ? b.instructions : '';
 };
 
+/** `text` as the terminal shows it: a long answer is wrapped at spaces to the terminal's width. */
+const wrapped = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+'));
+
 /** The requests since `from`, as their error code or HTTP status. */
 const outcomes = (from: number): (string | number)[] => suite.emu.requests.slice(from).map((r) => r.error?.code ?? r.status);
 
@@ -56,7 +59,7 @@ describe.each(MECHANISMS)('200 turns in the REPL with a 6,000-token window: $nam
       await turn(a, text, answer);
       if (i % 50 === 49) {
         const keys = factKeys(i + 1);
-        await turn(a, `recall: RULE ${keys.join(' ')}`, `Recalled: RULE=tabs-not-spaces, ${keys.map((k) => `${k}=${factValue(k)}`).join(', ')}`);
+        await turn(a, `recall: RULE ${keys.join(' ')}`, wrapped(`Recalled: RULE=tabs-not-spaces, ${keys.map((k) => `${k}=${factValue(k)}`).join(', ')}`));
       }
     }
     const screen = a.screen();
