@@ -1,15 +1,15 @@
 // What compaction costs over a long session, per mechanism: extra requests and bytes against a
 // baseline with an unlimited window, tokens processed, facts still recalled at the end.
-// `npm run bench` (bench/run.mjs) puts the table into BENCHMARKS.md; `node bench/compaction.mjs`
-// measures only this and replaces its section of BENCHMARKS.md. COMPACTION_TURNS (200) and
+// `npm run bench` (bench/run.mjs) adds a row per mechanism to its table and writes this
+// section of BENCHMARKS.md; `npm run bench:compaction` measures and writes only this section. COMPACTION_TURNS (200) and
 // COMPACTION_WINDOW (8000 tokens) change the session.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { REPO } from './lib.mjs';
+import { REPO, writeBenchSection } from './lib.mjs';
 
 const kib = (b) => `${(b / 1024).toFixed(1)} KiB`;
 const signed = (n, unit = '') => `${n >= 0 ? '+' : '−'}${Math.abs(n).toLocaleString('en-US')}${unit}`;
@@ -68,26 +68,16 @@ function toMarkdown({ turns, window, results }) {
   ].join('\n');
 }
 
-export const SECTION_TITLE = '## What compaction costs (200 turns)';
-
-/** The BENCHMARKS.md section: title, machine and date, how to rerun, the table. */
+/** The BENCHMARKS.md section (`<!-- bench:compaction -->`): title, machine and date, how to rerun, the table. */
 export function compactionSection(result, machine, date) {
   return [
-    SECTION_TITLE,
+    '# What compaction costs (200 turns)',
     '',
-    `Measured ${date} on ${machine}. Rerun: \`npm run bench\` (everything) or \`node bench/compaction.mjs\` (this section).`,
+    `Measured ${date} on ${machine}. Rerun: \`npm run bench:compaction\` (this section) or \`npm run bench\` (everything).`,
     'Requests and bytes are deterministic for a given script; wall time includes the emulator in the same process and varies with load.',
     '',
     result.markdown,
   ].join('\n');
-}
-
-/** Replaces the section in BENCHMARKS.md (or appends it). */
-function replaceSection(doc, section) {
-  const start = doc.indexOf(SECTION_TITLE);
-  if (start === -1) return `${doc.trimEnd()}\n\n${section}\n`;
-  const next = doc.indexOf('\n## ', start + SECTION_TITLE.length);
-  return `${doc.slice(0, start)}${section}\n${next === -1 ? '' : doc.slice(next)}`;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -97,7 +87,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const cpu = cpus();
   const machine = `${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch} (${hostname()}), Node ${process.version}`;
   const section = compactionSection(result, machine, `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`);
-  const file = join(REPO, 'BENCHMARKS.md');
-  writeFileSync(file, replaceSection(existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n', section));
+  writeBenchSection('compaction', section);
   process.stdout.write(`${section}\n\nwritten to BENCHMARKS.md\n`);
 }

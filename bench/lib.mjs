@@ -1,7 +1,7 @@
 // Shared helpers for benchmarks: timed runs of whole commands (wall time and peak RSS), paired
 // statistics, the emulator process.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,3 +89,21 @@ export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js
 export const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
 export const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 export const x = (r) => `${r.toFixed(2)}×`;
+
+/**
+ * Puts one benchmark's report into its own section of BENCHMARKS.md, between
+ * `<!-- bench:ID -->` and `<!-- /bench:ID -->`, leaving every other section as it is (appended
+ * at the end the first time). Headings move one level down: each report is a section of the file.
+ */
+export function writeBenchSection(id, markdown) {
+  const file = join(REPO, 'BENCHMARKS.md');
+  const body = markdown.trim().replace(/^(#+) /gm, '#$1 ');
+  const start = `<!-- bench:${id} -->`;
+  const end = `<!-- /bench:${id} -->`;
+  const block = `${start}\n${body}\n${end}`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  text = a >= 0 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + end.length)}` : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, text);
+}

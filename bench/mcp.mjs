@@ -1,4 +1,4 @@
-// `node bench/mcp.mjs`: what MCP support costs, written to docs/MCP-BENCH.md.
+// `node bench/mcp.mjs`: what MCP support costs, written to its section of BENCHMARKS.md.
 // 1. Startup without MCP, before and after: `agentx --version` and a plain one-shot, for the
 //    build of this checkout and of a base commit (BENCH_MCP_BASE, default: merge-base with
 //    main), interleaved so machine noise hits both alike.
@@ -12,7 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writ
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { REPO, fmt, interleave, load, startEmulatorProcess, stats } from './lib.mjs';
+import { REPO, fmt, interleave, load, startEmulatorProcess, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 15));
 const WARMUP = 3;
@@ -124,7 +124,7 @@ try {
     '',
   ].join('\n');
   mkdirSync(join(REPO, 'docs'), { recursive: true });
-  writeFileSync(join(REPO, 'docs/MCP-BENCH.md'), md);
+  writeBenchSection('mcp', md);
   log(md);
 } finally {
   emu.stop();

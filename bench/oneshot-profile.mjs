@@ -3,7 +3,7 @@
 // read), starts the emulator, and runs PROFILE_RUNS one-shots (`agentx "hello"`, stdin
 // /dev/null, empty HOME) twice over: once plain for the wall clock and CPU time (interleaved
 // with `node -e 0`), once under --cpu-prof with bench/phase-trace.mjs preloaded. Prints a
-// Markdown report: wall-clock phases and CPU by phase (docs/ONESHOT-PROFILE.md holds one).
+// Markdown report: wall-clock phases and CPU by phase (BENCHMARKS.md holds one).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // `npm run bench:patch`: apply_patch parse + apply times, side by side with `git apply` on the
-// same change, written to docs/PATCH-BENCH.md. The library is bundled from src/ with esbuild (as
+// same change, written to its section of BENCHMARKS.md. The library is bundled from src/ with esbuild (as
 // bench/run.mjs does for the state write) and timed in-process; the same bundle also runs as a
 // child process, so both tools are compared once including process start. BENCH_RUNS (default
 // 30) runs per case after 5 warm-up runs.
@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { REPO, load, stats } from './lib.mjs';
+import { REPO, load, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 30));
 const WARMUP = 5;
@@ -201,7 +201,6 @@ const md = [
   ...notes.map((n) => `- ${n}`),
   '',
 ].join('\n');
-mkdirSync(join(REPO, 'docs'), { recursive: true });
-writeFileSync(join(REPO, 'docs/PATCH-BENCH.md'), md);
+writeBenchSection('patch', md);
 process.stdout.write(md);
 rmSync(scratch, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSyn
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { HAVE_TIME, REPO, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
+import { HAVE_TIME, REPO, writeBenchSection, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation } from './interactive.mjs';
 import { compactionBench, compactionSection } from './compaction.mjs';
@@ -281,7 +281,7 @@ const machine = `${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(to
 const busy = Number(loadBefore.split(',')[0]) > cpu.length * 0.75 || Number(loadAfter.split(',')[0]) > cpu.length * 0.75;
 const analysis = existsSync(join(REPO, 'bench/ANALYSIS.md')) ? readFileSync(join(REPO, 'bench/ANALYSIS.md'), 'utf8').trim() : '';
 const md = [
-  '# Benchmarks',
+  '# Startup, one-shots, tool calls, interactive, state write',
   '',
   `Measured by \`npm run bench\` on ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC (${minutes} min).`,
   '',
@@ -305,11 +305,11 @@ const md = [
     '```',
   ].join('\n') : '',
   '',
-  compaction ? compactionSection(compaction, machine, `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`) : '',
   '',
   analysis,
 ].join('\n');
-writeFileSync(join(REPO, 'BENCHMARKS.md'), `${md.replace(/\n{3,}/g, '\n\n').trim()}\n`);
+writeBenchSection('main', md.replace(/\n{3,}/g, '\n\n'));
+if (compaction) writeBenchSection('compaction', compactionSection(compaction, machine, `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
 process.stdout.write(`${md}\n`);
 // Codex keeps its sessions and sqlite state under each CODEX_HOME: remove what this run made.
 for (const dir of scratch) rmSync(dir, { recursive: true, force: true });

@@ -2,13 +2,13 @@
 // runner (src/tools/sandboxed.ts) runs `true` BENCH_RUNS times (default 50) unsandboxed
 // (danger-full-access) and in bwrap (workspace-write), interleaved round by round, after warm-up
 // runs (the one-time bwrap probe is measured on its own). For reference, the same two command
-// lines are also spawned bare (no runner). Writes docs/SANDBOX-BENCH.md.
+// lines are also spawned bare (no runner). Writes its section of BENCHMARKS.md.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { REPO, load, stats } from './lib.mjs';
+import { REPO, load, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 50));
 const WARMUP = 5;
@@ -119,8 +119,7 @@ try {
     'creation is what a loaded machine slows down most: compare the load average above with the number of cores.',
     '',
   ];
-  mkdirSync(join(REPO, 'docs'), { recursive: true });
-  writeFileSync(join(REPO, 'docs/SANDBOX-BENCH.md'), lines.join('\n'));
+  writeBenchSection('sandbox', lines.join('\n'));
   log(lines.join('\n'));
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // Startup and paste costs of the terminal work (issue 14 §3, issue 15 §5–6), side by side with an
 // earlier build: `node bench/termui.mjs [BASE_DIR]`, where BASE_DIR holds a build of the commit
 // before (bin/agentx.js + dist/). Without it only this build is measured. Prints a Markdown
-// report on stdout (docs/TERMUI-BENCH.md keeps one). BENCH_RUNS (default 20) runs per case.
+// report on stdout (BENCHMARKS.md keeps one). BENCH_RUNS (default 20) runs per case.
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';

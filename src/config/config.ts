@@ -21,7 +21,7 @@ export interface Config {
   /** How the apply_patch tool is offered: --patch-tool, AGENTX_PATCH_TOOL (default builtin). */
   patchTool: PatchToolKind;
   configFile: string;
-  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (docs/SANDBOX.md). */
+  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (README "Sandbox"). */
   sandbox: SandboxSetting;
   /** AGENTX_CONTEXT_WINDOW (validated); unset: the model table or a conservative default. */
   contextWindow: string | undefined;

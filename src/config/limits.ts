@@ -1,4 +1,4 @@
-// Limits and timeouts set from the environment (docs/DAILY.md "Limits" and "Timeouts"). One
+// Limits and timeouts set from the environment (README "Limits"). One
 // place reads them, so --help, the docs and the code name the same variables. A value that is
 // set but not a usable number is a one-line configuration error, not silently the default.
 import { ConfigError } from '../cli/errors.ts';

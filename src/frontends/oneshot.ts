@@ -24,7 +24,7 @@ import { createCommands, createTurnDeps } from './runtime.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
-/** The message from the command line and/or stdin (rules: stdin.ts, docs/DAILY.md). */
+/** The message from the command line and/or stdin (rules: stdin.ts, README "Standard input"). */
 export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, limits: Limits = resolveLimits({})): Promise<{ message: string; lateData: () => boolean }> {
   const composed = await messageFromInput({
     argument: cli.message.join(' '), dash: cli.readStdin, stdin, graceMs: limits.stdinGraceMs, maxBytes: limits.maxStdinBytes,

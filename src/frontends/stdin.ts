@@ -1,4 +1,4 @@
-// Reading a one-shot's piped input (docs/DAILY.md "Standard input"). Piped data is the user's:
+// Reading a one-shot's piped input (README "Standard input"). Piped data is the user's:
 // it is read to EOF, never cut short by a timer once it has started to arrive. Only a pipe that
 // gives nothing at all (neither data nor EOF) is given up on, and only when the message came on
 // the command line, so a wrapper that leaves a pipe open (`agentx "hi" < <(sleep 100)`) does not

@@ -1,4 +1,4 @@
-// What agentx does when its own output cannot be written (docs/DAILY.md "Without a terminal").
+// What agentx does when its own output cannot be written (README "When things go wrong").
 // - stdout EPIPE (`agentx --json … | head -1`): the reader has gone and wants no more, so agentx
 //   stops quietly with 141 (128 + SIGPIPE), as a program killed by SIGPIPE would; what ran is
 //   journaled, so nothing is half-recorded.

@@ -64,3 +64,26 @@ export function sleepMs(ms: number): void {
 export function currentUid(): number | undefined {
   return typeof process.getuid === 'function' ? process.getuid() : undefined;
 }
+
+/** An existing regular file this process may execute. */
+export function isExecutableFile(path: string): boolean {
+  try {
+    fs.accessSync(path, fs.constants.X_OK);
+    return fs.statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Makes a rename in `dir` durable. Some filesystems refuse fsync on a directory; the rename is atomic regardless. */
+export function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // see above: best effort
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}

@@ -6,7 +6,7 @@
 // every request (`new Headers()` in buildHeaders, `body instanceof FormData` in buildBody), and
 // the old node-fetch.ts built a `Response` around a web ReadableStream: in --cpu-prof that was
 // ~38 ms of CPU for undici plus ~15 ms for the web-streams modules, a third of a one-shot's own
-// CPU (docs/ONESHOT-PROFILE.md). The SDK only needs the parts below: it reads a response's
+// CPU (BENCHMARKS.md, "Where a one-shot's time goes"). The SDK only needs the parts below: it reads a response's
 // status, ok, url, headers (get), json()/text() for errors, and iterates `body` with
 // `for await`, which a Node stream supports directly (its ReadableStreamToAsyncIterable passes
 // async iterables through). Nothing else in agentx uses these globals.

@@ -2,10 +2,10 @@
 // sandbox with the same flags as a command, running `exit 0`. Missing bwrap, a kernel or container
 // that forbids namespaces, or a non-Linux system all give one clear line with the fix.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { bwrapArgs } from './bwrap.ts';
 import { isInside, type SandboxPolicy } from './policy.ts';
+import { isExecutableFile } from '../lib/fsutil.ts';
 
 export type SandboxAvailability =
   | { ok: true; bwrapPath: string }
@@ -31,15 +31,6 @@ export function unavailableMessage(problem: string, fix?: string): string {
   return fix === undefined
     ? `model commands cannot be sandboxed: ${problem}. To go on, ${HOW_TO_SKIP}.`
     : `model commands cannot be sandboxed: ${problem}. Fix: ${fix} (or ${HOW_TO_SKIP}).`;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**

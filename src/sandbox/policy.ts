@@ -52,7 +52,7 @@ export interface SandboxPolicy {
 }
 
 /**
- * Credential stores under $HOME that no model command needs to read (docs/SANDBOX.md lists them).
+ * Credential stores under $HOME that no model command needs to read (README "Sandbox" lists them).
  * Tools that need them (git push over ssh, cloud CLIs) must run with --sandbox danger-full-access.
  */
 export const CREDENTIAL_PATHS_IN_HOME = [

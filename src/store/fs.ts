@@ -2,7 +2,7 @@
 // that decide whether a path may be read, replaced or moved aside (docs/SPEC.md §6).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { currentUid, errorCode, fileStamp, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { currentUid, errorCode, fileStamp, fsyncDirectory, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
@@ -67,18 +67,6 @@ export function writeFileAtomicSync(target: string, data: string | readonly stri
     throw error;
   }
   if (durable) fsyncDirectory(dir);
-}
-
-function fsyncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename has happened regardless.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
 }
 
 export type Inspection =

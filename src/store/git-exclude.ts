@@ -1,4 +1,4 @@
-// Keeping agentx's state files out of `git status` (docs/DAILY.md "Git"). On the first save in
+// Keeping agentx's state files out of `git status` (README "Session state files"). On the first save in
 // a git repository, the patterns go into the repository's own `.git/info/exclude` (never into
 // the person's `.gitignore`, which is shared and reviewed), once: a marker line records that it
 // was done, so deleting the patterns but keeping the marker opts out for good.

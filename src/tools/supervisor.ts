@@ -21,13 +21,14 @@
 //   fail safe) ends the watch.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
-import { errorCode } from '../lib/fsutil.ts';
+import { errorCode, isExecutableFile } from '../lib/fsutil.ts';
 import { bwrapArgs } from '../sandbox/bwrap.ts';
 import type { SandboxPolicy } from '../sandbox/policy.ts';
 
-const SUPERVISOR_SCRIPT = [
+/** The supervisor's shell script (its reasoning above); the MCP stdio transport reuses it. */
+export const SUPERVISOR_SCRIPT = [
   "trap '' TERM INT HUP",
   '(',
   '  while read -r _ <&3; do :; done',
@@ -44,15 +45,6 @@ const SUPERVISOR_SCRIPT = [
 const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 
 const FALLBACK_SHELL = '/bin/sh';
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** The user's $SHELL when it is an absolute, existing, POSIX-like shell; /bin/sh otherwise. */
 export function resolveUserShell(shellEnv: string | undefined): string {

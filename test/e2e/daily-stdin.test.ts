@@ -1,4 +1,4 @@
-// Standard input of a one-shot (docs/DAILY.md): piped data is read to EOF, an idle pipe is not
+// Standard input of a one-shot (README "Standard input"): piped data is read to EOF, an idle pipe is not
 // waited on when a message was given, a nohup-style unreadable stdin is no crash.
 import { spawn, type StdioOptions } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';

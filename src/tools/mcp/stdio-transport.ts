@@ -11,22 +11,12 @@ import type { ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { DEFAULT_KILL_GRACE_MS, signalProcessGroup } from '../process-group.ts';
+import { SUPERVISOR_SCRIPT } from '../supervisor.ts';
 
 // Same shape as the command supervisor (see the reasoning there), with two differences: the
 // server keeps stdin (the MCP channel), and it is exec'd from an argv ("$@"), never through a
 // shell command line, so no argument is ever re-parsed.
-const SUPERVISOR_SCRIPT = [
-  "trap '' TERM INT HUP",
-  '(',
-  '  while read -r _ <&3; do :; done',
-  '  kill -TERM -$$; kill -CONT -$$',
-  '  sleep "$1"',
-  '  kill -KILL -$$',
-  ') </dev/null >/dev/null 2>&1 &',
-  'trap - TERM INT HUP',
-  'shift',
-  'exec "$@" 3<&-',
-].join('\n');
+
 
 const STDERR_TAIL_BYTES = 4096;
 /** Servers that exit on end of input do so at once; the others get TERM soon after. */

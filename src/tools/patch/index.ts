@@ -1,5 +1,5 @@
 // The apply_patch tool's library: V4A parsing, hunk application, the workspace applier, the
-// exactly-once check, the three wire forms and what the model is told. See docs/PATCH.md.
+// exactly-once check, the three wire forms and what the model is told. See the README, "Editing files: apply_patch".
 export { PatchError, newSide, oldSide } from './types.ts';
 export type { FileOperation, Hunk, HunkLine, PatchErrorKind } from './types.ts';
 export { parseBuiltinOperation, parsePatch } from './parse.ts';

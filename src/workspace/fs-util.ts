@@ -1,0 +1,108 @@
+// Small filesystem helpers for the snapshot store. Kept local to src/workspace/ so the module
+// has no dependency on the session code (which is being reorganised).
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fsyncDirectory } from '../lib/fsutil.ts';
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    return typeof error.code === 'string' ? error.code : undefined;
+  }
+  return undefined;
+}
+
+/** Uniqueness for temp names, not secrecy (files are also created exclusively). */
+export function randomHex(chars: number): string {
+  let s = '';
+  while (s.length < chars) s += Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  return s.slice(0, chars);
+}
+
+/** Signal 0 probes without delivering anything; EPERM means alive but someone else's. */
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== 'ESRCH';
+  }
+}
+
+export function unlinkQuiet(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Already gone: nothing to remove.
+  }
+}
+
+export function readTextOrNull(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Lstat that answers null for a missing path (or a path through a missing or non-directory parent). */
+export function lstatOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(file);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/**
+ * Writes `data` to `file` completely or not at all: temp file beside it, fsync, rename, and
+ * (when `durable`) fsync of the directory so the rename itself survives a power cut.
+ */
+export function atomicWriteFile(file: string, data: string | Buffer, durable = false): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomHex(8)}`;
+  const fd = fs.openSync(tmp, 'wx', 0o600);
+  try {
+    fs.writeFileSync(fd, data);
+    if (durable) fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.renameSync(tmp, file);
+  } catch (error) {
+    unlinkQuiet(tmp);
+    throw error;
+  }
+  if (durable) fsyncDirectory(path.dirname(file));
+}
+
+/** Bytes on disk under `dir` (allocated blocks, so thousands of tiny files count honestly). */
+export function diskUsage(dir: string): number {
+  let total = 0;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      total += diskUsage(p);
+      continue;
+    }
+    const st = lstatOrNull(p);
+    if (st !== null) total += st.blocks > 0 ? st.blocks * 512 : st.size;
+  }
+  return total;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${bytes} bytes`;
+}
