@@ -183,7 +183,8 @@ describe('/compact, /rollback and one-shots', () => {
     const sb = project({ contextManagement: true, compactEndpoint: true });
     const r = await runCli(['--json', 'hello'], sb);
     expect(r.code).toBe(0);
-    const usage = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.type === 'usage');
+    const lines: unknown[] = r.stdout.trim().split('\n').map((l): unknown => JSON.parse(l));
+    const usage = lines.find((l): l is Record<string, unknown> => typeof l === 'object' && l !== null && 'type' in l && l.type === 'usage');
     expect(usage).toMatchObject({ context_window_tokens: WINDOW, context_window_source: 'setting' });
     expect(usage?.context_used_tokens).toBeGreaterThan(0);
     expect(usage?.context_left).toBeGreaterThan(0);
