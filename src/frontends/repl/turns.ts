@@ -116,7 +116,7 @@ export class TurnRunner {
   /** /compact: the engine compacts now, with the spinner and Ctrl-C; the renderer announces the result. */
   async compact(): Promise<void> {
     const outcome = await this.interruptible((signal) => {
-      this.spinner.start();
+      this.spinner.start('compacting the conversation…');
       return this.ctx.engine.compact(signal);
     });
     const t = this.ctx.theme;
