@@ -1,5 +1,5 @@
-// Builds the CLI into one ESM bundle (dist/agentx.js) and the emulator into dist/emulator.js
-// (used by `npm run demo` and bench/, never shipped). Runs on `npm install` via `prepare`.
+// Builds the CLI into one ESM bundle (dist/agentx.js), the emulator into dist/emulator.js
+// (used by `npm run demo` and bench/) and the demo into dist/demo.js (neither is shipped). Runs on `npm install` via `prepare`.
 import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -27,4 +27,6 @@ await Promise.all([
     ...common, entryPoints: ['test/emulator/cli.ts'], outfile: 'dist/emulator.js',
     banner: { js: "import { createRequire as __emulatorRequire } from 'node:module'; const require = __emulatorRequire(import.meta.url);" },
   }),
+  // `npm run demo` (scripts/demo.mjs): drives the CLI in a pty; node-pty is native, loaded from node_modules.
+  build({ ...common, entryPoints: ['test/demo/main.ts'], outfile: 'dist/demo.js', external: ['@lydell/node-pty'] }),
 ]);

@@ -25,6 +25,8 @@ export interface CliOptions {
   showReasoning: boolean;
   showShellCalls: boolean;
   shellTool?: ShellToolKind;
+  webSearch?: boolean;        // --web-search on|off (hosted tool)
+  imageGeneration?: boolean;  // --image-generation on|off (hosted tool)
   patchTool?: PatchToolKind;
   sandbox?: string;           // --sandbox MODE, checked by parseSandboxValue
   readStdin: boolean;         // `agentx -`
@@ -58,7 +60,14 @@ const FLAGS: FlagSpec[] = [
   { long: 'shell-tool', value: 'builtin|function', help: 'how the shell tool is offered to the model', apply: (o, v) => { o.shellTool = checkShellTool(v, '--shell-tool'); } },
   { long: 'patch-tool', value: 'builtin|function|custom|off', help: 'how the apply_patch edit tool is offered (default builtin)', apply: (o, v) => { o.patchTool = checkPatchTool(v, '--patch-tool'); } },
   { long: 'sandbox', value: 'MODE', help: 'read-only, workspace-write (default) or danger-full-access', apply: (o, v) => { o.sandbox = checkSandbox(v); } },
+  { long: 'web-search', value: 'on|off', help: 'offer the hosted web search tool (default: on for api.openai.com)', apply: (o, v) => { o.webSearch = checkOnOff(v, '--web-search'); } },
+  { long: 'image-generation', value: 'on|off', help: 'offer the hosted image generation tool (default off)', apply: (o, v) => { o.imageGeneration = checkOnOff(v, '--image-generation'); } },
 ];
+
+export function checkOnOff(v: string, where: string): boolean {
+  if (v === 'on' || v === 'off') return v === 'on';
+  throw new UsageError(`${where}: expected "on" or "off", got "${v}"`);
+}
 
 function checkSandbox(v: string): string {
   if (parseSandboxValue(v)) return v;
@@ -168,7 +177,8 @@ export function helpText(version: string): string {
     '',
     'Environment: AGENTX_API_KEY (or OPENAI_API_KEY), AGENTX_BASE_URL (or OPENAI_BASE_URL),',
     '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_PATCH_TOOL, AGENTX_CONFIG (default ~/.agentx),',
-    '  AGENTX_SANDBOX (a --sandbox mode, or off-if-unavailable), AGENTX_SANDBOX_NETWORK=on|off (default off).',
+    '  AGENTX_SANDBOX (a --sandbox mode, or off-if-unavailable), AGENTX_SANDBOX_NETWORK=on|off (default off),',
+    '  AGENTX_WEB_SEARCH=on|off (default on for api.openai.com), AGENTX_IMAGE_GENERATION=on|off (default off).',
     'Timeouts and limits: AGENTX_HEADERS_TIMEOUT_MS (wait for response headers, default 60000),',
     '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',
     '  (ceiling per command output stream, default 65536), AGENTX_STDIN_GRACE_MS (idle stdin pipe',

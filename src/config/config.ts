@@ -1,6 +1,6 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
+import { checkOnOff, checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
 import { configPath } from '../paths.ts';
@@ -20,6 +20,9 @@ export interface Config {
   shellTool: ShellToolKind;
   /** How the apply_patch tool is offered: --patch-tool, AGENTX_PATCH_TOOL (default builtin). */
   patchTool: PatchToolKind;
+  /** Hosted tools offered to the model. */
+  webSearch: boolean;
+  imageGeneration: boolean;
   configFile: string;
   /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (README "Sandbox"). */
   sandbox: SandboxSetting;
@@ -54,6 +57,27 @@ function pick(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v !== '');
 }
 
+/** OpenAI's own service (where hosted tools such as web search exist) as opposed to a compatible server. */
+export function isOpenAiBaseUrl(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/** An on/off setting: flag, else environment, else config file, else the default. */
+function onOff(flag: boolean | undefined, name: string, env: NodeJS.ProcessEnv, file: Record<string, string>, fallback: boolean): boolean {
+  if (flag !== undefined) return flag;
+  const raw = pick(env[name], file[name]);
+  if (raw === undefined) return fallback;
+  try {
+    return checkOnOff(raw, name);
+  } catch (err) {
+    throw new ConfigError(errorMessage(err));
+  }
+}
+
 function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileValues: Record<string, string>): SandboxSetting {
   const raw = flag ?? pick(env.AGENTX_SANDBOX, fileValues.AGENTX_SANDBOX);
   const parsed = raw === undefined ? DEFAULT_SANDBOX_SETTING : parseSandboxValue(raw);
@@ -64,7 +88,7 @@ function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileVa
   return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network };
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox'>, env: NodeJS.ProcessEnv): Config {
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'>, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -84,8 +108,14 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
     throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
   }
   const sandbox = resolveSandbox(flags.sandbox, env, fileValues);
+  // Compatible servers (Ollama, vLLM, proxies) rarely have hosted web search: on only for OpenAI unless set.
+  const webSearch = onOff(flags.webSearch, 'AGENTX_WEB_SEARCH', env, fileValues, isOpenAiBaseUrl(baseUrl));
+  const imageGeneration = onOff(flags.imageGeneration, 'AGENTX_IMAGE_GENERATION', env, fileValues, false);
   const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, configFile: file, sandbox, ...context };
+  return {
+    apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
+    configFile: file, sandbox, ...context,
+  };
 }
 
 /** The context window settings, checked now so a bad value is one line at start, not a failure mid-session. */

@@ -117,7 +117,7 @@ describe('interruption', () => {
     expect((await pending).kind).toBe('interrupted');
     await engine.message('again', [], signal());
     const parts = h.client.requests[1]?.input[0];
-    expect(parts?.type === 'message' && parts.content[0]?.text).toMatch(/interrupted your previous turn.*"slow"/);
+    expect(parts?.type === 'message' && parts.content[0]?.type === 'input_text' && parts.content[0].text).toMatch(/interrupted your previous turn.*"slow"/);
   });
 
   it('a later message resends the outputs of interrupted calls before the user text', async () => {

@@ -7,7 +7,7 @@ import {
   type CliTranscriptEntry, type CompactionMechanism, type SessionState,
 } from '../store/state.ts';
 import { ModelError } from '../model/errors.ts';
-import type { InputItem } from '../wire/items.ts';
+import type { InputItem, LocalImagePart } from '../wire/items.ts';
 import { userMessage } from '../wire/items.ts';
 import { chainStart } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
@@ -48,11 +48,14 @@ export class Engine {
     return this.deps.session.state;
   }
 
-  /** A new user message. `notes` are front-end facts for the model (e.g. the person changed directory). */
-  message(text: string, notes: readonly string[], signal: AbortSignal): Promise<TurnOutcome> {
+  /**
+   * A new user message. `notes` are front-end facts for the model (e.g. the person changed
+   * directory); `images` are attached after the text (path + hash; read when sent).
+   */
+  message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
     const state = this.state;
     const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
-    const input: InputItem[] = [...leftoverOutputs(state), userMessage(context, text)];
+    const input: InputItem[] = [...leftoverOutputs(state), userMessage(context, text, images)];
     // Right after a compaction the chain has no response yet: the message follows its seed.
     return this.run(text, chainStart(state, input), signal);
   }

@@ -8,6 +8,9 @@ import type { ContextLeft } from './context.ts';
 
 export type { CommandResultInfo, FileChange, ToolProgress } from '../tools/tool.ts';
 
+/** One entry of the numbered source list under an answer that cites the web. */
+export interface Source { index: number; url: string; title: string }
+
 export type AgentEvent =
   | { type: 'request_start'; previousResponseId: string | null; attempt: number }
   | { type: 'text_delta'; delta: string }
@@ -30,6 +33,8 @@ export type AgentEvent =
   | { type: 'context_compacted'; mechanism: CompactionMechanism; tokensBefore: number; tokensAfter: number }
   /** One line about the context window for the person (compacting now, an overflow being recovered). */
   | { type: 'context_notice'; message: string }
+  /** The answer cites web pages (url_citation annotations): shown as a numbered list under it. */
+  | { type: 'sources'; sources: Source[] }
   /** `context`: how full the context window is after this turn. */
   | { type: 'usage'; usage: TurnUsage; context: ContextLeft }
   | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; context: ContextLeft; durationMs: number }

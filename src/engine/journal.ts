@@ -3,7 +3,7 @@
 // with its output after. A completed call is never run again; its recorded output is resent.
 import type { SessionState, ToolJournalEntry } from '../store/state.ts';
 import { notRunOutput } from '../tools/registry.ts';
-import type { InputItem, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
+import type { InputItem, LocalImagePart, MessageItem, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
 
 export function journalEntry(item: ToolCallItem): ToolJournalEntry {
   const { id: _id, ...call } = item;
@@ -32,14 +32,26 @@ export function unfinishedCallOutput(entry: ToolJournalEntry, askFirst: boolean)
 }
 
 /**
+ * The images completed calls put in front of the model (view_image), as the user message that
+ * follows their outputs. Built from the journal, so a resumed or retried turn sends the same.
+ */
+export function attachmentMessage(entries: readonly ToolJournalEntry[]): MessageItem[] {
+  const parts: LocalImagePart[] = entries.flatMap((c) => (c.status === 'completed' ? c.attachments ?? [] : []));
+  if (parts.length === 0) return [];
+  const text = `The image${parts.length === 1 ? '' : 's'} you asked to see (view_image): ${parts.map((p) => p.path).join(', ')}`;
+  return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text }, ...parts] }];
+}
+
+/**
  * Input items that must precede a new user message: outputs for the chain head's tool calls
  * that were answered locally (interrupted, settled at start) but never sent.
  */
 export function leftoverOutputs(state: SessionState): InputItem[] {
   // A call that may have partly run must not be repeated without the user's say.
-  return state.pending_tool_calls.map((c) => c.status === 'completed' && c.output !== undefined
+  const outputs = state.pending_tool_calls.map((c) => c.status === 'completed' && c.output !== undefined
     ? c.output
     : unfinishedCallOutput(c, c.status === 'started'));
+  return [...outputs, ...attachmentMessage(state.pending_tool_calls)];
 }
 
 /** Calls of the chain head that never completed (what the pending-call menu is about). */

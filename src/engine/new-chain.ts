@@ -36,6 +36,8 @@ export function outputAsText(item: ToolOutputItem): string {
       return `Result of shell call ${item.call_id}:\n${text}`;
     }
     case 'apply_patch_call_output': return `Result of patch ${item.call_id} (${item.status}):\n${item.output}`;
+    // The approval request is on the lost chain: say what was decided instead.
+    case 'mcp_approval_response': return `The user ${item.approve ? 'approved' : 'denied'} MCP approval request ${item.approval_request_id}${item.reason ? ` (${item.reason})` : ''}.`;
     default: return `Result of tool call ${item.call_id}:\n${item.output}`;
   }
 }

@@ -9,7 +9,7 @@ import { SessionStore, type Persistence } from '../store/session-store.ts';
 import { emptyState, type SessionState } from '../store/state.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from '../tools/tool.ts';
-import type { ToolCallItem } from '../wire/items.ts';
+import type { HostedItem, ToolCallItem, UrlCitation } from '../wire/items.ts';
 import { parseAutoCompact } from './context.ts';
 import type { AgentEvent } from './events.ts';
 import { inMemoryCapabilities, type ServerCapabilities } from './server-capabilities.ts';
@@ -17,7 +17,8 @@ import { turnCompaction } from './turn-compaction.ts';
 import type { TurnDeps } from './turn.ts';
 
 export type Step =
-  | { text: string; calls?: ToolCallItem[] }
+  /** `hosted`: server-side items, streamed as added/done before the text; `citations` of the text. */
+  | { text: string; calls?: ToolCallItem[]; hosted?: HostedItem[]; citations?: UrlCitation[] }
   | { fail: ModelError }
   /** Waits until the request is aborted (a hung server), then fails as the client would. */
   | { hang: true };
@@ -37,11 +38,17 @@ export class ScriptedClient implements ModelClient {
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       throw new ModelError('request cancelled', 'aborted');
     }
+    for (const item of step.hosted ?? []) {
+      yield { type: 'hosted_item', phase: 'added', item };
+      yield { type: 'hosted_item', phase: 'done', item };
+    }
     if (step.text) yield { type: 'text_delta', delta: step.text };
     const response: CompletedResponse = {
       id: `resp_${++responseCounter}`, status: 'completed', text: step.text, toolCalls: step.calls ?? [],
       usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0 },
     };
+    if (step.hosted) response.hosted = step.hosted;
+    if (step.citations) response.citations = step.citations;
     yield { type: 'completed', response };
   }
 }

@@ -8,11 +8,12 @@ import { markToolCall, recordFailure, recordToolCalls, recordTurn, type SessionS
 import { notRunOutput, type ToolRegistry } from '../tools/registry.ts';
 import type { ParsedCall } from '../tools/tool.ts';
 import { addUsage, ZERO_USAGE, type TurnUsage } from '../usage/tokens.ts';
-import type { InputItem, ToolOutputItem } from '../wire/items.ts';
+import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts';
 import { ContextHopeless, type Compaction, type SendResult } from './compaction.ts';
 import { contextLeft } from './context.ts';
 import type { EmitEvent } from './events.ts';
-import { callItemOf, journalEntry } from './journal.ts';
+import { HostedItems } from './hosted.ts';
+import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
 import { fitOutputToJournal } from '../store/output-budget.ts';
 import { newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
@@ -124,13 +125,14 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
   }
 }
 
-type CallStep = { output: ToolOutputItem; interrupted: boolean };
+type CallStep = { output: ToolOutputItem; interrupted: boolean; attachments?: LocalImagePart[] };
 
 /**
  * Runs every journaled call of the chain head that is not completed, in order, and returns the
- * outputs of all of them. `completed` calls are never re-run: their recorded output is reused.
+ * outputs of all of them (then any images they attached). `completed` calls are never re-run:
+ * their recorded output is reused.
  */
-export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summaries: string[] = []): Promise<ToolOutputItem[]> {
+export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summaries: string[] = []): Promise<InputItem[]> {
   const outputs: ToolOutputItem[] = [];
   let interrupted = false;
   for (const entry of deps.session.state.pending_tool_calls) {
@@ -142,12 +144,12 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
       continue;
     }
     const step = await handleCall(deps, callItemOf(entry), { skip: interrupted || signal.aborted, retry: entry.status === 'started' }, signal, summaries);
-    deps.session.update((s) => markToolCall(s, entry.call_id, 'completed', step.output));
+    deps.session.update((s) => markToolCall(s, entry.call_id, 'completed', step.output, step.attachments));
     outputs.push(step.output);
     interrupted ||= step.interrupted;
   }
   if (interrupted || signal.aborted) throw new TurnInterrupted();
-  return outputs;
+  return [...outputs, ...attachmentMessage(deps.session.state.pending_tool_calls)];
 }
 
 async function handleCall(
@@ -163,7 +165,7 @@ async function handleCall(
     return notRun(resolved.error);
   }
   const { tool, call } = resolved;
-  if (deps.confirm && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
+  if (deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
   }
   try {
@@ -177,7 +179,7 @@ async function handleCall(
   const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit, retry: how.retry });
   summaries.push(...result.summary);
   // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
-  return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted };
+  return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted, attachments: result.attachments };
 }
 
 /** The request shape of the next request: the engine's shape and the tools the registry offers now. */
@@ -186,10 +188,12 @@ export function requestShape(deps: Pick<TurnDeps, 'shape' | 'registry'>): Reques
 }
 
 /** Streams one request, its deltas as events, and returns the completed response. */
-export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit'>, request: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
+export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit' | 'registry' | 'workspaceRoot' | 'now'>, request: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
   let streamed = false;
+  const hosted = new HostedItems(deps);
   for await (const ev of deps.client.stream(request, signal)) {
-    if (ev.type === 'text_delta') {
+    if (ev.type === 'hosted_item') hosted.onItem(ev.item, ev.phase);
+    else if (ev.type === 'text_delta') {
       streamed = true;
       deps.emit({ type: 'text_delta', delta: ev.delta });
     } else if (ev.type === 'reasoning_delta') deps.emit({ type: 'reasoning_delta', delta: ev.delta });
@@ -198,6 +202,7 @@ export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit'>, re
       // A server that sends no text deltas (some proxies and compatible servers only fill in the
       // completed response) still gets its answer shown: renderers and --json read the deltas.
       if (!streamed && ev.response.text !== '') deps.emit({ type: 'text_delta', delta: ev.response.text });
+      hosted.finish(ev.response);
       return ev.response;
     }
   }

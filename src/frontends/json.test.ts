@@ -34,6 +34,34 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'mcp_call', call_id: 'm', server: 'db', tool: 'query', status: 'tool_error', is_error: true, duration_ms: 4, output_bytes: 10, truncated_bytes: 0 },
   ],
   tool_error: [{ type: 'tool_error', callId: 'c1', message: 'bad' }, { type: 'tool_error', call_id: 'c1', message: 'bad' }],
+  web_search: [
+    { type: 'web_search', id: 'ws', status: 'done', action: 'search', query: 'node 24' },
+    { type: 'web_search', id: 'ws', status: 'done', action: 'search', query: 'node 24', url: null },
+  ],
+  sources: [
+    { type: 'sources', sources: [{ index: 1, url: 'https://nodejs.org/', title: 'Node.js' }] },
+    { type: 'sources', sources: [{ index: 1, url: 'https://nodejs.org/', title: 'Node.js' }] },
+  ],
+  hosted_mcp_tools: [
+    { type: 'hosted_mcp_tools', id: 'l', server: 'docs', tools: ['search'] },
+    { type: 'remote_mcp_tools', id: 'l', server: 'docs', tools: ['search'], error: null },
+  ],
+  hosted_mcp_call: [
+    { type: 'hosted_mcp_call', id: 'm', server: 'docs', tool: 'search', arguments: '{}', ok: false, error: 'boom', outputBytes: 0 },
+    { type: 'remote_mcp_call', id: 'm', server: 'docs', tool: 'search', arguments: '{}', ok: false, error: 'boom', output_bytes: 0 },
+  ],
+  mcp_approval: [
+    { type: 'mcp_approval', callId: 'a', server: 'docs', tool: 'search', approved: false, decidedBy: 'policy', reason: 'one-shot' },
+    { type: 'mcp_approval', call_id: 'a', server: 'docs', tool: 'search', approved: false, decided_by: 'policy', reason: 'one-shot' },
+  ],
+  image_generation: [
+    { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70 },
+    { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70, error: null },
+  ],
+  image_attached: [
+    { type: 'image_attached', callId: 'v', path: '/p/a.png', mime: 'image/png', bytes: 70, sha256: 'ab' },
+    { type: 'image_attached', call_id: 'v', path: '/p/a.png', mime: 'image/png', bytes: 70, sha256: 'ab' },
+  ],
   tool_reused: [{ type: 'tool_reused', callId: 'c1', title: 'ls', commands: ['ls'] }, { type: 'tool_reused', call_id: 'c1', title: 'ls' }],
   retry: [
     { type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 500, reason: '503' },

@@ -18,6 +18,13 @@ export type JsonLine =
     type: 'mcp_call'; call_id: string; server: string; tool: string; status: string; is_error: boolean;
     duration_ms: number; output_bytes: number; truncated_bytes: number;
   }
+  | { type: 'web_search'; id: string; status: string; action: string; query: string | null; url: string | null }
+  | { type: 'sources'; sources: { index: number; url: string; title: string }[] }
+  | { type: 'remote_mcp_tools'; id: string; server: string; tools: string[]; error: string | null }
+  | { type: 'remote_mcp_call'; id: string; server: string; tool: string; arguments: string; ok: boolean; error: string | null; output_bytes: number }
+  | { type: 'mcp_approval'; call_id: string; server: string; tool: string; approved: boolean; decided_by: string; reason: string | null }
+  | { type: 'image_generation'; id: string; status: string; path: string | null; bytes: number | null; error: string | null }
+  | { type: 'image_attached'; call_id: string; path: string; mime: string; bytes: number; sha256: string }
   | { type: 'tool_error'; call_id: string; message: string }
   | { type: 'tool_reused'; call_id: string; title: string }
   | { type: 'retry'; attempt: number; max_attempts: number; delay_ms: number; reason: string }
@@ -55,6 +62,17 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
       type: 'mcp_call', call_id: ev.callId, server: ev.server, tool: ev.tool, status: ev.status, is_error: ev.status !== 'ok',
       duration_ms: ev.durationMs, output_bytes: ev.outputBytes, truncated_bytes: ev.truncatedBytes,
     };
+    case 'web_search': return { type: 'web_search', id: ev.id, status: ev.status, action: ev.action, query: ev.query ?? null, url: ev.url ?? null };
+    case 'sources': return { type: 'sources', sources: ev.sources.map((s) => ({ index: s.index, url: s.url, title: s.title })) };
+    case 'hosted_mcp_tools': return { type: 'remote_mcp_tools', id: ev.id, server: ev.server, tools: ev.tools, error: ev.error ?? null };
+    case 'hosted_mcp_call': return {
+      type: 'remote_mcp_call', id: ev.id, server: ev.server, tool: ev.tool, arguments: ev.arguments, ok: ev.ok, error: ev.error ?? null, output_bytes: ev.outputBytes,
+    };
+    case 'mcp_approval': return {
+      type: 'mcp_approval', call_id: ev.callId, server: ev.server, tool: ev.tool, approved: ev.approved, decided_by: ev.decidedBy, reason: ev.reason ?? null,
+    };
+    case 'image_generation': return { type: 'image_generation', id: ev.id, status: ev.status, path: ev.path ?? null, bytes: ev.bytes ?? null, error: ev.error ?? null };
+    case 'image_attached': return { type: 'image_attached', call_id: ev.callId, path: ev.path, mime: ev.mime, bytes: ev.bytes, sha256: ev.sha256 };
     case 'tool_error': return { type: 'tool_error', call_id: ev.callId, message: ev.message };
     case 'tool_reused': return { type: 'tool_reused', call_id: ev.callId, title: ev.title };
     case 'retry': return { type: 'retry', attempt: ev.attempt, max_attempts: ev.maxAttempts, delay_ms: ev.delayMs, reason: ev.reason };

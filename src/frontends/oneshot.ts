@@ -18,9 +18,10 @@ import { sanitizeLine, showControls } from '../ui/sanitize.ts';
 import { prepareTerminalOutput, terminalRenderOptions } from '../ui/terminal-output.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
+import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
-import { startMcp } from './mcp-session.ts';
-import { createCommands, createTurnDeps } from './runtime.ts';
+import { startMcpSession } from './mcp-session.ts';
+import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -77,6 +78,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
     quiet: cli.quiet, showUsage: cli.showUsage, showTimers: cli.showTimers, showReasoning: cli.showReasoning,
     showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12, ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
+    hyperlinks: supportsHyperlinks(process.stdout, env),
   });
   const emit = cli.json
     ? (ev: AgentEvent): void => {
@@ -98,10 +100,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
     return code;
   };
-  const mcp = await startMcp({
-    projectDir: cwd, env, apiKey, wait: true,
-    notice: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
-  });
+  const notice = (line: string): void => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); };
+  const { manager: mcp, remote } = await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice });
   try {
     const commands = createCommands({
       config: { ...config, apiKey }, env, workspaceRoot: cwd,
@@ -109,6 +109,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     });
     const deps = await createTurnDeps({
       mcp, commands,
+      // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
+      hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
       config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
       // declined (the model is told) rather than run unasked.

@@ -13,9 +13,13 @@ import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
 import { buildInstructions } from '../model/request.ts';
+import { withLocalImages } from '../model/local-images.ts';
 import { scrubSecrets } from '../model/scrub.ts';
 import { homeDir, logDir } from '../paths.ts';
 import { describeSandboxForModel } from '../sandbox/policy.ts';
+import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
+import { argumentsPreview, createRemoteMcpTool, type ApprovalDecider, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
+import { createWebSearchTool } from '../tools/hosted/web-search.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
 import { createPatchTool } from '../tools/patch-tool.ts';
@@ -24,6 +28,7 @@ import { createCommandRunner, type CommandRunner, type RerunAnswer, type RerunQu
 import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
+import { createViewImageTool } from '../tools/view-image.ts';
 
 export type { CommandRunner } from '../tools/sandboxed.ts';
 
@@ -79,7 +84,8 @@ export function createCommands(r: CommandsInput): CommandRunner {
 }
 
 /** The tools a session offers, in the order they are offered. */
-export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager }): ToolRegistry {
+export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput }): ToolRegistry {
+  const remote = r.hosted?.remoteMcp ?? [];
   return new ToolRegistry([
     createShellTool({
       form: r.config.shellTool,
@@ -89,6 +95,11 @@ export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; comma
     }),
     ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only' })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
+    createViewImageTool(),
+    // Hosted tools: the server runs them; these only offer them and show their items.
+    ...(r.config.webSearch ? [createWebSearchTool()] : []),
+    ...(r.config.imageGeneration ? [createImageGenerationTool()] : []),
+    ...(r.hosted && remote.length > 0 ? [createRemoteMcpTool(remote, r.hosted.decideApproval)] : []),
   ]);
 }
 
@@ -107,8 +118,28 @@ export interface RuntimeInput {
   onDebugLog?: (path: string) => void;
   /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
   mcp?: McpManager;
+  /** Remote MCP servers the API calls, and who answers their approval requests. */
+  hosted?: HostedInput;
   /** Said once when the --debug log cannot be written; requests go on regardless. */
   onDebugWarning?: (message: string) => void;
+}
+
+export interface HostedInput {
+  /** From the MCP config (`"type": "remote"`), headers expanded (frontends/mcp-session.ts). */
+  remoteMcp: RemoteMcpServer[];
+  /** The REPL asks the person; a one-shot applies its policy (denyApprovals). */
+  decideApproval: ApprovalDecider;
+}
+
+/**
+ * The one-shot policy for remote MCP approval requests: nobody can answer, so the call is
+ * denied, the model is told why, and `notice` says so (and how to allow it) in one line.
+ */
+export function denyApprovals(notice: (line: string) => void): ApprovalDecider {
+  return (q) => {
+    notice(`remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`);
+    return Promise.resolve({ approve: false, decidedBy: 'policy', reason: 'denied: agentx is running non-interactively, so nobody could approve this call' });
+  };
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
@@ -139,9 +170,10 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     capabilities: fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now),
   };
   const deps: TurnDeps = {
-    client: scrubSecrets(client, [r.config.apiKey]),
+    // Attached images are read and inlined here, just before sending (the state holds path + hash).
+    client: withLocalImages(scrubSecrets(client, [r.config.apiKey])),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
-    registry: buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp: r.mcp }),
+    registry: buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp: r.mcp, hosted: r.hosted }),
     session: r.session,
     cwd: r.cwd,
     workspaceRoot: r.workspaceRoot,

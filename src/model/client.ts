@@ -6,7 +6,11 @@ import { nodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
-import { isCompactionItem, isInputItem, isToolCallItem, type CompactionItem, type InputItem, type ToolCallItem } from '../wire/items.ts';
+import {
+  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isToolCallItem, isUrlCitation,
+  type CompactionItem, type HostedItem, type InputItem, type ToolCallItem, type UrlCitation,
+} from '../wire/items.ts';
+import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
 import { installLiteWebGlobals } from './web-lite.ts';
 
 export interface ClientOptions {
@@ -27,6 +31,7 @@ export interface ClientOptions {
 type WireEvent =
   | { type: 'response.output_text.delta' | 'response.reasoning_summary_text.delta'; delta: string }
   | { type: 'response.reasoning_summary_part.done' }
+  | { type: 'response.output_item.added' | 'response.output_item.done'; item: unknown }
   | { type: 'response.completed' | 'response.incomplete'; response: Parameters<typeof toCompleted>[0] }
   | { type: 'response.failed'; response: { error?: { code?: string | null; message?: string | null } | null } }
   | { type: 'error'; code?: string | null; message?: string | null }
@@ -57,18 +62,42 @@ function messageText(item: unknown): string {
   return text;
 }
 
+/** The `url_citation` annotations of a message item's output_text parts. */
+function messageCitations(item: unknown): UrlCitation[] {
+  if (typeof item !== 'object' || item === null || !('type' in item) || item.type !== 'message' || !('content' in item) || !Array.isArray(item.content)) return [];
+  const found: UrlCitation[] = [];
+  for (const part of item.content as unknown[]) {
+    if (typeof part !== 'object' || part === null || !('annotations' in part) || !Array.isArray(part.annotations)) continue;
+    for (const a of part.annotations as unknown[]) {
+      if (isUrlCitation(a)) found.push({ url: a.url, title: a.title, start_index: a.start_index, end_index: a.end_index });
+    }
+  }
+  return found;
+}
+
 export function toCompleted(response: { id: string; status?: string | null; output?: unknown; usage?: SdkUsage | null }): CompletedResponse {
   const output: unknown[] = Array.isArray(response.output) ? response.output : [];
   let text = '';
   const toolCalls: ToolCallItem[] = [];
   const compactions: CompactionItem[] = [];
+  const hosted: HostedItem[] = [];
+  const citations: UrlCitation[] = [];
   for (const item of output) {
     text += messageText(item);
+    citations.push(...messageCitations(item));
     if (isToolCallItem(item)) toolCalls.push(item);
+    else if (isHostedItem(item)) hosted.push(item);
     else if (isCompactionItem(item)) compactions.push(compactionOf(item));
+    else {
+      // An approval request waits for an answer like a call (journaled, answered exactly once).
+      const approval = approvalRequestCall(item);
+      if (approval) toolCalls.push(approval);
+    }
   }
   const completed: CompletedResponse = { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
   if (compactions.length > 0) completed.compactions = compactions;
+  if (hosted.length > 0) completed.hosted = hosted;
+  if (citations.length > 0) completed.citations = citations;
   return completed;
 }
 
@@ -84,7 +113,7 @@ export function compactedInput(output: readonly unknown[]): InputItem[] {
   const items: InputItem[] = [];
   for (const item of output) {
     if (!isInputItem(item)) continue;
-    if (item.type === 'message') items.push({ type: 'message', role: item.role, content: item.content.map((c) => ({ type: 'input_text', text: c.text })) });
+    if (item.type === 'message') items.push({ type: 'message', role: item.role, content: item.content });
     else if (item.type === 'compaction') items.push(compactionOf(item));
   }
   return items;
@@ -164,7 +193,11 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     const combined = AbortSignal.any([signal, idle.signal]);
     let partialText = '';
     let streaming = false;
-    opts.log?.('request', request);
+    // Remote MCP headers hold tokens: the debug log gets the request without them, and any echo
+    // of them (a response object repeating its tools, an error quoting a header) redacted.
+    const secrets = requestSecrets(request);
+    const log = opts.log === undefined ? undefined : (kind: 'request' | 'event' | 'error', data: unknown): void => opts.log?.(kind, redactDeep(data, secrets));
+    log?.('request', withoutToolSecrets(request));
     try {
       touch();
       const events = await sdk.responses.create(toSdkRequest(request), { signal: combined });
@@ -173,7 +206,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
         touch();
         if (completed) continue;
         const ev = asWireEvent(raw);
-        opts.log?.('event', ev);
+        log?.('event', ev);
         switch (ev.type) {
           case 'response.output_text.delta':
             partialText += ev.delta;
@@ -184,6 +217,10 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
             break;
           case 'response.reasoning_summary_part.done':
             yield { type: 'reasoning_done' };
+            break;
+          case 'response.output_item.added':
+          case 'response.output_item.done':
+            if (isHostedItem(ev.item)) yield { type: 'hosted_item', phase: ev.type === 'response.output_item.added' ? 'added' : 'done', item: ev.item };
             break;
           case 'response.completed':
           case 'response.incomplete':
@@ -226,7 +263,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
             : `the stream was cut off (${failure.message})`;
         failure = new ModelError(what, 'retryable', { partialText });
       }
-      opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
+      log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
       if (failure.details.partialText === undefined && partialText) {
         throw new ModelError(failure.message, failure.kind, { ...failure.details, partialText });
       }

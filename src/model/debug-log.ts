@@ -13,6 +13,17 @@ export function redact(text: string, secrets: string[]): string {
   return out;
 }
 
+/** Base64 blobs (generated images, attached images as data URLs) are logged by size only. */
+const BLOB_MIN_CHARS = 1024;
+const BASE64 = /^[A-Za-z0-9+/=\r\n]+$/;
+
+function shortenBlobs(_key: string, value: unknown): unknown {
+  if (typeof value !== 'string' || value.length < BLOB_MIN_CHARS) return value;
+  const data = /^data:([\w/+.-]+);base64,/.exec(value);
+  if (data) return `data:${data[1] ?? ''};base64,[${value.length - data[0].length} base64 characters]`;
+  return BASE64.test(value) ? `[${value.length} base64 characters]` : value;
+}
+
 /**
  * Never throws: --debug is a diagnosis aid, and a log that cannot be written (full disk,
  * read-only home) must not fail a request. The first problem is reported once through `warn`,
@@ -43,7 +54,7 @@ export function createDebugLog(
     log(kind, data) {
       if (broken) return;
       try {
-        const line = JSON.stringify({ t: new Date().toISOString(), kind, data });
+        const line = JSON.stringify({ t: new Date().toISOString(), kind, data }, shortenBlobs);
         appendFileSync(path, `${redact(line, secrets)}\n`, { mode: 0o600 });
       } catch (err) {
         fail(err);

@@ -8,6 +8,7 @@
 //   variables holding the key are left out of their environment.
 import { redact } from './debug-log.ts';
 import { ModelError } from './errors.ts';
+import { requestSecrets } from './hosted-secrets.ts';
 import type { ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
 function scrubError(err: unknown, secrets: string[]): unknown {
@@ -26,7 +27,8 @@ export function scrubSecrets(client: ModelClient, secrets: string[]): ModelClien
       try {
         yield* client.stream(request, signal);
       } catch (err) {
-        throw scrubError(err, secrets);
+        // Remote MCP header values of this request are secrets too (hosted-secrets.ts).
+        throw scrubError(err, [...secrets, ...requestSecrets(request)]);
       }
     },
   };

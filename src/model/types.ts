@@ -1,7 +1,7 @@
 // Our view of the Responses API conversation, independent of the SDK so that only client.ts
 // imports it. Item shapes live in wire/items.ts.
 import type { TurnUsage } from '../usage/tokens.ts';
-import type { CompactionItem, InputItem, ToolCallItem, ToolDefinition } from '../wire/items.ts';
+import type { CompactionItem, HostedItem, InputItem, ToolCallItem, ToolDefinition, UrlCitation } from '../wire/items.ts';
 
 export type { CompactionItem } from '../wire/items.ts';
 
@@ -47,12 +47,18 @@ export interface CompletedResponse {
   usage: TurnUsage;
   /** Compaction items the server emitted in this response (server-side compaction happened). */
   compactions?: CompactionItem[];
+  /** Items of hosted tools (web search, remote MCP, image generation), in output order. */
+  hosted?: HostedItem[];
+  /** `url_citation` annotations of the text, in order (duplicates included). */
+  citations?: UrlCitation[];
 }
 
 export type ModelEvent =
   | { type: 'text_delta'; delta: string }
   | { type: 'reasoning_delta'; delta: string }
   | { type: 'reasoning_done' }
+  /** A hosted tool's item as it starts (`added`) and when it is done, for live progress. */
+  | { type: 'hosted_item'; phase: 'added' | 'done'; item: HostedItem }
   | { type: 'completed'; response: CompletedResponse };
 
 export interface ModelClient {

@@ -30,7 +30,7 @@ import type {
 } from './types.ts';
 import { isResponseId, preview, truncateMiddle, utf8Length } from '../lib/text.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
-import { isInputItem, isToolCallItem, isToolOutputItem, type ToolCallItem } from '../wire/items.ts';
+import { isInputItem, isLocalImagePart, isToolCallItem, isToolOutputItem, type ToolCallItem } from '../wire/items.ts';
 
 export type Raw = Record<string, unknown>;
 
@@ -125,6 +125,8 @@ export function normalizeToolCall(value: unknown): ToolJournalEntry | null {
   const status = journalStatus(value.status, value.output);
   const entry: ToolJournalEntry = { ...callFields(item), status };
   if (status === 'completed' && isToolOutputItem(value.output)) entry.output = value.output;
+  const attachments = value.attachments;
+  if (status === 'completed' && Array.isArray(attachments) && attachments.length > 0 && attachments.every(isLocalImagePart)) entry.attachments = attachments;
   return entry;
 }
 
@@ -135,6 +137,7 @@ function callFields(item: ToolCallItem): WithoutId<ToolCallItem> {
     case 'function_call': return { type: item.type, call_id: item.call_id, name: item.name, arguments: item.arguments };
     case 'custom_tool_call': return { type: item.type, call_id: item.call_id, name: item.name, input: item.input };
     case 'apply_patch_call': return { type: item.type, call_id: item.call_id, operation: item.operation };
+    case 'mcp_approval_request': return { type: item.type, call_id: item.call_id, server_label: item.server_label, name: item.name, arguments: item.arguments };
   }
 }
 

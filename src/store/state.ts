@@ -18,7 +18,7 @@ import type {
 import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry } from './normalize.ts';
 import { preview } from '../lib/text.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
-import type { InputItem, ToolOutputItem } from '../wire/items.ts';
+import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts';
 
 export * from './types.ts';
 export { parseState, serializeState } from './parse.ts';
@@ -107,7 +107,9 @@ export function recordToolCalls(
  * Journals one call. A completed call is final (exactly-once: it is never run again, its
  * output is resent), so changing it is a programming error, as is completing without output.
  */
-export function markToolCall(s: SessionState, callId: string, status: 'started' | 'completed', output?: ToolOutputItem): SessionState {
+export function markToolCall(
+  s: SessionState, callId: string, status: 'started' | 'completed', output?: ToolOutputItem, attachments?: readonly LocalImagePart[],
+): SessionState {
   const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
   const call = s.pending_tool_calls[index];
   if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
@@ -115,6 +117,7 @@ export function markToolCall(s: SessionState, callId: string, status: 'started' 
   if (status === 'completed' && output === undefined) throw new TypeError(`Tool call ${callId} completed without output`);
   const next: ToolJournalEntry = { ...call, status };
   if (status === 'completed') next.output = cloneJson(output);
+  if (status === 'completed' && attachments !== undefined && attachments.length > 0) next.attachments = cloneJson([...attachments]);
   const calls = [...s.pending_tool_calls];
   calls[index] = next;
   return { ...s, pending_tool_calls: calls };

@@ -1,5 +1,5 @@
 // The session-state data model (docs/SPEC.md §3.1). Pure data: no I/O, no clock.
-import type { InputItem, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
+import type { InputItem, LocalImagePart, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
 
 export const STATE_VERSION = 1;
 
@@ -43,6 +43,8 @@ export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 export type ToolJournalEntry = WithoutId<ToolCallItem> & {
   status: ToolCallStatus;
   output?: ToolOutputItem;
+  /** Images the call put in front of the model (view_image): path and hash, never the bytes. */
+  attachments?: LocalImagePart[];
 };
 
 export interface CliTranscriptEntry {

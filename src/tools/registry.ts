@@ -1,8 +1,8 @@
 // The tool registry: the one place that knows every tool. It offers their definitions, routes a
 // call item to its tool, and answers unknown tools, bad arguments and calls that were not run,
 // in the output form the call item needs.
-import type { ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
-import type { ParsedCall, Tool } from './tool.ts';
+import type { HostedItem, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+import type { HostedContext, ParsedCall, Tool } from './tool.ts';
 
 export interface ResolvedCall {
   tool: Tool;
@@ -20,6 +20,14 @@ export class ToolRegistry {
 
   names(): string[] {
     return this.tools.map((t) => t.name);
+  }
+
+  /** Shows a hosted tool's server-side item through the tool that offered it; false when none does. */
+  observe(item: HostedItem, phase: 'added' | 'done', ctx: HostedContext): boolean {
+    const tool = this.tools.find((t) => t.observes?.(item) === true);
+    if (tool?.observe === undefined) return false;
+    tool.observe(item, phase, ctx);
+    return true;
   }
 
   resolve(item: ToolCallItem): Resolution {
@@ -47,5 +55,7 @@ export function notRunOutput(item: ToolCallItem, reason: string): ToolOutputItem
     case 'function_call': return { type: 'function_call_output', call_id: item.call_id, output: `error: ${reason}` };
     case 'custom_tool_call': return { type: 'custom_tool_call_output', call_id: item.call_id, output: `error: ${reason}` };
     case 'apply_patch_call': return { type: 'apply_patch_call_output', call_id: item.call_id, status: 'failed', output: reason };
+    // A question nobody answered is a refusal: the server must not run the call.
+    case 'mcp_approval_request': return { type: 'mcp_approval_response', approval_request_id: item.call_id, approve: false, reason };
   }
 }

@@ -2,7 +2,7 @@
 // everything about it: what the model is offered, how a call item is parsed and validated, how
 // it runs, the output item sent back, and what the person sees. The turn loop never names a
 // tool: it asks the registry (registry.ts).
-import type { ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
 
 /** One command of a shell call, as it finished (shell tool progress and transcript). */
 export interface CommandResultInfo {
@@ -39,7 +39,23 @@ export type ToolProgress =
     type: 'mcp_call_done'; callId: string; server: string; tool: string;
     status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'interrupted' | 'not_sent';
     durationMs: number; outputBytes: number; truncatedBytes: number;
-  };
+  }
+  | HostedProgress;
+
+/** What hosted tools (and view_image) report; see tools/hosted/. */
+export type HostedProgress =
+  /** A web search as it starts (`searching`, query usually unknown yet) and when it is done. */
+  | { type: 'web_search'; id: string; status: 'searching' | 'done' | 'failed'; action: string; query?: string; url?: string }
+  /** A remote MCP server listed its tools (the server does this itself, once per conversation). */
+  | { type: 'hosted_mcp_tools'; id: string; server: string; tools: string[]; error?: string }
+  /** A remote MCP tool call the server made. */
+  | { type: 'hosted_mcp_call'; id: string; server: string; tool: string; arguments: string; ok: boolean; error?: string; outputBytes: number }
+  /** The answer to a remote MCP approval request, and who gave it. */
+  | { type: 'mcp_approval'; callId: string; server: string; tool: string; approved: boolean; decidedBy: 'person' | 'policy'; reason?: string }
+  /** A generated image: `generating` while the server works, then `saved` (path) or `failed`. */
+  | { type: 'image_generation'; id: string; status: 'generating' | 'saved' | 'failed'; path?: string; bytes?: number; error?: string }
+  /** An image put in front of the model (view_image): sent with the next request. */
+  | { type: 'image_attached'; callId: string; path: string; mime: string; bytes: number; sha256: string };
 
 /** A call after parsing: enough to show it in a menu, a --confirm prompt and the journal. */
 export interface ParsedCall {
@@ -68,8 +84,18 @@ export interface ToolContext {
   retry: boolean;
 }
 
+/** What a hosted tool gets to show its server-side items. */
+export interface HostedContext {
+  /** Where the session lives (generated images go under it). */
+  workspaceRoot: string;
+  progress(ev: ToolProgress): void;
+  now(): Date;
+}
+
 export interface ToolResult {
   output: ToolOutputItem;
+  /** Images the model asked to see: sent in a user message after the outputs (journaled with the call). */
+  attachments?: LocalImagePart[];
   /** Short lines for the local transcript (used to rebuild a lost chain). */
   summary: string[];
   /** The person stopped it (Ctrl-C): the turn ends after this call. */
@@ -89,4 +115,13 @@ export interface Tool<C extends ParsedCall = ParsedCall> {
   run(call: C, ctx: ToolContext): Promise<ToolResult>;
   /** Shown in the pending-call menu when re-running may not be safe (MCP: may not be idempotent). */
   readonly retryWarning?: string;
+  /** The tool asks the person itself (remote MCP approvals): --confirm does not ask a second time. */
+  readonly asksPerson?: boolean;
+  /**
+   * Hosted tools run on the server: their items (web_search_call, mcp_call, image_generation_call)
+   * are never journaled or run here, only shown. `observes` says which items this tool shows.
+   */
+  observes?(item: HostedItem): boolean;
+  /** Shows a server-side item as it starts (`added`) and when it is done (a generated image is saved here). */
+  observe?(item: HostedItem, phase: 'added' | 'done', ctx: HostedContext): void;
 }

@@ -10,7 +10,8 @@ import { formatCommand } from './command-view.ts';
 import { OutputView } from './output-view.ts';
 import { sanitizeLine, sanitizeText, TerminalSanitizer } from './sanitize.ts';
 import type { MarkdownFactory, MarkdownStream } from './terminal-output.ts';
-import { formatDuration, isColorTheme, type Theme } from './theme.ts';
+import { formatDuration, isColorTheme, PLAIN_THEME, type Theme } from './theme.ts';
+import { imageAttachedLine, imageGenerationLine, remoteMcpCallLine, remoteMcpToolsLine, sourceLines, webSearchLine } from './hosted-view.ts';
 
 /** Diff lines shown per file before folding the rest into a count. */
 const DIFF_LINES_SHOWN = 40;
@@ -31,6 +32,8 @@ export interface RenderOptions {
   columns?: () => number;
   /** Renders the answer as Markdown (a terminal with colours, no --raw); plain text without. */
   markdown?: MarkdownFactory;
+  /** Sources under a cited answer as terminal hyperlinks (ui/hyperlink.ts decides where they work). */
+  hyperlinks?: boolean;
 }
 
 export function formatUsage(u: TurnUsage): string {
@@ -61,6 +64,8 @@ export class Renderer {
   private answer: { clean: TerminalSanitizer | undefined; markdown: MarkdownStream | undefined } | undefined;
   private reasoning = new TerminalSanitizer();
   private output: OutputView | undefined;
+  /** A "searching the web…" line is on screen without its newline (a terminal only). */
+  private searchLine = false;
 
   constructor(private readonly out: Writer, private readonly err: Writer, private readonly theme: Theme, private readonly opts: RenderOptions) {}
 
@@ -119,6 +124,7 @@ export class Renderer {
   handle(ev: AgentEvent): void {
     const t = this.theme;
     this.stopCountdown();
+    if (this.searchLine && ev.type !== 'web_search') this.endSearchLine();
     switch (ev.type) {
       case 'text_delta':
         this.endReasoning();
@@ -193,6 +199,27 @@ export class Renderer {
       case 'save_failed':
         this.note(t.red(`✗ ${sanitizeLine(ev.message)}`));
         break;
+      // Hosted tools (ui/hosted-view.ts): one line each; sources go under the answer.
+      case 'web_search':
+        this.showWebSearch(ev);
+        break;
+      case 'sources':
+        this.showSources(ev.sources);
+        break;
+      case 'hosted_mcp_tools':
+        this.note(remoteMcpToolsLine(ev, t));
+        break;
+      case 'hosted_mcp_call':
+        this.note(remoteMcpCallLine(ev, t));
+        break;
+      case 'mcp_approval':
+        break; // the person's answer is on screen; a policy's is said by the front-end that applies it
+      case 'image_generation':
+        this.note(imageGenerationLine(ev, t));
+        break;
+      case 'image_attached':
+        this.note(imageAttachedLine(ev, t));
+        break;
       case 'retry':
         this.flushText();
         this.startCountdown(sanitizeLine(ev.reason), ev.delayMs, ev.attempt + 1, ev.maxAttempts);
@@ -254,6 +281,41 @@ export class Renderer {
     clearInterval(this.countdown);
     this.countdown = undefined;
     this.err.write('\n');
+  }
+
+  /**
+   * On a terminal a search shows "searching the web…" while it runs and the same line becomes
+   * "searched …" when it is done; elsewhere only the finished line is written.
+   */
+  private showWebSearch(ev: Extract<AgentEvent, { type: 'web_search' }>): void {
+    if (this.opts.quiet) return;
+    if (ev.status === 'searching') {
+      if (this.err.isTTY !== true || this.searchLine) return;
+      this.endAnswer();
+      this.endTextLine();
+      this.err.write(webSearchLine(ev, this.theme));
+      this.searchLine = true;
+      return;
+    }
+    if (this.searchLine) {
+      this.err.write('\r\x1b[2K');
+      this.searchLine = false;
+    }
+    this.note(webSearchLine(ev, this.theme));
+  }
+
+  private endSearchLine(): void {
+    this.err.write('\n');
+    this.searchLine = false;
+  }
+
+  /** The numbered sources belong to the answer: they follow its text on the answer's stream. */
+  private showSources(sources: Extract<AgentEvent, { type: 'sources' }>['sources']): void {
+    this.flushText();
+    if (!this.atLineStart) this.writeText('\n');
+    // Plain when the answer goes to a file or pipe, whatever stderr is.
+    const t = this.out.isTTY === true ? this.theme : PLAIN_THEME;
+    this.writeText(`${sourceLines(sources, t, this.opts.hyperlinks === true).join('\n')}\n`);
   }
 
   /** Writes buffered text of a completed response (non-streaming mode), or ends the streamed one. */

@@ -18,11 +18,28 @@ export interface CustomToolDefinition {
   format?: { type: 'text' } | { type: 'grammar'; syntax: 'lark' | 'regex'; definition: string };
 }
 
+/** Which tools of a hosted MCP server need the person's approval (the API's shapes). */
+export type McpApprovalPolicy = 'always' | 'never' | { always?: { tool_names: string[] }; never?: { tool_names: string[] } };
+
+/** A remote MCP server the API calls itself (`headers` hold secrets: never written to disk). */
+export interface HostedMcpToolDefinition {
+  type: 'mcp';
+  server_label: string;
+  server_url: string;
+  headers?: Record<string, string>;
+  require_approval: McpApprovalPolicy;
+  allowed_tools?: string[];
+}
+
 export type ToolDefinition =
   | { type: 'shell'; environment: { type: 'local' } }
   | { type: 'apply_patch' }
   | FunctionToolDefinition
-  | CustomToolDefinition;
+  | CustomToolDefinition
+  // Hosted tools: the server runs them; their items are shown, never run or journaled here.
+  | { type: 'web_search' }
+  | { type: 'image_generation' }
+  | HostedMcpToolDefinition;
 
 // ── Tool calls the model makes (output items) ─────────────────────────────────────────────
 export interface ShellAction {
@@ -66,17 +83,85 @@ export interface ApplyPatchCallItem {
   operation: ApplyPatchOperation;
 }
 
-export type ToolCallItem = ShellCallItem | FunctionCallItem | CustomToolCallItem | ApplyPatchCallItem;
+/**
+ * A hosted MCP server asks whether it may run a tool. On the wire the request's `id` is what the
+ * answer names; the model client copies it to `call_id`, so the journal treats the question like
+ * a call (answered exactly once, the answer kept across a crash).
+ */
+export interface McpApprovalRequestItem {
+  type: 'mcp_approval_request';
+  id?: string;
+  call_id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+}
+
+export type ToolCallItem = ShellCallItem | FunctionCallItem | CustomToolCallItem | ApplyPatchCallItem | McpApprovalRequestItem;
 export type ToolCallType = ToolCallItem['type'];
-export const TOOL_CALL_TYPES: readonly ToolCallType[] = ['shell_call', 'function_call', 'custom_tool_call', 'apply_patch_call'];
+export const TOOL_CALL_TYPES: readonly ToolCallType[] = ['shell_call', 'function_call', 'custom_tool_call', 'apply_patch_call', 'mcp_approval_request'];
+
+// ── Items of hosted tools (run by the server; shown, never journaled) ───────────────────────
+export interface WebSearchCallItem {
+  type: 'web_search_call';
+  id: string;
+  status: string;
+  /** search (query), open_page (url) or find_in_page (pattern, url); absent while it starts. */
+  action?: { type: string; query?: string; queries?: string[]; url?: string | null; pattern?: string };
+}
+
+export interface McpCallItem {
+  type: 'mcp_call';
+  id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+  output?: string | null;
+  error?: string | null;
+  status?: string;
+}
+
+export interface McpListToolsItem {
+  type: 'mcp_list_tools';
+  id: string;
+  server_label: string;
+  tools: { name: string }[];
+  error?: string | null;
+}
+
+export interface ImageGenerationCallItem {
+  type: 'image_generation_call';
+  id: string;
+  status: string;
+  /** The image, base64 (only in memory: saved as a file, never stored in the state). */
+  result: string | null;
+}
+
+export type HostedItem = WebSearchCallItem | McpCallItem | McpListToolsItem | ImageGenerationCallItem;
+export type HostedItemType = HostedItem['type'];
+
+/** A `url_citation` annotation of the answer's text. */
+export interface UrlCitation { url: string; title: string; start_index: number; end_index: number }
 
 // ── Items we send (input items) ──────────────────────────────────────────────────────────
 export interface InputText { type: 'input_text'; text: string }
 
+/** An image as sent: a data URL (built just before sending, never stored). */
+export interface InputImage { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' }
+
+/**
+ * An image as stored (state file, journal): where it is and what it was. The model client turns
+ * it into an InputImage just before a request is sent (model/local-images.ts), so the state
+ * holds a path and a hash, never the bytes.
+ */
+export interface LocalImagePart { type: 'local_image'; path: string; sha256: string; bytes: number; mime: string }
+
+export type MessagePart = InputText | InputImage | LocalImagePart;
+
 export interface MessageItem {
   type: 'message';
   role: 'user' | 'developer';
-  content: InputText[];
+  content: MessagePart[];
 }
 
 export interface ShellOutputChunk {
@@ -101,8 +186,21 @@ export interface ApplyPatchCallOutputItem {
   output: string;
 }
 
-export type ToolOutputItem = ShellCallOutputItem | FunctionCallOutputItem | CustomToolCallOutputItem | ApplyPatchCallOutputItem;
-export const TOOL_OUTPUT_TYPES: readonly ToolOutputItem['type'][] = ['shell_call_output', 'function_call_output', 'custom_tool_call_output', 'apply_patch_call_output'];
+/** The answer to an McpApprovalRequestItem (it names the request, not a call_id). */
+export interface McpApprovalResponseItem {
+  type: 'mcp_approval_response';
+  approval_request_id: string;
+  approve: boolean;
+  reason?: string;
+}
+
+export type ToolOutputItem = ShellCallOutputItem | FunctionCallOutputItem | CustomToolCallOutputItem | ApplyPatchCallOutputItem | McpApprovalResponseItem;
+export const TOOL_OUTPUT_TYPES: readonly ToolOutputItem['type'][] = ['shell_call_output', 'function_call_output', 'custom_tool_call_output', 'apply_patch_call_output', 'mcp_approval_response'];
+
+/** The call an output answers (approval responses name their request). */
+export function outputCallId(item: ToolOutputItem): string {
+  return item.type === 'mcp_approval_response' ? item.approval_request_id : item.call_id;
+}
 
 /** Server-side compaction summary (opaque); sent back as-is to seed a compacted chain. */
 export interface CompactionItem { type: 'compaction'; id?: string; encrypted_content: string }
@@ -120,12 +218,25 @@ function isText(v: unknown): v is InputText {
   return isLoose(v) && v.type === 'input_text' && typeof v.text === 'string';
 }
 
+export function isLocalImagePart(v: unknown): v is LocalImagePart {
+  return isLoose(v) && v.type === 'local_image' && typeof v.path === 'string' && typeof v.sha256 === 'string'
+    && typeof v.bytes === 'number' && typeof v.mime === 'string';
+}
+
+function isMessagePart(v: unknown): v is MessagePart {
+  if (isText(v) || isLocalImagePart(v)) return true;
+  return isLoose(v) && v.type === 'input_image' && typeof v.image_url === 'string' && (v.detail === 'auto' || v.detail === 'low' || v.detail === 'high');
+}
+
 function isShellChunk(v: unknown): v is ShellOutputChunk {
   if (!isLoose(v) || typeof v.stdout !== 'string' || typeof v.stderr !== 'string' || !isLoose(v.outcome)) return false;
   return v.outcome.type === 'timeout' || (v.outcome.type === 'exit' && typeof v.outcome.exit_code === 'number');
 }
 
 export function isToolOutputItem(v: unknown): v is ToolOutputItem {
+  if (isLoose(v) && v.type === 'mcp_approval_response') {
+    return typeof v.approval_request_id === 'string' && typeof v.approve === 'boolean' && (v.reason === undefined || typeof v.reason === 'string');
+  }
   if (!isLoose(v) || typeof v.call_id !== 'string') return false;
   switch (v.type) {
     case 'shell_call_output': return Array.isArray(v.output) && v.output.every(isShellChunk);
@@ -142,7 +253,7 @@ export function isCompactionItem(v: unknown): v is CompactionItem {
 
 export function isInputItem(v: unknown): v is InputItem {
   if (!isLoose(v)) return false;
-  if (v.type === 'message') return (v.role === 'user' || v.role === 'developer') && Array.isArray(v.content) && v.content.every(isText);
+  if (v.type === 'message') return (v.role === 'user' || v.role === 'developer') && Array.isArray(v.content) && v.content.every(isMessagePart);
   if (v.type === 'compaction') return isCompactionItem(v);
   return isToolOutputItem(v);
 }
@@ -161,12 +272,44 @@ export function isToolCallItem(v: unknown): v is ToolCallItem {
     case 'function_call': return typeof v.name === 'string' && typeof v.arguments === 'string';
     case 'custom_tool_call': return typeof v.name === 'string' && typeof v.input === 'string';
     case 'apply_patch_call': return isOperation(v.operation);
+    case 'mcp_approval_request': return typeof v.server_label === 'string' && typeof v.name === 'string' && typeof v.arguments === 'string';
     default: return false;
   }
 }
 
-/** A user message whose first parts carry context (notes, local shell runs) before the text itself. */
-export function userMessage(context: readonly string[], text: string): MessageItem {
-  const parts = [...context, text].filter((p) => p.length > 0).map((p): InputText => ({ type: 'input_text', text: p }));
-  return { type: 'message', role: 'user', content: parts };
+function optionalString(v: unknown): boolean {
+  return v === undefined || v === null || typeof v === 'string';
+}
+
+/** A hosted tool's item as the server sends it (fields we show are checked; the rest is ignored). */
+export function isHostedItem(v: unknown): v is HostedItem {
+  if (!isLoose(v) || typeof v.id !== 'string') return false;
+  switch (v.type) {
+    case 'web_search_call': return typeof v.status === 'string' && (v.action === undefined || isLoose(v.action));
+    case 'mcp_call': return typeof v.server_label === 'string' && typeof v.name === 'string' && typeof v.arguments === 'string' && optionalString(v.output) && optionalString(v.error);
+    case 'mcp_list_tools': return typeof v.server_label === 'string' && Array.isArray(v.tools) && v.tools.every((t) => isLoose(t) && typeof t.name === 'string') && optionalString(v.error);
+    case 'image_generation_call': return typeof v.status === 'string' && (v.result === null || typeof v.result === 'string');
+    default: return false;
+  }
+}
+
+/** An `mcp_approval_request` output item as our call item (its id becomes the call_id), or undefined. */
+export function approvalRequestCall(v: unknown): McpApprovalRequestItem | undefined {
+  if (!isLoose(v) || v.type !== 'mcp_approval_request' || typeof v.id !== 'string') return undefined;
+  if (typeof v.server_label !== 'string' || typeof v.name !== 'string' || typeof v.arguments !== 'string') return undefined;
+  return { type: 'mcp_approval_request', id: v.id, call_id: v.id, server_label: v.server_label, name: v.name, arguments: v.arguments };
+}
+
+export function isUrlCitation(v: unknown): v is UrlCitation {
+  return isLoose(v) && v.type === 'url_citation' && typeof v.url === 'string' && typeof v.title === 'string'
+    && typeof v.start_index === 'number' && typeof v.end_index === 'number';
+}
+
+/**
+ * A user message whose first parts carry context (notes, local shell runs) before the text
+ * itself, followed by any attached images.
+ */
+export function userMessage(context: readonly string[], text: string, images: readonly LocalImagePart[] = []): MessageItem {
+  const parts: MessagePart[] = [...context, text].filter((p) => p.length > 0).map((p): InputText => ({ type: 'input_text', text: p }));
+  return { type: 'message', role: 'user', content: [...parts, ...images] };
 }

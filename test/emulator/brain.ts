@@ -6,11 +6,16 @@ import { outputKind } from './conversation.ts';
 import type { ParsedRequest } from './conversation.ts';
 import { recallAnswer, summaryAnswer } from './recall.ts';
 import type { ContextView } from './memory.ts';
+import {
+  approvalAnswers, approvalRequests, describeImageInputs, hostedPlannedItem, imageInputs, offeredTool,
+  type Citation, type HostedPlannedItem,
+} from './hosted.ts';
 import { NO_PATCH_TEXT, patchFlavour, patchOutputText, requestedPatch, splitPatch } from './patch.ts';
 import type { BuiltinPatchOperation } from './patch.ts';
 
 export type PlannedItem =
-  | { type: 'message'; text: string; chunks: number; delayMs: number }
+  | { type: 'message'; text: string; chunks: number; delayMs: number; citations?: Citation[] }
+  | HostedPlannedItem
   | { type: 'reasoning'; summary: string; chunks: number; delayMs: number }
   | { type: 'function_call'; name: string; arguments: string }
   | { type: 'shell_call'; commands: string[]; timeoutMs: number | null; maxOutputLength: number | null }
@@ -46,7 +51,7 @@ export function shellFlavour(tools: unknown[]): ShellFlavour {
   return 'none';
 }
 
-function message(text: string, chunks = 4, delayMs = 0): PlannedItem {
+function message(text: string, chunks = 4, delayMs = 0): Extract<PlannedItem, { type: 'message' }> {
   return { type: 'message', text, chunks, delayMs };
 }
 
@@ -120,6 +125,11 @@ export function planStep(step: Step, req: ParsedRequest): Plan {
           'commands' in c ? shellCall(req.tools, c.commands) : { type: 'function_call', name: c.name, arguments: c.arguments },
         ),
       };
+    case 'hosted': {
+      const items: PlannedItem[] = step.items.map(hostedPlannedItem);
+      if (step.text !== undefined) items.push({ ...message(step.text), citations: step.citations ?? [] });
+      return { kind: 'items', items };
+    }
     case 'cut':
       return { kind: 'cut', afterText: step.afterText ?? 'This answer will never' };
     case 'hang':
@@ -165,13 +175,56 @@ export function requestedCommand(text: string): string | null {
 }
 
 /**
+ * Answers to hosted-tool situations: approval responses (an approved call runs and its result is
+ * reported; a denied one is acknowledged), images received (described so tests can check the
+ * bytes), and `search: …` / `draw: …` / `mcp: TOOL {json}` when the matching hosted tool is offered.
+ */
+function planHosted(req: ParsedRequest, chain: readonly unknown[], userText: string): PlannedItem[] | undefined {
+  const answers = approvalAnswers(req.input);
+  if (answers.length > 0) {
+    const asked = approvalRequests(chain);
+    const items: PlannedItem[] = [];
+    const said: string[] = [];
+    for (const a of answers) {
+      const call = asked.get(a.requestId);
+      const name = call ? `${call.server}.${call.name}` : a.requestId;
+      if (a.approve && call) {
+        const output = `result of ${call.name} ${call.arguments}`;
+        items.push({ type: 'mcp_call', server: call.server, name: call.name, arguments: call.arguments, output, approvalRequestId: a.requestId });
+        said.push(`${name} returned: ${output}`);
+      } else said.push(`${name} was not approved${a.reason ? ` (${a.reason})` : ''}`);
+    }
+    return [...items, message(said.join('\n'))];
+  }
+  const images = imageInputs(req.input);
+  if (images.length > 0) return [message(describeImageInputs(images))];
+  const search = /\bsearch:\s*(.+)$/im.exec(userText)?.[1]?.trim();
+  if (search && offeredTool(req.tools, 'web_search')) {
+    const cited = [{ url: 'https://example.com/one', title: 'Example One' }, { url: 'https://example.org/two', title: 'Example Two' }];
+    return [{ type: 'web_search_call', query: search, sources: cited.map((c) => c.url) }, { ...message(`Found it: see Example One and Example Two.`), citations: cited }];
+  }
+  if (/\bdraw:/i.test(userText) && offeredTool(req.tools, 'image_generation')) return [{ type: 'image_generation_call', failed: false }, message('Here is your image.')];
+  const mcp = /\bmcp:\s*(\S+)\s*(\{.*\})?/i.exec(userText);
+  const server = offeredTool(req.tools, 'mcp');
+  if (mcp && server && typeof server.server_label === 'string') {
+    const call = { server: server.server_label, name: mcp[1] ?? 'tool', arguments: mcp[2] ?? '{}' };
+    const listed: PlannedItem = { type: 'mcp_list_tools', server: call.server, tools: [call.name] };
+    if (server.require_approval === 'never') return [listed, { type: 'mcp_call', ...call, output: `result of ${call.name} ${call.arguments}` }, message(`${call.server}.${call.name} ran.`)];
+    return [listed, { type: 'mcp_approval_request', ...call }];
+  }
+  return undefined;
+}
+
+/**
  * The default brain: deterministic answers for the demo, benchmarks and e2e tests. With a view of
  * its context it also answers `recall: KEY …` and a request to summarize the conversation.
  */
-export function planDefault(req: ParsedRequest, view?: ContextView): Plan {
+export function planDefault(req: ParsedRequest, chain: readonly unknown[] = [], view?: ContextView): Plan {
   const items: PlannedItem[] = [];
   if (req.reasoning) items.push({ type: 'reasoning', summary: REASONING_SUMMARY, chunks: 2, delayMs: 0 });
   const lastUser = req.input.findLastIndex((item) => item.role === 'user');
+  const hosted = planHosted(req, chain, contentText(req.input[lastUser]?.content));
+  if (hosted) return { kind: 'items', items: [...items, ...hosted] };
   const outputs = req.input.slice(lastUser + 1).filter((item) => outputKind(item) !== undefined);
   if (outputs.length > 0) {
     const combined = outputs.map(outputText).join('\n').trim().slice(0, 2000);

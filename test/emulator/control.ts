@@ -11,6 +11,23 @@ function isCall(v: unknown): boolean {
   return typeof v.name === 'string' && typeof v.arguments === 'string';
 }
 
+function isHostedItem(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  const str = (k: string): boolean => typeof v[k] === 'string';
+  switch (v.type) {
+    case 'web_search': return str('query') && (v.sources === undefined || isStringArray(v.sources));
+    case 'mcp_list_tools': return str('server') && isStringArray(v.tools) && optional(v.error, 'string');
+    case 'mcp_call': return str('server') && str('name') && str('arguments') && optional(v.output, 'string') && optional(v.error, 'string');
+    case 'mcp_approval_request': return str('server') && str('name') && str('arguments');
+    case 'image_generation': return v.failed === undefined || typeof v.failed === 'boolean';
+    default: return false;
+  }
+}
+
+function isCitation(v: unknown): boolean {
+  return isRecord(v) && typeof v.url === 'string' && typeof v.title === 'string';
+}
+
 /** A structural check of one step, so a typo in a benchmark script fails loudly at enqueue time. */
 export function isStep(v: unknown): v is Step {
   if (!isRecord(v) || typeof v.kind !== 'string' || !STEP_KINDS.has(v.kind)) return false;
@@ -25,6 +42,8 @@ export function isStep(v: unknown): v is Step {
       return typeof v.patch === 'string' && optional(v.text, 'string');
     case 'calls':
       return Array.isArray(v.calls) && v.calls.every(isCall);
+    case 'hosted':
+      return Array.isArray(v.items) && v.items.every(isHostedItem) && optional(v.text, 'string') && (v.citations === undefined || (Array.isArray(v.citations) && v.citations.every(isCitation)));
     case 'http_error':
       return (
         typeof v.status === 'number' &&

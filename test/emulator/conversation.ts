@@ -56,6 +56,8 @@ export interface StoredResponse {
   items: unknown[];
   /** Tool calls of this response that a continuation must answer, by call_id. */
   pending: Map<string, ToolKind>;
+  /** Its MCP approval requests (a continuation may answer each, at most once; unlike calls, it need not). */
+  approvals?: Set<string>;
   response: WireResponse;
 }
 
@@ -127,6 +129,26 @@ export function checkToolOutputs(input: Record<string, unknown>[], previous: Map
   }
   for (const [callId, kind] of open) {
     return invalidRequest(`No tool output found for ${KIND_WORDS[kind]} ${callId}.`, 'input');
+  }
+  return null;
+}
+
+export function pendingApprovals(output: readonly unknown[]): Set<string> {
+  const ids = new Set<string>();
+  for (const item of output.filter(isRecord)) if (item.type === 'mcp_approval_request' && typeof item.id === 'string') ids.add(item.id);
+  return ids;
+}
+
+/** Each mcp_approval_response must answer an approval request of the previous response, once. */
+export function checkApprovalResponses(input: Record<string, unknown>[], previous: ReadonlySet<string>): ApiError | null {
+  const answered = new Set<string>();
+  for (const [index, item] of input.entries()) {
+    if (item.type !== 'mcp_approval_response') continue;
+    const id = asString(item.approval_request_id) ?? '';
+    const param = `input[${index}].approval_request_id`;
+    if (!previous.has(id)) return invalidRequest(`No MCP approval request found with id ${id}.`, param);
+    if (answered.has(id)) return invalidRequest(`Duplicate MCP approval response for ${id}.`, param);
+    answered.add(id);
   }
   return null;
 }

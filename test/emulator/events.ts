@@ -15,6 +15,7 @@ import { byteLength, newId } from './wire.ts';
 import type { WireEvent } from './wire.ts';
 import type { PlannedItem } from './brain.ts';
 import type { CompactionWireItem } from './memory.ts';
+import { citationAnnotations, hostedBytes, hostedEvents, type Citation } from './hosted.ts';
 
 /** An event plus how long to wait before sending it (slow streams). */
 export interface TimedEvent {
@@ -40,19 +41,21 @@ export function splitText(text: string, count: number): string[] {
   return pieces;
 }
 
-function textPart(text: string): ResponseOutputText {
-  return { type: 'output_text', text, annotations: [], logprobs: [] };
+function textPart(text: string, annotations: ResponseOutputText['annotations'] = []): ResponseOutputText {
+  return { type: 'output_text', text, annotations, logprobs: [] };
 }
 
-function messageEvents(index: number, text: string, chunks: number, delayMs: number, emit: (e: WireEvent, d?: number) => void): ResponseOutputMessage {
+function messageEvents(index: number, text: string, chunks: number, delayMs: number, emit: (e: WireEvent, d?: number) => void, citations: readonly Citation[] = []): ResponseOutputMessage {
   const id = newId('msg_');
   emit({ type: 'response.output_item.added', output_index: index, item: { id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
   const base = { item_id: id, output_index: index, content_index: 0 };
   emit({ type: 'response.content_part.added', ...base, part: textPart('') });
   for (const delta of splitText(text, chunks)) emit({ type: 'response.output_text.delta', ...base, delta, logprobs: [] }, delayMs);
+  const annotations = citationAnnotations(text, citations);
+  annotations.forEach((annotation, i) => emit({ type: 'response.output_text.annotation.added', ...base, annotation_index: i, annotation }));
   emit({ type: 'response.output_text.done', ...base, text, logprobs: [] });
-  emit({ type: 'response.content_part.done', ...base, part: textPart(text) });
-  const done: ResponseOutputMessage = { id, type: 'message', role: 'assistant', status: 'completed', content: [textPart(text)] };
+  emit({ type: 'response.content_part.done', ...base, part: textPart(text, annotations) });
+  const done: ResponseOutputMessage = { id, type: 'message', role: 'assistant', status: 'completed', content: [textPart(text, annotations)] };
   emit({ type: 'response.output_item.done', output_index: index, item: done });
   return done;
 }
@@ -146,7 +149,7 @@ export function buildOutput(items: PlannedItem[], encryptedReasoning: boolean, c
     const index = output.length;
     switch (item.type) {
       case 'message':
-        output.push(messageEvents(index, item.text, item.chunks, item.delayMs, emit));
+        output.push(messageEvents(index, item.text, item.chunks, item.delayMs, emit, item.citations));
         outputBytes += byteLength(item.text);
         break;
       case 'reasoning':
@@ -168,6 +171,10 @@ export function buildOutput(items: PlannedItem[], encryptedReasoning: boolean, c
       case 'custom_tool_call':
         output.push(customToolCallEvents(index, item.name, item.input, emit));
         outputBytes += byteLength(item.name) + byteLength(item.input);
+        break;
+      default:
+        output.push(hostedEvents(index, item, emit));
+        outputBytes += hostedBytes(item);
         break;
     }
   }

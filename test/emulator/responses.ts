@@ -5,7 +5,7 @@ import type { ResponseOutputItem, ResponseStatus, ResponseUsage } from 'openai/r
 import { ApiError, invalidRequest, isRecord, newId, sleep } from './wire.ts';
 import type { LoggedRequest, RawStep, Step, WireResponse } from './wire.ts';
 import { validateRequestBody } from './validate.ts';
-import { checkToolOutputs, parseRequest, pendingCalls, usageFor } from './conversation.ts';
+import { checkApprovalResponses, checkToolOutputs, parseRequest, pendingApprovals, pendingCalls, usageFor } from './conversation.ts';
 import type { ParsedRequest, ResponseStore, StoredResponse, ToolKind } from './conversation.ts';
 import { planDefault, planStep } from './brain.ts';
 import type { Plan } from './brain.ts';
@@ -108,7 +108,9 @@ function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Ad
   }
   const management = checkContextManagement(req, state.context);
   if (management instanceof ApiError) return management;
-  const invalid = checkCompactionItems(req.input) ?? checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>());
+  const invalid = checkCompactionItems(req.input)
+    ?? checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>())
+    ?? checkApprovalResponses(req.input, previous?.approvals ?? new Set<string>());
   return invalid ?? { req, previous, management };
 }
 
@@ -160,7 +162,7 @@ function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Ex
     if (!req.store) return;
     // After a compaction the chain holds only the compaction item and what follows it.
     const items = [...context.items, ...built.output];
-    const stored: StoredResponse = { id, items, pending: pendingCalls(built.output), response };
+    const stored: StoredResponse = { id, items, pending: pendingCalls(built.output), approvals: pendingApprovals(built.output), response };
     state.store.put(stored);
   };
   return { built, response, save };
@@ -197,7 +199,7 @@ async function answerRaw(state: EmulatorState, res: ServerResponse, entry: Logge
   if (done && req.store) {
     const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
     const output = Array.isArray(done.output) ? (done.output as unknown[]) : [];
-    state.store.put({ id: done.id, items: [...(previous?.items ?? []), ...req.input, ...output], pending: pendingCalls(output), response: done });
+    state.store.put({ id: done.id, items: [...(previous?.items ?? []), ...req.input, ...output], pending: pendingCalls(output), approvals: pendingApprovals(output), response: done });
   }
   entry.status = step.status ?? 200;
   res.writeHead(entry.status, { ...headers, 'content-type': step.contentType ?? 'text/event-stream; charset=utf-8' });
@@ -313,7 +315,7 @@ export async function handleCreate(state: EmulatorState, res: ServerResponse, si
     return;
   }
   const step = overflow ? undefined : takeStep(state.queue);
-  const plan = overflow ?? (step ? planStep(step, req) : planDefault(req, context.view));
+  const plan = overflow ?? (step ? planStep(step, req) : planDefault(req, admitted.previous?.items ?? [], context.view));
   const id = newId('resp_');
   entry.responseId = id;
   entry.status = 200;

@@ -15,7 +15,8 @@ let compiled: { check: ValidateFunction; topLevel: Set<string>; requiredByType: 
  * The service accepts replayed assistant messages whose `output_text` parts have no
  * id/status/annotations/logprobs (see SCHEMA-SOURCE); the published schema does not, so relax it.
  * Likewise a replayed reasoning item with `content: null`: Codex CLI serializes its reasoning
- * items that way on every store:false follow-up request, and the service takes them.
+ * items that way on every store:false follow-up request, and the service takes them. And an
+ * mcp_approval_response without the phantom `request_id` the schema requires.
  */
 function tolerantSchema(): Record<string, unknown> {
   const copy: unknown = structuredClone(schema);
@@ -29,6 +30,10 @@ function tolerantSchema(): Record<string, unknown> {
   if (isRecord(reasoning) && isRecord(reasoning.properties) && isRecord(reasoning.properties.content)) {
     reasoning.properties.content = { anyOf: [reasoning.properties.content, { type: 'null' }] };
   }
+  // MCPApprovalResponse lists `request_id` as required but defines no such property (the SDK,
+  // the API reference and every client send approval_request_id only): a schema error.
+  const approval = defs.MCPApprovalResponse;
+  if (isRecord(approval) && Array.isArray(approval.required)) approval.required = approval.required.filter((k) => k !== 'request_id');
   return copy;
 }
 

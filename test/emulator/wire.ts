@@ -14,6 +14,14 @@ import type {
 export type ShellCallSpec = { commands: string[] };
 export type FunctionCallSpec = { name: string; arguments: string };
 
+/** A hosted tool's item in a scripted `hosted` step (see hosted.ts). */
+export type HostedStepItem =
+  | { type: 'web_search'; query: string; sources?: string[] }
+  | { type: 'mcp_list_tools'; server: string; tools: string[]; error?: string }
+  | { type: 'mcp_call'; server: string; name: string; arguments: string; output?: string; error?: string }
+  | { type: 'mcp_approval_request'; server: string; name: string; arguments: string }
+  | { type: 'image_generation'; failed?: boolean };
+
 export type Step =
   | { kind: 'text'; text: string; chunks?: number; delayMs?: number; reasoning?: string }
   | { kind: 'shell'; commands: string[]; timeoutMs?: number; maxOutputLength?: number; text?: string }
@@ -21,6 +29,8 @@ export type Step =
   /** A patch envelope, sent in the form the request's tools offer (see patch.ts). */
   | { kind: 'patch'; patch: string; text?: string }
   | { kind: 'calls'; calls: Array<ShellCallSpec | FunctionCallSpec> }
+  /** Hosted tool items, then (optionally) an answer citing `citations` (url_citation annotations). */
+  | { kind: 'hosted'; items: HostedStepItem[]; text?: string; citations?: Array<{ url: string; title: string }> }
   | { kind: 'http_error'; status: number; code?: string; message?: string; type?: string; retryAfter?: number; times?: number }
   | { kind: 'cut'; afterText?: string }
   | { kind: 'hang' }
@@ -44,7 +54,7 @@ export interface RawStep {
   cut?: boolean;
 }
 
-export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'patch', 'calls', 'http_error', 'cut', 'hang', 'failed', 'raw']);
+export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'patch', 'calls', 'hosted', 'http_error', 'cut', 'hang', 'failed', 'raw']);
 
 export interface LoggedRequest {
   seq: number;

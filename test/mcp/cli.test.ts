@@ -27,17 +27,17 @@ describe('agentx mcp list', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('MCP servers (3):');
-    const cells = lines.slice(1, 4).map((l) => l.trim().split(/ {2,}/));
+    expect(lines[0]).toBe('MCP servers (4):');
+    const cells = lines.slice(1, 5).map((l) => l.trim().split(/ {2,}/));
     expect(cells[0]).toEqual(['tools', 'ready', 'stdio', '2 tools', 'user: ~/.config/agentx/mcp.json']);
     expect(cells[1]).toEqual(['broken', 'failed', 'stdio', '-', 'exited with code 1 before it was ready: fatal: cannot open the database']);
-    expect(cells[2]).toEqual(['proj', 'not approved', 'stdio', '-', `project: ${join(box.cwd, '.mcp.json')} (review it in an interactive agentx session)`]);
+    expect(cells[2]).toEqual(['hosted', 'via the API', 'remote', '-', 'user: ~/.config/agentx/mcp.json']);
+    expect(cells[3]).toEqual(['proj', 'not approved', 'stdio', '-', `project: ${join(box.cwd, '.mcp.json')} (review it in an interactive agentx session)`]);
     // Columns line up: each row's state and transport start where the others' do.
-    const starts = (col: number) => new Set(lines.slice(1, 4).map((l, i) => l.indexOf(`  ${cells[i]?.[col] ?? ''}`)));
+    const starts = (col: number) => new Set(lines.slice(1, 5).map((l, i) => l.indexOf(`  ${cells[i]?.[col] ?? ''}`)));
     expect(starts(1).size).toBe(1);
     expect(starts(2).size).toBe(1);
     expect(existsSync(join(box.cwd, 'started'))).toBe(false);
-    expect(lines[4]).toMatch(/server "hosted": skipped: hosted remote MCP/);
     expect(lines).toHaveLength(5);
   });
 

@@ -6,11 +6,12 @@ import { CLI_OUTPUT_MAX_BYTES } from '../../store/state.ts';
 import { OutputView } from '../../ui/output-view.ts';
 import { isColorTheme } from '../../ui/theme.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
+import { imageCommand } from './images.ts';
 import { clearSession } from './recovery.ts';
 import { rollbackCommand } from './rollback.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/compact', '/clear', '/model', '/mcp', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/setup', '/help'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
@@ -31,6 +32,7 @@ const HELP = [
   '  /clear             start a fresh conversation (/rollback undo brings the old one back)',
   '  /model [NAME]      show or switch the model for later requests',
   '  /mcp               MCP servers: state, transport and tool count',
+  '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
@@ -160,6 +162,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'clear': clearSession(ctx); break;
     case 'model': modelCommand(ctx, arg); break;
     case 'mcp': await mcpCommand(ctx); break;
+    case 'image': await imageCommand(ctx, arg); break;
     case 'setup': await hooks.setup(); break;
     case 'help': say(ctx, HELP); break;
     case 'quit': case 'exit': return { kind: 'exit' };

@@ -6,8 +6,9 @@ import type { Config } from '../../config/config.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { SessionStore } from '../../store/session-store.ts';
 import type { McpManager } from '../../tools/mcp/manager.ts';
+import type { LocalImagePart } from '../../wire/items.ts';
 import type { Theme } from '../../ui/theme.ts';
-import type { CommandRunner } from '../runtime.ts';
+import type { CommandRunner, HostedInput } from '../runtime.ts';
 import type { TerminalInput } from './terminal.ts';
 import type { CostTracker } from './usage-view.ts';
 
@@ -33,6 +34,10 @@ export interface ReplContext {
   history: string[];
   /** MCP servers of this session, when any are configured and approved. */
   mcp?: McpManager;
+  /** Remote MCP servers (called by the API) and the person's answers to their approval requests. */
+  hosted: HostedInput;
+  /** Images attached with /image, sent with the next message. */
+  images: LocalImagePart[];
 }
 
 /** One line of information for the user, on its own line. */

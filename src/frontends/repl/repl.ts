@@ -22,8 +22,8 @@ import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { lockForRepl, unsavedBanner } from './unsaved.ts';
 import { CostTracker } from './usage-view.ts';
-import { startMcp } from '../mcp-session.ts';
-
+import { startMcpSession } from '../mcp-session.ts';
+import type { HostedInput } from '../runtime.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
@@ -83,12 +83,14 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (!late.runner) throw new Error('turn runner used before it exists');
     return late.runner;
   };
-  const shared = { cli, env, out, theme, session: sessionStore, costs };
+  // Remote MCP servers join once the MCP config is read (connectMcp); approvals are asked by the runner.
+  const hosted: HostedInput = { remoteMcp: [], decideApproval: (question) => getRunner().approve(question) };
+  const shared = { cli, env, out, theme, session: sessionStore, costs, hosted };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
   const commands = replCommands(partial, config, getRunner);
   const ctx: ReplContext = {
     ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
-    history: loadHistory(historyFile),
+    history: loadHistory(historyFile), images: [],
     engine: await buildEngine(partial, config, getRunner, commands),
     commands,
   };
@@ -140,7 +142,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     greet(ctx, loaded.existed);
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
-    if (ctx.mcp) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
+    if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
     await settleLeftovers(ctx, runner);
     await loop(ctx, runner, hooks, historyFile);
     return EXIT_OK;
@@ -157,7 +159,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
 /** MCP servers start in the background (the prompt does not wait); their tools join the registry. */
 async function connectMcp(ctx: ReplContext): Promise<void> {
   const t = ctx.theme;
-  ctx.mcp = await startMcp({
+  const started = await startMcpSession({
     projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, wait: false,
     notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
     approve: async (pending) => {
@@ -169,6 +171,8 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
       return answer === 'y';
     },
   });
+  ctx.mcp = started.manager;
+  ctx.hosted.remoteMcp = started.remote;
 }
 
 function greet(ctx: ReplContext, existed: boolean): void {
@@ -222,7 +226,10 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
     if (action.kind === 'message') {
       const text = action.text;
       const notes = turnNotes(ctx);
-      const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal));
+      const images = ctx.images;
+      const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal, images));
+      // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
+      if (outcome.kind !== 'interrupted') ctx.images = [];
       await afterTurn(ctx, runner, outcome);
     }
   }

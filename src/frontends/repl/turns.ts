@@ -5,6 +5,8 @@ import { contextLeft, formatContextLeft } from '../../engine/context.ts';
 import type { TurnOutcome } from '../../engine/engine.ts';
 import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
+import { argumentsPreview, type ApprovalDecision, type ApprovalQuestion } from '../../tools/hosted/remote-mcp.ts';
+import { supportsHyperlinks } from '../../ui/hyperlink.ts';
 import type { RerunAnswer, RerunQuestion } from '../../tools/sandboxed.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { confirmPrompt } from '../../ui/command-view.ts';
@@ -50,6 +52,7 @@ export class TurnRunner {
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
       quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
       showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, ...terminalRenderOptions(this.ctx.out),
+      hyperlinks: supportsHyperlinks(this.ctx.out, this.ctx.env),
     });
   }
 
@@ -83,6 +86,21 @@ export class TurnRunner {
     }
     if (answer === 'a') this.alwaysRun = true;
     return answer !== 'n';
+  };
+
+  /** A remote MCP server's approval request: the person says yes or no (Esc/Ctrl-C: no, and the turn stops). */
+  readonly approve = async (q: ApprovalQuestion): Promise<ApprovalDecision> => {
+    const t = this.ctx.theme;
+    this.spinner.stop();
+    if (!this.writer.atLineStart) this.writer.write('\n');
+    // Names and arguments come from the server: control characters are shown, never obeyed.
+    this.writer.write(`${t.yellow('?')} remote MCP server ${t.cyan(showControls(q.server))} wants to run ${t.cyan(showControls(q.tool))} ${showControls(argumentsPreview(q.arguments))}  [y]es / [n]o: `);
+    const answer = await this.ctx.term.askKey(['y', 'n']);
+    this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
+    if (answer === 'cancel') this.controller?.abort();
+    return answer === 'y'
+      ? { approve: true, decidedBy: 'person' }
+      : { approve: false, decidedBy: 'person', reason: 'the user declined this call' };
   };
 
   /** A command looked refused by the sandbox: run it once more without it? (y / N / always this session) */

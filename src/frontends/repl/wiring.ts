@@ -33,14 +33,14 @@ export function replCommands(
 }
 
 export async function buildEngine(
-  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme'> & { cwd: () => string },
+  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted'> & { cwd: () => string },
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
   commands: CommandRunner,
   mcp?: McpManager,
 ): Promise<Engine> {
   const deps = await createTurnDeps({
-    config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp,
+    config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp, hosted: ctx.hosted,
     emit: (ev) => runner().emit(ev),
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,

@@ -88,7 +88,7 @@ describe('parseMcpFile', () => {
       'mcp: /p/.mcp.json: server "args": "args" must be an array of strings',
       'mcp: /p/.mcp.json: server "env": "env.A" must be a string',
       'mcp: /p/.mcp.json: server "url": "url" must be http(s), got ftp:',
-      'mcp: /p/.mcp.json: server "type": unknown "type" "websocket" (expected stdio, http or sse)',
+      'mcp: /p/.mcp.json: server "type": unknown "type" "websocket" (expected stdio, http, sse or remote)',
       'mcp: /p/.mcp.json: server "mixed": "cwd" only applies to a server with a "command"',
       'mcp: /p/.mcp.json: server "timeout": "startupTimeoutMs" must be a positive number of milliseconds',
       'mcp: /p/.mcp.json: server "notobj": must be an object',
@@ -96,13 +96,29 @@ describe('parseMcpFile', () => {
     ]);
   });
 
-  it('skips hosted remote MCP entries and disabled ones without failing', () => {
-    const r = parse({ mcpServers: { hosted: { type: 'remote', server_url: 'https://x' }, off: { command: 'x', disabled: true }, on: { command: 'y' } } });
+  it('reads hosted remote MCP entries apart from the servers it starts, and skips disabled ones', () => {
+    const r = parse({ mcpServers: { hosted: { type: 'remote', server_url: 'https://x.example/mcp' }, off: { command: 'x', disabled: true }, on: { command: 'y' } } });
     expect(r.problems).toEqual([]);
     expect(r.servers.map((s) => s.name)).toEqual(['on']);
-    expect(r.skipped).toEqual([
-      'mcp: /p/.mcp.json: server "hosted": skipped: hosted remote MCP ("type": "remote") is not started by agentx',
-      'mcp: /p/.mcp.json: server "off": skipped: disabled',
+    expect(r.remote).toEqual([{ name: 'hosted', file: '/p/.mcp.json', scope: 'project', transport: 'remote', url: 'https://x.example/mcp', headers: {}, requireApproval: 'always' }]);
+    expect(r.skipped).toEqual(['mcp: /p/.mcp.json: server "off": skipped: disabled']);
+  });
+
+  it('validates remote entries: url, headers, require_approval, allowed_tools', () => {
+    const r = parse({
+      mcpServers: {
+        ok: { type: 'remote', url: 'https://d.example/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, require_approval: { never: { tool_names: ['search'] } }, allowed_tools: ['search'] },
+        nourl: { type: 'remote' },
+        local: { type: 'remote', url: 'https://x', command: 'x' },
+        policy: { type: 'remote', url: 'https://x', require_approval: 'sometimes' },
+      },
+    });
+    expect(r.remote.map((s) => s.name)).toEqual(['ok']);
+    expect(r.remote[0]).toMatchObject({ headers: { Authorization: 'Bearer ${TOKEN}' }, requireApproval: { never: { tool_names: ['search'] } }, allowedTools: ['search'] });
+    expect(r.problems).toEqual([
+      'mcp: /p/.mcp.json: server "nourl": a remote server needs "url" (a non-empty string)',
+      'mcp: /p/.mcp.json: server "local": "command" does not apply to a remote server (the API connects to its "url")',
+      'mcp: /p/.mcp.json: server "policy": "require_approval" must be "always", "never" or {"never": {"tool_names": [...]}}',
     ]);
   });
 
@@ -200,10 +216,20 @@ describe('loadMcpConfig and approval', () => {
     expect(broken.problems[0]).toMatch(/^mcp: .*mcp\.json: invalid JSON/);
   });
 
-  it('a project file without servers needs no approval', async () => {
-    writeProject({ mcpServers: { hosted: { type: 'remote' } } });
+  it('a project file without usable servers needs no approval', async () => {
+    writeProject({ mcpServers: { hosted: { type: 'remote' }, off: { command: 'x', disabled: true } } });
     const config = await loadMcpConfig({ projectDir: project, env });
     expect(config.pendingApproval()).toBeUndefined();
+    expect(config.problems).toHaveLength(1);
     expect(config.skipped).toHaveLength(1);
+  });
+
+  it('a project file with remote servers needs approval before they are offered', async () => {
+    writeProject({ mcpServers: { docs: { type: 'remote', url: 'https://docs.example/mcp', headers: { 'X-Key': '${KEY}' } } } });
+    const config = await loadMcpConfig({ projectDir: project, env });
+    expect(config.remoteServers()).toEqual([]);
+    expect(config.pendingApproval()?.servers).toEqual([{ name: 'docs', transport: 'remote', description: 'https://docs.example/mcp (called by the API, with headers X-Key)' }]);
+    config.approve();
+    expect(config.remoteServers().map((s) => s.name)).toEqual(['docs']);
   });
 });

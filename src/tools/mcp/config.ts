@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { errorCode } from '../../lib/fsutil.ts';
 import { approvalsPath, isApproved, recordApproval, userMcpConfigPath } from './approval.ts';
 import { describeSpec, parseMcpFile } from './spec.ts';
-import type { McpServerSpec, ParsedMcpFile } from './spec.ts';
+import type { McpServerSpec, ParsedMcpFile, RemoteServerSpec } from './spec.ts';
 
 export const PROJECT_MCP_FILE = '.mcp.json';
 
@@ -22,8 +22,8 @@ export interface PendingApproval {
   /** Absolute (real) path of the project file. */
   file: string;
   sha256: string;
-  /** What approving would start: name, transport and command line or URL of each server. */
-  servers: { name: string; transport: McpServerSpec['transport']; description: string }[];
+  /** What approving would start (or, for remote servers, let the API call): name, transport and command line or URL. */
+  servers: { name: string; transport: McpServerSpec['transport'] | 'remote'; description: string }[];
 }
 
 interface ProjectFile {
@@ -79,14 +79,27 @@ export class McpConfig {
     return [...byName.values()];
   }
 
+  /**
+   * Remote servers the API calls (`"type": "remote"`): the user's, plus the project's once
+   * approved (a project could otherwise send environment secrets, through `${VAR}` headers, to a
+   * server of its choosing). A project entry replaces a user entry of the same name.
+   */
+  remoteServers(): RemoteServerSpec[] {
+    const byName = new Map<string, RemoteServerSpec>();
+    for (const s of this.user?.remote ?? []) byName.set(s.name, s);
+    if (this.project?.approved) for (const s of this.project.parsed.remote) byName.set(s.name, s);
+    return [...byName.values()];
+  }
+
   /** The project file waiting for the person's approval, or undefined (none, approved, or no servers). */
   pendingApproval(): PendingApproval | undefined {
     const p = this.project;
-    if (!p || p.approved || p.parsed.servers.length === 0) return undefined;
+    const all = [...(p?.parsed.servers ?? []), ...(p?.parsed.remote ?? [])];
+    if (!p || p.approved || all.length === 0) return undefined;
     return {
       file: p.file,
       sha256: p.sha256,
-      servers: p.parsed.servers.map((s) => ({ name: s.name, transport: s.transport, description: describeSpec(s) })),
+      servers: all.map((s) => ({ name: s.name, transport: s.transport, description: describeSpec(s) })),
     };
   }
 

@@ -56,6 +56,10 @@ function table(rows: Row[]): string[] {
  */
 export function formatMcpList(config: McpConfig, statuses: McpServerStatus[], home: string = homedir()): string[] {
   const rows = statuses.map((s) => statusRow(s, home));
+  // Remote servers are not started here: the API connects to them when a request offers them.
+  for (const s of config.remoteServers()) {
+    rows.push({ name: s.name, state: 'via the API', transport: 'remote', tools: '-', detail: `${s.scope}: ${shortPath(s.file, home)}` });
+  }
   const pending = config.pendingApproval();
   for (const s of pending?.servers ?? []) {
     rows.push({ name: s.name, state: 'not approved', transport: s.transport, tools: '-', detail: `project: ${shortPath(pending?.file ?? '', home)} (review it in an interactive agentx session)` });

@@ -1,6 +1,7 @@
 // MCP server settings as read from a config file: the shape people already write for other
 // agents (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`), validated with
 // one-line messages that name the file and the server. Pure: text in, specs and problems out.
+import type { McpApprovalPolicy } from '../../wire/items.ts';
 
 export type McpScope = 'project' | 'user';
 
@@ -31,11 +32,25 @@ export interface HttpServerSpec extends SpecBase {
 
 export type McpServerSpec = StdioServerSpec | HttpServerSpec;
 
+/**
+ * `"type": "remote"`: a server the API calls itself (hosted MCP). Its url and headers keep their
+ * `${VAR}` references until a session offers it (tools/mcp/remote.ts).
+ */
+export interface RemoteServerSpec extends Pick<SpecBase, 'name' | 'file' | 'scope'> {
+  transport: 'remote';
+  url: string;
+  headers: Record<string, string>;
+  requireApproval: McpApprovalPolicy;
+  allowedTools?: string[];
+}
+
 export interface ParsedMcpFile {
   servers: McpServerSpec[];
+  /** Hosted remote servers (`"type": "remote"`), offered to the API rather than started. */
+  remote: RemoteServerSpec[];
   /** One line each: the file, the server and what is wrong. Those servers are left out. */
   problems: string[];
-  /** One line each: entries deliberately not started (disabled, hosted remote MCP). */
+  /** One line each: entries deliberately not used (disabled). */
   skipped: string[];
 }
 
@@ -117,13 +132,52 @@ export function isSpecError(err: unknown): err is Error {
   return err instanceof SpecError;
 }
 
+function toolNameFilter(v: unknown, key: string): { tool_names: string[] } {
+  if (!isObject(v) || !isStringArray(v.tool_names) || Object.keys(v).some((k) => k !== 'tool_names')) {
+    throw new SpecError(`"require_approval.${key}" must be {"tool_names": [names]}`);
+  }
+  return { tool_names: [...v.tool_names] };
+}
+
+/** `"always"` (the default: the server asks before each call), `"never"`, or per-tool lists. */
+function approvalPolicy(v: unknown): McpApprovalPolicy {
+  if (v === undefined) return 'always';
+  if (v === 'always' || v === 'never') return v;
+  if (isObject(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => k === 'always' || k === 'never')) {
+    const policy: { always?: { tool_names: string[] }; never?: { tool_names: string[] } } = {};
+    if (v.always !== undefined) policy.always = toolNameFilter(v.always, 'always');
+    if (v.never !== undefined) policy.never = toolNameFilter(v.never, 'never');
+    return policy;
+  }
+  throw new SpecError('"require_approval" must be "always", "never" or {"never": {"tool_names": [...]}}');
+}
+
+function remoteSpec(entry: Json, name: string, file: string, scope: McpScope): RemoteServerSpec {
+  for (const key of ['command', 'args', 'env', 'cwd']) {
+    if (entry[key] !== undefined) throw new SpecError(`"${key}" does not apply to a remote server (the API connects to its "url")`);
+  }
+  if (entry.url !== undefined && entry.server_url !== undefined) throw new SpecError('has both "url" and "server_url"; give one');
+  const url = entry.url ?? entry.server_url;
+  if (typeof url !== 'string' || url.trim() === '') throw new SpecError('a remote server needs "url" (a non-empty string)');
+  if (!url.includes('${')) checkUrl(url);
+  const spec: RemoteServerSpec = { name, file, scope, transport: 'remote', url, headers: optionalRecord(entry, 'headers'), requireApproval: approvalPolicy(entry.require_approval) };
+  if (entry.allowed_tools !== undefined) {
+    if (!isStringArray(entry.allowed_tools)) throw new SpecError('"allowed_tools" must be an array of tool names');
+    spec.allowedTools = [...entry.allowed_tools];
+  }
+  return spec;
+}
+
 /** One entry of `mcpServers`: a spec, a reason it is skipped, or a SpecError. */
-function parseEntry(name: string, entry: unknown, file: string, scope: McpScope): McpServerSpec | { skipped: string } {
+function parseEntry(name: string, entry: unknown, file: string, scope: McpScope): McpServerSpec | RemoteServerSpec | { skipped: string } {
   if (!isObject(entry)) throw new SpecError('must be an object');
   const { type } = entry;
-  if (type === 'remote') return { skipped: 'hosted remote MCP ("type": "remote") is not started by agentx' };
+  if (type === 'remote') {
+    if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') throw new SpecError('"disabled" must be true or false');
+    return entry.disabled === true ? { skipped: 'disabled' } : remoteSpec(entry, name, file, scope);
+  }
   if (type !== undefined && (typeof type !== 'string' || !TRANSPORT_TYPES.has(type))) {
-    throw new SpecError(`unknown "type" ${JSON.stringify(type)} (expected stdio, http or sse)`);
+    throw new SpecError(`unknown "type" ${JSON.stringify(type)} (expected stdio, http, sse or remote)`);
   }
   if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') throw new SpecError('"disabled" must be true or false');
   if (entry.disabled === true) return { skipped: 'disabled' };
@@ -156,7 +210,7 @@ function errorText(err: unknown): string {
 }
 
 export function parseMcpFile(text: string, file: string, scope: McpScope): ParsedMcpFile {
-  const result: ParsedMcpFile = { servers: [], problems: [], skipped: [] };
+  const result: ParsedMcpFile = { servers: [], remote: [], problems: [], skipped: [] };
   let root: unknown;
   try {
     root = JSON.parse(text);
@@ -178,6 +232,7 @@ export function parseMcpFile(text: string, file: string, scope: McpScope): Parse
     try {
       const parsed = parseEntry(name, entry, file, scope);
       if ('skipped' in parsed) result.skipped.push(`${where}: skipped: ${parsed.skipped}`);
+      else if (parsed.transport === 'remote') result.remote.push(parsed);
       else result.servers.push(parsed);
     } catch (err) {
       if (!isSpecError(err)) throw err;
@@ -193,7 +248,11 @@ function quoteWord(word: string): string {
 }
 
 /** A short description of what a server runs or where it connects, for approval prompts and lists. */
-export function describeSpec(spec: McpServerSpec): string {
+export function describeSpec(spec: McpServerSpec | RemoteServerSpec): string {
   if (spec.transport === 'stdio') return [spec.command, ...spec.args].map(quoteWord).join(' ');
+  if (spec.transport === 'remote') {
+    const headers = Object.keys(spec.headers);
+    return `${spec.url} (called by the API${headers.length > 0 ? `, with headers ${headers.join(', ')}` : ''})`;
+  }
   return `${spec.url}${spec.transport === 'sse' ? ' (SSE)' : ''}`;
 }

@@ -1,0 +1,113 @@
+// Remote MCP servers called by the API itself ({type: "mcp", server_url, headers, …}): the
+// configured `"type": "remote"` entries. The server lists their tools and calls them; agentx shows
+// those items (mcp_list_tools, mcp_call) and answers the server's approval requests: the person
+// decides in the REPL, a policy decides in one-shots. An approval request is journaled like a call
+// (its answer is recorded before it is sent), so a crash neither loses nor repeats an answer.
+import type { HostedItem, HostedMcpToolDefinition, McpApprovalPolicy, McpApprovalRequestItem, ToolDefinition } from '../../wire/items.ts';
+import type { HostedProgress, ParsedCall, Tool, ToolContext, ToolResult } from '../tool.ts';
+
+/** A remote server ready to offer: headers already expanded (they hold secrets: never logged or stored). */
+export interface RemoteMcpServer {
+  /** The name in the config file. */
+  name: string;
+  /** The label the API uses in its items (the name made safe). */
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  requireApproval: McpApprovalPolicy;
+  allowedTools?: string[];
+}
+
+export interface ApprovalQuestion {
+  server: string;
+  tool: string;
+  /** The call's arguments as JSON text. */
+  arguments: string;
+}
+
+export interface ApprovalDecision {
+  approve: boolean;
+  decidedBy: 'person' | 'policy';
+  /** Told to the model (and shown) when the call is denied. */
+  reason?: string;
+}
+
+export type ApprovalDecider = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalDecision>;
+
+export interface ApprovalCall extends ParsedCall {
+  item: McpApprovalRequestItem;
+}
+
+/** One-line argument text for prompts: compact and capped. */
+export function argumentsPreview(json: string, max = 160): string {
+  let text = json;
+  try {
+    text = JSON.stringify(JSON.parse(json));
+  } catch {
+    // Shown as the server sent it.
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function remoteDefinition(s: RemoteMcpServer): HostedMcpToolDefinition {
+  const def: HostedMcpToolDefinition = { type: 'mcp', server_label: s.label, server_url: s.url, require_approval: s.requireApproval };
+  if (Object.keys(s.headers).length > 0) def.headers = { ...s.headers };
+  if (s.allowedTools !== undefined) def.allowed_tools = [...s.allowedTools];
+  return def;
+}
+
+export function remoteMcpProgress(item: HostedItem): HostedProgress | undefined {
+  if (item.type === 'mcp_list_tools') {
+    const ev: HostedProgress = { type: 'hosted_mcp_tools', id: item.id, server: item.server_label, tools: item.tools.map((t) => t.name) };
+    if (item.error) ev.error = item.error;
+    return ev;
+  }
+  if (item.type === 'mcp_call') {
+    const error = item.error ?? (item.status === 'failed' ? 'the call failed' : undefined);
+    const ev: HostedProgress = {
+      type: 'hosted_mcp_call', id: item.id, server: item.server_label, tool: item.name, arguments: item.arguments,
+      ok: error === undefined || error === null, outputBytes: Buffer.byteLength(item.output ?? '', 'utf8'),
+    };
+    if (error) ev.error = error;
+    return ev;
+  }
+  return undefined;
+}
+
+export function createRemoteMcpTool(servers: readonly RemoteMcpServer[], decide: ApprovalDecider): Tool<ApprovalCall> {
+  async function run(call: ApprovalCall, ctx: ToolContext): Promise<ToolResult> {
+    const { item } = call;
+    const decision = await decide({ server: item.server_label, tool: item.name, arguments: item.arguments }, ctx.signal);
+    const progress: HostedProgress = {
+      type: 'mcp_approval', callId: item.call_id, server: item.server_label, tool: item.name, approved: decision.approve, decidedBy: decision.decidedBy,
+    };
+    if (decision.reason !== undefined) progress.reason = decision.reason;
+    ctx.progress(progress);
+    const output: ToolResult['output'] = { type: 'mcp_approval_response', approval_request_id: item.call_id, approve: decision.approve };
+    if (!decision.approve && decision.reason !== undefined) output.reason = decision.reason;
+    return {
+      output,
+      summary: [`${call.title} → ${decision.approve ? 'approved' : 'denied'}`],
+      interrupted: ctx.signal.aborted,
+    };
+  }
+
+  return {
+    name: 'remote_mcp',
+    definitions: (): ToolDefinition[] => servers.map(remoteDefinition),
+    accepts: (item) => item.type === 'mcp_approval_request',
+    parse(item) {
+      if (item.type !== 'mcp_approval_request') return { ok: false, callId: item.call_id, error: 'not an MCP approval request' };
+      return { ok: true, call: { callId: item.call_id, title: `${item.server_label}.${item.name} ${argumentsPreview(item.arguments)}`, commands: [], item } };
+    },
+    run,
+    asksPerson: true,
+    observes: (item) => item.type === 'mcp_call' || item.type === 'mcp_list_tools',
+    observe(item, phase, ctx) {
+      // Shown when done: that is when the server has the tool list or the call's result.
+      if (phase !== 'done') return;
+      const ev = remoteMcpProgress(item);
+      if (ev) ctx.progress(ev);
+    },
+  };
+}
