@@ -5,7 +5,9 @@ import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
 import { createOpenAIClient } from './client.ts';
 import { ModelError } from './errors.ts';
 import { buildRequest, withContextManagement } from './request.ts';
+import { withLocalImages } from './local-images.ts';
 import { scrubSecrets } from './scrub.ts';
+import { observeUsage } from './usage-observer.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from './types.ts';
 import { userMessage, type InputItem } from '../wire/items.ts';
 
@@ -76,12 +78,17 @@ describe('compaction on the wire', () => {
     expect(plain.compactions).toBeUndefined();
   });
 
-  it('compact() returns the output to start a new chain with, and its usage', async () => {
+  it('compact() returns the output to start a new chain with, and its usage, through every wrapper the CLI uses', async () => {
     emu.configureContext({ windowTokens: 50_000 });
     const first = await complete(client, buildRequest(shape, [message('remember B=2')], null));
-    const compacted = await client.compact?.({ model: 'gpt-4.1', instructions: 'sys', previous_response_id: first.id }, new AbortController().signal);
+    const seen: number[] = [];
+    const wrapped = observeUsage(withLocalImages(scrubSecrets(client, ['k-secret'])), (_model, usage) => seen.push(usage.inputTokens));
+    const compacted = await wrapped.compact?.({ model: 'gpt-4.1', instructions: 'sys', previous_response_id: first.id }, new AbortController().signal);
     expect(compacted?.output.at(-1)).toMatchObject({ type: 'compaction' });
     expect(compacted?.usage.inputTokens).toBeGreaterThan(0);
+    expect(seen).toEqual([compacted?.usage.inputTokens]);
+    // The service's ids and statuses are not carried into the next chain's input.
+    expect(compacted?.output.every((item) => !('status' in item))).toBe(true);
     const next = await complete(client, buildRequest(shape, [...(compacted?.output ?? []), message('recall: B')], null));
     expect(next.text).toBe('Recalled: B=2');
   });
