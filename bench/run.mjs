@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { HAVE_TIME, REPO, writeBenchSection, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation } from './interactive.mjs';
+import { compactionBench, compactionSection } from './compaction.mjs';
 import { cleanupDaily, hugeOutputRss, longSessionRss, oneshotVsNode } from './daily.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 15));
@@ -24,6 +25,8 @@ const uptimeBefore = uptime();
 const log = (m) => process.stderr.write(`${m}\n`);
 const rows = [];
 const notes = [];
+/** The compaction bench's result (bench/compaction.mjs), its own section of BENCHMARKS.md. */
+let compaction = null;
 const row = (r) => rows.push(r);
 
 // ---- the bundle under test must be the current source -------------------------------------
@@ -247,6 +250,18 @@ try {
     row({ name: 'peak RSS: 200-turn interactive session', agentx: `${mib(long.rssKb)} (state file ${long.stateBytes.toLocaleString('en')} B)`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(long.rssKb < 150 * 1024) });
     cleanupDaily();
   });
+  // ---- 7. compaction: extra requests and bytes over a 200-turn session, per mechanism --------
+  await section('compaction cost', async () => {
+    compaction = await compactionBench({ turns: 200, window: 8000 });
+    const base = compaction.results[0];
+    for (const r of compaction.results.slice(1)) {
+      row({
+        name: `compaction over 200 turns, 8,000-token window: ${r.name}`,
+        agentx: `+${r.requests - base.requests} requests, +${((r.bytesSent - base.bytesSent) / 1024).toFixed(1)} KiB sent, ${r.compactions} compactions, facts kept ${r.factsKept}`,
+        other: `no window limit: ${base.requests} requests, ${(base.bytesSent / 1024).toFixed(1)} KiB`, ratio: '—', target: 'report', verdict: 'reported',
+      });
+    }
+  });
 } finally {
   emu.stop();
 }
@@ -290,9 +305,11 @@ const md = [
     '```',
   ].join('\n') : '',
   '',
+  '',
   analysis,
 ].join('\n');
 writeBenchSection('main', md.replace(/\n{3,}/g, '\n\n'));
+if (compaction) writeBenchSection('compaction', compactionSection(compaction, machine, `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
 process.stdout.write(`${md}\n`);
 // Codex keeps its sessions and sqlite state under each CODEX_HOME: remove what this run made.
 for (const dir of scratch) rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { checkOnOff, checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
+import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
 import { configPath } from '../paths.ts';
 import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
@@ -25,6 +26,10 @@ export interface Config {
   configFile: string;
   /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (README "Sandbox"). */
   sandbox: SandboxSetting;
+  /** AGENTX_CONTEXT_WINDOW (validated); unset: the model table or a conservative default. */
+  contextWindow: string | undefined;
+  /** AGENTX_AUTO_COMPACT, parsed. */
+  autoCompact: AutoCompactSetting;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -106,5 +111,20 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   // Compatible servers (Ollama, vLLM, proxies) rarely have hosted web search: on only for OpenAI unless set.
   const webSearch = onOff(flags.webSearch, 'AGENTX_WEB_SEARCH', env, fileValues, isOpenAiBaseUrl(baseUrl));
   const imageGeneration = onOff(flags.imageGeneration, 'AGENTX_IMAGE_GENERATION', env, fileValues, false);
-  return { apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration, configFile: file, sandbox };
+  const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
+  return {
+    apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
+    configFile: file, sandbox, ...context,
+  };
+}
+
+/** The context window settings, checked now so a bad value is one line at start, not a failure mid-session. */
+function contextSettings(window: string | undefined, autoCompact: string | undefined, model: string): Pick<Config, 'contextWindow' | 'autoCompact'> {
+  try {
+    contextWindowFor(model, window);
+    return { contextWindow: window, autoCompact: parseAutoCompact(autoCompact) };
+  } catch (err) {
+    if (err instanceof ContextSettingError) throw new ConfigError(err.message);
+    throw err;
+  }
 }

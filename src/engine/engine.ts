@@ -4,21 +4,30 @@
 // operation and render its events; they never change the session themselves.
 import {
   addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback, withFilesUndo,
-  type CliTranscriptEntry, type FileSpan, type SessionState,
+  type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState,
 } from '../store/state.ts';
+import { ModelError } from '../model/errors.ts';
 import type { DiffResult, RestorePlan, RestoreResult } from '../workspace/index.ts';
 import type { InputItem, LocalImagePart, MessageItem } from '../wire/items.ts';
 import { userMessage } from '../wire/items.ts';
 import { restoredFilesMessage } from '../workspace/notices.ts';
+import { chainStart } from './compaction-seed.ts';
+import type { ContextWindow } from './context.ts';
 import { restoreWithUndo, TurnFiles } from './files.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
-import { formatCliTranscript, newChainInput } from './new-chain.ts';
+import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
+import { trimToolOutputs } from './tool-output-caps.ts';
 import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type Attempt, type TurnDeps, type TurnResult } from './turn.ts';
 
 export type TurnOutcome =
   | { kind: 'done'; result: TurnResult }
   | { kind: 'interrupted' }
   | { kind: 'failed'; failure: TurnFailed };
+
+export type CompactOutcome =
+  | { kind: 'compacted'; mechanism: CompactionMechanism; tokensBefore: number; tokensAfter: number }
+  | { kind: 'not_compacted'; reason: string }
+  | { kind: 'interrupted' };
 
 /**
  * What to do with tool calls a dead session left unfinished:
@@ -68,7 +77,8 @@ export class Engine {
     const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
     const input: InputItem[] = [...leftoverOutputs(state), ...this.nextDeveloperNotes.map(developerMessage), userMessage(context, text, images)];
     this.nextDeveloperNotes = [];
-    return this.run(text, { input, previousResponseId: state.response_id }, signal);
+    // Right after a compaction the chain has no response yet: the message follows its seed.
+    return this.run(text, chainStart(state, input), signal);
   }
 
   /** Resends exactly the request that failed (no command is re-run). */
@@ -77,10 +87,41 @@ export class Engine {
     return this.run(pending.user_message ?? '', { input: pending.input, previousResponseId: pending.previous_response_id }, signal);
   }
 
-  /** Sends the failed request on a new server-side chain seeded with the local context. */
+  /** Sends the failed request on a new server-side chain seeded with the local context (as much as the window allows). */
   newChain(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
-    return this.run(pending.user_message ?? '', { input: newChainInput(this.state, pending.input), previousResponseId: null }, signal);
+    const input = newChainInput(this.state, pending.input, newChainBudgetChars(this.deps.compaction.window()));
+    return this.run(pending.user_message ?? '', { input, previousResponseId: null }, signal);
+  }
+
+  /** After an overflow: resends the failed request with its tool outputs cut to a short head and tail. */
+  retryTrimmed(signal: AbortSignal): Promise<TurnOutcome> {
+    const pending = this.requirePendingTransaction();
+    const input = trimToolOutputs(pending.input, this.deps.compaction.window());
+    return this.run(pending.user_message ?? '', { input, previousResponseId: pending.previous_response_id }, signal);
+  }
+
+  /** /compact: compacts the conversation now (the next message starts from the compacted chain). */
+  async compact(signal: AbortSignal): Promise<CompactOutcome> {
+    const state = this.state;
+    if (state.response_id === null) {
+      return { kind: 'not_compacted', reason: state.compaction !== null ? 'the conversation is already compacted' : 'there is no conversation to compact yet' };
+    }
+    try {
+      const result = await this.deps.compaction.compactNow({ input: leftoverOutputs(state), previousResponseId: state.response_id }, signal);
+      if (!result.ok) return { kind: 'not_compacted', reason: result.reason };
+      // The driver recorded it (withCompaction) before returning.
+      const done = this.state.compaction;
+      return { kind: 'compacted', mechanism: result.mechanism, tokensBefore: done?.tokens_before ?? 0, tokensAfter: done?.tokens_after ?? 0 };
+    } catch (err) {
+      if (signal.aborted || (err instanceof ModelError && err.kind === 'aborted')) return { kind: 'interrupted' };
+      throw err;
+    }
+  }
+
+  /** The context window in force for the current model (the usage line, /usage). */
+  contextWindow(): ContextWindow {
+    return this.deps.compaction.window();
   }
 
   /** Settles the tool calls of a turn that never finished, then continues that turn. */

@@ -1,8 +1,10 @@
 // The one event union every front-end (terminal renderer, --json, tests) reads. The JSON
 // renderer (frontends/json.ts) is a pure function of it; its test lists every type.
+import type { CompactionMechanism } from '../store/state.ts';
 import type { ToolCallType } from '../wire/items.ts';
 import type { ToolProgress } from '../tools/tool.ts';
 import type { TurnUsage } from '../usage/tokens.ts';
+import type { ContextLeft } from './context.ts';
 
 export type { CommandResultInfo, FileChange, ToolProgress } from '../tools/tool.ts';
 
@@ -27,10 +29,15 @@ export type AgentEvent =
   | { type: 'chain_restarted'; reason: string }
   /** The session could not be saved; `blocking` when a tool call was not run because of it. */
   | { type: 'save_failed'; message: string; blocking: boolean }
+  /** The conversation was compacted (before a request, after an overflow, or by /compact); the tokens are its context before and after. */
+  | { type: 'context_compacted'; mechanism: CompactionMechanism; tokensBefore: number; tokensAfter: number }
+  /** One line about the context window for the person (compacting now, an overflow being recovered). */
+  | { type: 'context_notice'; message: string }
   /** The answer cites web pages (url_citation annotations): shown as a numbered list under it. */
   | { type: 'sources'; sources: Source[] }
-  | { type: 'usage'; usage: TurnUsage }
-  | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; durationMs: number }
+  /** `context`: how full the context window is after this turn. */
+  | { type: 'usage'; usage: TurnUsage; context: ContextLeft }
+  | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; context: ContextLeft; durationMs: number }
   /** At a turn's end: the files its tool calls changed (from the workspace snapshots). */
   | { type: 'workspace_changed'; changes: { status: 'A' | 'M' | 'D'; path: string }[] }
   | { type: 'turn_interrupted' }

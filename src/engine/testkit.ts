@@ -10,7 +10,10 @@ import { emptyState, type SessionState } from '../store/state.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from '../tools/tool.ts';
 import type { HostedItem, ToolCallItem, UrlCitation } from '../wire/items.ts';
+import { parseAutoCompact } from './context.ts';
 import type { AgentEvent } from './events.ts';
+import { inMemoryCapabilities, type ServerCapabilities } from './server-capabilities.ts';
+import { turnCompaction } from './turn-compaction.ts';
 import type { TurnDeps } from './turn.ts';
 
 export type Step =
@@ -91,7 +94,16 @@ export interface Harness {
   dir: string;
 }
 
-export function harness(steps: Step[], tools: Tool[], opts: { persistence?: Persistence; initial?: SessionState } = {}): Harness {
+export interface HarnessOptions {
+  persistence?: Persistence;
+  initial?: SessionState;
+  /** AGENTX_CONTEXT_WINDOW and AGENTX_AUTO_COMPACT as a person would set them. */
+  contextWindow?: string;
+  autoCompact?: string;
+  capabilities?: ServerCapabilities;
+}
+
+export function harness(steps: Step[], tools: Tool[], opts: HarnessOptions = {}): Harness {
   const dir = mkdtempSync(join(tmpdir(), 'agentx-engine-'));
   const warnings: string[] = [];
   const store = new SessionStore({
@@ -106,6 +118,9 @@ export function harness(steps: Step[], tools: Tool[], opts: { persistence?: Pers
     emit: (ev) => events.push(ev),
     policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
     sleep: () => Promise.resolve(), now: () => new Date('2026-01-01T00:00:00Z'), random: () => 0.5,
+    compaction: turnCompaction(() => deps, {
+      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact), capabilities: inMemoryCapabilities(opts.capabilities),
+    }),
   };
   return { deps, client, store, events, warnings, dir };
 }

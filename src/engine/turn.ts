@@ -1,19 +1,21 @@
 // One user turn: request → tool calls → execute (journaled) → continue, until the model answers.
 // The loop never names a tool: the registry resolves each call item to its tool.
 import { ModelError, classifyFailure } from '../model/errors.ts';
-import { buildRequest, type RequestShape } from '../model/request.ts';
-import type { CompletedResponse, ModelClient } from '../model/types.ts';
+import type { RequestShape } from '../model/request.ts';
+import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
 import { SessionSaveError, type UpdateOptions } from '../store/session-store.ts';
 import { markToolCall, recordFailure, recordPendingFiles, recordToolCalls, recordTurn, type FileSpan, type SessionState } from '../store/state.ts';
 import { notRunOutput, type ToolRegistry } from '../tools/registry.ts';
 import type { ParsedCall } from '../tools/tool.ts';
 import { addUsage, ZERO_USAGE, type TurnUsage } from '../usage/tokens.ts';
 import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts';
+import { ContextHopeless, type Compaction, type SendResult } from './compaction.ts';
+import { contextLeft } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import { HostedItems } from './hosted.ts';
 import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
 import { fitOutputToJournal } from '../store/output-budget.ts';
-import { newChainInput } from './new-chain.ts';
+import { newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
 
@@ -22,7 +24,7 @@ export interface SessionHandle {
   readonly state: SessionState;
   /** Applies and saves a transition; `required` throws SessionSaveError instead of going on unsaved. */
   update(transition: (s: SessionState) => SessionState, options?: UpdateOptions): void;
-  publishCheckpoint(source: 'turn' | 'rollback'): void;
+  publishCheckpoint(source: 'turn' | 'rollback' | 'compaction'): void;
 }
 
 /** What --confirm shows before a call runs. */
@@ -47,6 +49,8 @@ export interface TurnDeps {
   /** --confirm: asked before each call runs; false sends the model a refusal. */
   confirm?: (request: ConfirmRequest) => Promise<boolean>;
   policy: RetryPolicy;
+  /** The context window: compaction before requests that would not fit, overflow recovery (turn-compaction.ts). */
+  compaction: Compaction;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   now(): Date;
   random(): number;
@@ -119,25 +123,26 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
   let turnUsage: TurnUsage = ZERO_USAGE;
   const toolSummaries: string[] = [];
   for (;;) {
-    const response = await requestWithRecovery(deps, attempt, userText, signal);
+    const { response, contextTokens } = await requestWithRecovery(deps, attempt, userText, signal);
     turnUsage = addUsage(turnUsage, response.usage);
     if (response.status === 'incomplete') deps.emit({ type: 'response_incomplete', responseId: response.id });
     if (response.toolCalls.length === 0) {
       const span = await files.end();
       deps.session.update((s) => recordTurn(s, {
         responseId: response.id, userMessage: userText, assistantMessage: response.text,
-        usage: response.usage, toolSummaries, now: deps.now(), files: span,
+        usage: response.usage, toolSummaries, contextTokens, now: deps.now(), files: span,
       }));
       if (span !== null) await emitWorkspaceChanged(deps, span);
       // Checkpoints are the engine's business: published when a turn completes, never by a renderer.
       deps.session.publishCheckpoint('turn');
-      deps.emit({ type: 'usage', usage: turnUsage });
-      deps.emit({ type: 'turn_done', responseId: response.id, text: response.text, usage: turnUsage, durationMs: deps.now().getTime() - started });
+      const context = contextLeft(contextTokens, deps.compaction.window());
+      deps.emit({ type: 'usage', usage: turnUsage, context });
+      deps.emit({ type: 'turn_done', responseId: response.id, text: response.text, usage: turnUsage, context, durationMs: deps.now().getTime() - started });
       return { responseId: response.id, text: response.text, usage: turnUsage };
     }
     deps.session.update((s) => recordToolCalls(s, {
       responseId: response.id, calls: response.toolCalls.map(journalEntry), usage: response.usage,
-      userMessage: userText, assistantText: response.text,
+      userMessage: userText, assistantText: response.text, contextTokens,
     }));
     const outputs = await executeCalls(deps, signal, toolSummaries, files);
     attempt = { input: outputs, previousResponseId: response.id };
@@ -203,8 +208,13 @@ async function handleCall(
   return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted, attachments: result.attachments };
 }
 
-async function streamOnce(deps: TurnDeps, attempt: Attempt, signal: AbortSignal): Promise<CompletedResponse> {
-  const request = buildRequest({ ...deps.shape, tools: deps.registry.definitions() }, attempt.input, attempt.previousResponseId);
+/** The request shape of the next request: the engine's shape and the tools the registry offers now. */
+export function requestShape(deps: Pick<TurnDeps, 'shape' | 'registry'>): RequestShape {
+  return { ...deps.shape, tools: deps.registry.definitions() };
+}
+
+/** Streams one request, its deltas as events, and returns the completed response. */
+export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit' | 'registry' | 'workspaceRoot' | 'now'>, request: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
   let streamed = false;
   const hosted = new HostedItems(deps);
   for await (const ev of deps.client.stream(request, signal)) {
@@ -225,15 +235,19 @@ async function streamOnce(deps: TurnDeps, attempt: Attempt, signal: AbortSignal)
   throw new ModelError('the stream ended before the response completed', 'retryable');
 }
 
-/** One request with the automatic part of the recovery policy: bounded retries and new chain. */
-async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<CompletedResponse> {
+/**
+ * One request with the automatic part of the recovery policy: compaction before it when the
+ * context is nearly full and once after an overflow (compaction.ts), bounded retries, new chain.
+ */
+async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<SendResult> {
   let attempt = first;
   let tries = 1;
   let chainRestarted = false;
   for (;;) {
     deps.emit({ type: 'request_start', previousResponseId: attempt.previousResponseId, attempt: tries });
     try {
-      return await streamOnce(deps, attempt, signal);
+      // A compaction moves the request to a new chain: a retry after a later failure resends that.
+      return await deps.compaction.send(attempt, signal, (next) => { attempt = next; });
     } catch (err) {
       const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err);
       if (failure.details.partialText) deps.emit({ type: 'response_cut', partialText: failure.details.partialText, reason: failure.message });
@@ -241,14 +255,16 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
       if (failure.kind === 'chain_broken' && attempt.previousResponseId !== null && !chainRestarted) {
         chainRestarted = true;
         deps.emit({ type: 'chain_restarted', reason: failure.message });
-        attempt = { input: newChainInput(deps.session.state, attempt.input), previousResponseId: null };
+        attempt = { input: newChainInput(deps.session.state, attempt.input, newChainBudgetChars(deps.compaction.window())), previousResponseId: null };
         continue;
       }
       const delay = retryDelay(deps.policy, tries, failure, () => deps.random());
       if (delay === null) {
+        // A hopeless overflow carries the request as it stands after compacting: that is what the choices resend.
+        const failed = failure instanceof ContextHopeless ? failure.attempt : attempt;
         deps.session.update((s) => recordFailure(s, {
-          error: failure.message, status: failure.details.status, input: attempt.input,
-          previousResponseId: attempt.previousResponseId, userMessage: userText, now: deps.now(),
+          error: failure.message, status: failure.details.status, code: failure.details.code, input: failed.input,
+          previousResponseId: failed.previousResponseId, userMessage: userText, now: deps.now(),
         }));
         throw new TurnFailed(failure);
       }

@@ -5,6 +5,7 @@ import type { AgentEvent, AgentEventType } from '../engine/events.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine, type JsonLine } from './json.ts';
 
 const usage = { inputTokens: 10, cachedTokens: 2, outputTokens: 5, reasoningTokens: 1 };
+const context = { usedTokens: 15, leftTokens: 7985, leftFraction: 7985 / 8000, windowTokens: 8000, windowSource: 'setting' as const };
 const command = { callId: 'c1', command: 'ls', exitCode: 0, timedOut: false, interrupted: false, durationMs: 3, truncatedBytes: 0, stdout: 'a\n', stderr: '' };
 
 const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLine | null] } = {
@@ -68,8 +69,16 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
   ],
   chain_restarted: [{ type: 'chain_restarted', reason: 'gone' }, { type: 'chain_restarted', reason: 'gone' }],
   save_failed: [{ type: 'save_failed', message: 'ENOSPC', blocking: true }, { type: 'save_failed', message: 'ENOSPC', blocking: true }],
-  usage: [{ type: 'usage', usage }, { type: 'usage', input_tokens: 10, cached_tokens: 2, output_tokens: 5, reasoning_tokens: 1 }],
-  turn_done: [{ type: 'turn_done', responseId: 'r', text: 'ok', usage, durationMs: 9 }, { type: 'final', response_id: 'r', text: 'ok', duration_ms: 9 }],
+  context_compacted: [
+    { type: 'context_compacted', mechanism: 'endpoint', tokensBefore: 7000, tokensAfter: 900 },
+    { type: 'context_compacted', mechanism: 'endpoint', tokens_before: 7000, tokens_after: 900 },
+  ],
+  context_notice: [{ type: 'context_notice', message: 'compacting' }, { type: 'context_notice', message: 'compacting' }],
+  usage: [{ type: 'usage', usage, context }, {
+    type: 'usage', input_tokens: 10, cached_tokens: 2, output_tokens: 5, reasoning_tokens: 1,
+    context_used_tokens: 15, context_window_tokens: 8000, context_left: 0.998, context_window_source: 'setting',
+  }],
+  turn_done: [{ type: 'turn_done', responseId: 'r', text: 'ok', usage, context, durationMs: 9 }, { type: 'final', response_id: 'r', text: 'ok', duration_ms: 9 }],
   workspace_changed: [
     { type: 'workspace_changed', changes: [{ status: 'A', path: 'new.txt' }, { status: 'D', path: 'old.txt' }] },
     { type: 'workspace_changed', changes: [{ status: 'A', path: 'new.txt' }, { status: 'D', path: 'old.txt' }] },

@@ -32,7 +32,12 @@ export type JsonLine =
   | { type: 'response_cut'; reason: string }
   | { type: 'response_incomplete'; response_id: string }
   | { type: 'save_failed'; message: string; blocking: boolean }
-  | { type: 'usage'; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number }
+  | { type: 'context_compacted'; mechanism: string; tokens_before: number; tokens_after: number }
+  | { type: 'context_notice'; message: string }
+  | {
+    type: 'usage'; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number;
+    context_used_tokens: number; context_window_tokens: number; context_left: number; context_window_source: string;
+  }
   | { type: 'workspace_changed'; changes: { status: 'A' | 'M' | 'D'; path: string }[] }
   | { type: 'final'; response_id: string; text: string; duration_ms: number }
   | { type: 'error'; kind: string; message: string; exit_code: number };
@@ -76,9 +81,14 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
     case 'response_cut': return { type: 'response_cut', reason: ev.reason };
     case 'response_incomplete': return { type: 'response_incomplete', response_id: ev.responseId };
     case 'save_failed': return { type: 'save_failed', message: ev.message, blocking: ev.blocking };
+    case 'context_compacted': return { type: 'context_compacted', mechanism: ev.mechanism, tokens_before: ev.tokensBefore, tokens_after: ev.tokensAfter };
+    case 'context_notice': return { type: 'context_notice', message: ev.message };
     case 'usage': return {
       type: 'usage', input_tokens: ev.usage.inputTokens, cached_tokens: ev.usage.cachedTokens,
       output_tokens: ev.usage.outputTokens, reasoning_tokens: ev.usage.reasoningTokens,
+      context_used_tokens: ev.context.usedTokens, context_window_tokens: ev.context.windowTokens,
+      // Rounded: a fraction with 16 digits says nothing more and makes the line harder to read.
+      context_left: Math.round(ev.context.leftFraction * 1000) / 1000, context_window_source: ev.context.windowSource,
     };
     case 'workspace_changed': return { type: 'workspace_changed', changes: ev.changes.map((c) => ({ status: c.status, path: c.path })) };
     case 'turn_done': return { type: 'final', response_id: ev.responseId, text: ev.text, duration_ms: ev.durationMs };

@@ -10,6 +10,7 @@ import { ONESHOT_POLICY } from '../engine/recovery.ts';
 import type { ConfirmRequest } from '../engine/turn.ts';
 import { SessionStore } from '../store/session-store.ts';
 import { emptyState } from '../store/state.ts';
+import { stateFromCheckpoint } from '../store/checkpoint.ts';
 import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
 import { unlinkQuiet } from '../lib/fsutil.ts';
 import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
@@ -61,7 +62,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
   const session = new SessionStore({
     dir: cwd, path: statePath, persistence: 'fast', publishesCheckpoint: false,
-    initial: { ...emptyState(), response_id: checkpoint?.response_id ?? null, last_user_message: message },
+    // Right after a compaction the checkpoint holds its seed instead of a response: the branch starts from it.
+    initial: stateFromCheckpoint(checkpoint, { ...emptyState(), last_user_message: message }),
     warn: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
   });
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
@@ -130,7 +132,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       return EXIT_OK;
     }
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
-    return fail(`request failed: ${outcome.failure.message}`, outcome.failure.failure.kind, EXIT_FAILED);
+    const hint = outcome.failure.failure.kind === 'context_overflow' ? ' — shorten the message (or its tool output), or continue in the interactive session, which offers trim, new chain and rollback' : '';
+    return fail(`request failed: ${outcome.failure.message}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {
     await mcp?.close();
     // Silent loss is the one thing not allowed: an ignored pipe that delivered after all is said.

@@ -7,6 +7,8 @@ import type { Config } from '../config/config.ts';
 import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
 import type { EmitEvent } from '../engine/events.ts';
 import { withBaseDelay, type RetryPolicy } from '../engine/recovery.ts';
+import { capabilitiesPath, fileCapabilities } from '../engine/server-capabilities.ts';
+import { turnCompaction } from '../engine/turn-compaction.ts';
 import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
@@ -161,7 +163,14 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     buildInstructions(r.cwd(), resolveUserShell(r.env.SHELL), readAgentsFiles(r.cwd(), home)),
     describeSandboxForModel(r.config.sandbox, r.workspaceRoot),
   ].join('\n');
-  return {
+  const now = (): Date => new Date();
+  // Context window and compaction: what this server supports is remembered per base URL.
+  const context = {
+    windowSetting: r.config.contextWindow,
+    autoCompact: r.config.autoCompact,
+    capabilities: fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now),
+  };
+  const deps: TurnDeps = {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
     client: withLocalImages(scrubSecrets(client, [r.config.apiKey])),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
@@ -172,8 +181,11 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     emit: r.emit,
     confirm: r.confirm,
     policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
+    // Reads `deps` when used: the REPL wraps the client, /model switches the model, MCP adds tools.
+    compaction: turnCompaction(() => deps, context),
     sleep,
-    now: () => new Date(),
+    now,
     random: Math.random,
   };
+  return deps;
 }

@@ -1,12 +1,15 @@
 // The only module that imports the OpenAI SDK. It turns a streamed Responses call into our
 // ModelEvent stream and every failure into a classified ModelError. The SDK moves its bytes
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
-import { classifyFailure, ModelError } from './errors.ts';
+import { classifyFailure, CONTEXT_LENGTH_EXCEEDED, contextOverflow, ModelError } from './errors.ts';
 import { nodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
-import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
-import { approvalRequestCall, isHostedItem, isToolCallItem, isUrlCitation, type HostedItem, type ToolCallItem, type UrlCitation } from '../wire/items.ts';
+import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
+import {
+  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isToolCallItem, isUrlCitation,
+  type CompactionItem, type HostedItem, type InputItem, type ToolCallItem, type UrlCitation,
+} from '../wire/items.ts';
 import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
 import { installLiteWebGlobals } from './web-lite.ts';
 
@@ -77,6 +80,7 @@ export function toCompleted(response: { id: string; status?: string | null; outp
   const output: unknown[] = Array.isArray(response.output) ? response.output : [];
   let text = '';
   const toolCalls: ToolCallItem[] = [];
+  const compactions: CompactionItem[] = [];
   const hosted: HostedItem[] = [];
   const citations: UrlCitation[] = [];
   for (const item of output) {
@@ -84,6 +88,7 @@ export function toCompleted(response: { id: string; status?: string | null; outp
     citations.push(...messageCitations(item));
     if (isToolCallItem(item)) toolCalls.push(item);
     else if (isHostedItem(item)) hosted.push(item);
+    else if (isCompactionItem(item)) compactions.push(compactionOf(item));
     else {
       // An approval request waits for an answer like a call (journaled, answered exactly once).
       const approval = approvalRequestCall(item);
@@ -91,9 +96,28 @@ export function toCompleted(response: { id: string; status?: string | null; outp
     }
   }
   const completed: CompletedResponse = { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
+  if (compactions.length > 0) completed.compactions = compactions;
   if (hosted.length > 0) completed.hosted = hosted;
   if (citations.length > 0) completed.citations = citations;
   return completed;
+}
+
+function compactionOf(item: CompactionItem): CompactionItem {
+  return item.id ? { type: 'compaction', encrypted_content: item.encrypted_content, id: item.id } : { type: 'compaction', encrypted_content: item.encrypted_content };
+}
+
+/**
+ * The output of POST /responses/compact as input items for a new chain: messages and compaction
+ * items with only the fields an input item has (the service adds ids and statuses to its output).
+ */
+export function compactedInput(output: readonly unknown[]): InputItem[] {
+  const items: InputItem[] = [];
+  for (const item of output) {
+    if (!isInputItem(item)) continue;
+    if (item.type === 'message') items.push({ type: 'message', role: item.role, content: item.content });
+    else if (item.type === 'compaction') items.push(compactionOf(item));
+  }
+  return items;
 }
 
 /** Time to response headers when the caller sets none (AGENTX_HEADERS_TIMEOUT_MS). */
@@ -108,6 +132,7 @@ function headersTimeout(ms: number): ModelError {
 const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', 'server_is_overloaded', 'slow_down', 'timeout']);
 
 function streamFailure(code: string | null | undefined, message: string | null | undefined): ModelError {
+  if (code === CONTEXT_LENGTH_EXCEEDED) return contextOverflow();
   const kind = code && RETRYABLE_STREAM_CODES.has(code) ? 'retryable' : 'fatal';
   return new ModelError(`${message ?? 'the response failed'}${code ? ` (${code})` : ''}`, kind, { code: code ?? undefined });
 }
@@ -147,6 +172,13 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     // The SDK logs unparsable events to the console; we report them as one classified failure.
     logLevel: 'off',
   });
+
+  /** The SDK error class, by instanceof (class names do not survive minification). */
+  const sdkKindOf = (err: unknown): 'abort' | 'timeout' | 'connection' | undefined => (
+    err instanceof OpenAI.APIUserAbortError ? 'abort'
+      : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout'
+        : err instanceof OpenAI.APIConnectionError ? 'connection' : undefined
+  );
 
   async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const idle = new AbortController();
@@ -218,9 +250,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       if (idle.signal.aborted && !signal.aborted) {
         throw new ModelError(`no data from the server for ${Math.round(opts.idleTimeoutMs / 1000)} s`, 'retryable', { partialText });
       }
-      const sdkKind = err instanceof OpenAI.APIUserAbortError ? 'abort' as const
-        : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' as const
-          : err instanceof OpenAI.APIConnectionError ? 'connection' as const : undefined;
+      const sdkKind = sdkKindOf(err);
       let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText })
         : sdkKind === 'timeout' ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS)
           : classifyFailure(err, sdkKind);
@@ -244,5 +274,19 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     }
   }
 
-  return { stream };
+  async function compact(request: CompactRequest, signal: AbortSignal): Promise<CompactedOutput> {
+    opts.log?.('request', { compact: request });
+    try {
+      // A signal of its own: the SDK leaves a listener on the signal it is given, and the turn's
+      // signal lives for many requests.
+      const res = await sdk.responses.compact(request, { signal: AbortSignal.any([signal]), timeout: opts.idleTimeoutMs });
+      return { id: res.id, output: compactedInput(Array.isArray(res.output) ? res.output : []), usage: toUsage(res.usage) };
+    } catch (err) {
+      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, sdkKindOf(err));
+      opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
+      throw failure;
+    }
+  }
+
+  return { stream, compact };
 }

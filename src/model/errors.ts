@@ -1,16 +1,28 @@
 // One classification of every failure (SPEC §3.6). Duck-typed on the SDK's error shapes so this
 // module does not import the SDK (only client.ts does).
-export type FailureKind = 'retryable' | 'chain_broken' | 'fatal' | 'aborted';
+export type FailureKind = 'retryable' | 'chain_broken' | 'fatal' | 'aborted' | 'context_overflow';
 
 export class ModelError extends Error {
   constructor(
     message: string,
     readonly kind: FailureKind,
-    readonly details: { status?: number; code?: string; retryAfterMs?: number; requestId?: string; partialText?: string } = {},
+    readonly details: { status?: number; code?: string; param?: string; retryAfterMs?: number; requestId?: string; partialText?: string } = {},
   ) {
     super(message);
     this.name = 'ModelError';
   }
+}
+
+/** The service's code when the input does not fit the model's context window. */
+export const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
+
+/**
+ * The request did not fit the context window: neither retryable as is nor fatal, the engine
+ * compacts and resends (engine/compaction.ts). Arrives as HTTP 400, as an `error` event (the SDK
+ * throws it without status) or in `response.failed`, so it is recognised by code, never by status.
+ */
+export function contextOverflow(details: ModelError['details'] = {}): ModelError {
+  return new ModelError(`the conversation no longer fits in the model's context window (${CONTEXT_LENGTH_EXCEEDED})`, 'context_overflow', { ...details, code: CONTEXT_LENGTH_EXCEEDED });
 }
 
 /** Longest Retry-After we wait for automatically; beyond that the limit is reported, not retried into. */
@@ -85,7 +97,9 @@ export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'c
   const status = typeof e.status === 'number' ? e.status : undefined;
   const code = typeof e.code === 'string' ? e.code : undefined;
   const requestId = header(e.headers, 'x-request-id');
-  const base = { status, code, requestId };
+  const param = typeof e.param === 'string' ? e.param : undefined;
+  const base = { status, code, requestId, ...(param === undefined ? {} : { param }) };
+  if (code === CONTEXT_LENGTH_EXCEEDED) return contextOverflow(base);
   if (status === undefined) {
     // Not an HTTP error: a bug or an unexpected stream shape. Retrying will not help.
     return new ModelError(message || 'unexpected error', 'fatal', base);

@@ -30,10 +30,15 @@ export async function materializeImages(input: InputItem[], read: ImageReader = 
 }
 
 export function withLocalImages(client: ModelClient, read: ImageReader = readImageFile): ModelClient {
-  return {
+  const wrapped: ModelClient = {
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const input = await materializeImages(request.input, read);
       yield* client.stream(input === request.input ? request : { ...request, input }, signal);
     },
   };
+  // POST /responses/compact carries no input of ours (only the chain id): passed through, bound
+  // (the client may be an object that uses `this`).
+  const compact = client.compact?.bind(client);
+  if (compact) wrapped.compact = compact;
+  return wrapped;
 }

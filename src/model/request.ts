@@ -50,3 +50,8 @@ export function buildRequest(shape: RequestShape, input: InputItem[], previousRe
   }
   return req;
 }
+
+/** The request with server-side compaction asked for at `compactThreshold` input tokens. */
+export function withContextManagement(req: ModelRequest, compactThreshold: number): ModelRequest {
+  return { ...req, context_management: [{ type: 'compaction', compact_threshold: compactThreshold }] };
+}

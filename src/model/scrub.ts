@@ -22,7 +22,7 @@ function scrubError(err: unknown, secrets: string[]): unknown {
 }
 
 export function scrubSecrets(client: ModelClient, secrets: string[]): ModelClient {
-  return {
+  const scrubbed: ModelClient = {
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       try {
         yield* client.stream(request, signal);
@@ -32,6 +32,18 @@ export function scrubSecrets(client: ModelClient, secrets: string[]): ModelClien
       }
     },
   };
+  // Bound: the client may be an object that uses `this`.
+  const compact = client.compact?.bind(client);
+  if (compact) {
+    scrubbed.compact = async (request, signal) => {
+      try {
+        return await compact(request, signal);
+      } catch (err) {
+        throw scrubError(err, secrets);
+      }
+    };
+  }
+  return scrubbed;
 }
 
 /** `env` without the variables whose value is one of `secrets` (the key agentx itself uses). */

@@ -1,7 +1,9 @@
 // Our view of the Responses API conversation, independent of the SDK so that only client.ts
-// imports it. Item shapes live in wire.ts.
+// imports it. Item shapes live in wire/items.ts.
 import type { TurnUsage } from '../usage/tokens.ts';
-import type { HostedItem, InputItem, ToolCallItem, ToolDefinition, UrlCitation } from '../wire/items.ts';
+import type { CompactionItem, HostedItem, InputItem, ToolCallItem, ToolDefinition, UrlCitation } from '../wire/items.ts';
+
+export type { CompactionItem } from '../wire/items.ts';
 
 export type { TurnUsage } from '../usage/tokens.ts';
 
@@ -14,6 +16,27 @@ export interface ModelRequest {
   stream: true;
   tools: ToolDefinition[];
   reasoning?: { effort?: string; summary: 'auto' };
+  /** Server-side compaction (engine/compaction.ts decides whether the server takes it). */
+  context_management?: ContextManagement[];
+}
+
+export interface ContextManagement {
+  type: 'compaction';
+  compact_threshold?: number;
+}
+
+/** POST /responses/compact: compacts a stored chain (what agentx asks of it). */
+export interface CompactRequest {
+  model: string;
+  instructions: string;
+  previous_response_id: string;
+}
+
+export interface CompactedOutput {
+  id: string;
+  /** The person's kept messages and one compaction item: the whole list is the input of a new chain. */
+  output: InputItem[];
+  usage: TurnUsage;
 }
 
 export interface CompletedResponse {
@@ -22,6 +45,8 @@ export interface CompletedResponse {
   text: string;               // concatenated output_text of message items
   toolCalls: ToolCallItem[];
   usage: TurnUsage;
+  /** Compaction items the server emitted in this response (server-side compaction happened). */
+  compactions?: CompactionItem[];
   /** Items of hosted tools (web search, remote MCP, image generation), in output order. */
   hosted?: HostedItem[];
   /** `url_citation` annotations of the text, in order (duplicates included). */
@@ -39,4 +64,6 @@ export type ModelEvent =
 export interface ModelClient {
   /** Streams one response. Throws ModelError (see errors.ts) on any failure, including a cut stream. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /** POST /responses/compact; absent on clients that cannot (wrappers must pass it through). Throws ModelError. */
+  compact?(request: CompactRequest, signal: AbortSignal): Promise<CompactedOutput>;
 }

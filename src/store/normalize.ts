@@ -5,6 +5,7 @@
 import {
   CLI_OUTPUT_MAX_BYTES,
   CLI_TRANSCRIPT_MAX_BYTES,
+  COMPACTION_MECHANISMS,
   HISTORY_MAX,
   HISTORY_MESSAGE_MAX_BYTES,
   STATE_KEYS,
@@ -14,6 +15,7 @@ import {
 } from './types.ts';
 import type {
   CliTranscriptEntry,
+  CompactionCheckpoint,
   FailedResponse,
   FileSpan,
   HistoryEntry,
@@ -167,6 +169,7 @@ export function normalizeHistoryEntry(value: unknown): HistoryEntry | null {
   if (assistant !== null) entry.last_assistant_message = capText(assistant, HISTORY_MESSAGE_MAX_BYTES);
   const files = normalizeFileSpan(value.files);
   if (files !== undefined && files !== null) entry.files = files;
+  if (typeof value.context_tokens === 'number') entry.context_tokens = nonNegativeCount(value.context_tokens);
   return entry;
 }
 
@@ -208,7 +211,28 @@ function normalizeFailed(value: unknown): FailedResponse | null | undefined {
     error: optString(value.error) ?? 'unknown error',
   };
   if (typeof value.status === 'number') failed.status = value.status;
+  if (typeof value.code === 'string') failed.code = value.code;
   return failed;
+}
+
+/** A compaction record; a seed with an item this version cannot read makes the whole record unusable. */
+export function normalizeCompaction(value: unknown): CompactionCheckpoint | null | undefined {
+  if (value === null || value === undefined) return null;
+  if (!isRecord(value) || !Array.isArray(value.seed) || typeof value.at !== 'string') return undefined;
+  const mechanism = COMPACTION_MECHANISMS.find((m) => m === value.mechanism);
+  const seed: unknown[] = value.seed;
+  if (mechanism === undefined || !seed.every(isInputItem)) return undefined;
+  const from = value.from_response_id;
+  const checkpoint: CompactionCheckpoint = {
+    mechanism,
+    from_response_id: isResponseId(from) ? from : null,
+    seed: seed.filter(isInputItem),
+    at: value.at,
+    tokens_before: nonNegativeCount(value.tokens_before),
+    tokens_after: nonNegativeCount(value.tokens_after),
+  };
+  if (typeof value.summary === 'string') checkpoint.summary = value.summary;
+  return checkpoint;
 }
 
 function normalizeTransaction(value: unknown): PendingTransaction | null | undefined {
@@ -278,6 +302,8 @@ export function normalizeSnapshot(raw: Raw, issues: Issues): SessionSnapshot {
     interrupted_turn: single(raw, 'interrupted_turn', issues, normalizeInterrupted),
     transcript: capTranscript(list(raw, 'transcript', issues, normalizeTranscriptEntry)),
     pending_files: single(raw, 'pending_files', issues, normalizeFileSpan),
+    context_tokens: nonNegativeCount(raw.context_tokens),
+    compaction: single(raw, 'compaction', issues, normalizeCompaction),
   };
   const undo = single(raw, 'files_undo', issues, normalizeFileSpan);
   if (undo !== null) snapshot.files_undo = undo;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { emptyState, parseState, recordTurn, serializeState } from './state.ts';
-import type { SessionState } from './state.ts';
-import { checkpointFromState, parseCheckpoint, serializeCheckpoint } from './checkpoint.ts';
+import { emptyState, parseState, recordTurn, serializeState, withCompaction } from './state.ts';
+import type { CompactionCheckpoint, SessionState } from './state.ts';
+import { checkpointFromState, parseCheckpoint, serializeCheckpoint, stateFromCheckpoint } from './checkpoint.ts';
+import { userMessage } from '../wire/items.ts';
 
 function ok(text: string): { state: SessionState; migrated: boolean; warnings: string[] } {
   const r = parseState(text);
@@ -185,9 +186,9 @@ describe('parseState: malformed input never throws', () => {
 
 describe('checkpoint', () => {
   it('round-trips and is built from state', () => {
-    const s = { ...emptyState(), response_id: 'resp_9', usage: { inputTokens: 5, cachedTokens: 1, outputTokens: 2, reasoningTokens: 0, turns: 1 } };
+    const s = { ...emptyState(), response_id: 'resp_9', usage: { inputTokens: 5, cachedTokens: 1, outputTokens: 2, reasoningTokens: 0, turns: 1 }, context_tokens: 7 };
     const cp = checkpointFromState(s, 'rollback', new Date(0));
-    expect(cp).toEqual({ version: 1, response_id: 'resp_9', timestamp: '1970-01-01T00:00:00.000Z', usage: s.usage, source: 'rollback' });
+    expect(cp).toEqual({ version: 1, response_id: 'resp_9', timestamp: '1970-01-01T00:00:00.000Z', usage: s.usage, source: 'rollback', context_tokens: 7 });
     if (cp === null) throw new Error('unreachable');
     const parsed = parseCheckpoint(serializeCheckpoint(cp));
     expect(parsed).toEqual({ ok: true, checkpoint: cp });
@@ -201,5 +202,23 @@ describe('checkpoint', () => {
     for (const bad of ['', '{"response_id":""}', '{', '[]', '\u0000\u0001', '{"version":3,"response_id":"resp_1"}']) {
       expect(parseCheckpoint(bad).ok).toBe(false);
     }
+  });
+
+  it('right after a compaction (no response on the new chain yet) carries the compaction, and a one-shot starts from it', () => {
+    const compaction: CompactionCheckpoint = {
+      mechanism: 'summary', from_response_id: 'resp_old', seed: [userMessage(['summary: remember K=1'], '')], summary: 'remember K=1',
+      at: '2026-01-01T00:00:00.000Z', tokens_before: 7000, tokens_after: 20,
+    };
+    const s = withCompaction({ ...emptyState(), response_id: 'resp_old', context_tokens: 7000 }, compaction);
+    const cp = checkpointFromState(s, 'compaction', new Date(0));
+    expect(cp).toMatchObject({ response_id: null, compaction, context_tokens: 20, source: 'compaction' });
+    if (cp === null) throw new Error('unreachable');
+    const parsed = parseCheckpoint(serializeCheckpoint(cp));
+    expect(parsed).toEqual({ ok: true, checkpoint: cp });
+    expect(stateFromCheckpoint(cp, emptyState())).toMatchObject({ response_id: null, compaction, context_tokens: 20 });
+    expect(stateFromCheckpoint(null, emptyState())).toEqual(emptyState());
+    // Without a response and without a seed there is nothing to branch from.
+    expect(parseCheckpoint(JSON.stringify({ version: 1, response_id: null, compaction: { ...compaction, seed: [] } })).ok).toBe(false);
+    expect(parseCheckpoint(JSON.stringify({ version: 1, response_id: null })).ok).toBe(false);
   });
 });

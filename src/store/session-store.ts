@@ -6,7 +6,7 @@
 import { copyFileSync, constants, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { errorCode, fileStamp } from '../lib/fsutil.ts';
-import { checkpointFromState } from './checkpoint.ts';
+import { checkpointFromState, type Checkpoint } from './checkpoint.ts';
 import type { SessionState } from './state.ts';
 import { CHECKPOINT_FILE, saveCheckpoint, saveState, STATE_FILE } from './store.ts';
 
@@ -91,7 +91,7 @@ export class SessionStore {
     return problem;
   }
 
-  publishCheckpoint(source: 'turn' | 'rollback'): void {
+  publishCheckpoint(source: Checkpoint['source']): void {
     if (!this.opts.publishesCheckpoint || !this.persistent) return;
     const cp = checkpointFromState(this.current, source, this.now());
     if (cp === null) return;

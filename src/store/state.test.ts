@@ -16,8 +16,9 @@ import {
   rollbackTo,
   serializeState,
   undoRollback,
+  withCompaction,
 } from './state.ts';
-import type { SessionState, ToolJournalEntry, TurnUsage } from './state.ts';
+import type { CompactionCheckpoint, SessionState, ToolJournalEntry, TurnUsage } from './state.ts';
 import { utf8Length } from '../lib/text.ts';
 
 const T0 = new Date('2025-03-01T10:00:00.000Z');
@@ -264,5 +265,46 @@ describe('pending !command transcript', () => {
       responseId: 'r_2', userMessage: 'why does it fail?', assistantMessage: 'x is broken', usage: usage(1), now: T0,
     });
     expect(done.transcript.filter((e) => e.text.startsWith('! make test'))).toHaveLength(1);
+  });
+});
+
+describe('context size and compaction', () => {
+  const compaction = (over: Partial<CompactionCheckpoint> = {}): CompactionCheckpoint => ({
+    mechanism: 'endpoint', from_response_id: 'resp_2', seed: [{ type: 'compaction', encrypted_content: 'opaque' }],
+    at: T0.toISOString(), tokens_before: 5000, tokens_after: 40, ...over,
+  });
+
+  it('each response records how full the context is, and each checkpoint remembers it', () => {
+    const s = turn(turn(emptyState(), 1, { contextTokens: 1200 }), 2, { contextTokens: 2400 });
+    expect(s.context_tokens).toBe(2400);
+    expect(s.history.map((h) => h.context_tokens)).toEqual([1200, 2400]);
+    const calls = recordToolCalls(s, { responseId: 'resp_3', calls: [], usage: usage(1), userMessage: 'q', contextTokens: 3000 });
+    expect(calls.context_tokens).toBe(3000);
+  });
+
+  it('withCompaction moves the chain head to the seed; server-side compaction keeps the chain', () => {
+    const s = turn(emptyState(), 2, { contextTokens: 5000 });
+    const moved = withCompaction(s, compaction());
+    expect(moved).toMatchObject({ response_id: null, compaction: compaction(), context_tokens: 40 });
+    const kept = withCompaction(s, compaction({ mechanism: 'server', seed: [], tokens_after: 900 }));
+    expect(kept).toMatchObject({ response_id: 'resp_2', context_tokens: 5000 });
+  });
+
+  it('rollback drops the compaction and restores the checkpoint\'s context; undo and /clear undo bring it back', () => {
+    const s = withCompaction(turn(turn(emptyState(), 1, { contextTokens: 1200 }), 2, { contextTokens: 5000 }), compaction());
+    const back = rollbackTo(s, 2);
+    expect(back).toMatchObject({ response_id: 'resp_1', compaction: null, context_tokens: 1200 });
+    expect(undoRollback(back)).toMatchObject({ response_id: null, compaction: compaction(), context_tokens: 40 });
+    const cleared = clearConversation(s);
+    expect(cleared).toMatchObject({ response_id: null, compaction: null, context_tokens: 0 });
+    expect(undoRollback(cleared).compaction).toEqual(compaction());
+  });
+
+  it('survives a round trip; a malformed record is reset and parked', () => {
+    const s = withCompaction(turn(emptyState(), 2, { contextTokens: 5000 }), compaction({ summary: 'remember K=1' }));
+    const parsed = parseState(serializeState(s));
+    expect(parsed).toMatchObject({ ok: true, state: { compaction: s.compaction, context_tokens: 40 } });
+    const bad = parseState(JSON.stringify({ version: 1, response_id: 'resp_1', compaction: { mechanism: 'magic', seed: [], at: 'x' } }));
+    expect(bad).toMatchObject({ ok: true, warnings: ['compaction'], state: { compaction: null, invalid_fields: { compaction: { mechanism: 'magic' } } } });
   });
 });

@@ -5,6 +5,7 @@
 import { ERROR_MAX_BYTES, HISTORY_MESSAGE_MAX_BYTES, emptyState } from './types.ts';
 import type {
   CliTranscriptEntry,
+  CompactionCheckpoint,
   FailedResponse,
   FileSpan,
   HistoryEntry,
@@ -75,7 +76,7 @@ function cloneCall(call: ToolJournalEntry): ToolJournalEntry {
  */
 export function recordToolCalls(
   s: SessionState,
-  p: { responseId: string; calls: ToolJournalEntry[]; usage: TurnUsage; userMessage: string | null; assistantText?: string },
+  p: { responseId: string; calls: ToolJournalEntry[]; usage: TurnUsage; userMessage: string | null; assistantText?: string; contextTokens?: number },
 ): SessionState {
   // The user message and any text said before the calls go into the transcript now, so a
   // crash mid-turn still leaves them as context for a rebuilt chain; recordTurn adopts them.
@@ -92,6 +93,7 @@ export function recordToolCalls(
     ...s,
     response_id: p.responseId,
     usage: addUsage(s.usage, p.usage, 0),
+    context_tokens: p.contextTokens ?? s.context_tokens,
     pending_tool_calls: p.calls.map(cloneCall),
     pending_cli_transcript: [],
     failed_response: null,
@@ -132,10 +134,11 @@ function cliSummary(e: CliTranscriptEntry): TranscriptEntry {
 /** A completed user turn: a new checkpoint, and everything pending for it is settled. */
 export function recordTurn(
   s: SessionState,
-  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; now: Date; files?: FileSpan | null },
+  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; contextTokens?: number; now: Date; files?: FileSpan | null },
 ): SessionState {
   const usage = addUsage(s.usage, p.usage, 1);
   const files = joinSpans(s.pending_files, p.files ?? null);
+  const contextTokens = p.contextTokens ?? s.context_tokens;
   const entry: HistoryEntry = {
     response_id: p.responseId,
     timestamp: p.now.toISOString(),
@@ -144,6 +147,7 @@ export function recordTurn(
     usage,
     last_user_message: capText(p.userMessage, HISTORY_MESSAGE_MAX_BYTES),
     last_assistant_message: capText(p.assistantMessage, HISTORY_MESSAGE_MAX_BYTES),
+    context_tokens: contextTokens,
   };
   if (files !== null) entry.files = files;
   const start = openTurnStart(s);
@@ -160,6 +164,7 @@ export function recordTurn(
     ...s,
     response_id: p.responseId,
     usage,
+    context_tokens: contextTokens,
     last_user_message: p.userMessage,
     last_assistant_message: p.assistantMessage,
     history: capHistory([...s.history, entry]),
@@ -179,11 +184,12 @@ export function recordTurn(
  */
 export function recordFailure(
   s: SessionState,
-  p: { error: string; status?: number; input: InputItem[]; previousResponseId: string | null; userMessage: string | null; now: Date },
+  p: { error: string; status?: number; code?: string; input: InputItem[]; previousResponseId: string | null; userMessage: string | null; now: Date },
 ): SessionState {
   const timestamp = p.now.toISOString();
   const failed: FailedResponse = { timestamp, error: capText(p.error, ERROR_MAX_BYTES) };
   if (p.status !== undefined) failed.status = p.status;
+  if (p.code !== undefined) failed.code = p.code;
   return {
     ...s,
     failed_response: failed,
@@ -227,6 +233,9 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
     ...s,
     response_id: target.response_id,
     usage: { ...target.usage },
+    context_tokens: target.context_tokens ?? 0,
+    // The checkpoint is on a chain the server holds: any compaction seed is history now.
+    compaction: null,
     last_user_message: target.last_user_message ?? target.user_preview,
     last_assistant_message: target.last_assistant_message ?? target.assistant_preview,
     transcript: s.transcript.filter((e) => e.response_id === undefined || onChain.has(e.response_id)),
@@ -250,6 +259,20 @@ export function undoRollback(s: SessionState): SessionState {
   // The undo span belongs to the backup; the state it restores is the one the rollback left.
   const { files_undo: _undo, ...restored } = s.rollback_backup;
   return { ...restored, rollback_backup: snapshotOf(s) };
+}
+
+/**
+ * A compaction happened: it is recorded, and unless the server compacted inside the chain, the
+ * chain head moves to its seed (no response yet: the next request starts a new chain with it).
+ */
+export function withCompaction(s: SessionState, checkpoint: CompactionCheckpoint): SessionState {
+  const moved = checkpoint.seed.length > 0;
+  return {
+    ...s,
+    compaction: cloneJson(checkpoint),
+    response_id: moved ? null : s.response_id,
+    context_tokens: moved ? checkpoint.tokens_after : s.context_tokens,
+  };
 }
 
 /** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */

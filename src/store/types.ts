@@ -83,12 +83,41 @@ export interface HistoryEntry {
   last_assistant_message?: string;
   /** What the turn's tool calls did to the files; null when no call could write (or snapshots are off). */
   files?: FileSpan | null;
+  /** How full the context was at this checkpoint (restored by a rollback). */
+  context_tokens?: number;
 }
 
 export interface FailedResponse {
   timestamp: string;
   error: string;
   status?: number;
+  /** The failure's code (`context_length_exceeded` chooses the menu that can help). */
+  code?: string;
+}
+
+/**
+ * How a compaction was made: `server` in the chain (context_management), `endpoint` by
+ * POST /responses/compact, `summary` asked of the model, `local` from the local record.
+ */
+export type CompactionMechanism = 'server' | 'endpoint' | 'summary' | 'local';
+export const COMPACTION_MECHANISMS: readonly CompactionMechanism[] = ['server', 'endpoint', 'summary', 'local'];
+
+/**
+ * The latest compaction, a checkpoint of its own. Until a response on the new chain completes,
+ * `response_id` is null and `seed` starts the next request (a one-shot branching then too).
+ */
+export interface CompactionCheckpoint {
+  mechanism: CompactionMechanism;
+  /** The chain head that was compacted: still on the server, so /rollback to before it works. */
+  from_response_id: string | null;
+  /** Input items that begin the new chain (empty for server-side compaction, which keeps the chain). */
+  seed: InputItem[];
+  /** Our own summary's text, carried into later local summaries so early facts are never dropped. */
+  summary?: string;
+  at: string;
+  /** Context tokens of the chain when it was compacted, and (estimated) of the seed after it. */
+  tokens_before: number;
+  tokens_after: number;
 }
 
 export interface PendingTransaction {
@@ -124,6 +153,9 @@ export interface SessionSnapshot {
   pending_files: FileSpan | null;
   /** In a rollback backup only: the snapshots around the files a rollback restored, so its undo can put them back. */
   files_undo?: FileSpan | null;
+  /** Context tokens of the chain head's response (input + output): what the next request starts from. */
+  context_tokens: number;
+  compaction: CompactionCheckpoint | null;
   [key: string]: unknown;
 }
 
@@ -149,6 +181,8 @@ export const STATE_KEYS = [
   'transcript',
   'pending_files',
   'files_undo',
+  'context_tokens',
+  'compaction',
 ] as const;
 
 export function emptyUsage(): Usage {
@@ -171,5 +205,7 @@ export function emptyState(): SessionState {
     interrupted_turn: null,
     transcript: [],
     pending_files: null,
+    context_tokens: 0,
+    compaction: null,
   };
 }

@@ -17,6 +17,7 @@ class Sink {
 
 const options: RenderOptions = { quiet: false, showUsage: false, showTimers: false, showReasoning: true, showShellCalls: true, streamText: false, maxCommandLines: 2 };
 const usage = { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 };
+const context = { usedTokens: 2, leftTokens: 271_998, leftFraction: 271_998 / 272_000, windowTokens: 272_000, windowSource: 'table' as const };
 const sources: AgentEvent = { type: 'sources', sources: [{ index: 1, url: 'https://a.example/x', title: 'A \x1b]8;;evil\x07page' }, { index: 2, url: 'javascript:alert(1)', title: 'B' }] };
 
 function render(events: AgentEvent[], opts: Partial<RenderOptions> = {}, tty = false): { out: string; err: string } {
@@ -34,7 +35,7 @@ describe('hosted tools in the terminal', () => {
       { type: 'web_search', id: 'w', status: 'done', action: 'search', query: 'node 24' },
       { type: 'text_delta', delta: 'Node 24 is out.' },
       sources,
-      { type: 'turn_done', responseId: 'r', text: 'Node 24 is out.', usage, durationMs: 1 },
+      { type: 'turn_done', responseId: 'r', text: 'Node 24 is out.', usage, context, durationMs: 1 },
     ]);
     expect(err).toBe('🔎 searched "node 24"\n');
     // Control characters from the server never reach the terminal; a non-http URL is never a link.

@@ -25,7 +25,8 @@ function render(events: AgentEvent[], opts: Partial<RenderOptions> = {}, { tty =
 }
 
 const text = (...deltas: string[]): AgentEvent[] => deltas.map((delta) => ({ type: 'text_delta', delta }));
-const done: AgentEvent = { type: 'turn_done', responseId: 'r', text: '', usage: USAGE, durationMs: 1 };
+const CONTEXT = { usedTokens: 100_000, leftTokens: 172_000, leftFraction: 172_000 / 272_000, windowTokens: 272_000, windowSource: 'table' as const };
+const done: AgentEvent = { type: 'turn_done', responseId: 'r', text: '', usage: USAGE, context: CONTEXT, durationMs: 1 };
 const command = (cmd: string, ...chunks: string[]): AgentEvent[] => [
   { type: 'command_start', callId: 'c', command: cmd },
   ...chunks.map((chunk): AgentEvent => ({ type: 'command_output', callId: 'c', chunk, stream: 'stdout' })),
@@ -127,5 +128,24 @@ describe('Renderer: file edits', () => {
   it('a diff cannot smuggle escape sequences to the terminal', () => {
     const ev: AgentEvent = { type: 'files_changed', callId: 'p', tool: 'apply_patch', ok: true, message: '', changes: [{ path: 'x\x1b]0;t\x07.ts', operation: 'create', added: 1, removed: 0, diff: '+\x1b[2Jboom' }] };
     expect(render([ev]).err).not.toMatch(/\x1b\]|\x1b\[2J/);
+  });
+});
+
+describe('Renderer: the context window', () => {
+  it('the usage line says how much of the window is left, and when the window is assumed', () => {
+    expect(render([done], { showUsage: true }).err).toBe('tokens: 1 in · 1 out · ctx 63% left\n');
+    const assumed: AgentEvent = { ...done, context: { ...CONTEXT, windowSource: 'default' } };
+    expect(render([assumed], { showUsage: true }).err).toBe('tokens: 1 in · 1 out · ctx 63% left (window assumed)\n');
+  });
+
+  it('announces compactions and context notices on stderr, between answers', () => {
+    const { out, err } = render([
+      ...text('before'),
+      { type: 'context_notice', message: 'Context 87% full: compacting the conversation…' },
+      { type: 'context_compacted', mechanism: 'summary', tokensBefore: 7200, tokensAfter: 900 },
+      done,
+    ]);
+    expect(out).toBe('before\n');
+    expect(err).toBe('⟳ Context 87% full: compacting the conversation…\n✓ conversation compacted into a summary by the model: ~7,200 → ~900 tokens\n');
   });
 });

@@ -2,6 +2,7 @@
 // everything else (tool display, reasoning, usage, notices) to `err` (stderr).
 // Every piece of text from the model, a command or the server passes the sanitiser first
 // (sanitize.ts); the answer only when `out` is a terminal (a pipe gets the model's exact text).
+import { formatContextLeft } from '../engine/context.ts';
 import type { AgentEvent } from '../engine/events.ts';
 import { describeResult } from '../tools/shell-tool.ts';
 import type { TurnUsage } from '../usage/tokens.ts';
@@ -39,6 +40,19 @@ export function formatUsage(u: TurnUsage): string {
   const cached = u.cachedTokens > 0 ? ` (${u.cachedTokens} cached)` : '';
   const reasoning = u.reasoningTokens > 0 ? ` (${u.reasoningTokens} reasoning)` : '';
   return `tokens: ${u.inputTokens} in${cached} · ${u.outputTokens} out${reasoning}`;
+}
+
+const MECHANISM_NAMES = {
+  server: 'by the server, in the conversation',
+  endpoint: 'by the server (/responses/compact)',
+  summary: 'into a summary by the model',
+  local: 'from the local record',
+} as const;
+
+/** "conversation compacted into a summary by the model: ~7,200 → ~900 tokens" */
+export function describeCompaction(ev: Extract<AgentEvent, { type: 'context_compacted' }>): string {
+  const n = (tokens: number): string => `~${tokens.toLocaleString('en-US')}`;
+  return `conversation compacted ${MECHANISM_NAMES[ev.mechanism]}: ${n(ev.tokensBefore)} → ${n(ev.tokensAfter)} tokens`;
 }
 
 export class Renderer {
@@ -213,13 +227,20 @@ export class Renderer {
       case 'chain_restarted':
         this.note(t.yellow(`⟳ ${sanitizeLine(ev.reason)}: starting a new chain from the saved local context`));
         break;
+      case 'context_notice':
+        this.flushText();
+        this.note(t.yellow(`⟳ ${ev.message}`));
+        break;
+      case 'context_compacted':
+        this.note(t.dim(`✓ ${describeCompaction(ev)}`));
+        break;
       case 'usage':
         break;
       case 'turn_done': {
         this.flushText();
         if (!this.atLineStart) this.writeText('\n');
         const parts: string[] = [];
-        if (this.opts.showUsage) parts.push(formatUsage(ev.usage));
+        if (this.opts.showUsage) parts.push(formatUsage(ev.usage), formatContextLeft(ev.context));
         if (this.opts.showTimers) parts.push(formatDuration(ev.durationMs));
         if (parts.length > 0) this.note(t.dim(parts.join(' · ')));
         break;

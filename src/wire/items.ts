@@ -247,10 +247,14 @@ export function isToolOutputItem(v: unknown): v is ToolOutputItem {
   }
 }
 
+export function isCompactionItem(v: unknown): v is CompactionItem {
+  return isLoose(v) && v.type === 'compaction' && typeof v.encrypted_content === 'string' && (v.id === undefined || typeof v.id === 'string');
+}
+
 export function isInputItem(v: unknown): v is InputItem {
   if (!isLoose(v)) return false;
   if (v.type === 'message') return (v.role === 'user' || v.role === 'developer') && Array.isArray(v.content) && v.content.every(isMessagePart);
-  if (v.type === 'compaction') return typeof v.encrypted_content === 'string';
+  if (v.type === 'compaction') return isCompactionItem(v);
   return isToolOutputItem(v);
 }
 

@@ -41,16 +41,21 @@ export interface StateFile {
   pending_tool_calls: { call_id: string; status: string; output?: unknown }[];
   pending_cli_transcript: unknown[];
   pending_transaction: { input: unknown[]; previous_response_id: string | null } | null;
+  failed_response: { error: string; code?: string } | null;
   interrupted_turn: { user_message: string } | null;
   rollback_backup: unknown;
+  context_tokens: number;
+  compaction: { mechanism: string; from_response_id: string | null } | null;
 }
 
 export function readState(sb: Sandbox): StateFile {
   return JSON.parse(readFileSync(join(sb.cwd, '.agentx_responseid'), 'utf8')) as StateFile;
 }
 
-export function readCheckpoint(sb: Sandbox): { response_id: string; source: string; usage: StateFile['usage'] } {
-  return JSON.parse(readFileSync(join(sb.cwd, '.agentx_checkpoint'), 'utf8')) as { response_id: string; source: string; usage: StateFile['usage'] };
+type CheckpointFile = { response_id: string | null; source: string; usage: StateFile['usage'] };
+
+export function readCheckpoint(sb: Sandbox): CheckpointFile {
+  return JSON.parse(readFileSync(join(sb.cwd, '.agentx_checkpoint'), 'utf8')) as CheckpointFile;
 }
 
 export function stateExists(sb: Sandbox): boolean {

@@ -4,6 +4,8 @@ import { asRecords, asString, isRecord } from './wire.ts';
 import type { RawStep, Step } from './wire.ts';
 import { outputKind } from './conversation.ts';
 import type { ParsedRequest } from './conversation.ts';
+import { recallAnswer, summaryAnswer } from './recall.ts';
+import type { ContextView } from './memory.ts';
 import {
   approvalAnswers, approvalRequests, describeImageInputs, hostedPlannedItem, imageInputs, offeredTool,
   type Citation, type HostedPlannedItem,
@@ -25,6 +27,8 @@ export type Plan =
   | { kind: 'cut'; afterText: string }
   | { kind: 'hang' }
   | { kind: 'failed'; code: string; message: string }
+  /** An `error` event mid-stream; `nested` puts code/message under `error` as some servers do. */
+  | { kind: 'error_event'; code: string; message: string; nested: boolean }
   | { kind: 'raw'; step: RawStep };
 
 export type ShellFlavour = 'builtin' | 'function_shell' | 'function_shell_argv' | 'exec_command' | 'none';
@@ -211,8 +215,11 @@ function planHosted(req: ParsedRequest, chain: readonly unknown[], userText: str
   return undefined;
 }
 
-/** The default brain: deterministic answers for the demo, benchmarks and e2e tests. */
-export function planDefault(req: ParsedRequest, chain: readonly unknown[] = []): Plan {
+/**
+ * The default brain: deterministic answers for the demo, benchmarks and e2e tests. With a view of
+ * its context it also answers `recall: KEY …` and a request to summarize the conversation.
+ */
+export function planDefault(req: ParsedRequest, chain: readonly unknown[] = [], view?: ContextView): Plan {
   const items: PlannedItem[] = [];
   if (req.reasoning) items.push({ type: 'reasoning', summary: REASONING_SUMMARY, chunks: 2, delayMs: 0 });
   const lastUser = req.input.findLastIndex((item) => item.role === 'user');
@@ -226,6 +233,11 @@ export function planDefault(req: ParsedRequest, chain: readonly unknown[] = []):
   }
   const userItem = req.input[lastUser];
   const userText = userItem ? contentText(userItem.content) : '';
+  const remembered = view ? (recallAnswer(userText, view) ?? summaryAnswer(userText, view)) : null;
+  if (remembered !== null) {
+    items.push(message(remembered));
+    return { kind: 'items', items };
+  }
   const patch = requestedPatch(userText);
   const command = patch === null ? requestedCommand(userText) : null;
   if (patch !== null) items.push(...patchCalls(req.tools, patch));

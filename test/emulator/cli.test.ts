@@ -22,7 +22,7 @@ it('the bundled CLI prints EMULATOR_URL, serves requests and exits on SIGTERM', 
     logLevel: 'silent',
     banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
   });
-  const child = spawn(process.execPath, [outfile, '--port', '0', '--latency', '1'], { cwd: dir });
+  const child = spawn(process.execPath, [outfile, '--port', '0', '--latency', '1', '--context-window', '2000', '--overflow', 'failed', '--no-compact-endpoint'], { cwd: dir });
   let stdout = '';
   child.stdout.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {
@@ -41,6 +41,12 @@ it('the bundled CLI prints EMULATOR_URL, serves requests and exits on SIGTERM', 
   });
   expect(res.status).toBe(200);
   expect(((await res.json()) as { output: unknown[] }).output).toHaveLength(1);
+  // The context flags: a 2,000-token window that fails in-stream form, no compact endpoint.
+  const post = (path: string, body: unknown): Promise<Response> =>
+    fetch(`${url}${path}`, { method: 'POST', headers: { authorization: 'Bearer x', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const over = await post('/responses', { model: 'gpt-5', input: 'x'.repeat(9000) });
+  expect(await over.json()).toMatchObject({ status: 'failed', error: { code: 'context_length_exceeded' } });
+  expect((await post('/responses/compact', { model: 'gpt-5', input: 'x' })).status).toBe(404);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
   expect(await exited).toBe(0);

@@ -2,11 +2,16 @@
 // EMULATOR_URL=http://127.0.0.1:PORT/v1, once listening; stops cleanly on SIGTERM/SIGINT.
 import { startEmulator } from './server.ts';
 import type { EmulatorOptions } from './server.ts';
+import { OVERFLOW_FORMS } from './context.ts';
+import type { ContextOptions } from './context.ts';
 
-const USAGE = 'usage: emulator [--port N] [--host H] [--latency MS] [--no-validate] [--no-auth]';
+const USAGE =
+  'usage: emulator [--port N] [--host H] [--latency MS] [--no-validate] [--no-auth]\n' +
+  '                [--context-window TOKENS] [--overflow http|failed|error|error_nested] [--no-context-management] [--no-compact-endpoint]';
 
 function parseArgs(argv: string[]): EmulatorOptions {
   const opts: EmulatorOptions = {};
+  const context: ContextOptions = {};
   const number = (flag: string, value: string | undefined): number => {
     const n = Number(value);
     if (value === undefined || !Number.isInteger(n) || n < 0) throw new Error(`${flag} needs a non-negative integer\n${USAGE}`);
@@ -19,8 +24,17 @@ function parseArgs(argv: string[]): EmulatorOptions {
     else if (arg === '--host') opts.host = argv[++i];
     else if (arg === '--no-validate') opts.validate = false;
     else if (arg === '--no-auth') opts.requireAuth = false;
+    else if (arg === '--context-window') context.windowTokens = number(arg, argv[++i]) || null;
+    else if (arg === '--overflow') {
+      const form = OVERFLOW_FORMS.find((f) => f === argv[i + 1]);
+      if (!form) throw new Error(`--overflow needs one of ${OVERFLOW_FORMS.join(', ')}\n${USAGE}`);
+      context.overflowForm = form;
+      i++;
+    } else if (arg === '--no-context-management') context.contextManagement = false;
+    else if (arg === '--no-compact-endpoint') context.compactEndpoint = false;
     else throw new Error(`unknown argument: ${arg}\n${USAGE}`);
   }
+  if (Object.keys(context).length > 0) opts.context = context;
   return opts;
 }
 

@@ -21,6 +21,8 @@ export interface ParsedRequest {
   parallelToolCalls: boolean;
   maxOutputTokens: number | null;
   metadata: Record<string, unknown>;
+  /** `context_management` entries as sent (checked in responses.ts); null when absent. */
+  contextManagement: Record<string, unknown>[] | null;
 }
 
 export function parseRequest(body: Record<string, unknown>): ParsedRequest {
@@ -44,6 +46,7 @@ export function parseRequest(body: Record<string, unknown>): ParsedRequest {
     parallelToolCalls: body.parallel_tool_calls !== false,
     maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
     metadata: isRecord(body.metadata) ? body.metadata : {},
+    contextManagement: Array.isArray(body.context_management) ? asRecords(body.context_management) : null,
   };
 }
 
@@ -208,9 +211,19 @@ export interface InputAccounting {
   cachedTokens: number;
 }
 
+/** What every request renders before its context: instructions and tools (see context.ts for the counting). */
+export function requestHead(req: Pick<ParsedRequest, 'instructions' | 'tools'>): string {
+  return `${req.instructions ?? ''}\n${JSON.stringify(req.tools)}\n`;
+}
+
+/** Tokens of a head plus context items, at ceil(bytes / 4). */
+export function tokensOf(head: string, items: readonly unknown[]): number {
+  return Math.ceil(byteLength(`${head}${serialize([...items])}`) / 4);
+}
+
 /** input_tokens ≈ bytes/4 of instructions + tools + the whole conversation; cached = the reused prefix. */
-export function accountInput(req: ParsedRequest, chain: StoredResponse | undefined, store: ResponseStore): InputAccounting {
-  const head = `${req.instructions ?? ''}\n${JSON.stringify(req.tools)}\n`;
+export function accountInput(req: ParsedRequest, chain: { items: unknown[] } | undefined, store: ResponseStore): InputAccounting {
+  const head = requestHead(req);
   const chainText = chain ? serialize(chain.items) : '';
   const prompt = `${head}${chainText}\n${serialize(req.input)}`;
   const inputTokens = Math.ceil(byteLength(prompt) / 4);

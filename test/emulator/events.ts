@@ -14,6 +14,7 @@ import type {
 import { byteLength, newId } from './wire.ts';
 import type { WireEvent } from './wire.ts';
 import type { PlannedItem } from './brain.ts';
+import type { CompactionWireItem } from './memory.ts';
 import { citationAnnotations, hostedBytes, hostedEvents, type Citation } from './hosted.ts';
 
 /** An event plus how long to wait before sending it (slow streams). */
@@ -126,8 +127,11 @@ function customToolCallEvents(index: number, name: string, input: string, emit: 
   return done;
 }
 
-/** All output items of a completed response and the events between in_progress and completed. */
-export function buildOutput(items: PlannedItem[], encryptedReasoning: boolean): BuiltOutput {
+/**
+ * All output items of a completed response and the events between in_progress and completed.
+ * A compaction made by this request comes first, as the service emits it before continuing.
+ */
+export function buildOutput(items: PlannedItem[], encryptedReasoning: boolean, compaction: CompactionWireItem | null = null): BuiltOutput {
   const events: TimedEvent[] = [];
   const emit = (event: WireEvent, delayMs = 0): void => {
     events.push({ event, delayMs });
@@ -135,6 +139,12 @@ export function buildOutput(items: PlannedItem[], encryptedReasoning: boolean): 
   const output: ResponseOutputItem[] = [];
   let outputBytes = 0;
   let reasoningBytes = 0;
+  if (compaction) {
+    emit({ type: 'response.output_item.added', output_index: 0, item: compaction });
+    emit({ type: 'response.output_item.done', output_index: 0, item: compaction });
+    output.push(compaction);
+    outputBytes += byteLength(JSON.stringify(compaction));
+  }
   for (const item of items) {
     const index = output.length;
     switch (item.type) {

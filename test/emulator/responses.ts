@@ -5,10 +5,14 @@ import type { ResponseOutputItem, ResponseStatus, ResponseUsage } from 'openai/r
 import { ApiError, invalidRequest, isRecord, newId, sleep } from './wire.ts';
 import type { LoggedRequest, RawStep, Step, WireResponse } from './wire.ts';
 import { validateRequestBody } from './validate.ts';
-import { accountInput, checkApprovalResponses, checkToolOutputs, parseRequest, pendingApprovals, pendingCalls, usageFor } from './conversation.ts';
+import { checkApprovalResponses, checkToolOutputs, parseRequest, pendingApprovals, pendingCalls, usageFor } from './conversation.ts';
 import type { ParsedRequest, ResponseStore, StoredResponse, ToolKind } from './conversation.ts';
 import { planDefault, planStep } from './brain.ts';
 import type { Plan } from './brain.ts';
+import type { ContextSettings } from './context.ts';
+import { OVERFLOW_MESSAGE } from './context.ts';
+import { checkCompactionItems, checkContextManagement, contextOverflowError, renderContext } from './window.ts';
+import type { RenderedContext } from './window.ts';
 import { buildOutput, partialMessage } from './events.ts';
 import { SseWriter, sendError, sendJson } from './sse.ts';
 
@@ -23,6 +27,15 @@ export interface EmulatorState {
   validate: boolean;
   requireAuth: boolean;
   latencyMs: number;
+  /** The context window and compaction features (context.ts). */
+  context: ContextSettings;
+}
+
+interface Admitted {
+  req: ParsedRequest;
+  previous: StoredResponse | undefined;
+  /** `context_management` asked for and accepted; null when not sent. */
+  management: { threshold: number | null } | null;
 }
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false };
@@ -70,7 +83,7 @@ function takeStep(queue: QueuedStep[]): Step | undefined {
 }
 
 /** The service's checks, in order; returns the parsed request or the error to answer with. */
-function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): ParsedRequest | ApiError {
+function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Admitted | ApiError {
   if (state.queue[0]?.step.kind === 'http_error') {
     const step = takeStep(state.queue);
     if (step?.kind === 'http_error') return scriptedError(step);
@@ -93,9 +106,12 @@ function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Pa
       'previous_response_not_found',
     );
   }
-  return checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>())
-    ?? checkApprovalResponses(req.input, previous?.approvals ?? new Set<string>())
-    ?? req;
+  const management = checkContextManagement(req, state.context);
+  if (management instanceof ApiError) return management;
+  const invalid = checkCompactionItems(req.input)
+    ?? checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>())
+    ?? checkApprovalResponses(req.input, previous?.approvals ?? new Set<string>());
+  return invalid ?? { req, previous, management };
 }
 
 function responseObject(
@@ -138,14 +154,14 @@ function responseObject(
 }
 
 /** Builds the completed response; `save` stores it (call it before the client can see it completed). */
-function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Extract<Plan, { kind: 'items' }>) {
-  const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
-  const built = buildOutput(plan.items, req.includeEncryptedReasoning);
-  const usage = usageFor(accountInput(req, previous, state.store), built.outputBytes, built.reasoningBytes);
+function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Extract<Plan, { kind: 'items' }>, context: RenderedContext) {
+  const built = buildOutput(plan.items, req.includeEncryptedReasoning, context.compaction);
+  const usage = usageFor(context.accounting, built.outputBytes, built.reasoningBytes);
   const response = responseObject(id, req, 'completed', built.output, usage);
   const save = (): void => {
     if (!req.store) return;
-    const items = [...(previous?.items ?? []), ...req.input, ...built.output];
+    // After a compaction the chain holds only the compaction item and what follows it.
+    const items = [...context.items, ...built.output];
     const stored: StoredResponse = { id, items, pending: pendingCalls(built.output), approvals: pendingApprovals(built.output), response };
     state.store.put(stored);
   };
@@ -197,7 +213,7 @@ async function answerRaw(state: EmulatorState, res: ServerResponse, entry: Logge
   if (done) entry.completed = true;
 }
 
-async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest) {
+async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest, context: RenderedContext) {
   const writer = new SseWriter(res, signal);
   writer.open(headers);
   writer.send({ type: 'response.created', response: responseObject(id, req, 'in_progress', [], null) });
@@ -205,7 +221,7 @@ async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSi
   await sleep(state.latencyMs, signal);
   switch (plan.kind) {
     case 'items': {
-      const { built, response, save } = complete(state, id, req, plan);
+      const { built, response, save } = complete(state, id, req, plan, context);
       for (const { event, delayMs } of built.events) if (!(await writer.sendAfter(delayMs, event))) return;
       if (!writer.alive) return;
       save();
@@ -230,14 +246,21 @@ async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSi
       writer.end();
       return;
     }
+    case 'error_event': {
+      const error = { type: 'invalid_request_error', code: plan.code, message: plan.message, param: 'input' };
+      if (plan.nested) writer.sendFrame({ type: 'error', error });
+      else writer.send({ type: 'error', code: plan.code, message: plan.message, param: 'input' });
+      writer.end();
+      return;
+    }
   }
 }
 
-async function answerJson(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest) {
+async function answerJson(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest, context: RenderedContext) {
   await sleep(state.latencyMs, signal);
   switch (plan.kind) {
     case 'items': {
-      const { response, save } = complete(state, id, req, plan);
+      const { response, save } = complete(state, id, req, plan, context);
       if (signal.aborted) return;
       save();
       sendJson(res, 200, response, headers);
@@ -255,6 +278,23 @@ async function answerJson(state: EmulatorState, res: ServerResponse, signal: Abo
     case 'failed':
       sendJson(res, 200, responseObject(id, req, 'failed', [], null, { code: plan.code, message: plan.message }), headers);
       return;
+    case 'error_event':
+      fail(res, entry, contextOverflowError(), headers);
+      return;
+  }
+}
+
+/** How an over-long request fails, in the form this run is configured for (context.ts). */
+function overflowPlan(state: EmulatorState): Plan | null {
+  const code = 'context_length_exceeded';
+  switch (state.context.overflowForm) {
+    case 'http':
+      return null;
+    case 'failed':
+      return { kind: 'failed', code, message: OVERFLOW_MESSAGE };
+    case 'error':
+    case 'error_nested':
+      return { kind: 'error_event', code, message: OVERFLOW_MESSAGE, nested: state.context.overflowForm === 'error_nested' };
   }
 }
 
@@ -266,14 +306,21 @@ export async function handleCreate(state: EmulatorState, res: ServerResponse, si
     fail(res, entry, admitted, headers);
     return;
   }
-  const step = takeStep(state.queue);
-  const chain = admitted.previousResponseId === null ? [] : state.store.get(admitted.previousResponseId)?.items ?? [];
-  const plan = step ? planStep(step, admitted) : planDefault(admitted, chain);
+  const { req } = admitted;
+  const context = renderContext(state.context, req, admitted.previous, state.store, admitted.management);
+  // An over-long input is refused before the model runs: no scripted step is used up.
+  const overflow = context.overflow ? overflowPlan(state) : undefined;
+  if (overflow === null) {
+    fail(res, entry, contextOverflowError(), headers);
+    return;
+  }
+  const step = overflow ? undefined : takeStep(state.queue);
+  const plan = overflow ?? (step ? planStep(step, req) : planDefault(req, admitted.previous?.items ?? [], context.view));
   const id = newId('resp_');
   entry.responseId = id;
   entry.status = 200;
-  if (plan.kind === 'failed') entry.error = { code: plan.code, message: plan.message };
-  if (plan.kind === 'raw') await answerRaw(state, res, entry, id, admitted, plan.step, headers);
-  else if (admitted.stream) await stream(state, res, signal, id, admitted, plan, headers, entry);
-  else await answerJson(state, res, signal, id, admitted, plan, headers, entry);
+  if (plan.kind === 'failed' || plan.kind === 'error_event') entry.error = { code: plan.code, message: plan.message };
+  if (plan.kind === 'raw') await answerRaw(state, res, entry, id, req, plan.step, headers);
+  else if (req.stream) await stream(state, res, signal, id, req, plan, headers, entry, context);
+  else await answerJson(state, res, signal, id, req, plan, headers, entry, context);
 }

@@ -11,9 +11,13 @@ import { ResponseStore } from './conversation.ts';
 import { handleCreate } from './responses.ts';
 import type { EmulatorState, ParsedBody } from './responses.ts';
 import { parseSteps } from './control.ts';
+import { contextSettings, parseContextOptions } from './context.ts';
+import type { ContextOptions, ContextSettings } from './context.ts';
+import { handleCompact } from './compact.ts';
 import { sendError, sendJson } from './sse.ts';
 
 export type { LoggedRequest, Step } from './wire.ts';
+export type { ContextOptions, ContextSettings, OverflowForm } from './context.ts';
 
 export interface Emulator {
   baseUrl: string;
@@ -25,6 +29,8 @@ export interface Emulator {
   /** Drops scripted steps not used yet (a fault test's kill may leave some behind). */
   clearQueue(): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
+  /** Changes the context window / compaction features from now on (unset fields stay); returns them. */
+  configureContext(opts: ContextOptions): ContextSettings;
   close(): Promise<void>;
 }
 
@@ -37,6 +43,8 @@ export interface EmulatorOptions {
   latencyMs?: number;
   /** Answer 401 when no `Authorization: Bearer …` header is sent, as the service does (default true). */
   requireAuth?: boolean;
+  /** The model's context window and the server's compaction features (context.ts). */
+  context?: ContextOptions;
 }
 
 const MODELS = ['gpt-5', 'gpt-5-mini', 'gpt-5-codex', 'gpt-4.1', 'o4-mini'];
@@ -71,7 +79,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     validate,
     requireAuth: opts.requireAuth !== false,
     latencyMs: opts.latencyMs ?? 0,
+    context: contextSettings(opts.context),
   };
+  const initialContext = state.context;
   const log: LoggedRequest[] = [];
   let seq = 0;
   const waiters = new Set<() => void>();
@@ -89,6 +99,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       return sendJson(res, 200, { queued: state.queue.length });
     }
     if (method === 'GET' && path === '/__emulator/requests') return sendJson(res, 200, log);
+    if (method === 'POST' && path === '/__emulator/context') {
+      const parsed = body.ok ? parseContextOptions(body.value) : 'Body is not JSON.';
+      if (typeof parsed === 'string') return sendError(res, new ApiError(400, { message: parsed, type: 'invalid_request_error', param: null, code: null }));
+      state.context = contextSettings(parsed, state.context);
+      return sendJson(res, 200, state.context);
+    }
     if (method === 'POST' && path === '/__emulator/forget') {
       state.store.clear();
       return sendJson(res, 200, { ok: true });
@@ -96,6 +112,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (method === 'POST' && path === '/__emulator/reset') {
       state.queue.length = 0;
       state.store.clear();
+      state.context = initialContext;
       log.length = 0;
       seq = 0;
       return sendJson(res, 200, { ok: true });
@@ -111,7 +128,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (path.startsWith('/__emulator/')) return control(method, path, body, res);
     const requestId = newId('req_', 16);
     const headers = { 'x-request-id': requestId };
-    if (method === 'POST' && path === '/v1/responses') {
+    if (method === 'POST' && (path === '/v1/responses' || path === '/v1/responses/compact')) {
       const auth = req.headers.authorization ?? '';
       const entry: LoggedRequest = {
         seq: ++seq,
@@ -126,6 +143,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       };
       log.push(entry);
       for (const wake of waiters) wake();
+      if (path === '/v1/responses/compact') return handleCompact(state, res, entry, body);
       const abort = new AbortController();
       const stop = (): void => abort.abort();
       res.on('close', stop);
@@ -182,6 +200,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     forgetAll: () => state.store.clear(),
     clearQueue: () => {
       state.queue.length = 0;
+    },
+    configureContext: (opts) => {
+      state.context = contextSettings(opts, state.context);
+      return state.context;
     },
     waitForRequests: (n, timeoutMs = 10_000) =>
       new Promise<void>((resolve, reject) => {

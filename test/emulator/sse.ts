@@ -40,6 +40,11 @@ export class SseWriter {
   }
 
   send(event: WireEvent): boolean {
+    return this.sendFrame(event);
+  }
+
+  /** An event outside the SDK's types (the nested `error` event some servers send). */
+  sendFrame(event: { type: string } & Record<string, unknown>): boolean {
     if (!this.alive) return false;
     const data = { ...event, sequence_number: this.sequence++ };
     const frame = `event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -74,7 +74,7 @@ it(`${ROUNDS} round(s) of ${ONESHOTS} one-shots at once beside a REPL taking tur
         if (text === undefined) continue;
         samples++;
         const id = name === '.agentx_checkpoint'
-          ? (() => { const p = parseCheckpoint(text); return p.ok ? p.checkpoint.response_id : `unparsable ${name}`; })()
+          ? (() => { const p = parseCheckpoint(text); return p.ok ? p.checkpoint.response_id ?? 'null' : `unparsable ${name}`; })()
           : (() => { const p = parseState(text); return p.ok ? p.state.response_id ?? 'null' : `unparsable ${name}`; })();
         seen.add(id);
       }

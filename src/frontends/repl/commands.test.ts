@@ -4,6 +4,7 @@ import { cdArgument, completeCommand } from './commands.ts';
 describe('completeCommand', () => {
   it('completes slash commands only', () => {
     expect(completeCommand('/us')).toEqual([['/usage'], '/us']);
+    expect(completeCommand('/co')).toEqual([['/compact'], '/co']);
     expect(completeCommand('/rollback')[0]).toEqual(['/rollback', '/rollback undo']);
     expect(completeCommand('hello')).toEqual([[], 'hello']);
   });

@@ -12,13 +12,15 @@ import { diffCommand } from './diff-command.ts';
 import { rollbackCommand } from './rollback.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/clear', '/model', '/mcp', '/image', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/setup', '/help'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
 export interface CommandHooks {
   /** /setup: runs the setup dialogue and rewires the engine with the new configuration. */
   setup(): Promise<void>;
+  /** /compact: compacts the conversation now (a request, so it runs like a turn: spinner, Ctrl-C). */
+  compact(): Promise<void>;
 }
 
 const HELP = [
@@ -27,7 +29,8 @@ const HELP = [
   '  cd [DIR|~|-]       change the directory commands run in',
   '  /rollback [N]      go back to an earlier checkpoint (1 = newest), files too; /rollback undo reverts it',
   '  /diff [N]          what tool calls changed in files: in the last turn, or since checkpoint N',
-  '  /usage             tokens and estimated cost of the last turn and the session',
+  '  /usage             tokens and estimated cost of the last turn and the session, context window left',
+  '  /compact           compact the conversation now to free context (agentx also does it near the limit)',
   '  /clear             start a fresh conversation (/rollback undo brings the old one back)',
   '  /model [NAME]      show or switch the model for later requests',
   '  /mcp               MCP servers: state, transport and tool count',
@@ -157,7 +160,8 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
   switch ((m[1] ?? '').toLowerCase()) {
     case 'rollback': await rollbackCommand(ctx, arg); break;
     case 'diff': await diffCommand(ctx, arg); break;
-    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme)); break;
+    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
+    case 'compact': await hooks.compact(); break;
     case 'clear': clearSession(ctx); break;
     case 'model': modelCommand(ctx, arg); break;
     case 'mcp': await mcpCommand(ctx); break;

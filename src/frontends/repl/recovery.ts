@@ -2,10 +2,12 @@
 // request that failed after the automatic retries (SPEC §3.6). Each menu only chooses an engine
 // operation; exactly-once and the session policy live in the engine.
 import type { PendingChoice } from '../../engine/engine.ts';
+import { hopelessOptions } from '../../engine/compaction.ts';
 import { callItemOf, needsPendingDecision } from '../../engine/journal.ts';
+import { CONTEXT_LENGTH_EXCEEDED } from '../../model/errors.ts';
 import { preview, type ToolJournalEntry } from '../../store/state.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
-import { selectFromMenu } from '../../ui/menu.ts';
+import { selectFromMenu, type MenuItem } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 import { rollbackCommand } from './rollback.ts';
 import type { TurnOutcome, TurnRunner } from './turns.ts';
@@ -74,42 +76,71 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   return runner.run((signal) => ctx.engine.resumePendingCalls(choice, signal));
 }
 
+type FailedChoice = 'retry' | 'trim' | 'new_chain' | 'rollback' | 'clear' | 'cancel';
+
+const CANCEL = { item: 'Cancel — keep it for later (↑ recalls your message; the next start offers this again)', choice: 'cancel' } as const;
+
+/**
+ * What can help after a failure. A request that does not fit the context window (even after the
+ * automatic compaction) is never offered a plain retry, which would fail the same way.
+ */
+function failedChoices(state: ReplContext['session']['state']): { item: string | MenuItem; choice: FailedChoice }[] {
+  const pending = state.pending_transaction;
+  if (state.failed_response?.code === CONTEXT_LENGTH_EXCEEDED && pending !== null) {
+    return [
+      ...(hopelessOptions(pending.input).includes('trim_tool_output')
+        ? [{ item: 'Trim — cut the tool outputs of this request to a short head and tail, then send it again', choice: 'trim' as const }]
+        : []),
+      { item: 'New chain — continue on a new chain from a summary of the local record', choice: 'new_chain' },
+      { item: 'Rollback — go back to an earlier checkpoint (your message stays in ↑ history)', choice: 'rollback' },
+      CANCEL,
+    ];
+  }
+  return [
+    { item: 'Retry — send the same request again (no command is re-run)', choice: 'retry' },
+    { item: 'New chain — start a new server-side chain from the local context', choice: 'new_chain' },
+    { item: 'Rollback — go back to an earlier checkpoint', choice: 'rollback' },
+    { item: { label: 'Clear — start a fresh session', confirm: 'Clear the session? (/rollback undo brings it back)' }, choice: 'clear' },
+    CANCEL,
+  ];
+}
+
 /** After a failed request (now, or found at start): Retry / New chain / Rollback / Clear / Cancel. */
 export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner, justFailed: boolean): Promise<void> {
   const t = ctx.theme;
   for (let shown = justFailed; ; shown = true) {
-    const pending = ctx.session.state.pending_transaction;
+    const state = ctx.session.state;
+    const pending = state.pending_transaction;
     if (pending === null) return;
-    const failed = ctx.session.state.failed_response;
+    const failed = state.failed_response;
     // Right after a failure the error is already on screen; at start it is news.
     const what = shown ? '' : `The last request failed${failed ? ` (${sanitizeLine(failed.error)})` : ''}. `;
     const kept = pending.user_message ? `Your message is kept: "${sanitizeLine(preview(pending.user_message))}"` : '';
     if (what || kept) say(ctx, t.yellow(`${what}${kept}`));
-    const choice = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
-      title: 'What now?',
-      items: [
-        'Retry — send the same request again (no command is re-run)',
-        'New chain — start a new server-side chain from the local context',
-        'Rollback — go back to an earlier checkpoint',
-        { label: 'Clear — start a fresh session', confirm: 'Clear the session? (/rollback undo brings it back)' },
-        'Cancel — keep it for later (↑ recalls your message; the next start offers this again)',
-      ],
+    const choices = failedChoices(state);
+    const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
+      title: failed?.code === CONTEXT_LENGTH_EXCEEDED ? 'It does not fit in the context window. What now?' : 'What now?',
+      items: choices.map((c) => c.item),
     });
+    const choice = index === null ? 'cancel' : (choices[index]?.choice ?? 'cancel');
     let outcome: TurnOutcome;
     switch (choice) {
-      case 0:
+      case 'retry':
         outcome = await runner.run((signal) => ctx.engine.retryFailed(signal));
         break;
-      case 1:
+      case 'trim':
+        outcome = await runner.run((signal) => ctx.engine.retryTrimmed(signal));
+        break;
+      case 'new_chain':
         outcome = await runner.run((signal) => ctx.engine.newChain(signal));
         break;
-      case 2:
+      case 'rollback':
         await rollbackCommand(ctx, '');
         return;
-      case 3:
+      case 'clear':
         clearSession(ctx);
         return;
-      default:
+      case 'cancel':
         say(ctx, t.dim('Kept for later.'));
         return;
     }

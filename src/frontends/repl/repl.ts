@@ -122,6 +122,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
+    compact: () => runner.compact(),
   };
 
   // Every transition is already on disk, so a signal can end the process right away; running

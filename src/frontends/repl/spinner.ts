@@ -8,16 +8,20 @@ export class Spinner {
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
   private startedAt = 0;
+  private shown: string;
 
-  constructor(private readonly out: { write(s: string): unknown }, private readonly theme: Theme, private readonly label = 'thinking…') {}
+  constructor(private readonly out: { write(s: string): unknown }, private readonly theme: Theme, private readonly label = 'thinking…') {
+    this.shown = label;
+  }
 
   get active(): boolean {
     return this.timer !== undefined;
   }
 
   /** Call only with the cursor at the start of a line: the spinner owns that line until stop(). */
-  start(): void {
+  start(label = this.label): void {
     if (this.timer) return;
+    this.shown = label;
     this.startedAt = Date.now();
     this.draw();
     this.timer = setInterval(() => this.draw(), INTERVAL_MS);
@@ -34,6 +38,6 @@ export class Spinner {
     const seconds = Math.floor((Date.now() - this.startedAt) / 1000);
     const glyph = FRAMES[this.frame++ % FRAMES.length] ?? '';
     const elapsed = seconds >= 2 ? ` ${seconds}s` : '';
-    this.out.write(`\r${this.theme.cyan(glyph)} ${this.theme.dim(`${this.label}${elapsed} (Ctrl-C to cancel)`)}\x1b[K`);
+    this.out.write(`\r${this.theme.cyan(glyph)} ${this.theme.dim(`${this.shown}${elapsed} (Ctrl-C to cancel)`)}\x1b[K`);
   }
 }

@@ -1,6 +1,7 @@
 // Runs an engine operation (a new turn, a retry, a continuation) with the REPL around it: the
 // spinner until the first token, the renderer, Ctrl-C/Ctrl-T → abort, and what the person is told
 // when it ends. Session policy (checkpoints, the interruption record) is the engine's.
+import { contextLeft, formatContextLeft } from '../../engine/context.ts';
 import type { TurnOutcome } from '../../engine/engine.ts';
 import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
@@ -119,21 +120,37 @@ export class TurnRunner {
   }
 
   async run(operation: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<TurnOutcome> {
+    this.ctx.costs.beginTurn();
+    const outcome = await this.interruptible(operation);
+    if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
+    const t = this.ctx.theme;
+    if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(outcome.failure.message)}`));
+    if (outcome.kind === 'interrupted') {
+      say(this.ctx, t.yellow('⏹ interrupted: nothing was added to the conversation; the model will be told next time (↑ recalls your message)'));
+    }
+    return outcome;
+  }
+
+  /** /compact: the engine compacts now, with the spinner and Ctrl-C; the renderer announces the result. */
+  async compact(): Promise<void> {
+    const outcome = await this.interruptible((signal) => {
+      this.spinner.start('compacting the conversation…');
+      return this.ctx.engine.compact(signal);
+    });
+    const t = this.ctx.theme;
+    if (outcome.kind === 'compacted') say(this.ctx, t.dim(formatContextLeft(contextLeft(outcome.tokensAfter, this.ctx.engine.contextWindow()))));
+    else if (outcome.kind === 'not_compacted') say(this.ctx, t.yellow(`nothing compacted: ${sanitizeLine(outcome.reason)}`));
+    else say(this.ctx, t.yellow('⏹ interrupted: the conversation is as it was'));
+  }
+
+  /** Runs an engine operation with its own abort signal, the spinner stopped when it ends. */
+  private async interruptible<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.controller = controller;
     this.renderer = this.newRenderer();
-    this.ctx.costs.beginTurn();
     this.ctx.term.setInterruptHandler(() => controller.abort());
     try {
-      const outcome = await operation(controller.signal);
-      this.spinner.stop();
-      if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
-      const t = this.ctx.theme;
-      if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(outcome.failure.message)}`));
-      if (outcome.kind === 'interrupted') {
-        say(this.ctx, t.yellow('⏹ interrupted: nothing was added to the conversation; the model will be told next time (↑ recalls your message)'));
-      }
-      return outcome;
+      return await operation(controller.signal);
     } finally {
       this.spinner.stop();
       this.ctx.term.setInterruptHandler(undefined);

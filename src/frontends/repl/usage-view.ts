@@ -1,10 +1,12 @@
 // /usage: token totals for the last turn and the session, with an estimated cost. Turns watched
 // in this process are priced request by request (long-context rates apply per request); totals
 // restored from disk are priced at standard rates.
+import { contextLeft, formatContextLeft, type ContextWindow } from '../../engine/context.ts';
 import type { TurnUsage } from '../../model/types.ts';
 import type { HistoryEntry, SessionState, Usage } from '../../store/state.ts';
 import { aggregateCost, formatNanos, requestCost, sessionCost, subtractCounts, type TokenCounts, type TurnCost } from '../../usage/cost.ts';
 import { priceFor } from '../../usage/pricing.ts';
+import { describeCompaction } from '../../ui/render.ts';
 import type { Theme } from '../../ui/theme.ts';
 
 interface ChainTurn extends TurnCost {
@@ -82,7 +84,27 @@ function row(label: string, u: TokenCounts, cost: string): string {
   return `  ${label.padEnd(10)}${cols.join('')}${cost.padStart(12)}`;
 }
 
-export function usageReport(state: SessionState, model: string, costs: CostTracker, theme: Theme): string {
+/** Where the window comes from, in words: a guessed one says how to set the real one. */
+function windowOrigin(window: ContextWindow): string {
+  switch (window.source) {
+    case 'table': return `window of ${window.note} models`;
+    case 'setting': return 'window from AGENTX_CONTEXT_WINDOW';
+    case 'observed': return `window ${window.note}`;
+    case 'default': return `window assumed (${window.note}; set AGENTX_CONTEXT_WINDOW to its size)`;
+  }
+}
+
+/** How full the context window is, and the last compaction. */
+function contextLines(state: SessionState, window: ContextWindow, theme: Theme): string[] {
+  const left = contextLeft(state.context_tokens, window);
+  const n = (tokens: number): string => tokens.toLocaleString('en-US');
+  const lines = [`  context   ${n(left.usedTokens)} of ${n(left.windowTokens)} tokens · ${formatContextLeft(left)} · ${windowOrigin(window)}`];
+  const c = state.compaction;
+  if (c) lines.push(theme.dim(`  last compaction (${c.at.slice(0, 16).replace('T', ' ')} UTC): ${describeCompaction({ type: 'context_compacted', mechanism: c.mechanism, tokensBefore: c.tokens_before, tokensAfter: c.tokens_after })}`));
+  return lines;
+}
+
+export function usageReport(state: SessionState, model: string, costs: CostTracker, theme: Theme, window: ContextWindow): string {
   const price = priceFor(model);
   const lines = [theme.bold(`Session: ${state.usage.turns} turn${state.usage.turns === 1 ? '' : 's'} · model ${model}`)];
   lines.push(theme.dim(`  ${''.padEnd(10)}${['input', 'cached', 'output', 'reasoning'].map((h) => h.padStart(10)).join('')}${'est. cost'.padStart(12)}`));
@@ -100,5 +122,6 @@ export function usageReport(state: SessionState, model: string, costs: CostTrack
   } else {
     lines.push(theme.dim('  cost is an estimate from list prices; input includes cached tokens'));
   }
+  lines.push(...contextLines(state, window, theme));
   return `${lines.join('\n')}\n`;
 }

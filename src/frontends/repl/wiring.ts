@@ -4,7 +4,8 @@ import type { CliOptions } from '../../cli/args.ts';
 import { resolveConfig, NO_KEY_MESSAGE, type Config } from '../../config/config.ts';
 import { INTERACTIVE_POLICY } from '../../engine/recovery.ts';
 import { Engine } from '../../engine/engine.ts';
-import type { ModelClient, ModelEvent, ModelRequest } from '../../model/types.ts';
+import type { ModelClient } from '../../model/types.ts';
+import { observeUsage } from '../../model/usage-observer.ts';
 import { configPath } from '../../paths.ts';
 import type { McpManager } from '../../tools/mcp/manager.ts';
 import { createCommands, createTurnDeps, type CommandRunner } from '../runtime.ts';
@@ -13,15 +14,9 @@ import type { TurnRunner } from './turns.ts';
 import type { CostTracker } from './usage-view.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
-function pricedClient(client: ModelClient, costs: CostTracker): ModelClient {
-  return {
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      for await (const ev of client.stream(request, signal)) {
-        if (ev.type === 'completed') costs.onResponse(request.model, ev.response.usage);
-        yield ev;
-      }
-    },
-  };
+/** Prices each response as it completes, compactions (POST /responses/compact) included. */
+export function pricedClient(client: ModelClient, costs: Pick<CostTracker, 'onResponse'>): ModelClient {
+  return observeUsage(client, (model, usage) => costs.onResponse(model, usage));
 }
 
 /** The session's command runner: sandbox notices as REPL lines, refusals may be re-run when the person says so. */

@@ -1,0 +1,285 @@
+// The compaction driver: wraps the sending of one request of a turn so that long sessions never
+// die. Before sending it compacts when the context passed the threshold (AGENTX_AUTO_COMPACT);
+// it asks the server to compact in the chain (context_management) where that works; when the
+// request overflows anyway it compacts and resends once, then gives up with a clear choice —
+// never a loop. The best mechanism is probed once per server and remembered
+// (server-capabilities.ts). All I/O comes in through CompactionDeps.
+import { CONTEXT_LENGTH_EXCEEDED, ModelError } from '../model/errors.ts';
+import { buildRequest, withContextManagement, type RequestShape } from '../model/request.ts';
+import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
+import type { CompactionCheckpoint, CompactionMechanism } from '../store/state.ts';
+import { userMessage, type InputItem } from '../wire/items.ts';
+import {
+  autoCompactDecision, compactThresholdTokens, contextTokensOf, estimateTokens, windowAfterOverflow,
+  type AutoCompactSetting, type ContextWindow,
+} from './context.ts';
+import { capToolOutputs } from './tool-output-caps.ts';
+import {
+  SUMMARY_PROMPT, inputForNewChain, localSummary, recentUserMessages, summarySeed, toolOutputsOf, type ChainState,
+} from './compaction-seed.ts';
+import type { CapabilityMemory } from './server-capabilities.ts';
+import type { Attempt } from './turn.ts';
+
+export interface CompactionDeps {
+  /** Read on each use: the front-end may wrap the client, switch the model, add tools. */
+  client(): ModelClient;
+  shape(): RequestShape;
+  /** The window for the current model from context.ts (table / setting / default); overflows may shrink it per server. */
+  window(): ContextWindow;
+  autoCompact: AutoCompactSetting;
+  capabilities: CapabilityMemory;
+  /** The session state (read only): transcript, last checkpoint. */
+  state(): ChainState;
+  /** Context tokens of the chain head (input + output of its response); 0 for a new chain. */
+  usedTokens(): number;
+  /** Sends one request the way the turn loop does (streaming its events) and returns the completed response. */
+  send(request: ModelRequest, signal: AbortSignal): Promise<CompletedResponse>;
+  /** A compaction happened: record the checkpoint now (durably), before anything is sent on the new chain. */
+  onCompacted(checkpoint: CompactionCheckpoint): void;
+  /** One line for the person. */
+  notice(text: string): void;
+  now(): Date;
+}
+
+export type HopelessOption = 'trim_tool_output' | 'new_chain' | 'rollback';
+
+/** Overflow that compacting did not fix: the turn ends with this choice for the person. */
+export class ContextHopeless extends ModelError {
+  readonly options: readonly HopelessOption[];
+
+  constructor(
+    message: string,
+    /** The attempt to retry after the person chose (already on the compacted chain when there was one). */
+    readonly attempt: Attempt,
+  ) {
+    super(message, 'context_overflow', { code: CONTEXT_LENGTH_EXCEEDED });
+    this.name = 'ContextHopeless';
+    this.options = hopelessOptions(attempt.input);
+  }
+}
+
+/** What can help a request that does not fit: trimming only when it carries tool outputs. */
+export function hopelessOptions(input: readonly InputItem[]): HopelessOption[] {
+  return [...(toolOutputsOf(input).length > 0 ? ['trim_tool_output' as const] : []), 'new_chain', 'rollback'];
+}
+
+export interface SendResult {
+  response: CompletedResponse;
+  /** Context tokens after this response: input + output, what the next request starts from. */
+  contextTokens: number;
+}
+
+/** A compaction made (`next`: the request moved onto the new chain), or why not, in one line. */
+export type CompactResult = { ok: true; mechanism: CompactionMechanism; next: Attempt } | { ok: false; reason: string };
+
+const isUnsupportedStatus = (status: number | undefined): boolean => status === 404 || status === 405 || status === 501;
+
+/** The server refused `context_management` itself (not the request for another reason). */
+export function rejectsContextManagement(err: unknown): boolean {
+  if (!(err instanceof ModelError) || err.kind !== 'fatal') return false;
+  const { status, code, param } = err.details;
+  if (param === 'context_management') return true;
+  return status === 400 && (code === 'unknown_parameter' || code === undefined) && /context_management/.test(err.message);
+}
+
+export interface Compaction {
+  /**
+   * One request of the turn, compacting before it or after an overflow as needed. Throws
+   * ModelError / ContextHopeless. `onNewAttempt` hears when a compaction moved the request to a
+   * new chain, so a caller that retries after a later failure retries that, not the old chain.
+   */
+  send(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<SendResult>;
+  /** /compact: compact the chain now (`pending` is input still to be sent on it, e.g. leftover tool outputs). */
+  compactNow(pending: Attempt, signal: AbortSignal): Promise<CompactResult>;
+  /** The window in force (it shrinks after an overflow showed it smaller). */
+  window(): ContextWindow;
+}
+
+export function createCompaction(deps: CompactionDeps): Compaction {
+  let tokensAfterCompaction: number | undefined;
+  let justCompacted = false;
+
+  const window = (): ContextWindow => {
+    const configured = deps.window();
+    const observed = deps.capabilities.get().observedWindows[deps.shape().model];
+    return observed !== undefined && observed < configured.tokens && configured.source !== 'setting'
+      ? { tokens: observed, source: 'observed', note: 'learned from an overflow' }
+      : configured;
+  };
+  const serverSide = (): boolean => deps.autoCompact.enabled && deps.capabilities.get().contextManagement !== 'no';
+  const threshold = (): number => compactThresholdTokens(window(), deps.autoCompact);
+
+  const request = (attempt: Attempt, withManagement: boolean): ModelRequest => {
+    // Attempts keep tool outputs as items (so they can be trimmed); a new chain gets them as text.
+    const input = attempt.previousResponseId === null ? inputForNewChain(attempt.input) : attempt.input;
+    const req = buildRequest(deps.shape(), input, attempt.previousResponseId);
+    return withManagement ? withContextManagement(req, threshold()) : req;
+  };
+
+  /** A request of our own (the summary): not shown to the person as an answer. */
+  async function quietly(req: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
+    for await (const ev of deps.client().stream(req, signal)) if (ev.type === 'completed') return ev.response;
+    throw new ModelError('the stream ended before the response completed', 'retryable');
+  }
+
+  /** Sends, probing context_management once per server: a refusal is remembered and the request resent without it. */
+  async function sendProbing(attempt: Attempt, signal: AbortSignal): Promise<CompletedResponse> {
+    const probe = serverSide();
+    let response: CompletedResponse;
+    try {
+      response = await deps.send(request(attempt, probe), signal);
+    } catch (err) {
+      if (!probe || !rejectsContextManagement(err)) throw err;
+      deps.capabilities.set({ contextManagement: 'no' });
+      deps.notice('This server does not compact conversations itself (context_management): agentx will compact when needed.');
+      return deps.send(request(attempt, false), signal);
+    }
+    if (probe) observeServerSide(response);
+    return response;
+  }
+
+  /** A server that takes the field but never compacts counts as one without it. */
+  function observeServerSide(response: CompletedResponse): void {
+    const caps = deps.capabilities.get();
+    if (response.compactions && response.compactions.length > 0) {
+      if (caps.contextManagement !== 'yes') deps.capabilities.set({ contextManagement: 'yes' });
+      return;
+    }
+    if (response.usage.inputTokens > threshold() * 1.1) deps.capabilities.set({ contextManagement: 'no' });
+    else if (caps.contextManagement === 'unknown') deps.capabilities.set({ contextManagement: 'yes' });
+  }
+
+  /** The record of a compaction; `tokensAfter` defaults to the seed's size, what the new chain starts from. */
+  function checkpoint(mechanism: CompactionMechanism, from: string | null, seed: InputItem[], extra: { summary?: string; tokensAfter?: number } = {}): CompactionCheckpoint {
+    return {
+      mechanism, from_response_id: from, seed, ...(extra.summary === undefined ? {} : { summary: extra.summary }),
+      at: deps.now().toISOString(), tokens_before: deps.usedTokens(), tokens_after: extra.tokensAfter ?? estimateTokens(seed),
+    };
+  }
+
+  async function viaEndpoint(pending: Attempt, signal: AbortSignal): Promise<CompactResult | null> {
+    const client = deps.client();
+    if (!client.compact || deps.capabilities.get().compactEndpoint === 'no' || pending.previousResponseId === null) return null;
+    try {
+      const shape = deps.shape();
+      const out = await client.compact({ model: shape.model, instructions: shape.instructions, previous_response_id: pending.previousResponseId }, signal);
+      if (out.output.length === 0) return { ok: false, reason: 'the server returned an empty compaction' };
+      if (deps.capabilities.get().compactEndpoint !== 'yes') deps.capabilities.set({ compactEndpoint: 'yes' });
+      const next = { input: [...out.output, ...pending.input], previousResponseId: null };
+      deps.onCompacted(checkpoint('endpoint', pending.previousResponseId, out.output));
+      return { ok: true, mechanism: 'endpoint', next };
+    } catch (err) {
+      if (err instanceof ModelError && err.kind === 'aborted') throw err;
+      if (err instanceof ModelError && isUnsupportedStatus(err.details.status)) {
+        deps.capabilities.set({ compactEndpoint: 'no' });
+        return null;
+      }
+      return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** Our own summary: asked of the model while the chain still has room, else made from the local record. */
+  async function viaSummary(pending: Attempt, signal: AbortSignal, chainHasRoom: boolean): Promise<CompactResult> {
+    const state = deps.state();
+    let summary: string | null = null;
+    let mechanism: CompactionMechanism = 'local';
+    if (chainHasRoom && pending.previousResponseId !== null) {
+      const ask = buildRequest({ ...deps.shape(), tools: [] }, [...toolOutputsOf(pending.input), userMessage([], SUMMARY_PROMPT)], pending.previousResponseId);
+      try {
+        const answer = await quietly(ask, signal);
+        if (answer.text.trim() !== '') {
+          summary = answer.text;
+          mechanism = 'summary';
+        }
+      } catch (err) {
+        if (err instanceof ModelError && err.kind === 'aborted') throw err;
+        // Any other failure: the local record still lets the session go on.
+      }
+    }
+    summary ??= localSummary(state, state.compaction, Math.floor(window().tokens * 0.3) * 4);
+    const seed = summarySeed(summary, recentUserMessages(state));
+    const next = { input: [...seed, ...pending.input], previousResponseId: null };
+    deps.onCompacted(checkpoint(mechanism, pending.previousResponseId, seed, { summary }));
+    return { ok: true, mechanism, next };
+  }
+
+  /** Whether the chain plus a summary request (and the pending tool outputs it must answer) still fits. */
+  function chainHasRoom(pending: Attempt): boolean {
+    const ask = deps.usedTokens() + estimateTokens(toolOutputsOf(pending.input)) + estimateTokens(SUMMARY_PROMPT) + estimateTokens(deps.shape().instructions);
+    return ask < window().tokens * 0.98;
+  }
+
+  async function compactAttempt(pending: Attempt, signal: AbortSignal): Promise<CompactResult> {
+    if (pending.previousResponseId === null) return { ok: false, reason: 'there is no earlier conversation on the server to compact' };
+    const endpoint = await viaEndpoint(pending, signal);
+    const result = endpoint ?? (await viaSummary(pending, signal, chainHasRoom(pending)));
+    if (result.ok) justCompacted = true;
+    return result;
+  }
+
+  async function recover(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<{ response: CompletedResponse; sent: Attempt }> {
+    // What the refused request rendered, roughly; only learnt from when the chain's size is known.
+    const shape = deps.shape();
+    const estimated = deps.usedTokens() + estimateTokens(attempt.input) + estimateTokens(shape.instructions) + estimateTokens(shape.tools);
+    const learned = windowAfterOverflow(window(), estimated);
+    if (deps.usedTokens() > 0 && learned.tokens < window().tokens) {
+      deps.capabilities.set({ observedWindows: { ...deps.capabilities.get().observedWindows, [shape.model]: learned.tokens } });
+    }
+    if (attempt.previousResponseId === null) {
+      throw new ContextHopeless('this message alone does not fit in the model\'s context window', attempt);
+    }
+    deps.notice('The conversation no longer fits in the context window: compacting it and sending your message again…');
+    const compacted = await compactAttempt(attempt, signal);
+    if (!compacted.ok) {
+      throw new ContextHopeless(`the conversation does not fit in the context window and could not be compacted (${compacted.reason})`, attempt);
+    }
+    onNewAttempt?.(compacted.next);
+    try {
+      return { response: await sendProbing(compacted.next, signal), sent: compacted.next };
+    } catch (err) {
+      if (err instanceof ModelError && err.kind === 'context_overflow') {
+        throw new ContextHopeless('even after compacting, this message does not fit in the context window (a very large message or tool output)', compacted.next);
+      }
+      throw err;
+    }
+  }
+
+  async function send(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<SendResult> {
+    let current: Attempt = { ...attempt, input: capToolOutputs(attempt.input, window()) };
+    const decision = autoCompactDecision({
+      usedTokens: deps.usedTokens(), window: window(), setting: deps.autoCompact, serverSide: serverSide(),
+      ...(tokensAfterCompaction === undefined ? {} : { tokensAfterLastCompaction: tokensAfterCompaction }),
+    });
+    if (decision.compact && current.previousResponseId !== null) {
+      deps.notice(`Context ${Math.round((deps.usedTokens() / window().tokens) * 100)}% full: compacting the conversation…`);
+      const compacted = await compactAttempt(current, signal);
+      if (compacted.ok) {
+        current = compacted.next;
+        onNewAttempt?.(current);
+      } else deps.notice(`Could not compact the conversation (${compacted.reason}); continuing.`);
+    }
+    let response: CompletedResponse;
+    try {
+      response = await sendProbing(current, signal);
+    } catch (err) {
+      if (!(err instanceof ModelError && err.kind === 'context_overflow')) throw err;
+      ({ response, sent: current } = await recover(current, signal, onNewAttempt));
+    }
+    const contextTokens = contextTokensOf(response.usage);
+    if (response.compactions && response.compactions.length > 0) {
+      deps.onCompacted(checkpoint('server', current.previousResponseId, [], { tokensAfter: contextTokens }));
+      justCompacted = true;
+    }
+    if (justCompacted) {
+      tokensAfterCompaction = contextTokens;
+      justCompacted = false;
+    }
+    return { response, contextTokens };
+  }
+
+  async function compactNow(pending: Attempt, signal: AbortSignal): Promise<CompactResult> {
+    return compactAttempt(pending, signal);
+  }
+
+  return { send, compactNow, window };
+}

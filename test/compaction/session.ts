@@ -1,0 +1,121 @@
+// A long session driven through the real engine (src/engine/engine.ts, its turn loop and the
+// compaction it is wired with) with the real client against the emulator over HTTP, and a real
+// session store in a temp directory. Shared by the engine's compaction tests and
+// bench/compaction.mjs; the REPL in a pty is tested the same way in test/e2e/compaction.test.ts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Engine, type TurnOutcome } from '../../src/engine/engine.ts';
+import { parseAutoCompact } from '../../src/engine/context.ts';
+import { inMemoryCapabilities, type CapabilityMemory, type ServerCapabilities } from '../../src/engine/server-capabilities.ts';
+import { turnCompaction } from '../../src/engine/turn-compaction.ts';
+import type { TurnDeps } from '../../src/engine/turn.ts';
+import type { AgentEvent } from '../../src/engine/events.ts';
+import { createOpenAIClient } from '../../src/model/client.ts';
+import type { ModelClient } from '../../src/model/types.ts';
+import { SessionStore } from '../../src/store/session-store.ts';
+import { emptyState, type CompactionCheckpoint } from '../../src/store/state.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { ParsedCall, Tool } from '../../src/tools/tool.ts';
+
+export const AGENTS_RULE = 'remember RULE=tabs-not-spaces';
+export const INSTRUCTIONS = `You are a test agent.\n# Instructions from /project/AGENTS.md\nAlways ${AGENTS_RULE}. Keep answers short.`;
+
+/**
+ * The shell function as the model sees it, answering every call with `bytes` of output without
+ * running anything: the context grows as it would with real command output, deterministically.
+ */
+export function fillerShellTool(bytes: number): Tool {
+  return {
+    name: 'shell',
+    writes: false,
+    definitions: () => [{
+      type: 'function', name: 'shell', description: 'Runs shell commands.', strict: false,
+      parameters: { type: 'object', properties: { commands: { type: 'array', items: { type: 'string' } } } },
+    }],
+    accepts: (item) => item.type === 'function_call' && item.name === 'shell',
+    parse: (item) => ({ ok: true, call: { callId: item.call_id, title: 'shell', commands: [] } }),
+    run: (call: ParsedCall) => Promise.resolve({
+      output: { type: 'function_call_output', call_id: call.callId, output: `tool output for ${call.callId}\n${'o'.repeat(bytes)}` },
+      summary: [`ran ${call.callId}`],
+      interrupted: false,
+    }),
+  };
+}
+
+export interface SessionOptions {
+  baseUrl: string;
+  /** AGENTX_CONTEXT_WINDOW and AGENTX_AUTO_COMPACT, as a person sets them. */
+  contextWindow: string;
+  autoCompact?: string;
+  /** What the server is already known to support (skips the probes), or a file-backed memory. */
+  capabilities?: ServerCapabilities;
+  memory?: CapabilityMemory;
+  toolOutputBytes?: number;
+  client?: ModelClient;
+}
+
+export interface Session {
+  readonly engine: Engine;
+  readonly store: SessionStore;
+  /** Every compaction, as recorded in the state at the time. */
+  readonly checkpoints: CompactionCheckpoint[];
+  /** Context notices and failures shown to the person. */
+  readonly notices: string[];
+  /** One turn; a failed or interrupted one throws (a long session must never show one). */
+  turn(text: string): Promise<string>;
+  /** One turn, whatever its outcome. */
+  send(text: string): Promise<TurnOutcome>;
+  close(): void;
+}
+
+export async function startSession(opts: SessionOptions): Promise<Session> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentx-compaction-'));
+  const client = opts.client ?? (await createOpenAIClient({ apiKey: 'sk-test', baseUrl: opts.baseUrl, idleTimeoutMs: 10_000 }));
+  const store = new SessionStore({
+    dir, path: join(dir, '.agentx_responseid'), initial: emptyState(), persistence: 'fast', publishesCheckpoint: true,
+    warn: (m) => { throw new Error(`session store: ${m}`); },
+  });
+  const checkpoints: CompactionCheckpoint[] = [];
+  const notices: string[] = [];
+  const emit = (ev: AgentEvent): void => {
+    if (ev.type === 'context_notice') notices.push(ev.message);
+    if (ev.type === 'turn_failed') notices.push(`failed: ${ev.message}`);
+    if (ev.type === 'context_compacted' && store.state.compaction) checkpoints.push(store.state.compaction);
+  };
+  const deps: TurnDeps = {
+    client,
+    shape: { model: 'gpt-5', instructions: INSTRUCTIONS, reasoningEffort: undefined },
+    registry: new ToolRegistry([fillerShellTool(opts.toolOutputBytes ?? 800)]),
+    session: store, cwd: () => dir, workspaceRoot: dir, emit,
+    policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+    compaction: turnCompaction(() => deps, {
+      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact),
+      capabilities: opts.memory ?? inMemoryCapabilities(opts.capabilities),
+    }),
+    sleep: () => Promise.resolve(), now: () => new Date(), random: () => 0.5,
+  };
+  const engine = new Engine(deps);
+  const signal = new AbortController().signal;
+  const send = (text: string): Promise<TurnOutcome> => engine.message(text, [], signal);
+  return {
+    engine, store, checkpoints, notices, send,
+    async turn(text) {
+      const outcome = await send(text);
+      if (outcome.kind !== 'done') throw new Error(`turn "${text.slice(0, 60)}" ${outcome.kind === 'failed' ? `failed: ${outcome.failure.message}` : 'was interrupted'}`);
+      return outcome.result.text;
+    },
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The scripted message of turn i of a long session: facts, tool runs, chatter of varying length. */
+export function scriptedMessage(i: number): string {
+  if (i % 10 === 0) return `remember K${i}=v${i * 7}`;
+  if (i % 7 === 3) return `run: echo step ${i}`;
+  const words = 20 + ((i * 37) % 120);
+  return `note ${i}: ${Array.from({ length: words }, (_, w) => `w${(w * i) % 97}`).join(' ')}`;
+}
+
+export const factKeys = (turns: number): string[] => Array.from({ length: Math.ceil(turns / 10) }, (_, k) => `K${k * 10}`);
+export const factValue = (key: string): string => `v${Number(key.slice(1)) * 7}`;
