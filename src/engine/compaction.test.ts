@@ -224,7 +224,7 @@ describe('/compact on demand (engine.compact)', () => {
       // …and the next message of the session itself starts from the seed.
       expect(await s.turn('recall: PET RULE')).toBe('Recalled: PET=otter, RULE=tabs-not-spaces');
       // /rollback to before the compaction: the old chain is still on the server.
-      s.engine.rollback(2);
+      await s.engine.rollback(2);
       expect(s.store.state.response_id).toBe(head);
       expect(s.store.state.compaction).toBeNull();
       expect(await s.turn('recall: PET')).toBe('Recalled: PET=otter');
