@@ -148,6 +148,9 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
+    // Calls left by a dead session may be MCP calls: the menu must know their tools (and their
+    // retry warning), so it waits for the servers (each bounded by its start timeout).
+    if (ctx.mcp && ctx.session.state.pending_tool_calls.length > 0) await ctx.mcp.ready;
     await settleLeftovers(ctx, runner);
     await loop(ctx, runner, hooks, historyFile);
     return EXIT_OK;
