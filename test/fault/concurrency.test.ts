@@ -113,7 +113,11 @@ it(`${ROUNDS} round(s) of ${ONESHOTS} one-shots at once beside a REPL taking tur
       tally.expect(`round ${round}: a one-shot branches from a REPL checkpoint`, prev !== undefined && repls.has(prev), String(prev));
     }
     const ledger = ledgerCounts(join(dir, 'ledger'));
-    for (const t of tokens.filter((_, i) => i % 2 === 0)) tally.expect(`round ${round}: ${t} ran exactly once`, ledger.get(t) === 1, String(ledger.get(t)));
+    // On a miss, say what that one-shot printed (its answer says whether the command ran, failed or was refused).
+    tokens.forEach((t, i) => {
+      if (i % 2 !== 0) return;
+      tally.expect(`round ${round}: ${t} ran exactly once`, ledger.get(t) === 1, `${String(ledger.get(t))}; its output: ${results[i]?.out.slice(-400) ?? ''}`);
+    });
   }
 
   sampling = false;
