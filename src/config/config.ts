@@ -6,6 +6,7 @@ import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompa
 import { configPath } from '../paths.ts';
 import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
+import { resolveSnapshotSettings, type SnapshotSettings } from './snapshots.ts';
 import { errorMessage, errorCode } from '../lib/fsutil.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -30,6 +31,8 @@ export interface Config {
   contextWindow: string | undefined;
   /** AGENTX_AUTO_COMPACT, parsed. */
   autoCompact: AutoCompactSetting;
+  /** File rollback: AGENTX_SNAPSHOTS, AGENTX_SNAPSHOT_MAX_FILE_BYTES, AGENTX_SNAPSHOT_STORE_MAX_BYTES. */
+  snapshots: SnapshotSettings;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -114,7 +117,7 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
   return {
     apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
-    configFile: file, sandbox, ...context,
+    configFile: file, sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues),
   };
 }
 

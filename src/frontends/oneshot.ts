@@ -122,7 +122,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     });
     // File rollback: the one-shot's turn is snapshotted too (its state file records the span).
     deps.workspace = startSnapshotSession({
-      dir: cwd, env, homeDir: homeDir(env), configFile: config.configFile,
+      dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
       say: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
     })?.files;
     const outcome = await new Engine(deps).message(message, [], controller.signal);

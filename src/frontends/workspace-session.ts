@@ -2,8 +2,7 @@
 // lazily and opened in the background, so `agentx --version` and the first prompt do not wait for
 // it; the engine gets a WorkspaceFiles that waits for it when a turn first needs it. Failures are
 // said once and the session goes on without file rollback for that turn.
-import { readConfigFile } from '../config/config.ts';
-import { resolveSnapshotSettings, type SnapshotSettings } from '../config/snapshots.ts';
+import type { SnapshotSettings } from '../config/snapshots.ts';
 import type { WorkspaceFiles } from '../engine/files.ts';
 import { errorMessage } from '../lib/fsutil.ts';
 import type { DiffResult, RestorePlan, RestoreResult, WorkspaceSnapshots } from '../workspace/index.ts';
@@ -13,8 +12,8 @@ export interface SnapshotSessionOptions {
   dir: string;
   env: NodeJS.ProcessEnv;
   homeDir: string;
-  /** The config file (~/.agentx), read for the AGENTX_SNAPSHOT* keys. */
-  configFile: string;
+  /** The AGENTX_SNAPSHOT* settings, resolved with the rest of the configuration (config.ts). */
+  settings: SnapshotSettings;
   /** One line for the person (notices, failures). */
   say(line: string): void;
 }
@@ -29,9 +28,9 @@ export interface SnapshotSession {
 
 const EMPTY_DIFF: DiffResult = { changes: [], summary: [], text: '' };
 
-/** Null when AGENTX_SNAPSHOTS=off. Throws ConfigError for a bad setting (before anything starts). */
+/** Null when AGENTX_SNAPSHOTS=off (a bad setting was already refused by resolveConfig). */
 export function startSnapshotSession(opts: SnapshotSessionOptions): SnapshotSession | null {
-  const settings = resolveSnapshotSettings(opts.env, readConfigFile(opts.configFile));
+  const settings = opts.settings;
   if (!settings.enabled) return null;
   const ready = open(opts, settings);
   let failureSaid = false;

@@ -3,8 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { killProcessGroup } from './shell.ts';
-import { processGroupExists, signalProcessGroup } from './process-group.ts';
+import { killProcessGroup, processGroupExists, signalProcessGroup } from './process-group.ts';
 import { isAlive, makeTempDir, run, waitFor, waitForPids } from './testkit.ts';
 import type { TempDir } from './testkit.ts';
 

@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { capOutput, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, resolveUserShell, runShellCommand } from './shell.ts';
+import { capOutput } from './output.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from './shell.ts';
+import { resolveUserShell } from './supervisor.ts';
 import { makeTempDir, run } from './testkit.ts';
 import type { TempDir } from './testkit.ts';
 

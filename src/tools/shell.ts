@@ -8,9 +8,6 @@ import { OutputCollector } from './output.ts';
 import { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
 import { cwdProblem, spawnSupervised, type SandboxLaunch } from './supervisor.ts';
 
-export { capOutput } from './output.ts';
-export { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
-export { resolveUserShell, type SandboxLaunch } from './supervisor.ts';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Per stream. ~16k tokens of worst-case text: enough for a build log's head and its failing tail. */

@@ -87,7 +87,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   // Remote MCP servers join once the MCP config is read (connectMcp); approvals are asked by the runner.
   const hosted: HostedInput = { remoteMcp: [], decideApproval: (question) => getRunner().approve(question) };
   const snapshots = startSnapshotSession({
-    dir, env, homeDir: homeDir(env), configFile: config.configFile, say: (line) => say({ out }, theme.dim(line)),
+    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(line)),
   }) ?? undefined;
   const shared = { cli, env, out, theme, session: sessionStore, costs, hosted, snapshots };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
