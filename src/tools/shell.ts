@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { OutputCollector } from './output.ts';
 import { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
-import { cwdProblem, spawnSupervised, type SandboxLaunch } from './supervisor.ts';
+import { cwdProblem, SANDBOX_START_FD, spawnSupervised, type SandboxLaunch } from './supervisor.ts';
 
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -92,22 +92,46 @@ export function runShellCommand(opts: ShellRunOptions): Promise<ShellRunResult> 
   const problem = cwdProblem(opts.cwd);
   if (problem !== undefined) return Promise.resolve(failedToStart(startedAt, problem));
   const graceMs = opts.killGraceMs !== undefined && opts.killGraceMs >= 0 ? opts.killGraceMs : DEFAULT_KILL_GRACE_MS;
-  let child: ChildProcess;
-  try {
-    child = spawnSupervised({ command: opts.command, cwd: opts.cwd, env: opts.env ?? process.env, graceMs, sandbox: opts.sandbox });
-  } catch (err) {
-    return Promise.resolve(failedToStart(startedAt, err instanceof Error ? err.message : String(err)));
+  return launchUntilStarted(opts, { startedAt, graceMs });
+}
+
+/**
+ * How often a sandbox that failed before the command started is set up again. Such a failure is
+ * a race with a file being replaced (supervisor.ts), gone a moment later; starting again cannot
+ * run the command twice, because the command provably never started.
+ */
+const SANDBOX_SETUP_ATTEMPTS = 6;
+const SANDBOX_SETUP_RETRY_MS = 15;
+
+async function launchUntilStarted(opts: ShellRunOptions, timing: { startedAt: number; graceMs: number }): Promise<ShellRunResult> {
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt >= SANDBOX_SETUP_ATTEMPTS;
+    let child: ChildProcess;
+    try {
+      child = spawnSupervised({ command: opts.command, cwd: opts.cwd, env: opts.env ?? process.env, graceMs: timing.graceMs, sandbox: opts.sandbox });
+    } catch (err) {
+      return failedToStart(timing.startedAt, err instanceof Error ? err.message : String(err));
+    }
+    const { result, started } = await new Promise<Supervised>((resolve) => {
+      superviseChild(child, opts, { ...timing, holdUnstartedOutput: !last }, resolve);
+    });
+    const setupFailed = opts.sandbox !== undefined && !started && !result.interrupted && !result.timedOut && result.exitCode !== 0;
+    if (!setupFailed || last || opts.signal?.aborted) return result;
+    await new Promise((r) => setTimeout(r, SANDBOX_SETUP_RETRY_MS * attempt));
   }
-  return new Promise((resolve) => {
-    superviseChild(child, opts, { startedAt, graceMs }, resolve);
-  });
+}
+
+interface Supervised {
+  result: ShellRunResult;
+  /** Sandboxed: whether the start marker arrived (the command itself ran). Unsandboxed: true. */
+  started: boolean;
 }
 
 function superviseChild(
   child: ChildProcess,
   opts: ShellRunOptions,
-  timing: { startedAt: number; graceMs: number },
-  resolve: (r: ShellRunResult) => void,
+  timing: { startedAt: number; graceMs: number; holdUnstartedOutput: boolean },
+  resolve: (r: Supervised) => void,
 ): void {
   // Infinity too falls back: memory must stay bounded whatever the caller asks.
   const maxBytes = Number.isFinite(opts.maxOutputBytes) && opts.maxOutputBytes >= 0 ? opts.maxOutputBytes : DEFAULT_MAX_OUTPUT_BYTES;
@@ -125,6 +149,10 @@ function superviseChild(
   let settled = false;
   let stopping: Promise<void> | undefined;
   let drainTimer: NodeJS.Timeout | undefined;
+  // Sandboxed, nothing is the command's until the start marker arrives (supervisor.ts): what
+  // comes before is bwrap's own setup error, shown only if there is no further attempt.
+  let started = opts.sandbox === undefined;
+  const held: { text: string; name: StreamName }[] = [];
 
   // One stop per command: TERM, grace, KILL. The lifeline is closed only afterwards, so the
   // watcher stays on guard (it ignores TERM) until the group is really gone. Its presence also
@@ -153,7 +181,8 @@ function superviseChild(
     clearTimeout(timer);
     clearTimeout(drainTimer);
     opts.signal?.removeEventListener('abort', onAbort);
-    resolve(result);
+    if (!started && !timing.holdUnstartedOutput) flushHeld();
+    resolve({ result, started });
   };
 
   const maybeFinish = (): void => {
@@ -171,8 +200,18 @@ function superviseChild(
 
   const emit = (text: string, name: StreamName): void => {
     if (text === '' || !opts.onOutput) return;
+    if (!started) {
+      held.push({ text, name });
+      return;
+    }
+    show(text, name);
+  };
+  const flushHeld = (): void => {
+    for (const { text, name } of held.splice(0)) show(text, name);
+  };
+  const show = (text: string, name: StreamName): void => {
     try {
-      opts.onOutput(text, name);
+      opts.onOutput?.(text, name);
     } catch {
       // A display failure must not lose the command's result or crash agentx from a stream event.
     }
@@ -196,6 +235,22 @@ function superviseChild(
   };
   watchStream(child.stdout, 'stdout');
   watchStream(child.stderr, 'stderr');
+  const marker = opts.sandbox ? child.stdio[SANDBOX_START_FD] : undefined;
+  if (marker) {
+    // Counted like an output stream: the marker pipe ends only when the sandbox has let go of it,
+    // so "did the command start?" is settled before the result is.
+    openStreams++;
+    marker.on('data', () => {
+      if (started) return;
+      started = true;
+      flushHeld();
+    });
+    marker.on('error', () => undefined);
+    marker.once('close', () => {
+      openStreams--;
+      maybeFinish();
+    });
+  }
 
   child.once('exit', (code, signal) => {
     exit = { code, signal };
@@ -205,6 +260,7 @@ function superviseChild(
     drainTimer = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
+      marker?.destroy();
     }, opts.sandbox ? sandboxDrainMs(timing.graceMs) : DRAIN_MS);
     maybeFinish();
   });
@@ -215,6 +271,7 @@ function superviseChild(
     else lifeline?.destroy();
     child.stdout?.destroy();
     child.stderr?.destroy();
+    marker?.destroy();
     settle(failedToStart(timing.startedAt, err.message));
   });
 }

@@ -19,6 +19,12 @@
 //   final SIGKILL; they are reset before `exec`, so the user's command sees default signals.
 // - `while read` loops in case anything is ever written; only EOF (or a broken fd, which should
 //   fail safe) ends the watch.
+// - Sandboxed, fd 4 is the start marker (SANDBOX_START_FD): a tiny sh inside bwrap writes one byte
+//   to it once every mount is in place, then execs the command without it. bwrap can fail while
+//   setting up (a state file replaced by rename between its bind and its read-only remount gives
+//   "Can't bind mount … Invalid argument"); without the byte agentx knows for certain the command
+//   never ran and may start it again (shell.ts). The watcher closes fd 4 so the marker pipe ends
+//   when the sandbox does.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -35,7 +41,7 @@ export const SUPERVISOR_SCRIPT = [
   '  kill -TERM -$$; kill -CONT -$$',
   '  sleep "$1"',
   '  kill -KILL -$$',
-  ') </dev/null >/dev/null 2>&1 &',
+  ') </dev/null >/dev/null 2>&1 4>&- &',
   'trap - TERM INT HUP',
   'shift',
   'exec "$@" 3<&-',
@@ -81,17 +87,23 @@ export interface SupervisedSpawn {
   sandbox?: SandboxLaunch;
 }
 
+/** The fd a sandboxed command's start marker arrives on (stdio[4] of the supervisor). */
+export const SANDBOX_START_FD = 4;
+/** Inside bwrap: say "started" on the marker fd, then become the command with that fd closed. */
+const START_MARKER_SCRIPT = `printf s >&${SANDBOX_START_FD}; exec "$@" ${SANDBOX_START_FD}>&-`;
+
 /** What the supervisor execs: the shell with the command, wrapped in bwrap when sandboxed. */
 export function commandArgv(shell: string, opts: Pick<SupervisedSpawn, 'command' | 'cwd' | 'sandbox'>): string[] {
   const inner = [shell, '-c', opts.command];
   if (!opts.sandbox) return inner;
-  return [opts.sandbox.bwrapPath, ...bwrapArgs({ policy: opts.sandbox.policy, cwd: opts.cwd, argv: inner })];
+  const marked = [FALLBACK_SHELL, '-c', START_MARKER_SCRIPT, 'agentx-sandbox', ...inner];
+  return [opts.sandbox.bwrapPath, ...bwrapArgs({ policy: opts.sandbox.policy, cwd: opts.cwd, argv: marked })];
 }
 
 /**
  * Starts the command under the supervisor, detached (setsid: its own session and process group,
  * no controlling terminal, so terminal Ctrl-C reaches only agentx) with stdin from /dev/null.
- * stdio[3] of the result is agentx's end of the lifeline. May throw (e.g. a NUL in the command).
+ * stdio[3] of the result is agentx's end of the lifeline, stdio[4] (sandboxed) the start marker. May throw (e.g. a NUL in the command).
  */
 export function spawnSupervised(opts: SupervisedSpawn): ChildProcess {
   const shell = resolveUserShell(opts.env.SHELL);
@@ -100,6 +112,6 @@ export function spawnSupervised(opts: SupervisedSpawn): ChildProcess {
     cwd: opts.cwd,
     env: opts.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: opts.sandbox ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
   });
 }

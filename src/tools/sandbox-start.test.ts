@@ -1,0 +1,101 @@
+// A sandbox that fails while it is being set up is set up again; a command that started is never
+// run again. Real bwrap, real files: the race is the one a concurrency soak found (the REPL renames
+// .agentx_checkpoint while a one-shot's bwrap bind-mounts it read-only), reproduced here on purpose,
+// and a wrapper around the real bwrap that fails its first setups the way bwrap does.
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { bwrapPath, makeLayout, type Layout } from '../sandbox/testkit.ts';
+import { runShellCommand, type ShellRunOptions } from './shell.ts';
+
+let box: Layout;
+beforeEach(() => { box = makeLayout(); });
+afterEach(() => { box.remove(); });
+
+const run = (command: string, bwrap: string, more: Partial<ShellRunOptions> = {}) => runShellCommand({
+  command, cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 64 * 1024, killGraceMs: 300, env: box.env,
+  sandbox: { bwrapPath: bwrap, policy: box.policy() }, ...more,
+});
+
+/** A bwrap that fails its first `failures` setups with bwrap's own message, then is the real one. */
+function flakyBwrap(failures: number): { path: string; calls: () => number } {
+  const counter = join(box.root, 'bwrap-calls');
+  const path = join(box.root, 'flaky-bwrap');
+  writeFileSync(counter, '');
+  writeFileSync(path, [
+    '#!/bin/sh',
+    `echo x >> '${counter}'`,
+    `if [ "$(wc -l < '${counter}')" -le ${failures} ]; then`,
+    '  echo "bwrap: Can\'t bind mount /oldroot/x on /newroot/x: Unable to remount destination \\"/newroot/x\\" with correct flags: Invalid argument" >&2',
+    '  exit 1',
+    'fi',
+    `exec '${bwrapPath()}' "$@"`,
+  ].join('\n'));
+  chmodSync(path, 0o755);
+  return { path, calls: () => readFileSync(counter, 'utf8').split('\n').filter(Boolean).length };
+}
+
+const ledger = (): string[] => {
+  try {
+    return readFileSync(join(box.workspace, 'ledger'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+};
+
+it('sets the sandbox up again after a setup failure, runs the command once, and shows no setup error', async () => {
+  const bwrap = flakyBwrap(2);
+  const shown: string[] = [];
+  const r = await run('echo once >> ledger; echo done', bwrap.path, { onOutput: (c) => shown.push(c) });
+  expect(bwrap.calls()).toBe(3);
+  expect(ledger()).toEqual(['once']);
+  expect(r.exitCode).toBe(0);
+  expect(r.stdout).toBe('done\n');
+  expect(r.stderr).toBe('');
+  expect(shown.join('')).toBe('done\n');
+});
+
+it('gives up after a few setups and reports bwrap\'s error, the command never having run', async () => {
+  const bwrap = flakyBwrap(100);
+  const shown: string[] = [];
+  const r = await run('echo once >> ledger', bwrap.path, { onOutput: (c) => shown.push(c) });
+  expect(bwrap.calls()).toBe(6);
+  expect(ledger()).toEqual([]);
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toMatch(/^bwrap: Can't bind mount/);
+  expect(shown.join('')).toMatch(/^bwrap: Can't bind mount/);
+});
+
+it('never runs again a command that started, even one that fails like a sandbox setup', async () => {
+  const bwrap = flakyBwrap(0);
+  const r = await run('echo once >> ledger; echo "bwrap: Can\'t bind mount /x on /y" >&2; exit 1', bwrap.path);
+  expect(bwrap.calls()).toBe(1);
+  expect(ledger()).toEqual(['once']);
+  expect(r.exitCode).toBe(1);
+});
+
+it('runs every command exactly once while the checkpoint it protects is replaced by rename all along', async () => {
+  const checkpoint = join(box.workspace, '.agentx_checkpoint');
+  writeFileSync(checkpoint, '{"v":0}\n');
+  // The policy names the checkpoint as a read-only file (the interactive session's state).
+  expect(box.policy().readOnly).toContain(checkpoint);
+  let replacing = true;
+  let renames = 0;
+  const replacer = (async () => {
+    while (replacing) {
+      const tmp = `${checkpoint}.tmp`;
+      writeFileSync(tmp, `{"v":${++renames}}\n`);
+      renameSync(tmp, checkpoint);
+      // About a thousand renames a second: far more often than a session publishes a checkpoint.
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  })();
+  const results = [];
+  const COMMANDS = 40;
+  for (let i = 0; i < COMMANDS; i++) results.push(await run(`echo ${i} >> ledger`, bwrapPath()));
+  replacing = false;
+  await replacer;
+  expect(results.filter((r) => r.exitCode !== 0).map((r) => r.stderr)).toEqual([]);
+  expect(ledger()).toEqual(Array.from({ length: COMMANDS }, (_, i) => String(i)));
+  expect(renames).toBeGreaterThan(COMMANDS);
+});
