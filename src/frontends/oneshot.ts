@@ -124,6 +124,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     deps.workspace = startSnapshotSession({
       dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
       say: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+      lazy: true,
     })?.files;
     const outcome = await new Engine(deps).message(message, [], controller.signal);
     if (outcome.kind === 'done') {

@@ -16,10 +16,15 @@ export interface SnapshotSessionOptions {
   settings: SnapshotSettings;
   /** One line for the person (notices, failures). */
   say(line: string): void;
+  /**
+   * Open the store only when a turn first needs it (a one-shot: most ask no tool that writes, and
+   * opening costs a `git` start and the workspace library); otherwise in the background at once.
+   */
+  lazy?: boolean;
 }
 
 export interface SnapshotSession {
-  /** Resolves to the opened store, or null when file rollback is off or unavailable. */
+  /** Resolves to the opened store, or null when file rollback is off or unavailable (opens it if lazy). */
   readonly ready: Promise<WorkspaceSnapshots | null>;
   /** What the engine uses; every call waits for `ready`. */
   readonly files: WorkspaceFiles;
@@ -32,12 +37,14 @@ const EMPTY_DIFF: DiffResult = { changes: [], summary: [], text: '' };
 export function startSnapshotSession(opts: SnapshotSessionOptions): SnapshotSession | null {
   const settings = opts.settings;
   if (!settings.enabled) return null;
-  const ready = open(opts, settings);
+  let opening: Promise<WorkspaceSnapshots | null> | undefined;
+  const opened = (): Promise<WorkspaceSnapshots | null> => (opening ??= open(opts, settings));
+  if (opts.lazy !== true) void opened();
   let failureSaid = false;
   let skippedSaid = false;
   const files: WorkspaceFiles = {
     async snapshot() {
-      const ws = await ready;
+      const ws = await opened();
       if (ws === null) return null;
       try {
         const result = await ws.snapshot();
@@ -58,19 +65,19 @@ export function startSnapshotSession(opts: SnapshotSessionOptions): SnapshotSess
       }
     },
     async diffSpans(spans) {
-      const ws = await ready;
+      const ws = await opened();
       return ws === null ? EMPTY_DIFF : ws.diffSpans(spans);
     },
     async planRestore(spans): Promise<RestorePlan> {
-      const ws = await ready;
+      const ws = await opened();
       return ws === null ? { workspace: '', startSnapshot: '', actions: [], skipped: [] } : ws.planRestore(spans);
     },
     async applyRestore(plan): Promise<RestoreResult> {
-      const ws = await ready;
+      const ws = await opened();
       return ws === null ? { restored: [], skipped: [], failed: [] } : ws.applyRestore(plan);
     },
   };
-  return { ready, files, settings };
+  return { get ready() { return opened(); }, files, settings };
 }
 
 async function open(opts: SnapshotSessionOptions, settings: SnapshotSettings): Promise<WorkspaceSnapshots | null> {

@@ -1,10 +1,10 @@
 // Can this machine sandbox model commands? Finds bwrap and probes it once per process: a real
 // sandbox with the same flags as a command, running `exit 0`. Missing bwrap, a kernel or container
 // that forbids namespaces, or a non-Linux system all give one clear line with the fix.
-import { execFile } from 'node:child_process';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { bwrapArgs } from './bwrap.ts';
 import { isInside, type SandboxPolicy } from './policy.ts';
+import { nodeChildProcess } from '../lib/builtins.ts';
 import { isExecutableFile } from '../lib/fsutil.ts';
 
 export type SandboxAvailability =
@@ -63,7 +63,7 @@ function firstLine(text: string): string {
 export function probeBwrap(bwrapPath: string, policy: SandboxPolicy): Promise<string | undefined> {
   const args = bwrapArgs({ policy, cwd: '/', argv: ['/bin/sh', '-c', 'exit 0'] });
   return new Promise((resolve) => {
-    execFile(bwrapPath, args, { timeout: PROBE_TIMEOUT_MS, env: {} }, (err, _stdout, stderr) => {
+    nodeChildProcess().execFile(bwrapPath, args, { timeout: PROBE_TIMEOUT_MS, env: {} }, (err, _stdout, stderr) => {
       if (!err) return resolve(undefined);
       resolve(firstLine(String(stderr)) || err.message);
     });

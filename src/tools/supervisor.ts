@@ -25,10 +25,10 @@
 //   "Can't bind mount … Invalid argument"); without the byte agentx knows for certain the command
 //   never ran and may start it again (shell.ts). The watcher closes fd 4 so the marker pipe ends
 //   when the sandbox does.
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
+import { nodeChildProcess } from '../lib/builtins.ts';
 import { errorCode, isExecutableFile } from '../lib/fsutil.ts';
 import { bwrapArgs } from '../sandbox/bwrap.ts';
 import type { SandboxPolicy } from '../sandbox/policy.ts';
@@ -108,7 +108,7 @@ export function commandArgv(shell: string, opts: Pick<SupervisedSpawn, 'command'
 export function spawnSupervised(opts: SupervisedSpawn): ChildProcess {
   const shell = resolveUserShell(opts.env.SHELL);
   const graceSeconds = String(Math.max(1, Math.ceil(opts.graceMs / 1000)));
-  return spawn(FALLBACK_SHELL, ['-c', SUPERVISOR_SCRIPT, 'agentx-supervisor', graceSeconds, ...commandArgv(shell, opts)], {
+  return nodeChildProcess().spawn(FALLBACK_SHELL, ['-c', SUPERVISOR_SCRIPT, 'agentx-supervisor', graceSeconds, ...commandArgv(shell, opts)], {
     cwd: opts.cwd,
     env: opts.env,
     detached: true,

@@ -257,4 +257,26 @@ describe('startup weight', () => {
     expect(modules.length).toBeGreaterThan(50);
     expect(modules.filter((m) => /undici|\btls\b|\bhttps\b/.test(m))).toEqual([]);
   });
+
+  it('a plain one-shot loads no crypto and starts no process: no git, no bwrap probe (lib/builtins.ts, lazy snapshot store)', async () => {
+    const probe = join(box.home, 'modules.mjs');
+    writeFileSync(probe, [
+      // Every spawn (spawn, execFile, exec) goes through ChildProcess.prototype.spawn. The probe
+      // itself loads child_process, so its presence in the module list is not checked.
+      "import cp from 'node:child_process';",
+      'let spawned = 0;',
+      'const original = cp.ChildProcess.prototype.spawn;',
+      'cp.ChildProcess.prototype.spawn = function (...args) { spawned++; return original.apply(this, args); };',
+      "process.once('exit', () => process.stderr.write(`MODULES ${JSON.stringify(process.moduleLoadList)} SPAWNED ${spawned}\\n`));",
+    ].join('\n'));
+    const child = spawn(process.execPath, ['--import', probe, CLI, 'hello there'], { cwd: box.cwd, env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).toBe(0);
+    const modules = JSON.parse(/MODULES (.*) SPAWNED/.exec(stderr)?.[1] ?? '[]') as string[];
+    expect(modules.length).toBeGreaterThan(50);
+    expect(modules.filter((m) => /crypto/.test(m))).toEqual([]);
+    expect(/SPAWNED (\d+)/.exec(stderr)?.[1]).toBe('0');
+  });
 });

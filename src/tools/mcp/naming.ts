@@ -2,7 +2,7 @@
 // characters the API accepts (^[a-zA-Z0-9_-]+$, at most 64). A name that had to be cut, or that
 // collides with another after sanitising, ends in a hash of the original server and tool names,
 // so it is the same in every session and does not depend on the order servers answer in.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../lib/builtins.ts';
 
 export const MAX_TOOL_NAME_LENGTH = 64;
 export const MCP_NAME_PREFIX = 'mcp__';
@@ -21,7 +21,7 @@ export function sanitizeNamePart(text: string): string {
 
 function keyHash(key: ToolKey, length: number): string {
   // A separator config names cannot contain, so ("a", "b_c") and ("a_b", "c") hash differently.
-  return createHash('sha1').update(`${key.server}\u0000${key.tool}`, 'utf8').digest('hex').slice(0, length);
+  return nodeCrypto().createHash('sha1').update(`${key.server}\u0000${key.tool}`, 'utf8').digest('hex').slice(0, length);
 }
 
 function withSuffix(name: string, hash: string): string {

@@ -1,8 +1,8 @@
 // Disk access for patches: reading a file as text (refusing binary and oversized files) and
 // replacing one atomically (temp file in the same directory, then rename), keeping its mode.
-import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { randomHex } from '../../lib/fsutil.ts';
 
 /** Files above this size are neither patched nor shown (10 MiB). */
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -70,7 +70,7 @@ export interface WriteOptions {
 /** Replaces (or creates) `abs` with `data` through a temp file in the same directory. */
 export async function writeAtomic(abs: string, data: string | Buffer, opts: WriteOptions): Promise<void> {
   // The name is cut so a long file name cannot push the temp name over NAME_MAX (255 bytes).
-  const temp = join(dirname(abs), `.${basename(abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.agentx-tmp`);
+  const temp = join(dirname(abs), `.${basename(abs).slice(0, 64)}.${randomHex(12)}.agentx-tmp`);
   const handle = await open(temp, 'wx', 0o666);
   try {
     try {

@@ -3,9 +3,9 @@
 // part-way, what was already written is put back.
 // Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
 // noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
-import { randomBytes } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { randomHex } from '../../lib/fsutil.ts';
 import { DEFAULT_MAX_BYTES, makeParents, removeDirs, removeFile, syncDir, writeAtomic } from './fsio.ts';
 import { workspaceRoots } from './paths.ts';
 import { planPatch } from './plan.ts';
@@ -101,7 +101,7 @@ async function commit(entries: readonly Entry[], durable: boolean): Promise<void
     // Parking comes first so a file can be replaced by a directory of the same name.
     for (const entry of entries) {
       if (entry.state.kind !== 'missing' || entry.disk.kind !== 'file') continue;
-      const park = join(dirname(entry.abs), `.${basename(entry.abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.agentx-deleted`);
+      const park = join(dirname(entry.abs), `.${basename(entry.abs).slice(0, 64)}.${randomHex(12)}.agentx-deleted`);
       await rename(entry.abs, park);
       undo.push(() => rename(park, entry.abs));
       parked.push(park);

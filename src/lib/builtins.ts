@@ -1,0 +1,18 @@
+// Builtins loaded on first use. An ES `import` of a builtin evaluates every one of its exports at
+// startup: node:crypto's then pulls in WebCrypto and web streams, node:child_process the whole
+// child-process stack, on every run, although a plain one-shot needs neither (bench/, "Where a
+// one-shot's time goes"). require() returns the module object with Node's lazy getters still lazy.
+import type * as ChildProcess from 'node:child_process';
+import type * as Crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+
+const requireBuiltin = createRequire(import.meta.url);
+
+export function nodeCrypto(): typeof Crypto {
+  // require() returns any: the module's declared type is restored.
+  return requireBuiltin('node:crypto') as typeof Crypto;
+}
+
+export function nodeChildProcess(): typeof ChildProcess {
+  return requireBuiltin('node:child_process') as typeof ChildProcess;
+}
