@@ -120,12 +120,16 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
       onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
     });
-    // File rollback: the one-shot's turn is snapshotted too (its state file records the span).
-    deps.workspace = startSnapshotSession({
-      dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
-      say: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
-      lazy: true,
-    })?.files;
+    // Snapshots serve rollback and /diff, which a one-shot does not have: its state file is
+    // removed when it succeeds. Only --json uses them, for the `workspace_changed` event (the
+    // paths the turn changed); there the store opens when a tool first writes.
+    if (cli.json) {
+      deps.workspace = startSnapshotSession({
+        dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
+        say: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+        lazy: true,
+      })?.files;
+    }
     const outcome = await new Engine(deps).message(message, [], controller.signal);
     if (outcome.kind === 'done') {
       // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.
