@@ -38,7 +38,7 @@ export function utf8Length(text: string): number {
 }
 
 /** The longest prefix of `text` that fits in `maxBytes` of UTF-8. */
-export function headByBytes(text: string, maxBytes: number): string {
+function headByBytes(text: string, maxBytes: number): string {
   let bytes = 0;
   let i = 0;
   while (i < text.length) {
@@ -51,7 +51,7 @@ export function headByBytes(text: string, maxBytes: number): string {
 }
 
 /** The longest suffix of `text` that fits in `maxBytes` of UTF-8. */
-export function tailByBytes(text: string, maxBytes: number): string {
+function tailByBytes(text: string, maxBytes: number): string {
   let bytes = 0;
   let i = text.length;
   while (i > 0) {
@@ -65,25 +65,79 @@ export function tailByBytes(text: string, maxBytes: number): string {
   return text.slice(i);
 }
 
-export interface Truncated {
-  text: string;
-  truncated: boolean;
+/**
+ * A text seen from its two ends, in UTF-8 bytes: its size, and its longest head or tail of whole
+ * characters within a size. A string is one (`stringEnds`); so is a stream of which only the
+ * first and last bytes were kept (tools/output.ts), as long as it answers the sizes asked below.
+ */
+export interface TextEnds<Part> {
+  totalBytes: number;
+  /** Asked with at most `headShare(keepBytes)`. */
+  head(maxBytes: number): Part;
+  /** Asked with at most `keepBytes - headShare(keepBytes) + 3` (what the head left unused). */
+  tail(maxBytes: number): Part;
+  bytes(part: Part): number;
+}
+
+export interface KeptEnds<Part> {
+  head: Part;
+  tail: Part;
+  /** Bytes of the text that are in neither part. */
+  cutBytes: number;
+}
+
+/** The head's share of a budget: half, and the odd byte, since the start says what a text is about. */
+export function headShare(keepBytes: number): number {
+  return Math.ceil(keepBytes / 2);
 }
 
 /**
- * Fits `text` into `maxBytes`, keeping head and tail: the start of a message says what it is
- * about and the end of command output says how it finished.
+ * The one truncation rule: keep the head and the tail of a text within `keepBytes`, the head
+ * first taking its share, the tail the rest (including the up to 3 bytes the head could not use
+ * without splitting a character), neither splitting a character. Null when the text fits whole.
+ * The end of command output says how it finished; the start of a message says what it is about.
  */
-export function truncateMiddle(text: string, maxBytes: number): Truncated {
+export function keepEnds<Part>(text: TextEnds<Part>, keepBytes: number): KeptEnds<Part> | null {
+  if (text.totalBytes <= keepBytes) return null;
+  const head = text.head(headShare(keepBytes));
+  const tail = text.tail(keepBytes - text.bytes(head));
+  return { head, tail, cutBytes: text.totalBytes - text.bytes(head) - text.bytes(tail) };
+}
+
+export function stringEnds(text: string, totalBytes = utf8Length(text)): TextEnds<string> {
+  return { totalBytes, head: (n) => headByBytes(text, n), tail: (n) => tailByBytes(text, n), bytes: utf8Length };
+}
+
+export interface Cut {
+  text: string;
+  /** 0 when the text was left whole. */
+  cutBytes: number;
+}
+
+/** How a cut shows: what stands for the cut middle, and whether it must fit in the budget too. */
+export interface CutStyle {
+  marker: (cutBytes: number) => string;
+  /** True: `maxBytes` is a hard limit on the result. False: it limits the text kept, the marker comes on top. */
+  markerInBudget: boolean;
+}
+
+/** Fits `text` into `maxBytes` by `keepEnds`, with the style's marker where the middle was. */
+export function cutMiddle(text: string, maxBytes: number, style: CutStyle): Cut {
   const total = utf8Length(text);
-  if (total <= maxBytes) return { text, truncated: false };
-  const marker = (cut: number): string => `\n[... ${cut} bytes omitted ...]\n`;
+  if (total <= maxBytes) return { text, cutBytes: 0 };
   // Size the marker for the largest possible count so the real one can only be shorter.
-  const budget = Math.max(0, maxBytes - utf8Length(marker(total)));
-  const head = headByBytes(text, Math.floor(budget / 2));
-  const tail = tailByBytes(text, budget - utf8Length(head));
-  const cut = total - utf8Length(head) - utf8Length(tail);
-  return { text: `${head}${marker(cut)}${tail}`, truncated: true };
+  const keep = style.markerInBudget ? Math.max(0, maxBytes - utf8Length(style.marker(total))) : maxBytes;
+  const kept = keepEnds(stringEnds(text, total), keep);
+  if (kept === null) return { text, cutBytes: 0 };
+  return { text: `${kept.head}${style.marker(kept.cutBytes)}${kept.tail}`, cutBytes: kept.cutBytes };
+}
+
+/**
+ * Bounded state (the session file's texts): the marker counts against `maxBytes`, because the
+ * state file must not grow past its limit however many texts are cut.
+ */
+export function truncateMiddle(text: string, maxBytes: number): Cut {
+  return cutMiddle(text, maxBytes, { marker: (cut) => `\n[... ${cut} bytes omitted ...]\n`, markerInBudget: true });
 }
 
 /** Response ids inside JSON: one printable token, no whitespace or control characters. */

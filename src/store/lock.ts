@@ -6,19 +6,13 @@
 // when the lock is held). The random token tells our lock from one left by an earlier process
 // that had the same pid (common in containers, where agentx may always be pid 1).
 //
-// A lock whose pid is dead (or unparsable and old) is taken over without a race:
-//  1. Takers claim the stale lock by creating `<lock>.takeover-<inode>-<gen>` exclusively, so
-//     exactly one of them holds a claim on that particular stale file. A claim whose owner
-//     died mid-takeover is skipped by moving to the next generation, never deleted by others.
-//  2. The claim holder re-reads the lock; if it is still the same stale file (inode and token)
-//     it renames a complete new lock over it. rename() replaces in one step, so there is no
-//     moment without a lock in which a fresh acquirer could slip in.
-//  3. It then removes the claims. A slow taker that claims afterwards fails the re-check in
-//     step 2, because the lock it saw is gone (token compared too, in case the inode is reused).
+// A lock whose pid is dead (or unparsable and old) is taken over without a race by claiming it
+// first (lib/lock-takeover.ts); the claims here are `<lock>.takeover-<inode>-<n>`.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorCode, isPidAlive, randomHex, sleepMs, unlinkQuiet } from '../lib/fsutil.ts';
+import { takeOverStaleLock, type LockFiles, type LockInfo } from '../lib/lock-takeover.ts';
 
 export const LOCK_FILE = '.agentx_responseid.lock';
 
@@ -28,17 +22,9 @@ export type SessionLock = { ok: true; release: () => void } | { ok: false; pid: 
 /** An unparsable lock younger than this may still be being written by a foreign tool. */
 const UNPARSABLE_GRACE_MS = 10_000;
 const MAX_ATTEMPTS = 100;
-const MAX_GENERATIONS = 16;
 
 /** Tokens of locks this process holds, to tell them from leftovers of an earlier same-pid process. */
 const heldTokens = new Set<string>();
-
-interface LockInfo {
-  ino: number;
-  pid: number | null;
-  token: string;
-  mtimeMs: number;
-}
 
 function newToken(): string {
   return randomHex(16);
@@ -115,34 +101,7 @@ function isLive(info: LockInfo): boolean {
   return isPidAlive(info.pid);
 }
 
-function claimHolderAlive(claim: string): boolean {
-  try {
-    const pid = Number(fs.readFileSync(claim, 'utf8').split('\n')[0]);
-    return pid !== process.pid && isPidAlive(pid);
-  } catch {
-    return false;
-  }
-}
-
-function takeOver(lockPath: string, stale: LockInfo, token: string): boolean {
-  const claimOf = (gen: number): string => `${lockPath}.takeover-${stale.ino}-${gen}`;
-  for (let gen = 0; gen < MAX_GENERATIONS; gen++) {
-    if (!createExclusive(claimOf(gen), `${process.pid}\n`)) {
-      if (claimHolderAlive(claimOf(gen))) return false;
-      continue;
-    }
-    try {
-      const current = readInfo(lockPath);
-      const same = current !== null && current.ino === stale.ino && current.token === stale.token && current.pid === stale.pid;
-      if (!same) return false;
-      fs.renameSync(writeTemp(lockPath, content(token)), lockPath);
-      return true;
-    } finally {
-      for (let g = 0; g <= gen; g++) unlinkQuiet(claimOf(g));
-    }
-  }
-  return false;
-}
+const FILES: LockFiles = { createExclusive, readInfo, writeTemp };
 
 function held(lockPath: string, token: string): SessionLock {
   heldTokens.add(token);
@@ -172,7 +131,7 @@ export function acquireSessionLock(dir: string): SessionLock {
     last = readInfo(lockPath);
     if (last === null) continue;
     if (isLive(last)) return { ok: false, pid: last.pid ?? 0 };
-    if (takeOver(lockPath, last, token)) return held(lockPath, token);
+    if (takeOverStaleLock(lockPath, last, content(token), 'takeover', FILES)) return held(lockPath, token);
     // Another process is mid-takeover; give it a moment to finish, then look again.
     sleepMs(2);
   }

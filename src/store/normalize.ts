@@ -82,7 +82,7 @@ export function normalizeCliEntry(value: unknown): CliTranscriptEntry | null {
     cwd: optString(value.cwd) ?? '',
     exit_code: typeof exit === 'number' && Number.isInteger(exit) ? exit : null,
     output: output.text,
-    truncated: value.truncated === true || output.truncated,
+    truncated: value.truncated === true || output.cutBytes > 0,
   };
 }
 

@@ -1,7 +1,7 @@
 // Fitting a JSON value into a byte budget by shortening its long strings (head and tail kept,
 // the cut marked), so its shape and every short field (ids, exit codes, types) stay intact.
 // Used for tool outputs stored in the session file and for repairing an oversized file. Pure.
-import { headByBytes, tailByBytes, utf8Length } from '../lib/text.ts';
+import { cutMiddle, utf8Length } from '../lib/text.ts';
 
 /** Strings shorter than this are never cut: ids, commands, exit codes, short messages. */
 const LONG_STRING_BYTES = 512;
@@ -18,12 +18,13 @@ export function cutMarker(cutBytes: number, reason: string): string {
   return `\n[... ${cutBytes} bytes omitted: ${reason} ...]\n`;
 }
 
+/**
+ * Keeps `keepBytes` of `text`'s head and tail. The marker comes on top of `keepBytes`: the caller
+ * budgets whole JSON values, and shrinkLongStrings measures the result after each pass (its
+ * factor over the excess leaves room for markers and escapes) rather than each string alone.
+ */
 export function cutString(text: string, keepBytes: number, reason: string): string {
-  const total = utf8Length(text);
-  if (total <= keepBytes) return text;
-  const head = headByBytes(text, Math.ceil(keepBytes / 2));
-  const tail = tailByBytes(text, keepBytes - utf8Length(head));
-  return `${head}${cutMarker(total - utf8Length(head) - utf8Length(tail), reason)}${tail}`;
+  return cutMiddle(text, keepBytes, { marker: (cut) => cutMarker(cut, reason), markerInBudget: false }).text;
 }
 
 function longStrings(value: unknown, out: string[]): void {

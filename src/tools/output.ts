@@ -1,16 +1,19 @@
 // Output capping shared by the pure `capOutput` and the streaming collector, so a command's
-// output is cut the same way whether it arrives whole or in pipe-sized chunks.
+// output is cut the same way whether it arrives whole or in pipe-sized chunks. Where to cut is
+// lib/text.ts's `keepEnds`; this file only says how a cut shows and keeps bytes for it.
+import { cutMiddle, headShare, keepEnds, type Cut, type CutStyle, type TextEnds } from '../lib/text.ts';
 
 /** The line that replaces the cut middle; the model and the user both need to see how much is gone. */
 export function truncationMarker(cutBytes: number): string {
   return `\n… [${cutBytes} bytes truncated] …\n`;
 }
 
-/** The head gets the odd byte: the start of output (the command's own header lines) is read first. */
-function splitBudget(maxBytes: number): { headBytes: number; tailBytes: number } {
-  const headBytes = Math.ceil(maxBytes / 2);
-  return { headBytes, tailBytes: maxBytes - headBytes };
-}
+// The cap is per stream (stdout and stderr each get `maxBytes`) and limits the command's own
+// bytes; the marker is the agent's note about them, so it comes on top and is not counted.
+const OUTPUT_CUT: CutStyle = { marker: truncationMarker, markerInBudget: false };
+
+/** Moving a head cut back onto a character boundary frees at most 3 bytes, which the tail may use. */
+const MAX_HEAD_SLACK = 3;
 
 /** NaN and negatives cap to nothing; Infinity means "no cap" and must still split into numbers. */
 function normalizeMax(maxBytes: number): number {
@@ -39,35 +42,32 @@ function orphanStartLength(buf: Buffer): number {
   return n;
 }
 
-/**
- * Joins a head and a tail around the marker. Cut points are moved onto character boundaries so
- * a cut never produces U+FFFD; the bytes dropped doing so count as cut.
- */
-function joinHeadTail(head: Buffer, tail: Buffer, totalBytes: number): { text: string; cutBytes: number } {
-  const h = head.subarray(0, head.length - incompleteEndLength(head));
-  const t = tail.subarray(orphanStartLength(tail));
-  const cutBytes = totalBytes - h.length - t.length;
-  return { text: h.toString('utf8') + truncationMarker(cutBytes) + t.toString('utf8'), cutBytes };
+/** The bytes of `buf` up to its last whole character: a cut never produces U+FFFD. */
+function wholeStart(buf: Buffer): Buffer {
+  return buf.subarray(0, buf.length - incompleteEndLength(buf));
+}
+
+/** The bytes of `buf` from its first whole character on. */
+function wholeEnd(buf: Buffer): Buffer {
+  return buf.subarray(orphanStartLength(buf));
 }
 
 /**
- * Caps `text` to about `maxBytes` UTF-8 bytes, keeping head and tail (about half each) and a
- * marker saying how many bytes were cut. The marker itself is not counted against `maxBytes`.
+ * Caps `text` to `maxBytes` UTF-8 bytes, keeping head and tail (about half each) and a marker
+ * saying how many bytes were cut. The marker itself is not counted against `maxBytes`.
  */
-export function capOutput(text: string, maxBytes: number): { text: string; cutBytes: number } {
-  const max = normalizeMax(maxBytes);
-  if (Buffer.byteLength(text, 'utf8') <= max) return { text, cutBytes: 0 };
-  const buf = Buffer.from(text, 'utf8');
-  const { headBytes, tailBytes } = splitBudget(max);
-  return joinHeadTail(buf.subarray(0, headBytes), buf.subarray(buf.length - tailBytes), buf.length);
+export function capOutput(text: string, maxBytes: number): Cut {
+  return cutMiddle(text, normalizeMax(maxBytes), OUTPUT_CUT);
 }
 
 /**
- * Collects one stream with bounded memory: the first half of the budget is kept as the head,
+ * Collects one stream with bounded memory: the head's share of the budget is kept as the head,
  * later bytes go through a rolling tail that drops whole chunks once enough newer bytes exist.
- * Retained memory is at most the budget plus one chunk, however much the command prints.
+ * Retained memory is at most the budget plus 3 bytes plus one chunk, however much the command
+ * prints. The cut itself is `keepEnds` over these kept bytes, so it equals `capOutput`'s.
  */
 export class OutputCollector {
+  private readonly max: number;
   private readonly headLimit: number;
   private readonly tailLimit: number;
   private readonly head: Buffer[] = [];
@@ -77,9 +77,10 @@ export class OutputCollector {
   private total = 0;
 
   constructor(maxBytes: number) {
-    const { headBytes, tailBytes } = splitBudget(normalizeMax(maxBytes));
-    this.headLimit = headBytes;
-    this.tailLimit = tailBytes;
+    this.max = normalizeMax(maxBytes);
+    this.headLimit = headShare(this.max);
+    // The tail keeps what keepEnds may ask of it: the rest of the budget and the head's slack.
+    this.tailLimit = this.max - this.headLimit + MAX_HEAD_SLACK;
   }
 
   get totalBytes(): number {
@@ -120,12 +121,20 @@ export class OutputCollector {
     this.tailLength = length;
   }
 
-  result(): { text: string; cutBytes: number } {
+  result(): Cut {
     const head = Buffer.concat(this.head);
     const tail = Buffer.concat(this.tail);
-    if (this.total <= this.headLimit + this.tailLimit) {
-      return { text: Buffer.concat([head, tail]).toString('utf8'), cutBytes: 0 };
-    }
-    return joinHeadTail(head, tail.subarray(tail.length - this.tailLimit), this.total);
+    // Until the tail has dropped a chunk every byte is here, and the tail may reach into the head.
+    const rest = this.total === head.length + tail.length ? Buffer.concat([head, tail]) : tail;
+    const ends: TextEnds<Buffer> = {
+      totalBytes: this.total,
+      head: (n) => wholeStart(head.subarray(0, n)),
+      tail: (n) => wholeEnd(rest.subarray(Math.max(0, rest.length - n))),
+      bytes: (part) => part.length,
+    };
+    const kept = keepEnds(ends, this.max);
+    // Output within the cap never made the tail drop a chunk, so `rest` is all of it.
+    if (kept === null) return { text: rest.toString('utf8'), cutBytes: 0 };
+    return { text: kept.head.toString('utf8') + OUTPUT_CUT.marker(kept.cutBytes) + kept.tail.toString('utf8'), cutBytes: kept.cutBytes };
   }
 }

@@ -7,7 +7,7 @@
 
 import * as path from 'node:path';
 import { joinNul, runGit, splitNul, type GitContext } from './git.ts';
-import { randomHex, unlinkQuiet } from './fs-util.ts';
+import { randomHex, unlinkQuiet } from '../lib/fsutil.ts';
 
 /** A file's content in a snapshot: git mode ('100644', '100755', '120000' symlink) and blob id. */
 export interface Entry {

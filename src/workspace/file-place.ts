@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BlobReader } from './blob-reader.ts';
 import type { Entry } from './diff.ts';
-import { isPidAlive, lstatOrNull, randomHex, unlinkQuiet } from './fs-util.ts';
+import { isPidAlive, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { lstatOrNull } from './fs-util.ts';
 
 /** Temp files of a restore; agentx's own prefix, so snapshots never record them. */
 export const RESTORE_TEMP_PREFIX = '.agentx_restore-';

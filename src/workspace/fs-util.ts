@@ -1,42 +1,9 @@
-// Small filesystem helpers for the snapshot store. Kept local to src/workspace/ so the module
-// has no dependency on the session code (which is being reorganised).
+// Filesystem helpers only the snapshot store uses. The ones every layer shares (errorCode,
+// isPidAlive, randomHex, unlinkQuiet, fsyncDirectory) are in lib/fsutil.ts.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fsyncDirectory } from '../lib/fsutil.ts';
-
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error === 'object' && error !== null && 'code' in error) {
-    return typeof error.code === 'string' ? error.code : undefined;
-  }
-  return undefined;
-}
-
-/** Uniqueness for temp names, not secrecy (files are also created exclusively). */
-export function randomHex(chars: number): string {
-  let s = '';
-  while (s.length < chars) s += Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
-  return s.slice(0, chars);
-}
-
-/** Signal 0 probes without delivering anything; EPERM means alive but someone else's. */
-export function isPidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errorCode(error) !== 'ESRCH';
-  }
-}
-
-export function unlinkQuiet(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch {
-    // Already gone: nothing to remove.
-  }
-}
+import { errorCode, fsyncDirectory, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
 
 export function readTextOrNull(file: string): string | null {
   try {

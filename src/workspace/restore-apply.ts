@@ -13,8 +13,8 @@ import * as path from 'node:path';
 import { isObjectId, runGit, splitNul, type GitContext } from './git.ts';
 import { BlobReader } from './blob-reader.ts';
 import { placeEntry, removeDeadTemps } from './file-place.ts';
-import { fsyncDirectory } from '../lib/fsutil.ts';
-import { atomicWriteFile, readTextOrNull, unlinkQuiet } from './fs-util.ts';
+import { errorMessage, fsyncDirectory, unlinkQuiet } from '../lib/fsutil.ts';
+import { atomicWriteFile, readTextOrNull } from './fs-util.ts';
 import { sameEntry } from './diff.ts';
 import { isUnsafePath, manualRestoreHint, type RestoreAction, type RestorePlan, type SkippedRestore } from './restore-plan.ts';
 import { acquireStoreLock } from './store-lock.ts';
@@ -160,7 +160,7 @@ async function execute(deps: RestoreDeps, journal: Journal): Promise<RestoreResu
       fs.unlinkSync(path.join(ws, a.path));
       result.restored.push(a);
     } catch (error) {
-      result.failed.push({ path: a.path, error: describe(error) });
+      result.failed.push({ path: a.path, error: errorMessage(error) });
     }
   }
   // Also for deletes an interrupted run already made: its directories may not be removed yet.
@@ -173,10 +173,6 @@ async function execute(deps: RestoreDeps, journal: Journal): Promise<RestoreResu
 
 function depth(rel: string): number {
   return rel.split('/').length;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Directories emptied by the deletes that did not exist before the session: removed. */
@@ -206,7 +202,7 @@ async function applyWrites(ctx: GitContext, ws: string, writes: readonly Restore
         await placeEntry(ws, a.path, a.target, blobs);
         result.restored.push(a);
       } catch (error) {
-        result.failed.push({ path: a.path, error: describe(error) });
+        result.failed.push({ path: a.path, error: errorMessage(error) });
       }
     }
   } finally {

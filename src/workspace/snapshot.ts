@@ -13,7 +13,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GitError, joinNul, runGit, splitNul, type GitContext } from './git.ts';
-import { atomicWriteFile, lstatOrNull, randomHex, readTextOrNull, unlinkQuiet } from './fs-util.ts';
+import { randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { atomicWriteFile, lstatOrNull, readTextOrNull } from './fs-util.ts';
 import { buildExcludeText, isSkipDir } from './ignore-rules.ts';
 import { hasSnapshotRef, readLast, writeLast, writeSnapshotRef, type StorePaths } from './store.ts';
 

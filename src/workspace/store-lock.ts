@@ -4,9 +4,9 @@
 // to a temp file, then hard-linked into place; link fails when the lock exists). A lock whose
 // process is dead is taken over in two steps so that two takers cannot both win: a taker first
 // creates the claim file `<lock>.claim-<inode>-<n>` exclusively, re-reads the lock, and only if
-// it is still the same stale file renames a fresh lock over it. A claim left by a taker that
-// died is skipped by moving on to the next n. Having the lock file, the holder then waits until
-// no live process is registered as a reader.
+// it is still the same stale file renames a fresh lock over it (lib/lock-takeover.ts, shared with
+// the session lock). Having the lock file, the holder then waits until no live process is
+// registered as a reader.
 //
 // Shared: a snapshot registers `<lock>.readers/<pid>-<token>` first and then looks at the lock
 // file; if a live holder is there it unregisters and waits. Each side writes its own mark before
@@ -15,20 +15,13 @@
 // records a half-restored tree.
 
 import * as fs from 'node:fs';
-import { errorCode, isPidAlive, randomHex, unlinkQuiet } from './fs-util.ts';
+import { errorCode, isPidAlive, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { takeOverStaleLock, type LockFiles, type LockInfo } from '../lib/lock-takeover.ts';
 
 export type LockResult = { ok: true; release: () => void } | { ok: false; pid: number };
 
-interface LockInfo {
-  ino: number;
-  pid: number | null;
-  token: string;
-  mtimeMs: number;
-}
-
 /** An unparsable lock this young may still be being written by hand or by a foreign tool. */
 const UNPARSABLE_GRACE_MS = 10_000;
-const MAX_CLAIMS = 16;
 const POLL_MS = 25;
 
 function tempWith(lockFile: string, text: string): string {
@@ -65,36 +58,14 @@ function isStale(info: LockInfo, now: number): boolean {
   return info.pid !== process.pid && !isPidAlive(info.pid);
 }
 
-function claimHolderAlive(claim: string): boolean {
-  const pid = readInfo(claim)?.pid ?? 0;
-  return pid !== process.pid && isPidAlive(pid);
-}
-
-function takeOver(lockFile: string, stale: LockInfo, text: string): boolean {
-  const claimOf = (n: number): string => `${lockFile}.claim-${stale.ino}-${n}`;
-  for (let n = 0; n < MAX_CLAIMS; n++) {
-    if (!createExclusive(claimOf(n), `${process.pid}\n`)) {
-      if (claimHolderAlive(claimOf(n))) return false;
-      continue;
-    }
-    try {
-      const now = readInfo(lockFile);
-      if (now === null || now.ino !== stale.ino || now.token !== stale.token || now.pid !== stale.pid) return false;
-      fs.renameSync(tempWith(lockFile, text), lockFile);
-      return true;
-    } finally {
-      for (let k = 0; k <= n; k++) unlinkQuiet(claimOf(k));
-    }
-  }
-  return false;
-}
+const FILES: LockFiles = { createExclusive, readInfo, writeTemp: tempWith };
 
 function tryAcquire(lockFile: string, token: string): { ok: true } | { ok: false; pid: number } {
   const text = `${process.pid}\n${token}\n`;
   if (createExclusive(lockFile, text)) return { ok: true };
   const info = readInfo(lockFile);
   if (info === null) return { ok: false, pid: 0 };
-  if (isStale(info, Date.now()) && takeOver(lockFile, info, text)) return { ok: true };
+  if (isStale(info, Date.now()) && takeOverStaleLock(lockFile, info, text, 'claim', FILES)) return { ok: true };
   return { ok: false, pid: info.pid ?? 0 };
 }
 

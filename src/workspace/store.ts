@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runGit, type Env, type GitContext } from './git.ts';
-import { atomicWriteFile, randomHex, readTextOrNull } from './fs-util.ts';
+import { randomHex } from '../lib/fsutil.ts';
+import { atomicWriteFile, readTextOrNull } from './fs-util.ts';
 
 export interface StorePaths {
   /** All projects' stores. */

@@ -1,6 +1,7 @@
 // MCP server settings as read from a config file: the shape people already write for other
 // agents (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`), validated with
 // one-line messages that name the file and the server. Pure: text in, specs and problems out.
+import { errorMessage } from '../../lib/fsutil.ts';
 import type { McpApprovalPolicy } from '../../wire/items.ts';
 
 export type McpScope = 'project' | 'user';
@@ -205,17 +206,13 @@ function nameProblem(name: string): string | undefined {
   return undefined;
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 export function parseMcpFile(text: string, file: string, scope: McpScope): ParsedMcpFile {
   const result: ParsedMcpFile = { servers: [], remote: [], problems: [], skipped: [] };
   let root: unknown;
   try {
     root = JSON.parse(text);
   } catch (err) {
-    result.problems.push(`mcp: ${file}: invalid JSON (${errorText(err)})`);
+    result.problems.push(`mcp: ${file}: invalid JSON (${errorMessage(err)})`);
     return result;
   }
   if (!isObject(root) || !isObject(root.mcpServers)) {
