@@ -81,6 +81,7 @@ export function createCommands(r: CommandsInput): CommandRunner {
     runUnsandboxed: (opts) => runner.runUnsandboxed(capped(opts)),
     disableForSession: () => runner.disableForSession(),
     childWrapper: () => runner.childWrapper(),
+    hides: (path) => runner.hides(path),
   };
 }
 
@@ -96,7 +97,7 @@ export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; comma
     }),
     ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only' })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
-    createViewImageTool(),
+    createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
     // Hosted tools: the server runs them; these only offer them and show their items.
     ...(r.config.webSearch ? [createWebSearchTool()] : []),
     ...(r.config.imageGeneration ? [createImageGenerationTool()] : []),

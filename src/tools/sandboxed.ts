@@ -13,7 +13,7 @@ import { bwrapArgs } from '../sandbox/bwrap.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
 import { commandEnvironment, redactSecrets } from '../sandbox/env.ts';
-import { agentxPaths, buildPolicy, realPathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
+import { agentxPaths, buildPolicy, isInside, realPathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
 
 export type RerunAnswer = 'no' | 'once' | 'always';
@@ -51,6 +51,11 @@ export interface CommandRunner {
   runUnsandboxed(opts: ShellRunOptions): Promise<ShellRunResult>;
   /** The person chose "always this session": later commands run without the sandbox. */
   disableForSession(): void;
+  /**
+   * Whether the sandbox hides this path from commands (credentials, agentx's own files): tools
+   * that read files themselves, outside the sandbox (view_image), refuse the same paths.
+   */
+  hides(path: string): boolean;
   /**
    * For long-running children (MCP stdio servers): a function that rewrites an argv to run inside
    * the same sandbox as model commands; `null` when they run unsandboxed (danger-full-access, or
@@ -139,6 +144,11 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     run,
     runUnsandboxed: async (opts) => redacted(await runUnsandboxed(redactLive(opts))),
     disableForSession: () => { sessionUnsandboxed = true; },
+    hides: (path) => {
+      if (sessionUnsandboxed) return false;
+      const real = realPathProbe(path)?.path ?? path;
+      return (policyNow()?.hidden ?? []).some((h) => isInside(real, h.path));
+    },
     childWrapper: async () => {
       if (sessionUnsandboxed) return null;
       const found = await availability();

@@ -28,10 +28,23 @@ export function viewImageDefinition(maxBytes = MAX_IMAGE_BYTES): FunctionToolDef
   };
 }
 
-export function createViewImageTool(maxBytes = MAX_IMAGE_BYTES): Tool<ViewImageCall> {
+export interface ViewImageOptions {
+  maxBytes?: number;
+  /**
+   * Paths the sandbox hides from commands (sandboxed.ts `hides`): view_image reads files itself,
+   * outside the sandbox, so it must not become the way around it. Absent: nothing is hidden.
+   */
+  hidden?: (path: string) => boolean;
+}
+
+export function createViewImageTool(options: ViewImageOptions = {}): Tool<ViewImageCall> {
+  const maxBytes = options.maxBytes ?? MAX_IMAGE_BYTES;
   async function run(call: ViewImageCall, ctx: ToolContext): Promise<ToolResult> {
     const path = isAbsolute(call.path) ? call.path : resolve(ctx.cwd, call.path);
-    const read = await readImageFile(path, maxBytes);
+    // The same answer whether or not the file exists: its existence is not told either.
+    const read = options.hidden?.(path) === true
+      ? { ok: false as const, error: `${call.path} is hidden by the sandbox (credentials and agentx's own files are out of reach)` }
+      : await readImageFile(path, maxBytes);
     if (!read.ok) {
       return { output: { type: 'function_call_output', call_id: call.callId, output: `error: ${read.error}` }, summary: [`view_image ${call.path}: ${read.error}`], interrupted: false };
     }

@@ -2,7 +2,7 @@
 // with sources, image generation into .agentx_images, view_image, remote MCP (the one-shot
 // approval policy, "never"), and remote MCP header values in no file agentx writes.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
@@ -94,6 +94,28 @@ describe('hosted tools in one-shots', () => {
     expect(follow.map((i) => i.type)).toEqual(['function_call_output', 'message']);
     expect(follow[1]?.content?.[1]).toEqual({ type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${TINY_PNG_BASE64}` });
     expect(out.at(-1)).toMatchObject({ type: 'final', text: `I received 1 image: image/png ${png.length} bytes sha256:${sha}` });
+  });
+
+  it('view_image refuses what the sandbox hides (~/.ssh, directly or through a symlink in the project); danger-full-access does not', async () => {
+    const png = Buffer.from(TINY_PNG_BASE64, 'base64');
+    mkdirSync(join(box.home, '.ssh'), { recursive: true });
+    writeFileSync(join(box.home, '.ssh', 'key.png'), png);
+    symlinkSync(join(box.home, '.ssh', 'key.png'), join(box.cwd, 'innocent.png'));
+    for (const path of [join(box.home, '.ssh', 'key.png'), 'innocent.png', join(box.home, '.ssh', 'absent.png')]) {
+      emu.enqueue({ kind: 'function', name: 'view_image', arguments: JSON.stringify({ path }) });
+      const before = emu.requests.length;
+      const r = await runCli(['--json', 'look'], box);
+      expect(r.code).toBe(0);
+      const follow = bodyOf(before + 1).input;
+      expect(follow.map((i) => i.type)).toEqual(['function_call_output']);
+      expect(JSON.stringify(follow)).toContain('is hidden by the sandbox');
+      expect(JSON.stringify(follow)).not.toContain(TINY_PNG_BASE64.slice(0, 40));
+    }
+    emu.enqueue({ kind: 'function', name: 'view_image', arguments: JSON.stringify({ path: 'innocent.png' }) });
+    const before = emu.requests.length;
+    const r = await runCli(['--json', '--sandbox', 'danger-full-access', 'look'], box);
+    expect(r.code).toBe(0);
+    expect(bodyOf(before + 1).input.map((i) => i.type)).toEqual(['function_call_output', 'message']);
   });
 
   it('remote MCP: an approval request is denied by the one-shot policy and said; the token reaches the server and no file', async () => {
