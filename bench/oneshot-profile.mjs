@@ -1,26 +1,23 @@
 // `node bench/oneshot-profile.mjs`: where the time of a plain one-shot goes (issue 15, item 9).
-// Builds an unminified copy of the CLI (same code splitting as dist/, names kept so profiles
-// read), starts the emulator, and runs PROFILE_RUNS one-shots (`agentx "hello"`, stdin
+// Builds an unminified copy of the CLI (as it ships, names kept so profiles read), starts the emulator, and runs PROFILE_RUNS one-shots (`agentx "hello"`, stdin
 // /dev/null, empty HOME) twice over: once plain for the wall clock and CPU time (interleaved
 // with `node -e 0`), once under --cpu-prof with bench/phase-trace.mjs preloaded. Prints a
 // Markdown report: wall-clock phases and CPU by phase (BENCHMARKS.md holds one).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { buildCli } from '../scripts/build-cli.mjs';
 import { REPO, fmt, load, startEmulatorProcess, stats } from './lib.mjs';
 
 const RUNS = Math.max(3, Number(process.env.PROFILE_RUNS ?? 20));
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-profile-')));
 const out = join(root, 'pkg');
-await build({
-  bundle: true, platform: 'node', format: 'esm', target: 'node20', entryPoints: { agentx: join(REPO, 'src/main.ts') }, outdir: out,
-  splitting: true, chunkNames: 'chunks/[name]-[hash]', keepNames: true, logLevel: 'warning',
-  define: { __AGENTX_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version) },
-});
-writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
-const cli = join(out, 'agentx.js');
+// The CLI as it ships (scripts/build-cli.mjs: one script, started by bin/agentx.js with its V8 code
+// cache), unminified with names kept so profiles read; the warm-up runs write the cache.
+await buildCli({ outFile: join(out, 'dist/agentx.cjs'), version: JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version, minify: false });
+cpSync(join(REPO, 'bin'), join(out, 'bin'), { recursive: true });
+const cli = join(out, 'bin/agentx.js');
 const emu = await startEmulatorProcess();
 const home = join(root, 'home');
 const cwd = join(root, 'project');

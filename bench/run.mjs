@@ -38,8 +38,8 @@ function newestMtime(dir) {
   }
   return newest;
 }
-const distFresh = existsSync(join(REPO, 'dist/agentx.js')) && existsSync(join(REPO, 'dist/emulator.js'))
-  && statSync(join(REPO, 'dist/agentx.js')).mtimeMs >= Math.max(newestMtime(join(REPO, 'src')), newestMtime(join(REPO, 'test/emulator')));
+const distFresh = existsSync(join(REPO, 'dist/agentx.cjs')) && existsSync(join(REPO, 'dist/emulator.js'))
+  && statSync(join(REPO, 'dist/agentx.cjs')).mtimeMs >= Math.max(newestMtime(join(REPO, 'src')), newestMtime(join(REPO, 'test/emulator')));
 if (!distFresh) {
   log('dist/ is missing or older than src/: npm run build…');
   const b = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, stdio: 'inherit' });
@@ -61,7 +61,7 @@ function snapshotBuild() {
     try {
       cpSync(join(REPO, 'dist'), join(pkg, 'dist'), { recursive: true });
       cpSync(join(REPO, 'bin'), join(pkg, 'bin'), { recursive: true });
-      if (!existsSync(join(pkg, 'dist/agentx.js')) || !existsSync(join(pkg, 'dist/emulator.js'))) throw new Error('dist/ is incomplete');
+      if (!existsSync(join(pkg, 'dist/agentx.cjs')) || !existsSync(join(pkg, 'dist/emulator.js'))) throw new Error('dist/ is incomplete');
       writeFileSync(join(pkg, 'package.json'), '{"type":"module"}\n');
       return pkg;
     } catch (err) {

@@ -1,7 +1,9 @@
-// Builds the CLI into one ESM bundle (dist/agentx.js), the emulator into dist/emulator.js
-// (used by `npm run demo` and bench/) and the demo into dist/demo.js (neither is shipped). Runs on `npm install` via `prepare`.
+// Builds the CLI into one CommonJS bundle (dist/agentx.cjs, loaded by bin/agentx.js through a V8
+// code cache), the emulator into dist/emulator.js (used by `npm run demo` and bench/) and the demo
+// into dist/demo.js (neither is shipped). Runs on `npm install` via `prepare`.
 import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { buildCli } from './build-cli.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -16,12 +18,7 @@ const common = {
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
-  // Code splitting keeps the entry chunk tiny: `--version`, `--help` and flag errors never parse
-  // the SDK, the REPL or the session code, which load with dynamic import() when a mode needs them.
-  build({
-    ...common, entryPoints: { agentx: 'src/main.ts' }, outdir: 'dist', splitting: true, chunkNames: 'chunks/[name]-[hash]',
-    minify: true, define: { __AGENTX_VERSION__: JSON.stringify(version) },
-  }),
+  buildCli({ outFile: 'dist/agentx.cjs', version }),
   // The emulator bundles ajv, which is CommonJS and calls require(): give the ESM output a real one.
   build({
     ...common, entryPoints: ['test/emulator/cli.ts'], outfile: 'dist/emulator.js',

@@ -1,7 +1,7 @@
 // The one place that knows where per-user files live, so tests can redirect all of them by
 // setting HOME (and AGENTX_CONFIG for the config file).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.HOME && env.HOME.length > 0 ? env.HOME : homedir();
@@ -13,6 +13,16 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 
 export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(homeDir(env), '.agentx_history');
+}
+
+/**
+ * `$XDG_STATE_HOME/agentx/snapshots`, XDG's default when unset or relative: the workspace snapshot
+ * stores (src/workspace/store.ts), one directory per project.
+ */
+export function snapshotsRoot(env: NodeJS.ProcessEnv, home: string): string {
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.local', 'state');
+  return join(base, 'agentx', 'snapshots');
 }
 
 export function logDir(env: NodeJS.ProcessEnv = process.env): string {

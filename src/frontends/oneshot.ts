@@ -22,7 +22,7 @@ import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { startMcpSession } from './mcp-session.ts';
 import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
-import { startSnapshotSession } from './workspace-session.ts';
+import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
 import { homeDir } from '../paths.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
@@ -122,14 +122,14 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     });
     // Snapshots serve rollback and /diff, which a one-shot does not have: its state file is
     // removed when it succeeds. Only --json uses them, for the `workspace_changed` event (the
-    // paths the turn changed); there the store opens when a tool first writes.
-    if (cli.json) {
-      deps.workspace = startSnapshotSession({
-        dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
-        say: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
-        lazy: true,
-      })?.files;
-    }
+    // paths the turn changed); there the store opens when a tool first writes. A restore that a
+    // killed session left half done is finished first either way.
+    const snapshots = {
+      dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
+      say: (line: string) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+    };
+    await finishInterruptedRestore(snapshots);
+    if (cli.json) deps.workspace = startSnapshotSession({ ...snapshots, lazy: true })?.files;
     const outcome = await new Engine(deps).message(message, [], controller.signal);
     if (outcome.kind === 'done') {
       // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.

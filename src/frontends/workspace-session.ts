@@ -4,7 +4,9 @@
 // said once and the session goes on without file rollback for that turn.
 import type { SnapshotSettings } from '../config/snapshots.ts';
 import type { WorkspaceFiles } from '../engine/files.ts';
+import { existsSync } from 'node:fs';
 import { errorMessage } from '../lib/fsutil.ts';
+import { snapshotsRoot } from '../paths.ts';
 import type { DiffResult, RestorePlan, RestoreResult, WorkspaceSnapshots } from '../workspace/index.ts';
 
 export interface SnapshotSessionOptions {
@@ -32,6 +34,19 @@ export interface SnapshotSession {
 }
 
 const EMPTY_DIFF: DiffResult = { changes: [], summary: [], text: '' };
+
+/**
+ * A session that opens the store lazily (a one-shot) finishes a restore that a killed session left
+ * half done before its turn starts, so the model never reads a half-restored tree. Cheap when
+ * there is nothing to finish: no snapshot store at all, or no journal in this project's.
+ */
+export async function finishInterruptedRestore(opts: SnapshotSessionOptions): Promise<void> {
+  if (!opts.settings.enabled || !existsSync(snapshotsRoot(opts.env, opts.homeDir))) return;
+  const { restoreInterrupted } = await import('../workspace/index.ts');
+  if (!restoreInterrupted({ workspace: opts.dir, env: opts.env, homeDir: opts.homeDir })) return;
+  // Opening the store finishes the restore and says so (open() below).
+  await startSnapshotSession({ ...opts, lazy: false })?.ready;
+}
 
 /** Null when AGENTX_SNAPSHOTS=off (a bad setting was already refused by resolveConfig). */
 export function startSnapshotSession(opts: SnapshotSessionOptions): SnapshotSession | null {

@@ -1,5 +1,5 @@
 // Reading images for the model: the kind from the bytes, the size cap before reading, the hash.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,22 @@ describe('image files', () => {
     const r = await readImageFile(file('shot.dat', PNG));
     expect(r.ok && r.image).toEqual({ path: join(dir, 'shot.dat'), mime: 'image/png', bytes: PNG.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown, width: 1, height: 1 });
     expect(r.ok && describeImage(r.image)).toBe(`shot.dat (PNG, 1×1, ${PNG.length} bytes)`);
+  });
+
+  it('lets the caller refuse by the real location of the file it opened (a symlink is followed)', async () => {
+    const secret = mkdtempSync(join(tmpdir(), 'agentx-image-secret-'));
+    writeFileSync(join(secret, 'key.png'), PNG);
+    symlinkSync(join(secret, 'key.png'), join(dir, 'looks-harmless.png'));
+    const seen: string[] = [];
+    const refuse = (real: string): string | undefined => {
+      seen.push(real);
+      return real.startsWith(`${realpathSync(secret)}/`) ? 'hidden' : undefined;
+    };
+    const r = await readImageFile(join(dir, 'looks-harmless.png'), undefined, refuse);
+    expect(r.ok ? 'ok' : r.error).toBe('hidden');
+    expect(seen).toEqual([join(realpathSync(secret), 'key.png')]);
+    const fine = await readImageFile(file('plain.png', PNG), undefined, refuse);
+    expect(fine.ok).toBe(true);
   });
 
   it('refuses, in one line each: a missing file, a directory, a non-image, one over the cap (before reading it)', async () => {

@@ -3,7 +3,7 @@
 // lets the state file record *which* image was attached without holding it. agentx does not
 // resize images (that would need an image library); a too-large one is refused with one line
 // saying how to shrink it.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { errorCode } from './fsutil.ts';
 
@@ -75,8 +75,24 @@ function readWhole(fd: number, size: number): Buffer {
   return data.subarray(0, got);
 }
 
-/** Reads an image (absolute path) for the model, or says in one line why it cannot be sent. */
-export async function readImageFile(path: string, maxBytes: number = MAX_IMAGE_BYTES): Promise<ImageRead> {
+/** Where an open file really is: what the descriptor points at (Linux), else the path resolved. */
+function openedRealPath(fd: number, path: string): string {
+  for (const candidate of [`/proc/self/fd/${fd}`, path]) {
+    try {
+      return realpathSync(candidate);
+    } catch {
+      // Next way, or the path as given.
+    }
+  }
+  return path;
+}
+
+/**
+ * Reads an image (absolute path) for the model, or says in one line why it cannot be sent.
+ * `refuse` looks at the real location of the file actually opened, so a path swapped for a
+ * symlink after an earlier check is still caught.
+ */
+export async function readImageFile(path: string, maxBytes: number = MAX_IMAGE_BYTES, refuse?: (realPath: string) => string | undefined): Promise<ImageRead> {
   const name = basename(path);
   let fd: number;
   try {
@@ -86,6 +102,8 @@ export async function readImageFile(path: string, maxBytes: number = MAX_IMAGE_B
     return { ok: false, error: code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot open (${code ?? String(err)})` };
   }
   try {
+    const refused = refuse?.(openedRealPath(fd, path));
+    if (refused !== undefined) return { ok: false, error: refused };
     const st = fstatSync(fd);
     if (!st.isFile()) return { ok: false, error: `${path}: not a regular file` };
     if (st.size > maxBytes) {

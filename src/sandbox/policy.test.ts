@@ -36,6 +36,9 @@ describe('parsing the setting', () => {
   it('places the state store under $XDG_STATE_HOME when it is absolute', () => {
     expect(agentxPaths({ XDG_STATE_HOME: '/s' }, HOME, 'x').stateStore).toBe('/s/agentx');
     expect(agentxPaths({ XDG_STATE_HOME: 'rel' }, HOME, 'x').stateStore).toBe(`${HOME}/.local/state/agentx`);
+    // The code cache (bin/agentx.js) the same way, under $XDG_CACHE_HOME.
+    expect(agentxPaths({ XDG_CACHE_HOME: '/c' }, HOME, 'x').codeCache).toBe('/c/agentx');
+    expect(agentxPaths({ XDG_CACHE_HOME: 'rel' }, HOME, 'x').codeCache).toBe(`${HOME}/.cache/agentx`);
   });
 });
 
@@ -91,9 +94,9 @@ describe('buildPolicy', () => {
     expect(agentxPaths({ SSH_AUTH_SOCK: 'relative' }, HOME, 'x').sessionSockets).toEqual([]);
   });
 
-  it('lists the config file first, then the state store, logs and history, then credentials', () => {
+  it('lists the config file first, then the state store, the code cache, logs and history, then credentials', () => {
     const c = hiddenCandidates(paths);
-    expect(c.slice(0, 4)).toEqual([`${HOME}/.agentx`, `${HOME}/.local/state/agentx`, `${HOME}/.agentx-logs`, `${HOME}/.agentx_history`]);
+    expect(c.slice(0, 5)).toEqual([`${HOME}/.agentx`, `${HOME}/.local/state/agentx`, `${HOME}/.cache/agentx`, `${HOME}/.agentx-logs`, `${HOME}/.agentx_history`]);
     for (const p of ['.ssh', '.aws', '.config/gcloud', '.azure', '.kube', '.docker/config.json', '.gnupg', '.netrc', '.npmrc', '.pypirc', '.git-credentials', '.config/gh']) {
       expect(c).toContain(`${HOME}/${p}`);
     }

@@ -84,15 +84,21 @@ export interface AgentxPaths {
   configFile: string;
   /** $XDG_STATE_HOME/agentx, default ~/.local/state/agentx. */
   stateStore: string;
+  /**
+   * $XDG_CACHE_HOME/agentx, default ~/.cache/agentx: bin/agentx.js keeps its V8 code cache there,
+   * compiled code that agentx runs outside the sandbox, so a command must not be able to plant one.
+   */
+  codeCache: string;
   /** Per-session sockets named by the environment: $XDG_RUNTIME_DIR, $SSH_AUTH_SOCK. */
   sessionSockets: string[];
 }
 
-/** agentx's own files (the config holds the key; the state store, debug logs, prompt history) and the session's sockets. */
+/** agentx's own files (the config holds the key; the state store, the code cache, debug logs, prompt history) and the session's sockets. */
 export function agentxPaths(env: NodeJS.ProcessEnv, home: string, configFile: string): AgentxPaths {
   const xdgState = env.XDG_STATE_HOME !== undefined && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(home, '.local/state');
   const sessionSockets = [env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK].filter((p): p is string => p !== undefined && isAbsolute(p));
-  return { home, configFile, stateStore: join(xdgState, 'agentx'), sessionSockets };
+  const xdgCache = env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(home, '.cache');
+  return { home, configFile, stateStore: join(xdgState, 'agentx'), codeCache: join(xdgCache, 'agentx'), sessionSockets };
 }
 
 /** Every path the sandbox hides, existing or not, in a fixed order. */
@@ -100,6 +106,7 @@ export function hiddenCandidates(paths: AgentxPaths): string[] {
   return [
     resolve(paths.home, paths.configFile),
     paths.stateStore,
+    paths.codeCache,
     join(paths.home, '.agentx-logs'),
     join(paths.home, '.agentx_history'),
     ...CREDENTIAL_PATHS_IN_HOME.map((p) => join(paths.home, p)),

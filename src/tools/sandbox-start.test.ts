@@ -2,11 +2,11 @@
 // run again. Real bwrap, real files: the race is the one a concurrency soak found (the REPL renames
 // .agentx_checkpoint while a one-shot's bwrap bind-mounts it read-only), reproduced here on purpose,
 // and a wrapper around the real bwrap that fails its first setups the way bwrap does.
-import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { bwrapPath, makeLayout, type Layout } from '../sandbox/testkit.ts';
-import { runShellCommand, type ShellRunOptions } from './shell.ts';
+import { runShellCommand, SANDBOX_SETUP_RETRY_MS, type ShellRunOptions } from './shell.ts';
 
 let box: Layout;
 beforeEach(() => { box = makeLayout(); });
@@ -98,4 +98,49 @@ it('runs every command exactly once while the checkpoint it protects is replaced
   expect(results.filter((r) => r.exitCode !== 0).map((r) => r.stderr)).toEqual([]);
   expect(ledger()).toEqual(Array.from({ length: COMMANDS }, (_, i) => String(i)));
   expect(renames).toBeGreaterThan(COMMANDS);
+});
+
+it('a sandbox that does not pass the marker fd on runs nothing (a missing marker must mean "never ran")', async () => {
+  const path = join(box.root, 'fd-dropping-bwrap');
+  writeFileSync(path, `#!/bin/sh\nexec '${bwrapPath()}' "$@" 4>&-\n`);
+  chmodSync(path, 0o755);
+  const r = await run('echo once >> ledger; exit 3', path);
+  expect(ledger()).toEqual([]);
+  expect(r.exitCode).toBe(125);
+  expect(r.stderr).toContain('the sandbox did not pass fd 4 on; command not run');
+});
+
+it('Ctrl-C during the pause between two setups: nothing runs, and the result says interrupted', async () => {
+  const bwrap = flakyBwrap(1);
+  const ac = new AbortController();
+  const realSetTimeout = globalThis.setTimeout;
+  // The first pause between setups is SANDBOX_SETUP_RETRY_MS long: abort as it starts.
+  const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation((fn, ms) => {
+    if (ms === SANDBOX_SETUP_RETRY_MS) ac.abort();
+    return realSetTimeout(fn, ms);
+  });
+  try {
+    const r = await run('echo ran >> ledger', bwrap.path, { signal: ac.signal });
+    expect(r.interrupted).toBe(true);
+    expect(r.exitCode).toBeNull();
+  } finally {
+    spy.mockRestore();
+  }
+  expect(bwrap.calls()).toBe(1);
+  expect(ledger()).toEqual([]);
+});
+
+it('Ctrl-C while a sandbox is being set up: nothing runs, and the result says interrupted', async () => {
+  // A setup that takes a while and then fails; the abort lands in the middle of it.
+  const path = join(box.root, 'slow-failing-bwrap');
+  writeFileSync(path, `#!/bin/sh\ntouch '${join(box.root, 'setting-up')}'\nsleep 0.3\necho "bwrap: Can't bind mount" >&2\nexit 1\n`);
+  chmodSync(path, 0o755);
+  const ac = new AbortController();
+  const pending = run('echo ran >> ledger', path, { signal: ac.signal });
+  while (!existsSync(join(box.root, 'setting-up'))) await new Promise((r) => setTimeout(r, 10));
+  ac.abort();
+  const r = await pending;
+  expect(r.interrupted).toBe(true);
+  expect(r.exitCode).toBeNull();
+  expect(ledger()).toEqual([]);
 });

@@ -8,6 +8,7 @@
 // A result that looks like a sandbox refusal gets a note for the model; an `askToRerun` hook (the
 // REPL's y/N/always prompt) may instead run it once more without the sandbox.
 import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { homeDir } from '../paths.ts';
 import { bwrapArgs } from '../sandbox/bwrap.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
@@ -78,6 +79,17 @@ function withNote(result: ShellRunResult, note: string, opts: ShellRunOptions): 
   return { ...result, stderr: result.stderr + text };
 }
 
+/**
+ * The real location of a path that may not exist: its deepest existing ancestor resolved, the
+ * rest appended. So `link/absent.png`, with `link` pointing into ~/.ssh, is inside ~/.ssh too.
+ */
+function realPathOfAny(path: string): string {
+  const found = realPathProbe(path);
+  if (found) return found.path;
+  const parent = dirname(path);
+  return parent === path ? path : join(realPathOfAny(parent), basename(path));
+}
+
 export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   const baseEnv = commandEnvironment(setup.env, setup.secrets);
   const envFor = (opts: ShellRunOptions): NodeJS.ProcessEnv => (opts.env ? commandEnvironment(opts.env, setup.secrets) : baseEnv);
@@ -146,7 +158,7 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     disableForSession: () => { sessionUnsandboxed = true; },
     hides: (path) => {
       if (sessionUnsandboxed) return false;
-      const real = realPathProbe(path)?.path ?? path;
+      const real = realPathOfAny(path);
       return (policyNow()?.hidden ?? []).some((h) => isInside(real, h.path));
     },
     childWrapper: async () => {

@@ -101,7 +101,9 @@ export function runShellCommand(opts: ShellRunOptions): Promise<ShellRunResult> 
  * run the command twice, because the command provably never started.
  */
 const SANDBOX_SETUP_ATTEMPTS = 6;
-const SANDBOX_SETUP_RETRY_MS = 15;
+export const SANDBOX_SETUP_RETRY_MS = 15;
+/** Output shown live is held back until the start marker; this much at most (the result keeps all). */
+const MAX_HELD_BYTES = 64 * 1024;
 
 async function launchUntilStarted(opts: ShellRunOptions, timing: { startedAt: number; graceMs: number }): Promise<ShellRunResult> {
   for (let attempt = 1; ; attempt++) {
@@ -115,10 +117,29 @@ async function launchUntilStarted(opts: ShellRunOptions, timing: { startedAt: nu
     const { result, started } = await new Promise<Supervised>((resolve) => {
       superviseChild(child, opts, { ...timing, holdUnstartedOutput: !last }, resolve);
     });
+    // Interrupted before the command started: it never ran, whatever bwrap said meanwhile.
+    if (!started && opts.signal?.aborted) return neverRan(timing.startedAt);
     const setupFailed = opts.sandbox !== undefined && !started && !result.interrupted && !result.timedOut && result.exitCode !== 0;
-    if (!setupFailed || last || opts.signal?.aborted) return result;
-    await new Promise((r) => setTimeout(r, SANDBOX_SETUP_RETRY_MS * attempt));
+    if (!setupFailed || last) return result;
+    await abortableSleep(SANDBOX_SETUP_RETRY_MS * attempt, opts.signal);
+    if (opts.signal?.aborted) return neverRan(timing.startedAt);
   }
+}
+
+function neverRan(startedAt: number): ShellRunResult {
+  return { stdout: '', stderr: '', exitCode: null, signal: null, timedOut: false, interrupted: true, durationMs: elapsed(startedAt), truncatedBytes: 0 };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 interface Supervised {
@@ -153,6 +174,7 @@ function superviseChild(
   // comes before is bwrap's own setup error, shown only if there is no further attempt.
   let started = opts.sandbox === undefined;
   const held: { text: string; name: StreamName }[] = [];
+  let heldBytes = 0;
 
   // One stop per command: TERM, grace, KILL. The lifeline is closed only afterwards, so the
   // watcher stays on guard (it ignores TERM) until the group is really gone. Its presence also
@@ -174,6 +196,8 @@ function superviseChild(
     stopGroup();
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  // An abort that came while this attempt was being started fires no event: act on it now.
+  if (opts.signal?.aborted) onAbort();
 
   const settle = (result: ShellRunResult): void => {
     if (settled) return;
@@ -201,7 +225,11 @@ function superviseChild(
   const emit = (text: string, name: StreamName): void => {
     if (text === '' || !opts.onOutput) return;
     if (!started) {
-      held.push({ text, name });
+      // Before the marker only bwrap speaks (a line or two); a bound anyway.
+      if (heldBytes < MAX_HELD_BYTES) {
+        held.push({ text, name });
+        heldBytes += text.length;
+      }
       return;
     }
     show(text, name);

@@ -89,8 +89,12 @@ export interface SupervisedSpawn {
 
 /** The fd a sandboxed command's start marker arrives on (stdio[4] of the supervisor). */
 export const SANDBOX_START_FD = 4;
-/** Inside bwrap: say "started" on the marker fd, then become the command with that fd closed. */
-const START_MARKER_SCRIPT = `printf s >&${SANDBOX_START_FD}; exec "$@" ${SANDBOX_START_FD}>&-`;
+/**
+ * Inside bwrap: say "started" on the marker fd, then become the command with that fd closed. If the
+ * marker cannot be written (a wrapper that does not pass fd 4 on), the command must not run: a
+ * missing marker has to mean "never ran", or a failing command would be run again.
+ */
+const START_MARKER_SCRIPT = `printf s >&${SANDBOX_START_FD} || { echo "agentx: the sandbox did not pass fd ${SANDBOX_START_FD} on; command not run" >&2; exit 125; }; exec "$@" ${SANDBOX_START_FD}>&-`;
 
 /** What the supervisor execs: the shell with the command, wrapped in bwrap when sandboxed. */
 export function commandArgv(shell: string, opts: Pick<SupervisedSpawn, 'command' | 'cwd' | 'sandbox'>): string[] {

@@ -41,10 +41,13 @@ export function createViewImageTool(options: ViewImageOptions = {}): Tool<ViewIm
   const maxBytes = options.maxBytes ?? MAX_IMAGE_BYTES;
   async function run(call: ViewImageCall, ctx: ToolContext): Promise<ToolResult> {
     const path = isAbsolute(call.path) ? call.path : resolve(ctx.cwd, call.path);
-    // The same answer whether or not the file exists: its existence is not told either.
-    const read = options.hidden?.(path) === true
-      ? { ok: false as const, error: `${call.path} is hidden by the sandbox (credentials and agentx's own files are out of reach)` }
-      : await readImageFile(path, maxBytes);
+    // The same answer whether or not the file exists: its existence is not told either. Checked
+    // again on the file actually opened, in case the path became a symlink in between.
+    const hiddenError = `${call.path} is hidden by the sandbox (credentials and agentx's own files are out of reach)`;
+    const hidden = options.hidden;
+    const read = hidden?.(path) === true
+      ? { ok: false as const, error: hiddenError }
+      : await readImageFile(path, maxBytes, hidden ? (real) => (hidden(real) ? hiddenError : undefined) : undefined);
     if (!read.ok) {
       return { output: { type: 'function_call_output', call_id: call.callId, output: `error: ${read.error}` }, summary: [`view_image ${call.path}: ${read.error}`], interrupted: false };
     }

@@ -140,6 +140,16 @@ function checkIds(...ids: string[]): void {
   for (const id of ids) if (!isObjectId(id)) throw new Error(`not a snapshot id: ${JSON.stringify(id)}`);
 }
 
+/**
+ * Whether a restore of this workspace was interrupted (its journal is still there): cheap, no git,
+ * for a session that otherwise would not open the store (a one-shot) and must finish it first.
+ */
+export function restoreInterrupted(opts: Pick<WorkspaceSnapshotsOptions, 'workspace' | 'env' | 'homeDir'>): boolean {
+  const root = snapshotsRoot(opts.env, opts.homeDir);
+  if (!fs.existsSync(root)) return false;
+  return fs.existsSync(storePaths(root, projectKey(safeRealpath(opts.workspace))).journalFile);
+}
+
 export async function openWorkspaceSnapshots(opts: WorkspaceSnapshotsOptions): Promise<WorkspaceSnapshots> {
   const gitBin = opts.gitBin ?? 'git';
   const git = await gitAvailability(gitBin, opts.env);

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runGit, type Env, type GitContext } from './git.ts';
+import { runGit, type GitContext } from './git.ts';
 import { randomHex } from '../lib/fsutil.ts';
 import { atomicWriteFile, readTextOrNull } from './fs-util.ts';
 
@@ -29,12 +29,7 @@ export interface StorePaths {
   workspaceFile: string;
 }
 
-/** `$XDG_STATE_HOME/agentx/snapshots`, XDG's default when unset or relative. */
-export function snapshotsRoot(env: Env, homeDir: string): string {
-  const xdg = env.XDG_STATE_HOME;
-  const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(homeDir, '.local', 'state');
-  return path.join(base, 'agentx', 'snapshots');
-}
+export { snapshotsRoot } from '../paths.ts';
 
 /** A readable, collision-free directory name for a workspace's real path. */
 export function projectKey(workspaceRealPath: string): string {

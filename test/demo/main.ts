@@ -61,7 +61,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   const p = paths();
   const transcript = createTranscript(process.stdout, process.env);
-  for (const file of [p.cli, p.emulator, join(p.repo, 'dist/agentx.js')]) {
+  for (const file of [p.cli, p.emulator, join(p.repo, 'dist/agentx.cjs')]) {
     if (!existsSync(file)) {
       process.stderr.write(`demo: ${file} is missing; run "npm install" (or "npm run build") first\n`);
       return 2;

@@ -1,4 +1,4 @@
-// Spawns the built CLI (dist/agentx.js via bin/agentx.js) with an isolated HOME and cwd.
+// Spawns the built CLI (dist/agentx.cjs via bin/agentx.js) with an isolated HOME and cwd.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,13 @@ export const REPO = resolve(import.meta.dirname, '../..');
 export const CLI = join(REPO, 'bin/agentx.js');
 
 export interface Sandbox { home: string; cwd: string; env: NodeJS.ProcessEnv }
+
+/**
+ * One V8 code cache for every sandbox of the suite (bin/agentx.js): each temp HOME would otherwise
+ * compile the whole CLI on its first run and write a cache nobody reads again. The code cache's own
+ * behaviour is tested with private cache directories (code-cache.test.ts).
+ */
+export const SHARED_CODE_CACHE = join(tmpdir(), 'agentx-test-code-cache');
 
 /** A temp HOME and project dir; env without any real key or base URL from the developer's shell. */
 export function sandbox(baseUrl?: string, extra: NodeJS.ProcessEnv = {}): Sandbox {
@@ -22,6 +29,7 @@ export function sandbox(baseUrl?: string, extra: NodeJS.ProcessEnv = {}): Sandbo
     SHELL: '/bin/sh',
     LANG: 'C.UTF-8',
     AGENTX_RETRY_BASE_MS: '20',
+    XDG_CACHE_HOME: SHARED_CODE_CACHE,
     ...(baseUrl ? { AGENTX_BASE_URL: baseUrl, AGENTX_API_KEY: 'sk-test-e2e-secret-0123456789' } : {}),
     ...extra,
   };

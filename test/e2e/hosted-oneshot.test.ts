@@ -101,7 +101,8 @@ describe('hosted tools in one-shots', () => {
     mkdirSync(join(box.home, '.ssh'), { recursive: true });
     writeFileSync(join(box.home, '.ssh', 'key.png'), png);
     symlinkSync(join(box.home, '.ssh', 'key.png'), join(box.cwd, 'innocent.png'));
-    for (const path of [join(box.home, '.ssh', 'key.png'), 'innocent.png', join(box.home, '.ssh', 'absent.png')]) {
+    symlinkSync(join(box.home, '.ssh'), join(box.cwd, 'keys'));
+    for (const path of [join(box.home, '.ssh', 'key.png'), 'innocent.png', join(box.home, '.ssh', 'absent.png'), 'keys/absent.png']) {
       emu.enqueue({ kind: 'function', name: 'view_image', arguments: JSON.stringify({ path }) });
       const before = emu.requests.length;
       const r = await runCli(['--json', 'look'], box);
