@@ -26,24 +26,28 @@ const ask = async (message: string, env: NodeJS.ProcessEnv = box.env): Promise<v
   expect(r.code).toBe(0);
 };
 
-it('is written by the first one-shot (not by --version), private, and then reused as it is', async () => {
+it('--version leaves a thin cache, the first one-shot the full one, which later runs reuse as it is; both private', async () => {
   const version = await runCli(['--version'], { cwd: box.cwd, env: box.env });
   expect(version.code).toBe(0);
-  expect(cacheFiles()).toEqual([]);
+  expect(cacheFiles()).toEqual([expect.stringMatching(/^code-[0-9a-f]{20}-v8-[\w.-]+-\w+\.thin\.cache$/)]);
+  const thin = join(cacheDir(), cacheFiles()[0] ?? '');
+  const thinBytes = readFileSync(thin);
   await ask('first');
-  const files = cacheFiles();
-  expect(files).toHaveLength(1);
-  expect(files[0]).toMatch(/^code-[0-9a-f]{20}-v8-[\w.-]+-\w+\.cache$/);
-  const file = join(cacheDir(), files[0] ?? '');
-  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const full = join(cacheDir(), cacheFiles().find((f) => !f.endsWith('.thin.cache')) ?? '');
+  expect(full).toMatch(/-v8-[\w.-]+-\w+\.cache$/);
+  expect(cacheFiles()).toHaveLength(2);
+  // The full cache holds what answering compiled: far more than --version's.
+  expect(statSync(full).size).toBeGreaterThan(thinBytes.length + 100_000);
+  for (const f of [full, thin]) expect(statSync(f).mode & 0o777).toBe(0o600);
   expect(statSync(cacheDir()).mode & 0o777).toBe(0o700);
-  expect(statSync(file).size).toBeGreaterThan(100_000);
-  const before = { bytes: readFileSync(file), ino: statSync(file).ino, mtime: statSync(file).mtimeMs };
+  const before = { bytes: readFileSync(full), ino: statSync(full).ino, mtime: statSync(full).mtimeMs };
   await ask('second');
-  // Accepted by V8, so left alone: same file, same bytes.
-  expect(statSync(file).ino).toBe(before.ino);
-  expect(statSync(file).mtimeMs).toBe(before.mtime);
-  expect(readFileSync(file).equals(before.bytes)).toBe(true);
+  expect((await runCli(['--version'], { cwd: box.cwd, env: box.env })).code).toBe(0);
+  // Accepted by V8, so both are left alone: same files, same bytes.
+  expect(statSync(full).ino).toBe(before.ino);
+  expect(statSync(full).mtimeMs).toBe(before.mtime);
+  expect(readFileSync(full).equals(before.bytes)).toBe(true);
+  expect(readFileSync(thin).equals(thinBytes)).toBe(true);
 });
 
 it('a cache V8 rejects (garbage) still answers, and is replaced by a good one', async () => {
