@@ -95,7 +95,7 @@ export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; comma
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
       defaultMaxOutputBytes: resolveLimits(r.env).maxOutputBytes,
     }),
-    ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only' })]),
+    ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
     // Hosted tools: the server runs them; these only offer them and show their items.

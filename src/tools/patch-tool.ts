@@ -18,6 +18,8 @@ export interface PatchToolOptions {
   form: PatchToolForm;
   /** The sandbox is read-only: edits are refused like any other write. */
   readOnly: boolean;
+  /** Paths the sandbox hides from commands (sandboxed.ts `hides`): a patch may not change them either. */
+  hidden?: (realPath: string) => boolean;
 }
 
 /** Preview lines for --confirm: the patch itself, at most this many lines. */
@@ -35,7 +37,7 @@ export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
       ctx.progress({ type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: false, changes: [], message });
       return { output: notRunOutput(call.item, message), summary: [`apply_patch refused: ${message}`], interrupted: false };
     }
-    const outcome = await runPatchCall(call.item, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry });
+    const outcome = await runPatchCall(call.item, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry, ...(opts.hidden ? { hidden: opts.hidden } : {}) });
     const changes = outcome.result.ok ? outcome.result.changes.map(fileChange) : [];
     ctx.progress({
       type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: outcome.result.ok, changes,

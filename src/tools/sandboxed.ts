@@ -14,7 +14,7 @@ import { bwrapArgs } from '../sandbox/bwrap.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
 import { commandEnvironment, redactSecrets } from '../sandbox/env.ts';
-import { agentxPaths, buildPolicy, isInside, realPathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
+import { agentxPaths, buildPolicy, hiddenCandidates, isInside, realPathProbe, resolveHiddenPaths, type PathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
 
 export type RerunAnswer = 'no' | 'once' | 'always';
@@ -90,6 +90,9 @@ function realPathOfAny(path: string): string {
   return parent === path ? path : join(realPathOfAny(parent), basename(path));
 }
 
+/** realPathProbe, and a path that does not exist where it would be (as a directory: it covers what would go below). */
+const anyPathProbe: PathProbe = (path) => realPathProbe(path) ?? { path: realPathOfAny(path), kind: 'dir' };
+
 export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   const baseEnv = commandEnvironment(setup.env, setup.secrets);
   const envFor = (opts: ShellRunOptions): NodeJS.ProcessEnv => (opts.env ? commandEnvironment(opts.env, setup.secrets) : baseEnv);
@@ -158,8 +161,13 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     disableForSession: () => { sessionUnsandboxed = true; },
     hides: (path) => {
       if (sessionUnsandboxed) return false;
+      const policy = policyNow();
+      if (!policy) return false;
+      // Unlike the mounts, which can only cover what exists, a path agentx itself would create is
+      // checked too: `.ssh/authorized_keys` in a workspace that is the home directory, before ~/.ssh exists.
+      const visible = [...policy.writableRoots, realPathOfAny(setup.sessionDir)];
       const real = realPathOfAny(path);
-      return (policyNow()?.hidden ?? []).some((h) => isInside(real, h.path));
+      return resolveHiddenPaths(hiddenCandidates(paths), visible, anyPathProbe).some((h) => isInside(real, h.path));
     },
     childWrapper: async () => {
       if (sessionUnsandboxed) return null;

@@ -28,6 +28,30 @@ const PATCH = [
 type Line = { type: string; [k: string]: unknown };
 const lines = (stdout: string): Line[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
 
+describe('apply_patch and what the sandbox hides', () => {
+  it('started in the home directory, a patch may not touch ~/.ssh or ~/.agentx (agentx writes it, outside the sandbox)', async () => {
+    const box = sandbox(emu.baseUrl);
+    writeFileSync(join(box.home, '.agentx'), 'AGENTX_MODEL=gpt-5.1\n');
+    for (const patch of [
+      '*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+ssh-ed25519 AAAA attacker\n*** End Patch\n',
+      '*** Begin Patch\n*** Update File: .agentx\n@@\n-AGENTX_MODEL=gpt-5.1\n+AGENTX_BASE_URL=https://evil.example/v1\n*** End Patch\n',
+    ]) {
+      emu.enqueue({ kind: 'patch', patch });
+      const before = emu.requests.length;
+      const r = await runCli(['edit'], { cwd: box.home, env: box.env });
+      expect(r.code).toBe(0);
+      const follow = JSON.stringify((emu.requests[before + 1]?.body as { input: unknown[] }).input);
+      expect(follow).toContain('is hidden by the sandbox');
+    }
+    expect(() => statSync(join(box.home, '.ssh', 'authorized_keys'))).toThrow();
+    expect(readFileSync(join(box.home, '.agentx'), 'utf8')).toBe('AGENTX_MODEL=gpt-5.1\n');
+    // An ordinary file of the same workspace is still edited.
+    emu.enqueue({ kind: 'patch', patch: '*** Begin Patch\n*** Add File: notes.txt\n+fine\n*** End Patch\n' });
+    expect((await runCli(['edit'], { cwd: box.home, env: box.env })).code).toBe(0);
+    expect(readFileSync(join(box.home, 'notes.txt'), 'utf8')).toBe('fine\n');
+  });
+});
+
 describe('apply_patch in a one-shot', () => {
   it.each(['builtin', 'function', 'custom'])('%s form: the edit lands, the mode stays, --json reports it', async (form) => {
     const box = sandbox(emu.baseUrl);

@@ -13,6 +13,12 @@ export interface WorkspaceRoots {
   real: string;
   /** The directory relative paths start from (real path, inside the workspace). */
   cwd: string;
+  /**
+   * Real paths the sandbox hides from commands (credentials, agentx's own files): a patch is
+   * written by agentx itself, outside the sandbox, so it refuses them too (a workspace that is the
+   * home directory contains ~/.ssh and ~/.agentx).
+   */
+  hidden?: (realPath: string) => boolean;
 }
 
 export interface ResolvedPath {
@@ -33,7 +39,7 @@ function errno(err: unknown): string | undefined {
 }
 
 /** Resolves the workspace root and the working directory once per patch. */
-export async function workspaceRoots(root: string, cwd?: string): Promise<WorkspaceRoots> {
+export async function workspaceRoots(root: string, cwd?: string, hidden?: (realPath: string) => boolean): Promise<WorkspaceRoots> {
   const given = resolve(root);
   let real: string;
   try {
@@ -46,7 +52,7 @@ export async function workspaceRoots(root: string, cwd?: string): Promise<Worksp
   const lexicalCwd = resolve(given, cwd ?? given);
   const cwdReal = await realpath(lexicalCwd).catch(() => lexicalCwd);
   // A working directory outside the workspace falls back to the root: paths are then relative to it.
-  return { given, real, cwd: isInside(real, cwdReal) ? cwdReal : real };
+  return { given, real, cwd: isInside(real, cwdReal) ? cwdReal : real, ...(hidden ? { hidden } : {}) };
 }
 
 function outside(path: string, roots: WorkspaceRoots, why: string): PatchError {
@@ -92,6 +98,9 @@ export async function resolvePatchPath(roots: WorkspaceRoots, path: string): Pro
     throw outside(path, roots, `leads outside the workspace through a symbolic link (to ${realExisting})`);
   }
   const abs = missing.length > 0 ? join(realExisting, ...missing) : realExisting;
+  if (roots.hidden?.(abs) === true) {
+    throw new PatchError('path', `${JSON.stringify(path)} is hidden by the sandbox (credentials and agentx's own files); patches may not change it`);
+  }
   const display = relative(roots.real, abs).split(sep).join('/');
   if (display === '') throw new PatchError('path', `${JSON.stringify(path)} is the workspace root, not a file`);
   return { abs, display };

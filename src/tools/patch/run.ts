@@ -24,6 +24,8 @@ export interface PatchOptions {
   durable?: boolean;
   /** Validate and compute everything (diffs, counts) but write nothing: the preview for --confirm. */
   dryRun?: boolean;
+  /** Paths the sandbox hides (paths.ts WorkspaceRoots.hidden): refused like paths outside. */
+  hidden?: (realPath: string) => boolean;
 }
 
 export type PatchResult =
@@ -136,7 +138,7 @@ async function commit(entries: readonly Entry[], durable: boolean): Promise<void
  */
 export async function applyPatch(ops: readonly FileOperation[], opts: PatchOptions): Promise<PatchResult> {
   try {
-    const roots = await workspaceRoots(opts.root, opts.cwd);
+    const roots = await workspaceRoots(opts.root, opts.cwd, opts.hidden);
     const plan = await planPatch(ops, roots, { maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES });
     if (!opts.dryRun) await commit(plan.entries, opts.durable ?? true);
     return { ok: true, changes: plan.changes, output: successOutput(plan.changes) };
