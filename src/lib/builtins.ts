@@ -14,5 +14,6 @@ export function nodeCrypto(): typeof Crypto {
 }
 
 export function nodeChildProcess(): typeof ChildProcess {
+  // require() returns any: the module's declared type is restored.
   return requireBuiltin('node:child_process') as typeof ChildProcess;
 }

@@ -7,7 +7,7 @@ import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/r
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 import {
-  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isToolCallItem, isUrlCitation,
+  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isLoose, isToolCallItem, isUrlCitation,
   type CompactionItem, type HostedItem, type InputItem, type ToolCallItem, type UrlCitation,
 } from '../wire/items.ts';
 import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
@@ -27,57 +27,71 @@ export interface ClientOptions {
   project?: string;
 }
 
+/** A response object of a stream event or the SDK: only `id` is checked, the rest is read defensively. */
+interface WireResponse {
+  id: string;
+  status?: unknown;
+  output?: unknown;
+  usage?: unknown;
+}
+
 /** The stream events we read (the Responses API streaming events, narrowed to what we use). */
 type WireEvent =
   | { type: 'response.output_text.delta' | 'response.reasoning_summary_text.delta'; delta: string }
   | { type: 'response.reasoning_summary_part.done' }
   | { type: 'response.output_item.added' | 'response.output_item.done'; item: unknown }
-  | { type: 'response.completed' | 'response.incomplete'; response: Parameters<typeof toCompleted>[0] }
-  | { type: 'response.failed'; response: { error?: { code?: string | null; message?: string | null } | null } }
-  | { type: 'error'; code?: string | null; message?: string | null }
+  | { type: 'response.completed' | 'response.incomplete'; response: WireResponse }
+  | { type: 'response.failed' | 'error'; code: string | null | undefined; message: string | null | undefined }
   | { type: '' };
 
-interface SdkUsage {
-  input_tokens?: number;
-  input_tokens_details?: { cached_tokens?: number } | null;
-  output_tokens?: number;
-  output_tokens_details?: { reasoning_tokens?: number } | null;
+/** A list from the wire; anything else reads as empty. (Array.isArray narrows to any[]: unknown keeps every read checked.) */
+function listOf(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
-function toUsage(u: SdkUsage | null | undefined): TurnUsage {
+/** A field from the wire that may be text, null or absent; any other value reads as absent. */
+function optionalText(value: unknown): string | null | undefined {
+  return typeof value === 'string' || value === null ? value : undefined;
+}
+
+function toUsage(usage: unknown): TurnUsage {
+  const u = isLoose(usage) ? usage : {};
+  const inputDetails = isLoose(u.input_tokens_details) ? u.input_tokens_details : {};
+  const outputDetails = isLoose(u.output_tokens_details) ? u.output_tokens_details : {};
   return {
-    inputTokens: nonNegativeCount(u?.input_tokens),
-    cachedTokens: nonNegativeCount(u?.input_tokens_details?.cached_tokens),
-    outputTokens: nonNegativeCount(u?.output_tokens),
-    reasoningTokens: nonNegativeCount(u?.output_tokens_details?.reasoning_tokens),
+    inputTokens: nonNegativeCount(u.input_tokens),
+    cachedTokens: nonNegativeCount(inputDetails.cached_tokens),
+    outputTokens: nonNegativeCount(u.output_tokens),
+    reasoningTokens: nonNegativeCount(outputDetails.reasoning_tokens),
   };
 }
 
+/** The content parts of a message item; none for any other item. */
+function messageParts(item: unknown): readonly unknown[] {
+  return isLoose(item) && item.type === 'message' ? listOf(item.content) : [];
+}
+
 function messageText(item: unknown): string {
-  if (typeof item !== 'object' || item === null || !('type' in item) || item.type !== 'message' || !('content' in item) || !Array.isArray(item.content)) return '';
   let text = '';
-  // Array.isArray narrows to any[]: unknown[] keeps every element read checked.
-  for (const part of item.content as unknown[]) {
-    if (typeof part === 'object' && part !== null && 'type' in part && part.type === 'output_text' && 'text' in part && typeof part.text === 'string') text += part.text;
+  for (const part of messageParts(item)) {
+    if (isLoose(part) && part.type === 'output_text' && typeof part.text === 'string') text += part.text;
   }
   return text;
 }
 
 /** The `url_citation` annotations of a message item's output_text parts. */
 function messageCitations(item: unknown): UrlCitation[] {
-  if (typeof item !== 'object' || item === null || !('type' in item) || item.type !== 'message' || !('content' in item) || !Array.isArray(item.content)) return [];
   const found: UrlCitation[] = [];
-  for (const part of item.content as unknown[]) {
-    if (typeof part !== 'object' || part === null || !('annotations' in part) || !Array.isArray(part.annotations)) continue;
-    for (const a of part.annotations as unknown[]) {
+  for (const part of messageParts(item)) {
+    for (const a of listOf(isLoose(part) ? part.annotations : undefined)) {
       if (isUrlCitation(a)) found.push({ url: a.url, title: a.title, start_index: a.start_index, end_index: a.end_index });
     }
   }
   return found;
 }
 
-export function toCompleted(response: { id: string; status?: string | null; output?: unknown; usage?: SdkUsage | null }): CompletedResponse {
-  const output: unknown[] = Array.isArray(response.output) ? response.output : [];
+export function toCompleted(response: WireResponse): CompletedResponse {
+  const output = listOf(response.output);
   let text = '';
   const toolCalls: ToolCallItem[] = [];
   const compactions: CompactionItem[] = [];
@@ -95,7 +109,7 @@ export function toCompleted(response: { id: string; status?: string | null; outp
       if (approval) toolCalls.push(approval);
     }
   }
-  const completed: CompletedResponse = { id: response.id, status: response.status ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
+  const completed: CompletedResponse = { id: response.id, status: optionalText(response.status) ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
   if (compactions.length > 0) completed.compactions = compactions;
   if (hosted.length > 0) completed.hosted = hosted;
   if (citations.length > 0) completed.citations = citations;
@@ -147,12 +161,39 @@ function toSdkRequest(request: ModelRequest): ResponseCreateParamsStreaming {
 }
 
 /**
- * The stream's events as the few shapes we read. The SDK yields its own event union; we read
- * fields defensively through WireEvent (a malformed event is caught below as a TypeError).
+ * The stream's events as the few shapes we read; any other event is `{ type: '' }` (ignored).
+ * An event missing what its type promises (a completion without its response) is a TypeError,
+ * reported below as a malformed event.
  */
-function asWireEvent(raw: unknown): WireEvent {
-  if (typeof raw !== 'object' || raw === null || !('type' in raw) || typeof raw.type !== 'string') return { type: '' };
-  return raw as WireEvent; // narrowed by `type` in the switch; field access is guarded by the catch
+function toWireEvent(raw: unknown): WireEvent {
+  if (!isLoose(raw) || typeof raw.type !== 'string') return { type: '' };
+  const malformed = (what: string): TypeError => new TypeError(`a ${String(raw.type)} event without ${what}`);
+  switch (raw.type) {
+    case 'response.output_text.delta':
+    case 'response.reasoning_summary_text.delta':
+      if (typeof raw.delta !== 'string') throw malformed('its text delta');
+      return { type: raw.type, delta: raw.delta };
+    case 'response.reasoning_summary_part.done':
+      return { type: raw.type };
+    case 'response.output_item.added':
+    case 'response.output_item.done':
+      return { type: raw.type, item: raw.item };
+    case 'response.completed':
+    case 'response.incomplete': {
+      const response = raw.response;
+      if (!isLoose(response) || typeof response.id !== 'string') throw malformed('its response');
+      return { type: raw.type, response: { id: response.id, status: response.status, output: response.output, usage: response.usage } };
+    }
+    case 'response.failed': {
+      if (!isLoose(raw.response)) throw malformed('its response');
+      const error = isLoose(raw.response.error) ? raw.response.error : {};
+      return { type: raw.type, code: optionalText(error.code), message: optionalText(error.message) };
+    }
+    case 'error':
+      return { type: raw.type, code: optionalText(raw.code), message: optionalText(raw.message) };
+    default:
+      return { type: '' };
+  }
 }
 
 export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
@@ -206,8 +247,9 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       for await (const raw of events) {
         touch();
         if (completed) continue;
-        const ev = asWireEvent(raw);
-        log?.('event', ev);
+        // Logged as it came (before a malformed one throws); anything but an object with a type as `{ type: '' }`.
+        log?.('event', isLoose(raw) && typeof raw.type === 'string' ? raw : { type: '' });
+        const ev = toWireEvent(raw);
         switch (ev.type) {
           case 'response.output_text.delta':
             partialText += ev.delta;
@@ -229,7 +271,6 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
             touch();
             break;
           case 'response.failed':
-            throw streamFailure(ev.response.error?.code, ev.response.error?.message);
           case 'error':
             throw streamFailure(ev.code, ev.message);
           default:

@@ -210,7 +210,8 @@ export type InputItem = MessageItem | ToolOutputItem | CompactionItem;
 // ── Guards for data that comes back from disk or the wire ─────────────────────────────────
 type Loose = Record<string, unknown>;
 
-function isLoose(v: unknown): v is Loose {
+/** A JSON object (not null, not an array) whose fields are still to be checked. */
+export function isLoose(v: unknown): v is Loose {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -123,6 +123,13 @@ describe('malformed corpus: server answers', () => {
     expect((empty.error as ModelError).message).toMatch(/^the server sent a malformed event/);
   });
 
+  it('a text delta without its text fails as a malformed event instead of showing "undefined"', async () => {
+    const r = await answerWith(`${sse('response.output_text.delta', {})}${done(undefined)}`);
+    expect(r.events.filter((e) => e.type === 'text_delta')).toEqual([]);
+    expect((r.error as ModelError).message).toMatch(/^the server sent a malformed event \(a response.output_text.delta event without its text delta\)/);
+    expect((r.error as ModelError).kind).toBe('retryable');
+  });
+
   it('an answer sent only in the completed response (no deltas) is still shown', async () => {
     const sb = sandbox(emu.baseUrl);
     emu.enqueue({ kind: 'raw', body: done(undefined, 'only in the completion') });

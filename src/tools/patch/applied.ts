@@ -13,8 +13,6 @@
 // Limit: a hunk that only removes lines, with neither context nor anchor, leaves no trace of
 // where it was; it is undone at the end of the previous hunk, and when that guess does not
 // verify, the file counts as not applied.
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { applyHunks, reverseHunks } from './apply.ts';
 import { DEFAULT_MAX_BYTES, readDiskFile } from './fsio.ts';
 import { resolvePatchPath, workspaceRoots } from './paths.ts';
@@ -108,9 +106,9 @@ export async function alreadyApplied(ops: readonly FileOperation[], opts: { root
     return { applied: false, operations };
   }
   const views = new Views(roots, opts.maxBytes ?? DEFAULT_MAX_BYTES);
-  for (let i = ops.length - 1; i >= 0; i--) {
+  for (const [i, op] of [...ops.entries()].reverse()) {
     try {
-      operations[i] = await undo(views, ops[i] as FileOperation);
+      operations[i] = await undo(views, op);
     } catch {
       operations[i] = false;
     }

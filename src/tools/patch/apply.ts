@@ -1,8 +1,7 @@
 // Applies the hunks of one update to a file's text. Pure. Hunks are placed in order, each after
 // the previous one; context lines keep the file's own text (so loose matching never rewrites
 // them), removed lines go, added lines take the file's line ending.
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
+import { itemAt } from '../../lib/item-at.ts';
 import { closest, findAnchor, findAnchorBefore, LineIndex, locate, locateAtEnd } from './match.ts';
 import type { Located } from './match.ts';
 import { joinLines, splitLines } from './text.ts';
@@ -141,8 +140,8 @@ export function applyHunks(text: string, hunks: readonly Hunk[], opts: ApplyOpti
   let open: Edit | null = null;
   const copyThrough = (end: number): void => {
     for (; pos < end; pos++) {
-      outLines.push(file.lines[pos] as string);
-      outEols.push(file.eols[pos] as Eol);
+      outLines.push(itemAt(file.lines, pos));
+      outEols.push(itemAt(file.eols, pos));
     }
   };
   for (const [i, raw] of hunks.entries()) {
@@ -159,7 +158,7 @@ export function applyHunks(text: string, hunks: readonly Hunk[], opts: ApplyOpti
         edits.push(open);
       }
       if (line.kind === 'delete') {
-        open.oldLines.push(file.lines[pos] as string);
+        open.oldLines.push(itemAt(file.lines, pos));
         pos++;
       } else {
         open.newLines.push(line.text);

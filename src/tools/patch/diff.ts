@@ -1,13 +1,25 @@
 // Line diffs for display: Myers' O(ND) algorithm (to tighten what a hunk really changed) and a
 // plain unified diff renderer (no colours; the terminal adds them).
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
+// Indexed reads inside bounds the loop has checked go through itemAt, or vAt for the Myers
+// vectors: one inlinable compare each, and no cast.
+import { itemAt } from '../../lib/item-at.ts';
 import type { Edit } from './apply.ts';
 
 /** Beyond this many differences a region is shown as one replacement (bounded time and memory). */
 const MAX_DIFFERENCES = 1000;
 
 type Op = 0 | 1 | 2; // equal, delete, insert
+
+/**
+ * v[i] of a Myers vector, which must exist (itemAt's contract for an Int32Array). Its own
+ * function so the element load stays monomorphic: through the shared itemAt, which also sees
+ * plain arrays, a large diff ran 15–20% slower.
+ */
+function vAt(v: Int32Array, i: number): number {
+  const x = v[i];
+  if (x === undefined) throw new RangeError(`index ${i} is out of range (length ${v.length})`);
+  return x;
+}
 
 /** Myers' shortest edit script of the middle part, or null when it needs too many steps. */
 function myers(a: readonly string[], b: readonly string[]): Op[] | null {
@@ -21,7 +33,7 @@ function myers(a: readonly string[], b: readonly string[]): Op[] | null {
     if (d > MAX_DIFFERENCES) return null;
     trace.push(v.slice(offset - d, offset + d + 1));
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? (v[offset + k + 1] as number) : (v[offset + k - 1] as number) + 1;
+      let x = k === -d || (k !== d && vAt(v, offset + k - 1) < vAt(v, offset + k + 1)) ? vAt(v, offset + k + 1) : vAt(v, offset + k - 1) + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
@@ -39,8 +51,8 @@ function backtrack(trace: Int32Array[], n: number, m: number): Op[] {
   let x = n;
   let y = m;
   for (let d = trace.length - 1; d >= 0; d--) {
-    const v = trace[d] as Int32Array;
-    const at = (k: number): number => v[k + d] as number;
+    const v = itemAt(trace, d);
+    const at = (k: number): number => vAt(v, k + d);
     const k = x - y;
     const prevK = k === -d || (k !== d && at(k - 1) < at(k + 1)) ? k + 1 : k - 1;
     const prevX = d === 0 ? 0 : at(prevK);
@@ -87,8 +99,8 @@ export function diffLines(a: readonly string[], b: readonly string[]): Edit[] {
       open = { oldStart: start + x, oldLines: [], newStart: start + y, newLines: [] };
       edits.push(open);
     }
-    if (op === 1) open.oldLines.push(midA[x++] as string);
-    else open.newLines.push(midB[y++] as string);
+    if (op === 1) open.oldLines.push(itemAt(midA, x++));
+    else open.newLines.push(itemAt(midB, y++));
   }
   return edits;
 }
@@ -140,9 +152,9 @@ export function unifiedDiff(oldLines: readonly string[], edits: readonly Edit[],
   while (i < edits.length) {
     let j = i;
     const end = (e: Edit): number => e.oldStart + e.oldLines.length;
-    while (j + 1 < edits.length && (edits[j + 1] as Edit).oldStart - end(edits[j] as Edit) <= 2 * context) j++;
-    const first = edits[i] as Edit;
-    const last = edits[j] as Edit;
+    while (j + 1 < edits.length && itemAt(edits, j + 1).oldStart - end(itemAt(edits, j)) <= 2 * context) j++;
+    const first = itemAt(edits, i);
+    const last = itemAt(edits, j);
     const oldFrom = Math.max(0, first.oldStart - context);
     const newFrom = first.newStart - (first.oldStart - oldFrom);
     const oldTo = Math.min(oldLines.length, end(last) + context);
@@ -150,13 +162,13 @@ export function unifiedDiff(oldLines: readonly string[], edits: readonly Edit[],
     out.push(`@@ -${range(oldFrom, oldTo - oldFrom)} +${range(newFrom, newTo - newFrom)} @@`);
     let pos = oldFrom;
     for (let k = i; k <= j; k++) {
-      const e = edits[k] as Edit;
-      for (; pos < e.oldStart; pos++) out.push(` ${oldLines[pos] as string}`);
+      const e = itemAt(edits, k);
+      for (; pos < e.oldStart; pos++) out.push(` ${itemAt(oldLines, pos)}`);
       for (const l of e.oldLines) out.push(`-${l}`);
       for (const l of e.newLines) out.push(`+${l}`);
       pos = end(e);
     }
-    for (; pos < oldTo; pos++) out.push(` ${oldLines[pos] as string}`);
+    for (; pos < oldTo; pos++) out.push(` ${itemAt(oldLines, pos)}`);
     i = j + 1;
   }
   return `${out.join('\n')}\n`;

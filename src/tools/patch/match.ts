@@ -1,11 +1,13 @@
 // Finding a hunk's lines in a file. Matching gets looser in a fixed order and stops at the first
 // level that finds something: exact → ignoring trailing whitespace → ignoring surrounding
 // whitespace → also folding common Unicode look-alikes (dashes, quotes, odd spaces) to ASCII.
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
+import { itemAt } from '../../lib/item-at.ts';
 
 export const LEVELS = [0, 1, 2, 3] as const;
 export type Level = (typeof LEVELS)[number];
+
+/** The level each looser one loosens. */
+const BELOW: Record<Exclude<Level, 0>, Level> = { 1: 0, 2: 1, 3: 2 };
 
 export const LEVEL_NAMES: Record<Level, string> = {
   0: 'exactly',
@@ -86,7 +88,7 @@ export class LineIndex {
     if (level === 0) return false;
     let same = this.unchanged[level];
     if (same === undefined) {
-      const below = this.at((level - 1) as Level);
+      const below = this.at(BELOW[level]);
       same = this.at(level).every((l, i) => l === below[i]);
       this.unchanged[level] = same;
     }
@@ -98,7 +100,8 @@ export class LineIndex {
     if (!hashes) {
       const lines = this.at(level);
       hashes = new Int32Array(lines.length);
-      for (let i = 0; i < lines.length; i++) hashes[i] = lineHash(lines[i] as string);
+      let i = 0;
+      for (const line of lines) hashes[i++] = lineHash(line);
       this.hashes[level] = hashes;
     }
     return hashes;
@@ -112,11 +115,12 @@ function matchesAt(lines: readonly string[], pattern: readonly string[], at: num
 
 /** First index ≥ from where `pattern` occurs at this level, or -1. */
 export function findSequence(index: LineIndex, pattern: readonly string[], from: number, level: Level): number {
-  if (pattern.length === 0) return -1;
+  const wanted = level === 0 ? pattern : pattern.map((l) => normalize(l, level));
+  const first = wanted[0];
+  if (first === undefined) return -1;
   const lines = index.at(level);
   const hashes = index.hashesAt(level);
-  const wanted = level === 0 ? pattern : pattern.map((l) => normalize(l, level));
-  const head = lineHash(wanted[0] as string);
+  const head = lineHash(first);
   const last = lines.length - wanted.length;
   for (let i = Math.max(0, from); i <= last; i++) {
     if (hashes[i] === head && matchesAt(lines, wanted, i)) return i;
@@ -135,7 +139,7 @@ export type Located =
 export function locate(index: LineIndex, pattern: readonly string[], from: number, unique: boolean): Located {
   for (const level of LEVELS) {
     // A level that loosens neither the file nor the pattern would repeat the previous search.
-    if (level > 0 && index.sameAsBelow(level) && pattern.every((l) => normalize(l, level) === normalize(l, (level - 1) as Level))) continue;
+    if (level !== 0 && index.sameAsBelow(level) && pattern.every((l) => normalize(l, level) === normalize(l, BELOW[level]))) continue;
     const at = findSequence(index, pattern, from, level);
     if (at < 0) continue;
     if (unique) {
@@ -162,7 +166,8 @@ export function locateAtEnd(index: LineIndex, pattern: readonly string[], from: 
         if (matchesAt(index.at(level), wanted, at)) return { found: true, at, level };
       }
     }
-    if (end === 0 || (lines[end - 1] as string).trim() !== '') return { found: false, ambiguous: null };
+    const previous = lines[end - 1]; // undefined once end reaches 0
+    if (previous === undefined || previous.trim() !== '') return { found: false, ambiguous: null };
     end--;
   }
 }
@@ -178,7 +183,7 @@ export function findAnchor(index: LineIndex, anchor: string, from: number): numb
   }
   const wanted = normalize(anchor, 3);
   const folded = index.at(3);
-  for (let i = Math.max(0, from); i < folded.length; i++) if ((folded[i] as string).startsWith(wanted)) return i;
+  for (let i = Math.max(0, from); i < folded.length; i++) if (itemAt(folded, i).startsWith(wanted)) return i;
   return -1;
 }
 
@@ -187,7 +192,7 @@ export function findAnchorBefore(index: LineIndex, anchor: string, before: numbe
   const wanted = normalize(anchor, 3);
   const folded = index.at(3);
   for (let i = Math.min(before, folded.length) - 1; i >= 0; i--) {
-    const line = folded[i] as string;
+    const line = itemAt(folded, i);
     if (line === wanted || line.startsWith(wanted)) return i;
   }
   return -1;
@@ -245,10 +250,10 @@ export function closest(index: LineIndex, pattern: readonly string[]): Closest |
   if (best) return best;
   const target = wanted.findIndex((l) => l !== '');
   if (target < 0) return null;
-  const probe = wanted[target] as string;
+  const probe = itemAt(wanted, target);
   let score = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const s = similarity(probe, lines[i] as string);
+  for (const [i, line] of lines.entries()) {
+    const s = similarity(probe, line);
     if (s > score) {
       score = s;
       best = { at: i, matched: 0, patternIndex: target };

@@ -1,8 +1,7 @@
 // Parses V4A patches: the whole envelope (`*** Begin Patch` … `*** End Patch`, used by the
 // function and custom tool forms) and the headerless diff of one built-in `apply_patch_call`
 // operation. Pure; every error names the patch line it is about.
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
+import { itemAt } from '../../lib/item-at.ts';
 import { PatchError } from './types.ts';
 import type { FileOperation, Hunk, HunkLine } from './types.ts';
 
@@ -65,8 +64,8 @@ function endsSection(line: Line, inUpdate: boolean): boolean {
 function unwrap(lines: Line[]): Line[] {
   let start = 0;
   let end = lines.length;
-  while (start < end && isBlank(lines[start] as Line)) start++;
-  while (end > start && isBlank(lines[end - 1] as Line)) end--;
+  while (start < end && isBlank(itemAt(lines, start))) start++;
+  while (end > start && isBlank(itemAt(lines, end - 1))) end--;
   const first = lines[start];
   const last = lines[end - 1];
   const heredoc = first ? HEREDOC_START.exec(first.text.trim()) : null;
@@ -74,11 +73,16 @@ function unwrap(lines: Line[]): Line[] {
   return lines.slice(start, end);
 }
 
+/** `lines` without the run of trailing lines that `drop` accepts. */
+function dropTrailing(lines: Line[], drop: (line: Line) => boolean): Line[] {
+  let end = lines.length;
+  for (let last = lines[end - 1]; last !== undefined && drop(last); last = lines[end - 1]) end--;
+  return lines.slice(0, end);
+}
+
 /** Raw empty lines at the end of a section are separators, not content. */
 function dropTrailingEmpty(body: Line[]): Line[] {
-  let end = body.length;
-  while (end > 0 && (body[end - 1] as Line).text === '') end--;
-  return body.slice(0, end);
+  return dropTrailing(body, (line) => line.text === '');
 }
 
 function parseAddBody(body: Line[], path: string): string[] {
@@ -159,7 +163,7 @@ function parseSections(body: Line[]): FileOperation[] {
   const ops: FileOperation[] = [];
   let i = 0;
   while (i < body.length) {
-    const line = body[i] as Line;
+    const line = itemAt(body, i);
     if (isBlank(line)) {
       i++;
       continue;
@@ -168,7 +172,7 @@ function parseSections(body: Line[]): FileOperation[] {
     if (!head) throw parseError(line, `${HEADER_HELP}, got ${quote(line.text)}`);
     const path = requirePath(line, head.marker, head.path);
     let end = i + 1;
-    while (end < body.length && !endsSection(body[end] as Line, head.marker === UPDATE)) end++;
+    while (end < body.length && !endsSection(itemAt(body, end), head.marker === UPDATE)) end++;
     const section = body.slice(i + 1, end);
     ops.push(parseSection(line, head.marker, path, section));
     const next = body[end];
@@ -207,7 +211,7 @@ export function parsePatch(text: string): FileOperation[] {
   const first = lines[0];
   if (!first) throw new PatchError('parse', `the patch is empty: it must start with '${BEGIN}' and end with '${END}'`);
   if (!isMarker(first, BEGIN)) throw parseError(first, `the patch must start with '${BEGIN}', got ${quote(first.text)}`);
-  const last = lines[lines.length - 1] as Line;
+  const last = lines.at(-1) ?? first;
   if (lines.length < 2 || !isMarker(last, END)) {
     throw parseError(last, `the patch must end with '${END}', got ${quote(last.text)}`);
   }
@@ -229,10 +233,9 @@ export function parseBuiltinOperation(op: BuiltinOperation): FileOperation {
   if (op.path.trim() === '') throw new PatchError('parse', `the ${op.type} operation has no path`);
   const path = op.path.trim();
   if (op.type === 'delete_file') return { type: 'delete', path };
-  let lines = toLines(op.diff ?? '');
   // A model that habitually closes its patches may leave the envelope's end marker in the diff.
   // (A line of one space is a context line for an empty line: only truly empty lines go.)
-  while (lines.length > 0 && ((lines[lines.length - 1] as Line).text === '' || isColumnZero(lines[lines.length - 1] as Line, END))) lines = lines.slice(0, -1);
+  const lines = dropTrailing(toLines(op.diff ?? ''), (line) => line.text === '' || isColumnZero(line, END));
   const stray = lines.find((l) => !l.text.startsWith(' ') && (header(l) !== null || isMarker(l, BEGIN) || isMarker(l, END)));
   if (stray) throw parseError(stray, `the diff of a ${op.type} operation has no envelope or section headers, got ${quote(stray.text.trim())}`);
   if (op.type === 'create_file') return { type: 'add', path, lines: parseAddBody(lines, path) };

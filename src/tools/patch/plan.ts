@@ -1,8 +1,6 @@
 // Validates a whole patch and computes every resulting file before anything is written. The
 // operations run in order against an in-memory view of the touched files, so a later section
 // sees the effect of an earlier one (delete then add, two updates of one file, a move).
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { stat } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import { applyHunks } from './apply.ts';
@@ -78,17 +76,22 @@ class Overlay {
 
   /** Starts resolving and reading every path; errors surface when the operation needing it runs. */
   prefetch(paths: readonly string[]): void {
-    for (const path of paths) {
-      if (this.loading.has(path)) continue;
-      const load = resolvePatchPath(this.roots, path).then(async (resolved) => ({ resolved, disk: await readDiskFile(resolved.abs, this.opts.maxBytes) }));
+    for (const path of paths) void this.load(path);
+  }
+
+  /** The path's resolution and read, started on first use. */
+  private load(path: string): Promise<{ resolved: ResolvedPath; disk: DiskFile }> {
+    let load = this.loading.get(path);
+    if (!load) {
+      load = resolvePatchPath(this.roots, path).then(async (resolved) => ({ resolved, disk: await readDiskFile(resolved.abs, this.opts.maxBytes) }));
       load.catch(() => undefined); // handled when awaited in get()
       this.loading.set(path, load);
     }
+    return load;
   }
 
   async get(path: string): Promise<Entry> {
-    this.prefetch([path]);
-    const { resolved, disk } = await (this.loading.get(path) as Promise<{ resolved: ResolvedPath; disk: DiskFile }>);
+    const { resolved, disk } = await this.load(path);
     const known = this.entries.get(resolved.abs);
     if (known) return known;
     const entry: Entry = { ...resolved, disk, state: fromDisk(disk) };

@@ -1,8 +1,6 @@
 // Applies a parsed patch to the workspace, all or nothing: plan every file first (nothing is
 // written if any section fails), then write each changed file atomically; if the disk refuses
 // part-way, what was already written is put back.
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomHex } from '../../lib/fsutil.ts';
@@ -75,20 +73,21 @@ const WRITE_CONCURRENCY = 8;
  * waits for those in flight (so the caller can undo all that finished) and rethrows the first.
  */
 async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { err: unknown } | null = null;
+  const queue = items.values(); // shared by the workers: each item is taken once
+  const failures: unknown[] = [];
   const worker = async (): Promise<void> => {
-    while (failure === null && next < items.length) {
-      const item = items[next++] as T;
+    while (failures.length === 0) {
+      const next = queue.next();
+      if (next.done === true) return;
       try {
-        await fn(item);
+        await fn(next.value);
       } catch (err) {
-        failure ??= { err };
+        failures.push(err);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== null) throw (failure as { err: unknown }).err;
+  if (failures.length > 0) throw failures[0];
 }
 
 /** Writes the planned state; on any failure undoes what was done and rethrows. */

@@ -1,7 +1,5 @@
 // A text file as lines, keeping what a patch must not disturb: each line's ending (CRLF files
 // stay CRLF, mixed files stay mixed), a UTF-8 byte-order mark and a missing final newline.
-// Casts here are indexed reads inside bounds the loop has checked (`lines[i] as string`):
-// noUncheckedIndexedAccess types them `T | undefined`; a guard per element would cost the hot loop.
 
 export type Eol = '\n' | '\r\n' | '';
 
@@ -56,8 +54,11 @@ export function joinLines(lines: readonly string[], eols: readonly Eol[], shape:
   // String concatenation builds a rope that is flattened once; faster here than parts + join.
   let out = shape.bom ? BOM : '';
   const last = lines.length - 1;
-  for (let i = 0; i < last; i++) out += (lines[i] as string) + (eols[i] || shape.eol);
-  if (last >= 0) out += (lines[last] as string) + (shape.finalNewline ? eols[last] || shape.eol : '');
+  let i = 0;
+  for (const line of lines) {
+    out += i < last || shape.finalNewline ? line + (eols[i] || shape.eol) : line;
+    i++;
+  }
   return out;
 }
 
