@@ -90,8 +90,24 @@ function messageCitations(item: unknown): UrlCitation[] {
   return found;
 }
 
+/** The call items agentx runs; one it cannot read (no call_id, no name) must not pass as "no calls". */
+const CALL_ITEM_TYPES = new Set(['function_call', 'shell_call', 'custom_tool_call', 'apply_patch_call']);
+
+/**
+ * The completed response as the engine uses it. Throws a TypeError (reported as a malformed
+ * answer, retried, then one line) for output that is not a list or a call item it cannot read:
+ * answering "done" then would drop what the model asked for without a word.
+ */
 export function toCompleted(response: WireResponse): CompletedResponse {
+  if (response.output !== undefined && response.output !== null && !Array.isArray(response.output)) {
+    throw new TypeError('a response.completed event whose output is not a list');
+  }
   const output = listOf(response.output);
+  for (const item of output) {
+    if (isLoose(item) && typeof item.type === 'string' && CALL_ITEM_TYPES.has(item.type) && !isToolCallItem(item)) {
+      throw new TypeError(`a ${item.type} item without its ${typeof item.call_id === 'string' ? 'fields' : 'call_id'}`);
+    }
+  }
   let text = '';
   const toolCalls: ToolCallItem[] = [];
   const compactions: CompactionItem[] = [];

@@ -23,6 +23,8 @@ const STOP = new RegExp(`${PENDING_MENU.replace('?', '\\?')}|${FAILED_MENU.repla
 const PENDING_CHOICES = ['Continue — tell', 'Continue, ask first', 'Retry — run', 'New session'];
 const FAILED_CHOICES = ['Retry — send', 'New chain', 'Rollback', 'Clear', 'Cancel'];
 const WAIT_MS = 30_000;
+/** Choices whose menu asks to type "yes" first (src/frontends/repl/recovery.ts). */
+const CONFIRMED_CHOICES = new Set(['New session', 'Clear']);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -184,6 +186,11 @@ export class Lane {
     if (index >= 0) {
       a.write(String(index + 1));
       a.write(KEY.enter);
+      // Destructive choices (New session, Clear) ask for a typed "yes" before they are taken.
+      if (CONFIRMED_CHOICES.has(items[index] ?? '')) {
+        const asked = await a.waitFor('Type "yes" to confirm', WAIT_MS).then(() => true, () => false);
+        if (asked) a.write(`yes${KEY.enter}`);
+      }
     }
     const echoed = await a.waitFor(`→ ${items[index] ?? ''}`, WAIT_MS).then(() => true, () => false);
     if (!echoed) {
