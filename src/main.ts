@@ -26,16 +26,6 @@ function printFixed(text: string): void {
   }
 }
 
-declare global {
-  /** Set by bin/agentx.js, which writes its V8 code cache at exit only when `worthy` (see there). */
-  var __agentxCodeCache: { worthy: boolean } | undefined;
-}
-
-/** A run that loads a mode compiles what later runs need: worth caching (bin/agentx.js). */
-function markCodeCacheWorthy(): void {
-  if (globalThis.__agentxCodeCache) globalThis.__agentxCodeCache.worthy = true;
-}
-
 async function main(argv: string[]): Promise<number> {
   const cli = parseArgs(argv);
   if (cli.command === 'help') {
@@ -64,7 +54,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${list.lines.join('\n')}\n`);
     return list.ok ? 0 : 1;
   }
-  markCodeCacheWorthy();
   const interactive = cli.message.length === 0 && !cli.readStdin && process.stdin.isTTY === true;
   if (!interactive) {
     const { runOneshot } = await import('./frontends/oneshot.ts');

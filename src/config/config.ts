@@ -1,5 +1,6 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { checkOnOff, checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
@@ -117,7 +118,8 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
   return {
     apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
-    configFile: file, sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues),
+    // Absolute, as it was read (relative to the working directory): the sandbox hides exactly this file.
+    configFile: resolve(file), sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues),
   };
 }
 

@@ -20,6 +20,7 @@ import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
+import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
 import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
@@ -132,6 +133,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     if (cli.json) deps.workspace = startSnapshotSession({ ...snapshots, lazy: true })?.files;
     const outcome = await new Engine(deps).message(message, [], controller.signal);
     if (outcome.kind === 'done') {
+      markCodeCacheWorthy();
       // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.
       unlinkQuiet(statePath);
       return EXIT_OK;

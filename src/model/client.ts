@@ -98,12 +98,14 @@ const CALL_ITEM_TYPES = new Set(['function_call', 'shell_call', 'custom_tool_cal
  * answer, retried, then one line) for output that is not a list or a call item it cannot read:
  * answering "done" then would drop what the model asked for without a word.
  */
-export function toCompleted(response: WireResponse): CompletedResponse {
-  if (response.output !== undefined && response.output !== null && !Array.isArray(response.output)) {
+export function toCompleted(response: WireResponse, { strict = true } = {}): CompletedResponse {
+  // An incomplete response (cut at max_output_tokens) may end in a half-written item: its
+  // unreadable items are left out, as before, rather than failing the whole answer.
+  if (strict && response.output !== undefined && response.output !== null && !Array.isArray(response.output)) {
     throw new TypeError('a response.completed event whose output is not a list');
   }
   const output = listOf(response.output);
-  for (const item of output) {
+  for (const item of strict ? output : []) {
     if (isLoose(item) && typeof item.type === 'string' && CALL_ITEM_TYPES.has(item.type) && !isToolCallItem(item)) {
       throw new TypeError(`a ${item.type} item without its ${typeof item.call_id === 'string' ? 'fields' : 'call_id'}`);
     }
@@ -283,7 +285,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
             break;
           case 'response.completed':
           case 'response.incomplete':
-            completed = toCompleted(ev.response);
+            completed = toCompleted(ev.response, { strict: ev.type === 'response.completed' });
             touch();
             break;
           case 'response.failed':

@@ -1,11 +1,13 @@
 // The V8 code cache of bin/agentx.js: written once by a run that loaded a mode (not by --version),
 // reused as it is, replaced when V8 rejects it, never needed (a broken or unwritable cache only
 // means compiling), off with AGENTX_CODE_CACHE=off, and out of reach of sandboxed commands.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
-import { runCli, sandbox, type Sandbox } from './harness.ts';
+import { REPO, runCli, sandbox, type Sandbox } from './harness.ts';
 
 let emu: Emulator;
 let box: Sandbox;
@@ -81,12 +83,69 @@ it('follows XDG_CACHE_HOME', async () => {
   expect(existsSync(join(box.home, '.cache'))).toBe(false);
 });
 
-it('is hidden from sandboxed commands, even when the project is the home directory', async () => {
-  await ask('warm');
-  mkdirSync(join(box.home, 'work'), { recursive: true });
-  // Started in HOME, workspace-write makes HOME writable: the cache directory must still be out of reach.
-  const r = await runCli(['run: ls ~/.cache/agentx; echo planted > ~/.cache/agentx/planted.cache'], { cwd: box.home, env: box.env });
+it('is hidden from sandboxed commands, even when the project is the home directory and this is the first run', async () => {
+  // The first run ever in this HOME is the one whose command tries to plant a cache: the loader
+  // creates the directory before anything runs, so the sandbox hides it.
+  const r = await runCli(['run: mkdir -p ~/.cache/agentx; echo planted > ~/.cache/agentx/planted.cache; ls -la ~/.cache/agentx'], { cwd: box.home, env: box.env });
   expect(r.code).toBe(0);
-  expect(cacheFiles()).toHaveLength(1);
   expect(cacheFiles().some((f) => f.startsWith('planted'))).toBe(false);
+  expect(cacheFiles()).toHaveLength(1);
+});
+
+describe('what it refuses to use', () => {
+  /** The cache names the loader will use for this build with no Node flags. */
+  const names = (): { full: string; thin: string; wrappedLength: number } => {
+    const source = readFileSync(join(REPO, 'dist/agentx.cjs'), 'utf8');
+    const build = /^\/\*agentx-build:([0-9a-f]+)\*\//.exec(source)?.[1] ?? '';
+    const base = join(cacheDir(), `code-${build}-v8-${process.versions.v8}-${process.arch}`);
+    return { full: `${base}.cache`, thin: `${base}.thin.cache`, wrappedLength: Module.wrap(source).length };
+  };
+
+  /** A cache V8 would accept for agentx's script (same length), whose code writes `marker`. */
+  function evilCache(wrappedLength: number, marker: string): Buffer {
+    // Called by the loader like agentx's own wrapped script: (exports, require, module, …).
+    const body = `(function(exports,require){require("node:fs").writeFileSync(${JSON.stringify(marker)},"owned")})`;
+    const padded = body + ' '.repeat(wrappedLength - body.length);
+    const out = join(box.home, 'evil.bin');
+    const make = `const vm=require("node:vm");const fs=require("node:fs");const s=new vm.Script(fs.readFileSync(0,"utf8"));fs.writeFileSync(${JSON.stringify(out)},s.createCachedData())`;
+    execFileSync(process.execPath, ['-e', make], { input: padded, env: { PATH: process.env.PATH } });
+    return readFileSync(out);
+  }
+
+  it('a full cache that is not a regular file: neither it nor a planted thin one is used, nothing is written', async () => {
+    const { full, thin, wrappedLength } = names();
+    const marker = join(box.home, 'pwned');
+    mkdirSync(full, { recursive: true });
+    writeFileSync(thin, evilCache(wrappedLength, marker), { mode: 0o600 });
+    const r = await runCli(['--version'], { cwd: box.cwd, env: box.env });
+    expect(r.stdout).toMatch(/^agentx \d/);
+    expect(existsSync(marker)).toBe(false);
+    await ask('still answers');
+    expect(existsSync(marker)).toBe(false);
+    expect(statSync(full).isDirectory()).toBe(true);
+  });
+
+  it('the planted cache would have run (so the test above can fail): accepted when it is a file of ours', async () => {
+    const { thin, wrappedLength } = names();
+    const marker = join(box.home, 'pwned');
+    mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
+    writeFileSync(thin, evilCache(wrappedLength, marker), { mode: 0o600 });
+    await runCli(['--version'], { cwd: box.cwd, env: box.env });
+    expect(readFileSync(marker, 'utf8')).toBe('owned');
+  });
+
+  it('a cache directory others can write to, or a link in place of a cache file, is not used', async () => {
+    const { full, thin } = names();
+    mkdirSync(cacheDir(), { recursive: true });
+    chmodSync(cacheDir(), 0o777);
+    await ask('open directory');
+    expect(cacheFiles()).toEqual([]);
+    chmodSync(cacheDir(), 0o700);
+    writeFileSync(join(box.home, 'elsewhere.cache'), 'x');
+    symlinkSync(join(box.home, 'elsewhere.cache'), full);
+    symlinkSync(join(box.home, 'elsewhere.cache'), thin);
+    await ask('links');
+    expect(readFileSync(join(box.home, 'elsewhere.cache'), 'utf8')).toBe('x');
+    expect(lstatSync(full).isSymbolicLink()).toBe(true);
+  });
 });

@@ -12,6 +12,7 @@ import { Renderer, type Writer } from '../../ui/render.ts';
 import { confirmPrompt } from '../../ui/command-view.ts';
 import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
 import { terminalRenderOptions } from '../../ui/terminal-output.ts';
+import { markCodeCacheWorthy } from '../code-cache.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
 
@@ -62,6 +63,7 @@ export class TurnRunner {
     this.renderer.handle(ev);
     if (ev.type === 'request_start' && this.writer.atLineStart) this.spinner.start();
     if (ev.type === 'turn_done') {
+      markCodeCacheWorthy();
       this.ctx.costs.onTurnDone(ev.responseId, ev.usage, this.ctx.session.state.usage.turns);
       this.ctx.announcedCwd = this.ctx.cwd;
     }
