@@ -1,9 +1,11 @@
 // `agentx mcp list` through the built CLI (run `npm run build` first): the SDK comes from its own
 // lazily loaded chunk, servers are started and listed, unapproved project servers are not started.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { bwrapPath } from '../../src/sandbox/testkit.ts';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.ts';
+import { startEmulator } from '../emulator/server.ts';
 import { runCli, sandbox } from '../e2e/harness.ts';
 import { STDIO_SERVER } from './helpers.ts';
 
@@ -39,6 +41,43 @@ describe('agentx mcp list', () => {
     expect(starts(2).size).toBe(1);
     expect(existsSync(join(box.cwd, 'started'))).toBe(false);
     expect(lines).toHaveLength(5);
+  });
+
+  it('a stdio server whose sandbox fails while being set up (bwrap\'s own error) is started again', async () => {
+    const box = sandbox();
+    const root = dirname(box.home);
+    // The wrapper must live where the model cannot write (detect.ts): not the project, not $TMPDIR.
+    const tmp = join(root, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const calls = join(root, 'bwrap-calls');
+    const wrapper = join(root, 'bin', 'bwrap');
+    mkdirSync(dirname(wrapper), { recursive: true });
+    writeFileSync(wrapper, [
+      '#!/bin/sh',
+      `echo x >> '${calls}'`,
+      // The probe (detect.ts) and the first server start fail like bwrap does in the rename race.
+      `if [ "$(wc -l < '${calls}')" -eq 2 ]; then echo "bwrap: Can't bind mount /oldroot/x on /newroot/x: Invalid argument" >&2; exit 1; fi`,
+      `exec '${bwrapPath()}' "$@"`,
+    ].join('\n'));
+    chmodSync(wrapper, 0o755);
+    mkdirSync(join(box.home, '.config', 'agentx'), { recursive: true });
+    writeFileSync(join(box.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
+      tools: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'tools', 'echo,add'] },
+    } }));
+    // A one-shot starts its servers in the sandbox (`mcp list` runs them as the person's own programs).
+    const emu = await startEmulator();
+    try {
+      const env = { ...box.env, AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'sk-test-mcp-retry', AGENTX_BWRAP: wrapper, TMPDIR: tmp };
+      const r = await runCli(['hello'], { cwd: box.cwd, env, timeoutMs: 30_000 });
+      expect(r.stderr).not.toContain('failed');
+      expect(r.code).toBe(0);
+      const tools = JSON.stringify((emu.requests.at(-1)?.body as { tools?: unknown }).tools);
+      expect(tools).toContain('mcp__tools__echo');
+    } finally {
+      await emu.close();
+    }
+    // Probe, the failed setup, the start that worked.
+    expect(readFileSync(calls, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
   });
 
   it('says how to configure servers when there are none, and exits 0', async () => {

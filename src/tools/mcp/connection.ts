@@ -93,7 +93,7 @@ export class McpConnection {
     const timer = setTimeout(() => deadline.abort(new StartTimeout()), this.startTimeoutMs);
     try {
       const server = resolved.server;
-      if (server.transport === 'stdio') await this.connectStdio(server, deadline.signal);
+      if (server.transport === 'stdio') await this.connectStdioRetrying(server, deadline.signal);
       else await this.connectHttp(server, deadline.signal);
       await this.listTools(deadline.signal);
       if (this.state !== 'starting') return;
@@ -147,6 +147,29 @@ export class McpConnection {
     });
     this.stdio = transport;
     await this.connectWith(this.newClient(), transport, signal);
+  }
+
+  /**
+   * A stdio server whose sandbox failed while being set up (bwrap's own "bwrap: …" line, exit 1,
+   * before the server ran: a state file renamed between bwrap's bind and its read-only remount,
+   * src/tools/supervisor.ts) is started again, twice at most. Starting a server is not a tool call:
+   * nothing the model asked for runs twice.
+   */
+  private async connectStdioRetrying(server: ResolvedStdioServer, signal: AbortSignal): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.connectStdio(server, signal);
+        return;
+      } catch (err) {
+        if (attempt >= 3 || signal.aborted) throw err;
+        // Closing waits for the process, so its exit status and last words are known after it.
+        await this.closeClient();
+        const exit = this.stdio?.exitInfo;
+        const setupFailed = exit?.code === 1 && /^bwrap: /m.test(this.stdio?.stderrTail() ?? '');
+        if (!setupFailed) throw err;
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
+    }
   }
 
   private async connectHttp(server: ResolvedHttpServer, signal: AbortSignal): Promise<void> {
