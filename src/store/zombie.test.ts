@@ -17,13 +17,17 @@ afterEach(() => {
 /**
  * A real zombie: `sh` starts a background `sleep`, prints its pid and execs another `sleep`,
  * which never reaps children; killing the background one leaves it a zombie. Resolves once
- * /proc says so (polled, no fixed sleep).
+ * /proc says so (polled, no fixed sleep). Needs /proc (the describe blocks skip without it).
  */
 async function makeZombie(): Promise<number> {
   const parent = spawn('sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(parent);
   const line = await new Promise<string>((resolve) => createInterface({ input: parent.stdout ?? process.stdin }).once('line', resolve));
   const pid = Number(line);
+  // Only once the parent is `sleep` (exec done): a shell still running could reap the child, and
+  // the "zombie" would vanish between two checks (seen with two test files running at once).
+  const comm = (): string => { try { return fs.readFileSync(`/proc/${String(parent.pid)}/comm`, 'utf8').trim(); } catch { return ''; } };
+  for (let i = 0; i < 10_000 && comm() !== 'sleep'; i++) await new Promise((r) => setImmediate(r));
   process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 10_000 && procState(pid) !== 'Z'; i++) await new Promise((r) => setImmediate(r));
   return pid;
