@@ -2,6 +2,7 @@
 // command runner (sandbox, environment, output ceiling) and the tool registry. The one place
 // that decides which tools a session offers and how commands run.
 import type { CliOptions } from '../cli/args.ts';
+import { sleep } from '../lib/sleep.ts';
 import { readAgentsFiles } from '../config/agents-md.ts';
 import type { Config } from '../config/config.ts';
 import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
@@ -31,19 +32,6 @@ import { resolveUserShell } from '../tools/supervisor.ts';
 import { createViewImageTool } from '../tools/view-image.ts';
 
 export type { CommandRunner } from '../tools/sandboxed.ts';
-
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 export function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const v = env[name];

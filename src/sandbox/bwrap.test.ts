@@ -1,12 +1,12 @@
 // The bwrap command line, first as argv, then enforced by the real bwrap on real files.
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runShellCommand, type ShellRunResult } from '../tools/shell.ts';
 import { bwrapArgs } from './bwrap.ts';
 import type { SandboxPolicy } from './policy.ts';
-import { bwrapPath, makeLayout, TEST_KEY, type Layout } from './testkit.ts';
+import { bwrapPath, hostTcpServer, makeLayout, TEST_KEY, type Layout } from './testkit.ts';
 
 let box: Layout;
 beforeEach(() => { box = makeLayout(); });
@@ -156,18 +156,8 @@ describe('the real bwrap: unix sockets', () => {
 });
 
 describe('the real bwrap: network', () => {
-  let server: Server;
-  let port = 0;
-  beforeAll(async () => {
-    server = createServer((socket) => socket.end('hello from the host\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    port = typeof address === 'object' && address ? address.port : 0;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
   // bash's /dev/tcp would need bash; node is certainly here (it runs this test).
-  const connect = (): string => `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`;
+  const { connect } = hostTcpServer();
 
   it('cannot reach a server on the host when the network is off', async () => {
     const r = await inSandbox(connect());

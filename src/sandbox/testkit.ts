@@ -3,7 +3,9 @@
 // whose real path is used (bwrap and the policy compare real paths).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { agentxPaths, buildPolicy, realPathProbe, type SandboxPolicy, type SandboxSetting } from './policy.ts';
 
 export const TEST_KEY = 'sk-sandbox-test-0123456789abcdef';
@@ -83,4 +85,25 @@ export function processesRunning(marker: string): number[] {
     } catch { /* it exited while we looked */ }
   }
   return found;
+}
+
+/**
+ * A TCP server on the host's loopback, up for the tests of the describe block that calls this,
+ * answering "hello from the host". `connect()` is a command that connects to it with node (which
+ * certainly exists: it runs the tests), prints what it receives, and exits 3 when it cannot.
+ */
+export function hostTcpServer(): { connect: () => string } {
+  let server: Server | undefined;
+  let port = 0;
+  beforeAll(async () => {
+    const s = createServer((socket) => socket.end('hello from the host\n'));
+    server = s;
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    const address = s.address();
+    port = typeof address === 'object' && address ? address.port : 0;
+  });
+  afterAll(() => new Promise<void>((resolve) => { if (server) server.close(() => resolve()); else resolve(); }));
+  return {
+    connect: () => `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`,
+  };
 }

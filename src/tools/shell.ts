@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { sleep } from '../lib/sleep.ts';
 import { OutputCollector } from './output.ts';
 import { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
 import { cwdProblem, SANDBOX_START_FD, spawnSupervised, type SandboxLaunch } from './supervisor.ts';
@@ -83,12 +84,7 @@ function positiveOr(value: number | undefined, fallback: number): number {
  */
 export function runShellCommand(opts: ShellRunOptions): Promise<ShellRunResult> {
   const startedAt = performance.now();
-  if (opts.signal?.aborted) {
-    return Promise.resolve({
-      stdout: '', stderr: '', exitCode: null, signal: null,
-      timedOut: false, interrupted: true, durationMs: 0, truncatedBytes: 0,
-    });
-  }
+  if (opts.signal?.aborted) return Promise.resolve(neverRan(startedAt));
   const problem = cwdProblem(opts.cwd);
   if (problem !== undefined) return Promise.resolve(failedToStart(startedAt, problem));
   const graceMs = opts.killGraceMs !== undefined && opts.killGraceMs >= 0 ? opts.killGraceMs : DEFAULT_KILL_GRACE_MS;
@@ -121,7 +117,7 @@ async function launchUntilStarted(opts: ShellRunOptions, timing: { startedAt: nu
     if (!started && opts.signal?.aborted) return neverRan(timing.startedAt);
     const setupFailed = opts.sandbox !== undefined && !started && !result.interrupted && !result.timedOut && result.exitCode !== 0;
     if (!setupFailed || last) return result;
-    await abortableSleep(SANDBOX_SETUP_RETRY_MS * attempt, opts.signal);
+    await sleep(SANDBOX_SETUP_RETRY_MS * attempt, opts.signal);
     if (opts.signal?.aborted) return neverRan(timing.startedAt);
   }
 }
@@ -130,17 +126,6 @@ function neverRan(startedAt: number): ShellRunResult {
   return { stdout: '', stderr: '', exitCode: null, signal: null, timedOut: false, interrupted: true, durationMs: elapsed(startedAt), truncatedBytes: 0 };
 }
 
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 interface Supervised {
   result: ShellRunResult;

@@ -3,10 +3,9 @@
 // are writable and the temp HOME is not.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { processesRunning } from '../../src/sandbox/testkit.ts';
+import { hostTcpServer, processesRunning } from '../../src/sandbox/testkit.ts';
 import { waitFor } from '../../src/tools/testkit.ts';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { CLI, runCli, sandbox, type Sandbox } from './harness.ts';
@@ -122,16 +121,7 @@ describe('sandboxed by default', () => {
 });
 
 describe('network', () => {
-  let server: Server;
-  let port = 0;
-  beforeAll(async () => {
-    server = createServer((socket) => socket.end('hello from the host\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    port = typeof address === 'object' && address ? address.port : 0;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const connect = (): string => `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`;
+  const { connect } = hostTcpServer();
 
   it('is off by default: a server on the host is unreachable, and the model is told the setting', async () => {
     emu.enqueue({ kind: 'shell', commands: [connect()] });
