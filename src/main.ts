@@ -1,9 +1,8 @@
 // Entry point: argv → mode. Imports only what the chosen mode needs (startup is a feature).
-import type * as Fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { helpText, parseArgs } from './cli/args.ts';
 import { AgentxError, UsageError } from './cli/errors.ts';
 import { guardStdio } from './frontends/stdio-guard.ts';
+import { nodeFs } from './lib/builtins.ts';
 import { VERSION } from './version.ts';
 
 /**
@@ -15,8 +14,7 @@ import { VERSION } from './version.ts';
  * non-blocking pipe) goes through process.stdout after all.
  */
 function printFixed(text: string): void {
-  // require() returns any: the module's declared type is restored (a cast, deliberately: see above).
-  const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof Fs;
+  const { writeSync } = nodeFs();
   const bytes = Buffer.from(text);
   let offset = 0;
   try {
