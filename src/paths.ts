@@ -1,7 +1,8 @@
 // The one place that knows where per-user files live, so tests can redirect all of them by
 // setting HOME (and AGENTX_CONFIG for the config file).
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
+import { nodeCrypto } from './lib/builtins.ts';
 
 export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.HOME && env.HOME.length > 0 ? env.HOME : homedir();
@@ -20,9 +21,26 @@ export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
  * stores (src/workspace/store.ts), one directory per project.
  */
 export function snapshotsRoot(env: NodeJS.ProcessEnv, home: string): string {
+  return join(privateStateDir(env, home), 'snapshots');
+}
+
+/** `$XDG_STATE_HOME/agentx` (XDG's default when unset or relative): agentx's private state store, hidden from commands. */
+export function privateStateDir(env: NodeJS.ProcessEnv, home: string): string {
   const xdg = env.XDG_STATE_HOME;
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.local', 'state');
-  return join(base, 'agentx', 'snapshots');
+  return join(base, 'agentx');
+}
+
+/** A readable, collision-free name for a project: its directory's name and a hash of its real path. */
+export function projectName(workspaceRealPath: string): string {
+  const name = basename(workspaceRealPath).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const hash = nodeCrypto().createHash('sha256').update(workspaceRealPath).digest('hex').slice(0, 16);
+  return `${name}-${hash}`;
+}
+
+/** The project's conversation log (store/log/conversation-log.ts): `<private store>/conversations/<project>.log`. */
+export function conversationLogPath(env: NodeJS.ProcessEnv, home: string, workspaceRealPath: string): string {
+  return join(privateStateDir(env, home), 'conversations', `${projectName(workspaceRealPath)}.log`);
 }
 
 export function logDir(env: NodeJS.ProcessEnv = process.env): string {

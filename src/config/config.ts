@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { checkOnOff, checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { ConfigError } from '../cli/errors.ts';
 import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
+import { parseStoreSetting, type StoreSetting } from '../engine/conversation.ts';
 import { configPath } from '../paths.ts';
 import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
@@ -34,6 +35,8 @@ export interface Config {
   autoCompact: AutoCompactSetting;
   /** File rollback: AGENTX_SNAPSHOTS, AGENTX_SNAPSHOT_MAX_FILE_BYTES, AGENTX_SNAPSHOT_STORE_MAX_BYTES. */
   snapshots: SnapshotSettings;
+  /** AGENTX_STORE: whether the server keeps conversations (on|off|auto; engine/conversation.ts). */
+  store: StoreSetting;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -115,11 +118,14 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   // Compatible servers (Ollama, vLLM, proxies) rarely have hosted web search: on only for OpenAI unless set.
   const webSearch = onOff(flags.webSearch, 'AGENTX_WEB_SEARCH', env, fileValues, isOpenAiBaseUrl(baseUrl));
   const imageGeneration = onOff(flags.imageGeneration, 'AGENTX_IMAGE_GENERATION', env, fileValues, false);
+  const storeRaw = pick(env.AGENTX_STORE, fileValues.AGENTX_STORE);
+  const store = parseStoreSetting(storeRaw);
+  if (typeof store !== 'string') throw new ConfigError(store.error);
   const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
   return {
     apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
     // Absolute, as it was read (relative to the working directory): the sandbox hides exactly this file.
-    configFile: resolve(file), sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues),
+    configFile: resolve(file), sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues), store,
   };
 }
 

@@ -5,6 +5,7 @@
 // never a loop. The best mechanism is probed once per server and remembered
 // (server-capabilities.ts). All I/O comes in through CompactionDeps.
 import { CONTEXT_LENGTH_EXCEEDED, ModelError } from '../model/errors.ts';
+import { LogWriteError } from '../store/log/conversation-log.ts';
 import { buildRequest, withContextManagement, type RequestShape } from '../model/request.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
 import type { CompactionCheckpoint, CompactionMechanism } from '../store/state.ts';
@@ -15,8 +16,9 @@ import {
 } from './context.ts';
 import { capToolOutputs } from './tool-output-caps.ts';
 import {
-  SUMMARY_PROMPT, inputForNewChain, localSummary, recentUserMessages, summarySeed, toolOutputsOf, type ChainState,
+  SUMMARY_PROMPT, localSummary, recentUserMessages, summarySeed, toolOutputsOf, type ChainState,
 } from './compaction-seed.ts';
+import type { Conversation, WireAttempt } from './conversation.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
 import type { Attempt } from './turn.ts';
 
@@ -28,6 +30,8 @@ export interface CompactionDeps {
   window(): ContextWindow;
   autoCompact: AutoCompactSetting;
   capabilities: CapabilityMemory;
+  /** How each request carries the conversation (chained or replayed) and where exchanges are logged. */
+  conversation(): Conversation;
   /** The session state (read only): transcript, last checkpoint. */
   state(): ChainState;
   /** Context tokens of the chain head (input + output of its response); 0 for a new chain. */
@@ -109,12 +113,26 @@ export function createCompaction(deps: CompactionDeps): Compaction {
   const serverSide = (): boolean => deps.autoCompact.enabled && deps.capabilities.get().contextManagement !== 'no';
   const threshold = (): number => compactThresholdTokens(window(), deps.autoCompact);
 
-  const request = (attempt: Attempt, withManagement: boolean): ModelRequest => {
-    // Attempts keep tool outputs as items (so they can be trimmed); a new chain gets them as text.
-    const input = attempt.previousResponseId === null ? inputForNewChain(attempt.input) : attempt.input;
-    const req = buildRequest(deps.shape(), input, attempt.previousResponseId);
-    return withManagement ? withContextManagement(req, threshold()) : req;
+  const request = (attempt: Attempt, withManagement: boolean): { req: ModelRequest; sent: WireAttempt } => {
+    // Attempts keep tool outputs as items (so they can be trimmed); the conversation decides
+    // whether they continue the chain, travel with a replay, or become text on a new chain.
+    const sent = deps.conversation().wire(attempt);
+    const req = buildRequest(deps.shape(), sent.input, sent.previousResponseId, sent.storage);
+    return { req: withManagement ? withContextManagement(req, threshold()) : req, sent };
   };
+
+  /** Sends one request of the conversation and logs the exchange before anything acts on it. */
+  async function sendLogged(attempt: Attempt, withManagement: boolean, signal: AbortSignal): Promise<CompletedResponse> {
+    const { req, sent } = request(attempt, withManagement);
+    const response = await deps.send(req, signal);
+    try {
+      deps.conversation().received(attempt, sent, response);
+    } catch (err) {
+      if (!(err instanceof LogWriteError)) throw err;
+      throw new ModelError(`${err.message}; the answer was not acted on (no tool call ran)`, 'fatal');
+    }
+    return response;
+  }
 
   /** A request of our own (the summary): not shown to the person as an answer. */
   async function quietly(req: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
@@ -127,12 +145,12 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     const probe = serverSide();
     let response: CompletedResponse;
     try {
-      response = await deps.send(request(attempt, probe), signal);
+      response = await sendLogged(attempt, probe, signal);
     } catch (err) {
       if (!probe || !rejectsContextManagement(err)) throw err;
       deps.capabilities.set({ contextManagement: 'no' });
       deps.notice('This server does not compact conversations itself (context_management): agentx will compact when needed.');
-      return deps.send(request(attempt, false), signal);
+      return sendLogged(attempt, false, signal);
     }
     if (probe) observeServerSide(response);
     return response;
@@ -159,7 +177,8 @@ export function createCompaction(deps: CompactionDeps): Compaction {
 
   async function viaEndpoint(pending: Attempt, signal: AbortSignal): Promise<CompactResult | null> {
     const client = deps.client();
-    if (!client.compact || deps.capabilities.get().compactEndpoint === 'no' || pending.previousResponseId === null) return null;
+    // The endpoint compacts a stored chain: nothing to name on a server that stores nothing.
+    if (!client.compact || deps.capabilities.get().compactEndpoint === 'no' || pending.previousResponseId === null || deps.conversation().stateless()) return null;
     try {
       const shape = deps.shape();
       const out = await client.compact({ model: shape.model, instructions: shape.instructions, previous_response_id: pending.previousResponseId }, signal);
@@ -184,7 +203,9 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     let summary: string | null = null;
     let mechanism: CompactionMechanism = 'local';
     if (chainHasRoom && pending.previousResponseId !== null) {
-      const ask = buildRequest({ ...deps.shape(), tools: [] }, [...toolOutputsOf(pending.input), userMessage([], SUMMARY_PROMPT)], pending.previousResponseId);
+      // Not part of the record: asked on the chain (or with the replayed conversation), never logged.
+      const sent = deps.conversation().wire({ ...pending, input: [...toolOutputsOf(pending.input), userMessage([], SUMMARY_PROMPT)] });
+      const ask = buildRequest({ ...deps.shape(), tools: [] }, sent.input, sent.previousResponseId, sent.storage);
       try {
         const answer = await quietly(ask, signal);
         if (answer.text.trim() !== '') {

@@ -26,7 +26,8 @@ export type AgentEvent =
   /** A call journaled `completed` earlier: its recorded output is sent, it is not run again. */
   | { type: 'tool_reused'; callId: string; title: string; commands: string[] }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
-  | { type: 'chain_restarted'; reason: string }
+  /** `exact`: the conversation was resent from the log, calls and outputs included; false: only the state file's bounded context. */
+  | { type: 'chain_restarted'; reason: string; exact: boolean }
   /** The session could not be saved; `blocking` when a tool call was not run because of it. */
   | { type: 'save_failed'; message: string; blocking: boolean }
   /** The conversation was compacted (before a request, after an overflow, or by /compact); the tokens are its context before and after. */

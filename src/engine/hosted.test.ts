@@ -49,7 +49,7 @@ describe('hosted tools in a turn', () => {
     const registry = new ToolRegistry([createWebSearchTool()]);
     const hosted = new HostedItems({ registry, emit: (e) => events.push(e), workspaceRoot: '/nowhere', now: () => new Date() });
     hosted.onItem(search, 'done');
-    hosted.finish({ id: 'r', status: 'completed', text: '', toolCalls: [], usage: { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 }, hosted: [search] });
+    hosted.finish({ id: 'r', status: 'completed', text: '', toolCalls: [], items: [], usage: { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 }, hosted: [search] });
     expect(events).toEqual([{ type: 'web_search', id: 'ws_1', status: 'done', action: 'search', query: 'node 24' }]);
   });
 

@@ -12,6 +12,10 @@ export interface ServerCapabilities {
   compactEndpoint: Support;
   /** Windows learned from overflows, by model (tokens). */
   observedWindows: Record<string, number>;
+  /** Whether the server keeps responses for `previous_response_id` (no: every request carries the conversation). */
+  storesResponses?: Support;
+  /** When it was found to store nothing (re-checked a day later: engine/conversation.ts). */
+  statelessSince?: string;
 }
 
 export const UNKNOWN_CAPABILITIES: ServerCapabilities = { contextManagement: 'unknown', compactEndpoint: 'unknown', observedWindows: {} };
@@ -57,7 +61,10 @@ function parseEntry(v: unknown): StoredEntry | null {
   if (isRecord(v.observedWindows)) {
     for (const [model, tokens] of Object.entries(v.observedWindows)) if (typeof tokens === 'number' && tokens > 0) windows[model] = tokens;
   }
-  return { contextManagement: asSupport(v.contextManagement), compactEndpoint: asSupport(v.compactEndpoint), observedWindows: windows, checkedAt: v.checkedAt };
+  const entry: StoredEntry = { contextManagement: asSupport(v.contextManagement), compactEndpoint: asSupport(v.compactEndpoint), observedWindows: windows, checkedAt: v.checkedAt };
+  if (v.storesResponses === 'yes' || v.storesResponses === 'no') entry.storesResponses = v.storesResponses;
+  if (typeof v.statelessSince === 'string') entry.statelessSince = v.statelessSince;
+  return entry;
 }
 
 /** Every stored entry; a missing, unreadable or foreign file reads as empty (it is only a cache). */
@@ -81,7 +88,8 @@ export function loadServerCapabilities(path: string, baseUrl: string, now: Date)
   if (!entry) return UNKNOWN_CAPABILITIES;
   const age = now.getTime() - Date.parse(entry.checkedAt);
   if (!(age >= 0 && age < MAX_AGE_MS)) return UNKNOWN_CAPABILITIES;
-  return { contextManagement: entry.contextManagement, compactEndpoint: entry.compactEndpoint, observedWindows: entry.observedWindows };
+  const { checkedAt: _checked, ...caps } = entry;
+  return caps;
 }
 
 /**

@@ -9,8 +9,10 @@ import { SessionStore, type Persistence } from '../store/session-store.ts';
 import { emptyState, type SessionState } from '../store/state.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from '../tools/tool.ts';
-import type { HostedItem, ToolCallItem, UrlCitation } from '../wire/items.ts';
+import { replayableOutput, type HostedItem, type ToolCallItem, type UrlCitation } from '../wire/items.ts';
+import type { ConversationLog } from '../store/log/conversation-log.ts';
 import { parseAutoCompact } from './context.ts';
+import { sessionConversation, type StoreSetting } from './conversation.ts';
 import type { AgentEvent } from './events.ts';
 import { inMemoryCapabilities, type ServerCapabilities } from './server-capabilities.ts';
 import { turnCompaction } from './turn-compaction.ts';
@@ -45,6 +47,7 @@ export class ScriptedClient implements ModelClient {
     if (step.text) yield { type: 'text_delta', delta: step.text };
     const response: CompletedResponse = {
       id: `resp_${++responseCounter}`, status: 'completed', text: step.text, toolCalls: step.calls ?? [],
+      items: replayableOutput([...(step.calls ?? []), ...(step.text ? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: step.text }] }] : [])]),
       usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0 },
     };
     if (step.hosted) response.hosted = step.hosted;
@@ -101,6 +104,9 @@ export interface HarnessOptions {
   contextWindow?: string;
   autoCompact?: string;
   capabilities?: ServerCapabilities;
+  /** A conversation log (a real file); none: replays fall back to the state file's context. */
+  log?: ConversationLog;
+  store?: StoreSetting;
 }
 
 export function harness(steps: Step[], tools: Tool[], opts: HarnessOptions = {}): Harness {
@@ -112,6 +118,7 @@ export function harness(steps: Step[], tools: Tool[], opts: HarnessOptions = {})
   });
   const client = new ScriptedClient(steps);
   const events: AgentEvent[] = [];
+  const capabilities = inMemoryCapabilities(opts.capabilities);
   const deps: TurnDeps = {
     client, shape: { model: 'gpt-test', instructions: 'be brief', reasoningEffort: undefined },
     registry: new ToolRegistry(tools), session: store, cwd: () => dir, workspaceRoot: dir,
@@ -119,8 +126,9 @@ export function harness(steps: Step[], tools: Tool[], opts: HarnessOptions = {})
     policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
     sleep: () => Promise.resolve(), now: () => new Date('2026-01-01T00:00:00Z'), random: () => 0.5,
     compaction: turnCompaction(() => deps, {
-      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact), capabilities: inMemoryCapabilities(opts.capabilities),
+      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact), capabilities,
     }),
+    conversation: sessionConversation(() => deps, { log: opts.log, setting: opts.store ?? 'auto', capabilities }),
   };
   return { deps, client, store, events, warnings, dir };
 }

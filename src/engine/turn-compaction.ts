@@ -34,6 +34,7 @@ export function turnCompaction(deps: () => Omit<TurnDeps, 'compaction'>, setting
     window: () => contextWindowFor(deps().shape.model, settings.windowSetting),
     autoCompact: settings.autoCompact,
     capabilities: settings.capabilities,
+    conversation: () => deps().conversation,
     state: () => deps().session.state,
     usedTokens: () => deps().session.state.context_tokens,
     send: (request, signal) => streamResponse(deps(), request, signal),

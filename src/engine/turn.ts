@@ -15,9 +15,9 @@ import type { EmitEvent } from './events.ts';
 import { HostedItems } from './hosted.ts';
 import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
 import { fitOutputToJournal } from '../store/output-budget.ts';
-import { newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
+import type { Conversation } from './conversation.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */
 export interface SessionHandle {
@@ -56,6 +56,8 @@ export interface TurnDeps {
   random(): number;
   /** Workspace snapshots around each turn's writing tool calls (file rollback); absent when off. */
   workspace?: WorkspaceFiles;
+  /** The conversation log and how requests carry the conversation (conversation.ts). */
+  conversation: Conversation;
 }
 
 export interface TurnResult {
@@ -84,6 +86,16 @@ export class TurnInterrupted extends Error {
 export interface Attempt {
   input: InputItem[];
   previousResponseId: string | null;
+  /** The server lost the chain: send the conversation from the log instead of continuing it (conversation.ts). */
+  replay?: boolean;
+}
+
+/** New chains a turn may start when the server lost the conversation, before the person decides. */
+export const MAX_NEW_CHAINS_PER_TURN = 2;
+
+/** What a turn has used of its automatic recovery. */
+interface TurnBudget {
+  newChains: number;
 }
 
 /** Runs the request/tool loop from a prepared first request (a new message, a retry, or pending outputs). */
@@ -122,8 +134,9 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
   let attempt = first;
   let turnUsage: TurnUsage = ZERO_USAGE;
   const toolSummaries: string[] = [];
+  const budget: TurnBudget = { newChains: 0 };
   for (;;) {
-    const { response, contextTokens } = await requestWithRecovery(deps, attempt, userText, signal);
+    const { response, contextTokens } = await requestWithRecovery(deps, attempt, userText, signal, budget);
     turnUsage = addUsage(turnUsage, response.usage);
     if (response.status === 'incomplete') deps.emit({ type: 'response_incomplete', responseId: response.id });
     if (response.toolCalls.length === 0) {
@@ -239,10 +252,9 @@ export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit' | 'r
  * One request with the automatic part of the recovery policy: compaction before it when the
  * context is nearly full and once after an overflow (compaction.ts), bounded retries, new chain.
  */
-async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<SendResult> {
+async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, budget: TurnBudget): Promise<SendResult> {
   let attempt = first;
   let tries = 1;
-  let chainRestarted = false;
   for (;;) {
     deps.emit({ type: 'request_start', previousResponseId: attempt.previousResponseId, attempt: tries });
     try {
@@ -252,10 +264,13 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
       const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err);
       if (failure.details.partialText) deps.emit({ type: 'response_cut', partialText: failure.details.partialText, reason: failure.message });
       if (failure.kind === 'aborted') throw new TurnInterrupted();
-      if (failure.kind === 'chain_broken' && attempt.previousResponseId !== null && !chainRestarted) {
-        chainRestarted = true;
-        deps.emit({ type: 'chain_restarted', reason: failure.message });
-        attempt = { input: newChainInput(deps.session.state, attempt.input, newChainBudgetChars(deps.compaction.window())), previousResponseId: null };
+      if (failure.kind === 'chain_broken' && attempt.previousResponseId !== null && budget.newChains < MAX_NEW_CHAINS_PER_TURN) {
+        // Bounded per turn: a server that keeps losing the chain ends in the menu, never in a loop of paid requests.
+        budget.newChains++;
+        // A server that lost a response it had just returned stores nothing: said once, remembered.
+        deps.conversation.chainLost(attempt.previousResponseId);
+        deps.emit({ type: 'chain_restarted', reason: failure.message, exact: deps.conversation.canReplay(attempt.previousResponseId) });
+        attempt = { ...attempt, replay: true };
         continue;
       }
       const delay = retryDelay(deps.policy, tries, failure, () => deps.random());

@@ -67,7 +67,7 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 500, reason: '503' },
     { type: 'retry', attempt: 1, max_attempts: 3, delay_ms: 500, reason: '503' },
   ],
-  chain_restarted: [{ type: 'chain_restarted', reason: 'gone' }, { type: 'chain_restarted', reason: 'gone' }],
+  chain_restarted: [{ type: 'chain_restarted', reason: 'gone', exact: true }, { type: 'chain_restarted', reason: 'gone', exact: true }],
   save_failed: [{ type: 'save_failed', message: 'ENOSPC', blocking: true }, { type: 'save_failed', message: 'ENOSPC', blocking: true }],
   context_compacted: [
     { type: 'context_compacted', mechanism: 'endpoint', tokensBefore: 7000, tokensAfter: 900 },

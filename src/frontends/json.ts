@@ -28,7 +28,7 @@ export type JsonLine =
   | { type: 'tool_error'; call_id: string; message: string }
   | { type: 'tool_reused'; call_id: string; title: string }
   | { type: 'retry'; attempt: number; max_attempts: number; delay_ms: number; reason: string }
-  | { type: 'chain_restarted'; reason: string }
+  | { type: 'chain_restarted'; reason: string; exact: boolean }
   | { type: 'response_cut'; reason: string }
   | { type: 'response_incomplete'; response_id: string }
   | { type: 'save_failed'; message: string; blocking: boolean }
@@ -77,7 +77,7 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
     case 'tool_error': return { type: 'tool_error', call_id: ev.callId, message: ev.message };
     case 'tool_reused': return { type: 'tool_reused', call_id: ev.callId, title: ev.title };
     case 'retry': return { type: 'retry', attempt: ev.attempt, max_attempts: ev.maxAttempts, delay_ms: ev.delayMs, reason: ev.reason };
-    case 'chain_restarted': return { type: 'chain_restarted', reason: ev.reason };
+    case 'chain_restarted': return { type: 'chain_restarted', reason: ev.reason, exact: ev.exact };
     case 'response_cut': return { type: 'response_cut', reason: ev.reason };
     case 'response_incomplete': return { type: 'response_incomplete', response_id: ev.responseId };
     case 'save_failed': return { type: 'save_failed', message: ev.message, blocking: ev.blocking };

@@ -16,7 +16,9 @@ import { createDebugLog } from '../model/debug-log.ts';
 import { buildInstructions } from '../model/request.ts';
 import { withLocalImages } from '../model/local-images.ts';
 import { scrubSecrets } from '../model/scrub.ts';
-import { homeDir, logDir } from '../paths.ts';
+import { conversationLogPath, homeDir, logDir, projectName } from '../paths.ts';
+import { ConversationLog } from '../store/log/conversation-log.ts';
+import { sessionConversation } from '../engine/conversation.ts';
 import { describeSandboxForModel } from '../sandbox/policy.ts';
 import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
 import { argumentsPreview, createRemoteMcpTool, type ApprovalDecider, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
@@ -154,11 +156,12 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   ].join('\n');
   const now = (): Date => new Date();
   // Context window and compaction: what this server supports is remembered per base URL.
-  const context = {
-    windowSetting: r.config.contextWindow,
-    autoCompact: r.config.autoCompact,
-    capabilities: fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now),
-  };
+  const capabilities = fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now);
+  const context = { windowSetting: r.config.contextWindow, autoCompact: r.config.autoCompact, capabilities };
+  // The project's conversation log: the record a lost or stateless chain is replayed from. The
+  // prompt cache key is the project's hash only (its directory name stays on this machine).
+  const project = projectName(r.workspaceRoot);
+  const log = new ConversationLog(conversationLogPath(r.env, home, r.workspaceRoot), (line) => r.emit({ type: 'context_notice', message: line }));
   const deps: TurnDeps = {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
     client: withLocalImages(scrubSecrets(client, [r.config.apiKey])),
@@ -172,6 +175,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
     // Reads `deps` when used: the REPL wraps the client, /model switches the model, MCP adds tools.
     compaction: turnCompaction(() => deps, context),
+    conversation: sessionConversation(() => deps, { log, setting: r.config.store, capabilities, promptCacheKey: `agentx-${project.slice(-16)}` }),
     sleep,
     now,
     random: Math.random,

@@ -7,7 +7,7 @@ import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/r
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 import {
-  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isLoose, isToolCallItem, isUrlCitation,
+  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isLoose, isToolCallItem, isUrlCitation, replayableOutput,
   type CompactionItem, type HostedItem, type InputItem, type ToolCallItem, type UrlCitation,
 } from '../wire/items.ts';
 import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
@@ -127,7 +127,9 @@ export function toCompleted(response: WireResponse, { strict = true } = {}): Com
       if (approval) toolCalls.push(approval);
     }
   }
-  const completed: CompletedResponse = { id: response.id, status: optionalText(response.status) ?? 'completed', text, toolCalls, usage: toUsage(response.usage) };
+  const completed: CompletedResponse = {
+    id: response.id, status: optionalText(response.status) ?? 'completed', text, toolCalls, items: replayableOutput(output), usage: toUsage(response.usage),
+  };
   if (compactions.length > 0) completed.compactions = compactions;
   if (hosted.length > 0) completed.hosted = hosted;
   if (citations.length > 0) completed.citations = citations;

@@ -3,13 +3,13 @@
 // just before the request is sent. An image that is gone or changed since it was attached is
 // replaced by a one-line note, so a retry never sends different bytes than were shown.
 import { readImageFile, type ImageRead } from '../lib/image-file.ts';
-import type { InputItem, LocalImagePart, MessagePart } from '../wire/items.ts';
+import type { ConversationItem, LocalImagePart, MessageItem, MessagePart } from '../wire/items.ts';
 import type { ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
 export type ImageReader = (path: string) => Promise<ImageRead>;
 
-function hasLocalImage(item: InputItem): boolean {
-  return item.type === 'message' && item.content.some((p) => p.type === 'local_image');
+function hasLocalImage(item: ConversationItem): item is MessageItem {
+  return item.type === 'message' && item.role !== 'assistant' && item.content.some((p) => p.type === 'local_image');
 }
 
 async function toWirePart(part: LocalImagePart, read: ImageReader): Promise<MessagePart> {
@@ -20,10 +20,10 @@ async function toWirePart(part: LocalImagePart, read: ImageReader): Promise<Mess
 }
 
 /** The input with every local image read and inlined as a data URL (the same array when there are none). */
-export async function materializeImages(input: InputItem[], read: ImageReader = readImageFile): Promise<InputItem[]> {
+export async function materializeImages<T extends ConversationItem>(input: T[], read: ImageReader = readImageFile): Promise<T[]> {
   if (!input.some(hasLocalImage)) return input;
-  return Promise.all(input.map(async (item): Promise<InputItem> => {
-    if (item.type !== 'message' || !hasLocalImage(item)) return item;
+  return Promise.all(input.map(async (item): Promise<T> => {
+    if (!hasLocalImage(item)) return item;
     const content = await Promise.all(item.content.map((p) => (p.type === 'local_image' ? toWirePart(p, read) : Promise.resolve(p))));
     return { ...item, content };
   }));

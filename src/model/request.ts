@@ -1,6 +1,6 @@
 // Builds request bodies from their parts: instructions (system prompt + AGENTS.md texts, given
 // as input), the tools the registry offers, and input items. Pure: no file system here.
-import type { InputItem, ToolDefinition } from '../wire/items.ts';
+import type { ConversationItem, ToolDefinition } from '../wire/items.ts';
 import type { ModelRequest } from './types.ts';
 
 export interface InstructionFile {
@@ -35,18 +35,29 @@ export interface RequestShape {
   reasoningEffort: string | undefined;
 }
 
-export function buildRequest(shape: RequestShape, input: InputItem[], previousResponseId: string | null): ModelRequest {
+/** How a request is kept by the server: stored (chainable) or not, and the prompt cache key. */
+export interface Storage {
+  store: boolean;
+  promptCacheKey?: string;
+}
+
+export const STORED: Storage = { store: true };
+
+export function buildRequest(shape: RequestShape, input: ConversationItem[], previousResponseId: string | null, storage: Storage = STORED): ModelRequest {
   const req: ModelRequest = {
     model: shape.model,
     instructions: shape.instructions,
     input,
-    store: true,
+    store: storage.store,
     stream: true,
     tools: shape.tools,
   };
   if (previousResponseId) req.previous_response_id = previousResponseId;
+  if (storage.promptCacheKey !== undefined) req.prompt_cache_key = storage.promptCacheKey;
   if (supportsReasoning(shape.model)) {
     req.reasoning = shape.reasoningEffort ? { effort: shape.reasoningEffort, summary: 'auto' } : { summary: 'auto' };
+    // Nothing is kept on the server: the reasoning comes back encrypted so the next request can carry it.
+    if (!storage.store) req.include = ['reasoning.encrypted_content'];
   }
   return req;
 }

@@ -1,7 +1,7 @@
 // Our view of the Responses API conversation, independent of the SDK so that only client.ts
 // imports it. Item shapes live in wire/items.ts.
 import type { TurnUsage } from '../usage/tokens.ts';
-import type { CompactionItem, HostedItem, InputItem, ToolCallItem, ToolDefinition, UrlCitation } from '../wire/items.ts';
+import type { CompactionItem, ConversationItem, HostedItem, InputItem, ToolCallItem, ToolDefinition, UrlCitation } from '../wire/items.ts';
 
 export type { CompactionItem } from '../wire/items.ts';
 
@@ -10,10 +10,16 @@ export type { TurnUsage } from '../usage/tokens.ts';
 export interface ModelRequest {
   model: string;
   instructions: string;
-  input: InputItem[];
+  /** This step's items, or (a replay) the whole conversation since the last compaction. */
+  input: ConversationItem[];
   previous_response_id?: string;
-  store: true;
+  /** false on servers that store nothing: then every request carries the conversation (engine/conversation.ts). */
+  store: boolean;
   stream: true;
+  /** `reasoning.encrypted_content` when nothing is stored, so reasoning items can be replayed. */
+  include?: string[];
+  /** One key per project on every request, chained or replayed, so the server's prompt cache is hit. */
+  prompt_cache_key?: string;
   tools: ToolDefinition[];
   reasoning?: { effort?: string; summary: 'auto' };
   /** Server-side compaction (engine/compaction.ts decides whether the server takes it). */
@@ -44,6 +50,8 @@ export interface CompletedResponse {
   status: string;             // completed | incomplete
   text: string;               // concatenated output_text of message items
   toolCalls: ToolCallItem[];
+  /** The output in the input form a replay sends back (wire/items.ts replayableOutput). */
+  items: ConversationItem[];
   usage: TurnUsage;
   /** Compaction items the server emitted in this response (server-side compaction happened). */
   compactions?: CompactionItem[];

@@ -225,7 +225,9 @@ export class Renderer {
         this.startCountdown(sanitizeLine(ev.reason), ev.delayMs, ev.attempt + 1, ev.maxAttempts);
         break;
       case 'chain_restarted':
-        this.note(t.yellow(`⟳ ${sanitizeLine(ev.reason)}: starting a new chain from the saved local context`));
+        this.note(t.yellow(ev.exact
+          ? `⟳ ${sanitizeLine(ev.reason)}: resending the conversation from the local log (nothing runs again)`
+          : `⟳ ${sanitizeLine(ev.reason)}: starting a new chain from the saved local context`));
         break;
       case 'context_notice':
         this.flushText();

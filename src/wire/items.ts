@@ -314,3 +314,71 @@ export function userMessage(context: readonly string[], text: string, images: re
   const parts: MessagePart[] = [...context, text].filter((p) => p.length > 0).map((p): InputText => ({ type: 'input_text', text: p }));
   return { type: 'message', role: 'user', content: [...parts, ...images] };
 }
+
+// ── The conversation as agentx's log keeps it and a replay resends it ──────────────────────
+/** The model's text, in the input form a replay sends back. */
+export interface OutputText { type: 'output_text'; text: string }
+export interface AssistantMessageItem { type: 'message'; role: 'assistant'; content: OutputText[] }
+/** A reasoning item, replayable only with its encrypted content (the server keeps nothing else we can send). */
+export interface ReasoningItem { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: string }
+/** A tool call as a replay sends it: without the server's item id (the server that had it may have forgotten it). */
+export type ReplayedCallItem =
+  | Omit<ShellCallItem, 'id'>
+  | Omit<FunctionCallItem, 'id'>
+  | Omit<CustomToolCallItem, 'id'>
+  | (Omit<ApplyPatchCallItem, 'id'> & { status: 'completed' });
+
+/** Anything of the conversation since the last compaction: what was sent and what came back, in input form. */
+export type ConversationItem = InputItem | AssistantMessageItem | ReasoningItem | ReplayedCallItem;
+
+function outputTexts(content: unknown): OutputText[] {
+  if (!Array.isArray(content)) return [];
+  const parts: OutputText[] = [];
+  for (const part of content) if (isLoose(part) && part.type === 'output_text' && typeof part.text === 'string') parts.push({ type: 'output_text', text: part.text });
+  return parts;
+}
+
+function summaryTexts(summary: unknown): ReasoningItem['summary'] {
+  if (!Array.isArray(summary)) return [];
+  return summary.filter((p): p is { type: 'summary_text'; text: string } => isLoose(p) && p.type === 'summary_text' && typeof p.text === 'string')
+    .map((p) => ({ type: 'summary_text', text: p.text }));
+}
+
+/**
+ * A response's output items in the form a later request can send them back (a replay): the
+ * model's messages, its reasoning when the server gave the encrypted content, its tool calls
+ * and compaction items. Hosted tools' items and MCP approval requests live only on the server
+ * that made them and are left out (their text already reached the person).
+ */
+export function replayableOutput(output: readonly unknown[]): ConversationItem[] {
+  const items: ConversationItem[] = [];
+  for (const item of output) {
+    if (!isLoose(item)) continue;
+    if (item.type === 'message' && item.role === 'assistant') {
+      const content = outputTexts(item.content);
+      if (content.length > 0) items.push({ type: 'message', role: 'assistant', content });
+    } else if (item.type === 'reasoning' && typeof item.id === 'string' && typeof item.encrypted_content === 'string') {
+      items.push({ type: 'reasoning', id: item.id, summary: summaryTexts(item.summary), encrypted_content: item.encrypted_content });
+    } else if (isCompactionItem(item)) {
+      items.push({ type: 'compaction', encrypted_content: item.encrypted_content });
+    } else if (isToolCallItem(item) && item.type !== 'mcp_approval_request') {
+      const { id: _id, ...call } = item;
+      items.push(call.type === 'apply_patch_call' ? { ...call, status: 'completed' } : call);
+    }
+  }
+  return items;
+}
+
+/** Whether an item belongs in a replay (approval answers name requests the replay leaves out). */
+export function isReplayable(item: ConversationItem): boolean {
+  return item.type !== 'mcp_approval_response';
+}
+
+/** A conversation item read back from the log; anything else is not one. */
+export function isConversationItem(v: unknown): v is ConversationItem {
+  if (!isLoose(v)) return false;
+  if (v.type === 'message' && v.role === 'assistant') return Array.isArray(v.content) && v.content.every((p) => isLoose(p) && p.type === 'output_text' && typeof p.text === 'string');
+  if (v.type === 'reasoning') return typeof v.id === 'string' && typeof v.encrypted_content === 'string' && Array.isArray(v.summary);
+  if (v.type === 'apply_patch_call') return isToolCallItem(v) && v.status === 'completed';
+  return isInputItem(v) || (isToolCallItem(v) && v.type !== 'mcp_approval_request');
+}

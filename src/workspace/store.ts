@@ -9,7 +9,6 @@
 //       lock             the store lock (prune, cap, restore)
 //       restore.json     the journal of a restore in progress
 
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runGit, type GitContext } from './git.ts';
@@ -30,13 +29,10 @@ export interface StorePaths {
 }
 
 export { snapshotsRoot } from '../paths.ts';
+import { projectName } from '../paths.ts';
 
-/** A readable, collision-free directory name for a workspace's real path. */
-export function projectKey(workspaceRealPath: string): string {
-  const name = path.basename(workspaceRealPath).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
-  const hash = createHash('sha256').update(workspaceRealPath).digest('hex').slice(0, 16);
-  return `${name}-${hash}`;
-}
+/** A readable, collision-free directory name for a workspace's real path (paths.ts: one spelling for every store). */
+export const projectKey = projectName;
 
 export function storePaths(root: string, key: string): StorePaths {
   const projectDir = path.join(root, key);

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine, type TurnOutcome } from '../../src/engine/engine.ts';
 import { parseAutoCompact } from '../../src/engine/context.ts';
+import { sessionConversation, type StoreSetting } from '../../src/engine/conversation.ts';
+import { ConversationLog } from '../../src/store/log/conversation-log.ts';
 import { inMemoryCapabilities, type CapabilityMemory, type ServerCapabilities } from '../../src/engine/server-capabilities.ts';
 import { turnCompaction } from '../../src/engine/turn-compaction.ts';
 import type { TurnDeps } from '../../src/engine/turn.ts';
@@ -53,6 +55,8 @@ export interface SessionOptions {
   memory?: CapabilityMemory;
   toolOutputBytes?: number;
   client?: ModelClient;
+  /** AGENTX_STORE as a person sets it (default auto). */
+  store?: StoreSetting;
 }
 
 export interface Session {
@@ -76,6 +80,7 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     dir, path: join(dir, '.agentx_responseid'), initial: emptyState(), persistence: 'fast', publishesCheckpoint: true,
     warn: (m) => { throw new Error(`session store: ${m}`); },
   });
+  const capabilities = opts.memory ?? inMemoryCapabilities(opts.capabilities);
   const checkpoints: CompactionCheckpoint[] = [];
   const notices: string[] = [];
   const emit = (ev: AgentEvent): void => {
@@ -90,9 +95,9 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     session: store, cwd: () => dir, workspaceRoot: dir, emit,
     policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
     compaction: turnCompaction(() => deps, {
-      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact),
-      capabilities: opts.memory ?? inMemoryCapabilities(opts.capabilities),
+      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact), capabilities,
     }),
+    conversation: sessionConversation(() => deps, { log: new ConversationLog(join(dir, 'conversation.log')), setting: opts.store ?? 'auto', capabilities }),
     sleep: () => Promise.resolve(), now: () => new Date(), random: () => 0.5,
   };
   const engine = new Engine(deps);

@@ -140,6 +140,8 @@ export function planStep(step: Step, req: ParsedRequest): Plan {
       return { kind: 'raw', step };
     case 'http_error':
       return { kind: 'failed', code: 'server_error', message: 'http_error step reached the brain' };
+    case 'forget':
+      return { kind: 'failed', code: 'server_error', message: 'forget step reached the brain' };
   }
 }
 

@@ -6,7 +6,7 @@ import { OVERFLOW_FORMS } from './context.ts';
 import type { ContextOptions } from './context.ts';
 
 const USAGE =
-  'usage: emulator [--port N] [--host H] [--latency MS] [--no-validate] [--no-auth]\n' +
+  'usage: emulator [--port N] [--host H] [--latency MS] [--no-validate] [--no-auth] [--stateless]\n' +
   '                [--context-window TOKENS] [--overflow http|failed|error|error_nested] [--no-context-management] [--no-compact-endpoint]';
 
 function parseArgs(argv: string[]): EmulatorOptions {
@@ -24,6 +24,7 @@ function parseArgs(argv: string[]): EmulatorOptions {
     else if (arg === '--host') opts.host = argv[++i];
     else if (arg === '--no-validate') opts.validate = false;
     else if (arg === '--no-auth') opts.requireAuth = false;
+    else if (arg === '--stateless') opts.stateless = true;
     else if (arg === '--context-window') context.windowTokens = number(arg, argv[++i]) || null;
     else if (arg === '--overflow') {
       const form = OVERFLOW_FORMS.find((f) => f === argv[i + 1]);

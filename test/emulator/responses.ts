@@ -29,6 +29,8 @@ export interface EmulatorState {
   latencyMs: number;
   /** The context window and compaction features (context.ts). */
   context: ContextSettings;
+  /** Stores nothing, whatever `store` says (Ollama, zero-data-retention accounts, many gateways). */
+  stateless: boolean;
 }
 
 interface Admitted {
@@ -84,6 +86,10 @@ function takeStep(queue: QueuedStep[]): Step | undefined {
 
 /** The service's checks, in order; returns the parsed request or the error to answer with. */
 function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Admitted | ApiError {
+  while (state.queue[0]?.step.kind === 'forget') {
+    takeStep(state.queue);
+    state.store.clear();
+  }
   if (state.queue[0]?.step.kind === 'http_error') {
     const step = takeStep(state.queue);
     if (step?.kind === 'http_error') return scriptedError(step);
@@ -159,7 +165,7 @@ function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Ex
   const usage = usageFor(context.accounting, built.outputBytes, built.reasoningBytes);
   const response = responseObject(id, req, 'completed', built.output, usage);
   const save = (): void => {
-    if (!req.store) return;
+    if (!req.store || state.stateless) return;
     // After a compaction the chain holds only the compaction item and what follows it.
     const items = [...context.items, ...built.output];
     const stored: StoredResponse = { id, items, pending: pendingCalls(built.output), approvals: pendingApprovals(built.output), response };
@@ -196,7 +202,7 @@ function completedIn(body: string): WireResponse | undefined {
 async function answerRaw(state: EmulatorState, res: ServerResponse, entry: LoggedRequest, id: string, req: ParsedRequest, step: RawStep, headers: Record<string, string>) {
   const body = step.body.split('{{id}}').join(id);
   const done = completedIn(body);
-  if (done && req.store) {
+  if (done && req.store && !state.stateless) {
     const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
     const output = Array.isArray(done.output) ? (done.output as unknown[]) : [];
     state.store.put({ id: done.id, items: [...(previous?.items ?? []), ...req.input, ...output], pending: pendingCalls(output), approvals: pendingApprovals(output), response: done });

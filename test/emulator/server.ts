@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, newId } from './wire.ts';
+import { ApiError, isRecord, newId } from './wire.ts';
 import type { LoggedRequest, Step } from './wire.ts';
 import { prepareValidator } from './validate.ts';
 import { ResponseStore } from './conversation.ts';
@@ -26,6 +26,8 @@ export interface Emulator {
   requests: LoggedRequest[];
   responseRequests(): LoggedRequest[];
   forgetAll(): void;
+  /** Stores nothing from now on (and forgets what it had), or stores again. */
+  setStateless(on: boolean): void;
   /** Drops scripted steps not used yet (a fault test's kill may leave some behind). */
   clearQueue(): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
@@ -45,6 +47,8 @@ export interface EmulatorOptions {
   requireAuth?: boolean;
   /** The model's context window and the server's compaction features (context.ts). */
   context?: ContextOptions;
+  /** Store no response, whatever the request's `store` says: chaining fails with previous_response_not_found. */
+  stateless?: boolean;
 }
 
 const MODELS = ['gpt-5', 'gpt-5-mini', 'gpt-5-codex', 'gpt-4.1', 'o4-mini'];
@@ -80,6 +84,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     requireAuth: opts.requireAuth !== false,
     latencyMs: opts.latencyMs ?? 0,
     context: contextSettings(opts.context),
+    stateless: opts.stateless === true,
   };
   const initialContext = state.context;
   const log: LoggedRequest[] = [];
@@ -105,6 +110,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       state.context = contextSettings(parsed, state.context);
       return sendJson(res, 200, state.context);
     }
+    if (method === 'POST' && path === '/__emulator/stateless') {
+      const on = body.ok && isRecord(body.value) ? body.value.on : undefined;
+      if (typeof on !== 'boolean') return sendError(res, new ApiError(400, { message: 'Body must be {"on": true|false}.', type: 'invalid_request_error', param: null, code: null }));
+      state.stateless = on;
+      if (on) state.store.clear();
+      return sendJson(res, 200, { stateless: on });
+    }
     if (method === 'POST' && path === '/__emulator/forget') {
       state.store.clear();
       return sendJson(res, 200, { ok: true });
@@ -113,6 +125,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       state.queue.length = 0;
       state.store.clear();
       state.context = initialContext;
+      state.stateless = opts.stateless === true;
       log.length = 0;
       seq = 0;
       return sendJson(res, 200, { ok: true });
@@ -198,6 +211,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     requests: log,
     responseRequests: () => log.filter((r) => r.status === 200),
     forgetAll: () => state.store.clear(),
+    setStateless: (on) => {
+      state.stateless = on;
+      if (on) state.store.clear();
+    },
     clearQueue: () => {
       state.queue.length = 0;
     },

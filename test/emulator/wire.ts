@@ -34,6 +34,8 @@ export type Step =
   | { kind: 'http_error'; status: number; code?: string; message?: string; type?: string; retryAfter?: number; times?: number }
   | { kind: 'cut'; afterText?: string }
   | { kind: 'hang' }
+  /** The server forgets every stored response when the next request arrives (expiry, a restarted gateway); the step after it answers. */
+  | { kind: 'forget' }
   | { kind: 'failed'; code: string; message: string }
   | RawStep;
 
@@ -54,7 +56,7 @@ export interface RawStep {
   cut?: boolean;
 }
 
-export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'patch', 'calls', 'hosted', 'http_error', 'cut', 'hang', 'failed', 'raw']);
+export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'patch', 'calls', 'hosted', 'http_error', 'cut', 'hang', 'forget', 'failed', 'raw']);
 
 export interface LoggedRequest {
   seq: number;
