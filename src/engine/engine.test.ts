@@ -156,6 +156,18 @@ describe('failures', () => {
     expect(types(h.events)).toContain('chain_restarted');
   });
 
+  it('a chain lost again and again: at most 2 new chains in a turn, then the menu (never a loop of requests)', async () => {
+    const gone = (): { fail: ModelError } => ({ fail: new ModelError('previous response not found', 'chain_broken', { status: 400 }) });
+    const h = harness([{ text: 'first' }, gone(), gone(), gone(), { text: 'never' }], []);
+    const engine = new Engine(h.deps);
+    await engine.message('one', [], signal());
+    const outcome = await engine.message('two', [], signal());
+    expect(outcome.kind).toBe('failed');
+    expect(h.client.requests).toHaveLength(4);
+    expect(types(h.events).filter((t) => t === 'chain_restarted')).toHaveLength(2);
+    expect(onDisk(h.dir).pending_transaction?.user_message).toBe('two');
+  });
+
   it('newChain resends a failed request on a fresh chain', async () => {
     const h = harness([{ text: 'a' }, { fail: new ModelError('bad', 'fatal', { status: 400 }) }, { text: 'b' }], []);
     const engine = new Engine(h.deps);

@@ -1,0 +1,89 @@
+import { appendFileSync, mkdtempSync, readFileSync, truncateSync, writeFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ConversationItem } from '../../wire/items.ts';
+import { ConversationLog, decodeRecord, encodeRecord, sinceLastCompaction, type LogRecord } from './conversation-log.ts';
+
+const user = (text: string): ConversationItem => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+const said = (text: string): ConversationItem => ({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+const record = (id: string, prev: string | null, input: ConversationItem[], output: ConversationItem[] = [said(`answer ${id}`)]): LogRecord => ({
+  prev, response_id: id, input, output, stored: true, at: '2026-12-03T00:00:00.000Z',
+});
+const freshPath = (): string => join(mkdtempSync(join(tmpdir(), 'agentx-log-')), 'sub', 'project.log');
+
+describe('conversation log', () => {
+  it('replays a conversation in order through its prev links, from another process’s view of the file', () => {
+    const path = freshPath();
+    const writer = new ConversationLog(path);
+    writer.append(record('r1', null, [user('one')]));
+    writer.append(record('r2', 'r1', [user('two')]));
+    writer.append(record('r3', 'r2', [user('three')]));
+    const reader = new ConversationLog(path);
+    expect(reader.conversation('r3')).toEqual([user('one'), said('answer r1'), user('two'), said('answer r2'), user('three'), said('answer r3')]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(writer.stats).toEqual({ appends: 3, bytesWritten: readFileSync(path).length, fsyncs: 3 });
+  });
+
+  it('branches: a rollback or a one-shot continues an earlier response without copying anything', () => {
+    const log = new ConversationLog(freshPath());
+    log.append(record('r1', null, [user('one')]));
+    log.append(record('r2', 'r1', [user('two')]));
+    log.append(record('b2', 'r1', [user('branch')]));
+    expect(log.conversation('b2')).toEqual([user('one'), said('answer r1'), user('branch'), said('answer b2')]);
+    expect(log.conversation('r2')?.map((i) => JSON.stringify(i))).not.toContain(JSON.stringify(user('branch')));
+  });
+
+  it('starts a replay at the last compaction item', () => {
+    const compaction: ConversationItem = { type: 'compaction', encrypted_content: 'x' };
+    expect(sinceLastCompaction([user('a'), compaction, user('b')])).toEqual([compaction, user('b')]);
+  });
+
+  it('is null when the log does not reach back to the start (a missing record)', () => {
+    const log = new ConversationLog(freshPath());
+    log.append(record('r2', 'r1', [user('two')]));
+    expect(log.conversation('r2')).toBeNull();
+    expect(log.conversation('nope')).toBeNull();
+  });
+
+  it('a torn last line (kill -9 mid-write) is skipped, said once, and the next append starts a fresh line', () => {
+    const path = freshPath();
+    const log = new ConversationLog(path);
+    log.append(record('r1', null, [user('one')]));
+    log.append(record('r2', 'r1', [user('two')]));
+    const size = statSync(path).size;
+    truncateSync(path, size - 25);
+    const notices: string[] = [];
+    const after = new ConversationLog(path, (l) => notices.push(l));
+    after.append(record('r3', 'r1', [user('three')]));
+    const reread = new ConversationLog(path, (l) => notices.push(l));
+    expect(reread.conversation('r3')).toEqual([user('one'), said('answer r1'), user('three'), said('answer r3')]);
+    expect(reread.find('r2')).toBeUndefined();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/1 damaged record .*skipped/);
+  });
+
+  it('an altered record fails its checksum and is not used', () => {
+    const path = freshPath();
+    new ConversationLog(path).append(record('r1', null, [user('run rm -rf')]));
+    writeFileSync(path, readFileSync(path, 'utf8').replace('run rm -rf', 'run rm -rF'));
+    expect(new ConversationLog(path).conversation('r1')).toBeNull();
+    expect(decodeRecord(encodeRecord(record('r1', null, [user('ok')])).trimEnd())).not.toBeNull();
+    expect(decodeRecord('0123456789abcdef {"not":"ours"}')).toBeNull();
+  });
+
+  it('keeps multi-byte text whole across read chunks', () => {
+    const path = freshPath();
+    const big = 'ä€😀'.repeat(40_000);
+    new ConversationLog(path).append(record('r1', null, [user(big)]));
+    appendFileSync(path, '');
+    expect(new ConversationLog(path).conversation('r1')?.[0]).toEqual(user(big));
+  });
+
+  it('an append that cannot be written throws (the caller must not act on the response)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentx-log-'));
+    writeFileSync(join(dir, 'file'), '');
+    const log = new ConversationLog(join(dir, 'file', 'project.log'));
+    expect(() => log.append(record('r1', null, [user('one')]))).toThrow(/could not write the conversation log/);
+  });
+});
