@@ -1,7 +1,7 @@
 // Compaction through the real engine (turn loop, state, checkpoints) against the real emulator
 // over HTTP with the real client: 200-turn sessions with a small window for each mechanism,
 // overflow recovery, the hopeless case and its choices, probing once per server, /compact.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,45 @@ describe.each(MECHANISMS)('200 turns through the engine with a 6,000-token windo
     expect(s.store.state.context_tokens).toBeLessThan(WINDOW);
     // Every turn is a checkpoint, and the person's messages are all in the local record.
     expect(s.store.state.usage.turns).toBe(204);
+  });
+});
+
+describe.each(MECHANISMS)('a long session on a server that stores nothing: $name', (mechanism) => {
+  it('tools, compaction, a rollback and a restart work with one refused request, nothing run twice', async () => {
+    emu.setStateless(true);
+    emu.configureContext({ windowTokens: WINDOW, overflowForm: 'http', ...mechanism.server });
+    try {
+      // The server memory is file-backed, as in the CLI: a restart reads what the first process learnt.
+      const memoryFile = join(mkdtempSync(join(tmpdir(), 'agentx-caps-')), 'servers.json');
+      const memory = (): ReturnType<typeof fileCapabilities> => fileCapabilities(memoryFile, emu.baseUrl, () => new Date());
+      memory().set(KNOWN(mechanism.server));
+      let s = await session({ contextWindow: String(WINDOW), memory: memory() });
+      const ran: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const text = i % 4 === 1 ? `run: echo step ${i}` : scriptedMessage(i);
+        if (i === 20) {
+          // A restart: a new engine over the same state file and conversation log.
+          s = await session({ contextWindow: String(WINDOW), memory: memory(), dir: s.dir, store: 'auto' });
+        }
+        if (i === 30) s.engine.rollback(2);
+        const answer = await s.turn(text);
+        if (text.startsWith('run:')) {
+          ran.push(`echo step ${i}`);
+          expect(answer).toMatch(/^(Ran it\. Output:|You said: \[agentx\] Results of the tool calls)/);
+        } else expect(answer).toBe(`You said: ${text.slice(0, 200)}`);
+      }
+      const keys = factKeys(40);
+      expect(await s.turn(`recall: RULE ${keys.join(' ')}`)).toBe(`Recalled: RULE=tabs-not-spaces, ${keys.map((k) => `${k}=${factValue(k)}`).join(', ')}`);
+      // Every command ran exactly once.
+      expect(readFileSync(join(s.dir, 'ran.txt'), 'utf8').trim().split('\n')).toEqual(ran);
+      const refused = emu.requests.filter((r) => r.status !== 200);
+      // The first chain is refused once (detected, then remembered per server); the restart remembers it too.
+      expect(refused.map((r) => r.error?.code)).toEqual(['previous_response_not_found']);
+      expect(refused.filter((r) => r.error?.code === 'context_length_exceeded')).toEqual([]);
+      expect(s.checkpoints.length).toBeGreaterThan(0);
+    } finally {
+      emu.setStateless(false);
+    }
   });
 });
 

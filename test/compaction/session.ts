@@ -2,7 +2,7 @@
 // compaction it is wired with) with the real client against the emulator over HTTP, and a real
 // session store in a temp directory. Shared by the engine's compaction tests and
 // bench/compaction.mjs; the REPL in a pty is tested the same way in test/e2e/compaction.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine, type TurnOutcome } from '../../src/engine/engine.ts';
@@ -16,6 +16,7 @@ import type { AgentEvent } from '../../src/engine/events.ts';
 import { createOpenAIClient } from '../../src/model/client.ts';
 import type { ModelClient } from '../../src/model/types.ts';
 import { SessionStore } from '../../src/store/session-store.ts';
+import { loadState } from '../../src/store/store.ts';
 import { emptyState, type CompactionCheckpoint } from '../../src/store/state.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ParsedCall, Tool } from '../../src/tools/tool.ts';
@@ -27,7 +28,19 @@ export const INSTRUCTIONS = `You are a test agent.\n# Instructions from /project
  * The shell function as the model sees it, answering every call with `bytes` of output without
  * running anything: the context grows as it would with real command output, deterministically.
  */
-export function fillerShellTool(bytes: number): Tool {
+/** Commands of a call's JSON arguments (`{"commands": [...]}`), or none. */
+function commandsOf(args: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    const list = typeof parsed === 'object' && parsed !== null && 'commands' in parsed ? parsed.commands : undefined;
+    return Array.isArray(list) ? list.filter((c): c is string => typeof c === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A shell tool that runs nothing: it answers with filler and, given `ranFile`, appends each call's commands there (one line a run). */
+export function fillerShellTool(bytes: number, ranFile?: string): Tool {
   return {
     name: 'shell',
     writes: false,
@@ -36,12 +49,15 @@ export function fillerShellTool(bytes: number): Tool {
       parameters: { type: 'object', properties: { commands: { type: 'array', items: { type: 'string' } } } },
     }],
     accepts: (item) => item.type === 'function_call' && item.name === 'shell',
-    parse: (item) => ({ ok: true, call: { callId: item.call_id, title: 'shell', commands: [] } }),
-    run: (call: ParsedCall) => Promise.resolve({
+    parse: (item) => ({ ok: true, call: { callId: item.call_id, title: 'shell', commands: item.type === 'function_call' ? commandsOf(item.arguments) : [] } }),
+    run: (call: ParsedCall) => {
+      if (ranFile !== undefined) appendFileSync(ranFile, `${call.commands.join('; ')}\n`);
+      return Promise.resolve({
       output: { type: 'function_call_output', call_id: call.callId, output: `tool output for ${call.callId}\n${'o'.repeat(bytes)}` },
       summary: [`ran ${call.callId}`],
       interrupted: false,
-    }),
+      });
+    },
   };
 }
 
@@ -57,10 +73,13 @@ export interface SessionOptions {
   client?: ModelClient;
   /** AGENTX_STORE as a person sets it (default auto). */
   store?: StoreSetting;
+  /** Start again in this session's directory (a restart: its state file and conversation log). */
+  dir?: string;
 }
 
 export interface Session {
   readonly engine: Engine;
+  readonly dir: string;
   readonly store: SessionStore;
   /** Every compaction, as recorded in the state at the time. */
   readonly checkpoints: CompactionCheckpoint[];
@@ -74,10 +93,10 @@ export interface Session {
 }
 
 export async function startSession(opts: SessionOptions): Promise<Session> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentx-compaction-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'agentx-compaction-'));
   const client = opts.client ?? (await createOpenAIClient({ apiKey: 'sk-test', baseUrl: opts.baseUrl, idleTimeoutMs: 10_000 }));
   const store = new SessionStore({
-    dir, path: join(dir, '.agentx_responseid'), initial: emptyState(), persistence: 'fast', publishesCheckpoint: true,
+    dir, path: join(dir, '.agentx_responseid'), initial: opts.dir === undefined ? emptyState() : loadState(join(dir, '.agentx_responseid'), new Date()).state, persistence: 'fast', publishesCheckpoint: true,
     warn: (m) => { throw new Error(`session store: ${m}`); },
   });
   const capabilities = opts.memory ?? inMemoryCapabilities(opts.capabilities);
@@ -91,7 +110,7 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
   const deps: TurnDeps = {
     client,
     shape: { model: 'gpt-5', instructions: INSTRUCTIONS, reasoningEffort: undefined },
-    registry: new ToolRegistry([fillerShellTool(opts.toolOutputBytes ?? 800)]),
+    registry: new ToolRegistry([fillerShellTool(opts.toolOutputBytes ?? 800, join(dir, 'ran.txt'))]),
     session: store, cwd: () => dir, workspaceRoot: dir, emit,
     policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
     compaction: turnCompaction(() => deps, {
@@ -104,7 +123,7 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
   const signal = new AbortController().signal;
   const send = (text: string): Promise<TurnOutcome> => engine.message(text, [], signal);
   return {
-    engine, store, checkpoints, notices, send,
+    engine, dir, store, checkpoints, notices, send,
     async turn(text) {
       const outcome = await send(text);
       if (outcome.kind !== 'done') throw new Error(`turn "${text.slice(0, 60)}" ${outcome.kind === 'failed' ? `failed: ${outcome.failure.message}` : 'was interrupted'}`);
