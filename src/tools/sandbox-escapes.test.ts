@@ -64,12 +64,32 @@ describe.runIf(hasPython)('Unix sockets', () => {
     }
   });
 
+  it('long-running children (MCP servers) get the same filter, their stdin untouched', async () => {
+    const wrap = await runner().childWrapper();
+    if (wrap === null || 'refused' in wrap) throw new Error('expected a sandbox wrapper');
+    const argv = wrap(['python3', '-c', 'import socket,sys\nprint(sys.stdin.readline().strip(), flush=True)\nsocket.socket(socket.AF_UNIX)'], box.workspace);
+    const r = spawnSync(argv[0]!, argv.slice(1), { input: 'hello over stdin\n', encoding: 'utf8' });
+    expect(r.stdout).toBe('hello over stdin\n');
+    expect(r.stderr).toMatch(/PermissionError: \[Errno 1\] Operation not permitted/);
+  });
+
   it('socketpair and TCP sockets still work inside', async () => {
     const r = await runner().run(opts(`python3 -c 'import socket
 a, b = socket.socketpair(); a.sendall(b"pair"); print(b.recv(4).decode())
 t = socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("tcp", t.family == socket.AF_INET)'`));
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('pair\ntcp True\n');
+  });
+});
+
+describe('an architecture without a filter', () => {
+  it('refuses sandboxed commands with one line naming the setting; with Unix sockets on they run', async () => {
+    const notices: string[] = [];
+    const r = await runner({}, { arch: 'riscv64', notice: (m) => notices.push(m) }).run(opts('echo ran'));
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('agentx: the sandbox has no Unix-socket filter for riscv64 (only x64 and arm64); set AGENTX_SANDBOX_UNIX_SOCKETS=on to run sandboxed without it, or --sandbox danger-full-access\n');
+    expect(notices).toHaveLength(1);
+    expect((await runner({ unixSockets: true }, { arch: 'riscv64' }).run(opts('echo ran'))).stdout).toBe('ran\n');
   });
 });
 
