@@ -24,20 +24,21 @@ try {
         "export { createCommandRunner } from './src/tools/sandboxed.ts';",
         "export { bwrapArgs } from './src/sandbox/bwrap.ts';",
         "export { agentxPaths, buildPolicy, realPathProbe } from './src/sandbox/policy.ts';",
+        "export { unixSocketFilter } from './src/sandbox/seccomp.ts';",
       ].join('\n'),
       resolveDir: REPO, loader: 'ts',
     },
     bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning',
   });
-  const { createCommandRunner, bwrapArgs, agentxPaths, buildPolicy, realPathProbe } = await import(bundle);
+  const { createCommandRunner, bwrapArgs, agentxPaths, buildPolicy, realPathProbe, unixSocketFilter } = await import(bundle);
 
   const workspace = join(scratch, 'workspace');
   const home = join(scratch, 'home');
   mkdirSync(workspace);
   mkdirSync(join(home, '.ssh'), { recursive: true });
   const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF-8' };
-  const runnerFor = (mode) => createCommandRunner({
-    setting: { mode, offIfUnavailable: false, network: false }, sessionDir: workspace, env,
+  const runnerFor = (mode, unixSockets = false) => createCommandRunner({
+    setting: { mode, offIfUnavailable: false, network: false, unixSockets }, sessionDir: workspace, env,
     configFile: join(home, '.agentx'), secrets: ['sk-bench-not-a-key-0123'], platform: process.platform,
     notice: (m) => { throw new Error(m); },
   });
@@ -45,8 +46,9 @@ try {
     const r = await runner.run({ command: 'true', cwd: workspace, timeoutMs: 30_000, maxOutputBytes: 4096 });
     if (r.exitCode !== 0) throw new Error(`true exited ${r.exitCode}: ${r.stderr}`);
   };
-  const bare = (file, args) => () => new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const bare = (file, args, filter) => () => new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe', filter ? 'pipe' : 'ignore'] });
+    if (filter) child.stdio[3].on('error', () => {}).end(filter);
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
   });
@@ -60,6 +62,11 @@ try {
     { name: 'runner, bwrap (workspace-write)', run: viaRunner(runnerFor('workspace-write')) },
     { name: 'bare spawn: sh -c true', run: bare('/bin/sh', ['-c', 'true']) },
     { name: 'bare spawn: bwrap … sh -c true', run: bare(bwrapPath, bwrapArgs({ policy, cwd: workspace, argv: ['/bin/sh', '-c', 'true'] })) },
+    { name: 'runner, bwrap without the seccomp filter (AGENTX_SANDBOX_UNIX_SOCKETS=on)', run: viaRunner(runnerFor('workspace-write', true)) },
+    {
+      name: 'bare spawn: bwrap --seccomp 3 … sh -c true',
+      run: bare(bwrapPath, bwrapArgs({ policy, cwd: workspace, argv: ['/bin/sh', '-c', 'true'], seccompFd: 3 }), unixSocketFilter(process.arch)),
+    },
   ];
   const once = async (run) => {
     const t0 = process.hrtime.bigint();
@@ -83,6 +90,8 @@ try {
   const paired = (a, b) => stats(samples[cases[a].name].map((ms, i) => ms - samples[cases[b].name][i]));
   const o = paired(1, 0);
   const bareOverhead = paired(3, 2);
+  const seccomp = paired(1, 4);
+  const bareSeccomp = paired(5, 3);
   const runnerDiffs = samples[cases[1].name].map((ms, i) => ms - samples[cases[0].name][i]);
   const underTarget = Math.round((100 * runnerDiffs.filter((d) => d < TARGET_MS).length) / runnerDiffs.length);
 
@@ -97,7 +106,8 @@ try {
     `Node ${process.version}, ${bwrapVersion}, running as uid ${process.getuid?.() ?? '?'}. Load average before: ${loadBefore}, after: ${load()}.`,
     '',
     'Each run is the engine\'s command runner (`createCommandRunner`, src/tools/sandboxed.ts) running `true`:',
-    'supervisor, user shell, and for the sandbox the policy (≈30 stat calls) plus bwrap with its namespaces and mounts.',
+    'supervisor, user shell, and for the sandbox the policy (≈30 stat calls) plus bwrap with its namespaces and mounts,',
+    'and by default the seccomp filter refusing Unix sockets (sent on fd 5, src/sandbox/seccomp.ts).',
     'The bare spawns run the same two command lines without the runner (no supervisor, no policy).',
     'The cases rotate round by round; an overhead is the per-round difference of two cases.',
     '',
@@ -109,11 +119,15 @@ try {
     }),
     `| **sandbox overhead per command (runner, paired)** | **${fmt(o.median)}** | ${fmt(o.p10)} | ${fmt(o.p90)} | ${fmt(o.max)} |`,
     `| bwrap overhead, bare spawns (paired) | ${fmt(bareOverhead.median)} | ${fmt(bareOverhead.p10)} | ${fmt(bareOverhead.p90)} | ${fmt(bareOverhead.max)} |`,
+    `| **seccomp filter (no Unix sockets) per command (runner, paired)** | **${fmt(seccomp.median)}** | ${fmt(seccomp.p10)} | ${fmt(seccomp.p90)} | ${fmt(seccomp.max)} |`,
+    `| seccomp filter, bare spawns (paired) | ${fmt(bareSeccomp.median)} | ${fmt(bareSeccomp.p10)} | ${fmt(bareSeccomp.p90)} | ${fmt(bareSeccomp.max)} |`,
     '',
     `Target: overhead under ${TARGET_MS} ms per command → ${o.median < TARGET_MS ? 'met' : 'NOT met'} (median ${fmt(o.median)} ms;`
       + ` ${underTarget}% of the rounds were under ${TARGET_MS} ms).`,
     `Once per session, the first sandboxed command also probes bwrap: that first command took ${fmt(firstSandboxed)} ms.`,
     '',
+    'The seccomp rows compare the default runner with one where AGENTX_SANDBOX_UNIX_SOCKETS=on (no filter), and',
+    'bare bwrap with and without `--seccomp` (the filter written to a pipe): a 10-instruction program, one pipe.',
     'Reading it: the runner\'s sandbox overhead matches the bare bwrap-vs-sh difference, so the cost is bwrap\'s',
     'own (two more processes, an exec, the namespaces, the mounts), not agentx\'s policy or supervision. Process',
     'creation is what a loaded machine slows down most: compare the load average above with the number of cores.',

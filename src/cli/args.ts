@@ -178,6 +178,7 @@ export function helpText(version: string): string {
     'Environment: AGENTX_API_KEY (or OPENAI_API_KEY), AGENTX_BASE_URL (or OPENAI_BASE_URL),',
     '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_PATCH_TOOL, AGENTX_CONFIG (default ~/.agentx),',
     '  AGENTX_SANDBOX (a --sandbox mode, or off-if-unavailable), AGENTX_SANDBOX_NETWORK=on|off (default off),',
+    '  AGENTX_SANDBOX_UNIX_SOCKETS=on|off (Unix sockets in the sandbox, default off),',
     '  AGENTX_WEB_SEARCH=on|off (default on for api.openai.com), AGENTX_IMAGE_GENERATION=on|off (default off).',
     'Timeouts and limits: AGENTX_HEADERS_TIMEOUT_MS (wait for response headers, default 60000),',
     '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',

@@ -27,7 +27,7 @@ export interface Config {
   webSearch: boolean;
   imageGeneration: boolean;
   configFile: string;
-  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK (README "Sandbox"). */
+  /** How model commands are sandboxed: --sandbox, AGENTX_SANDBOX, AGENTX_SANDBOX_NETWORK, AGENTX_SANDBOX_UNIX_SOCKETS (README "Sandbox"). */
   sandbox: SandboxSetting;
   /** AGENTX_CONTEXT_WINDOW (validated); unset: the model table or a conservative default. */
   contextWindow: string | undefined;
@@ -92,7 +92,12 @@ function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileVa
   const netRaw = pick(env.AGENTX_SANDBOX_NETWORK, fileValues.AGENTX_SANDBOX_NETWORK);
   const network = netRaw === undefined ? DEFAULT_SANDBOX_SETTING.network : parseNetworkValue(netRaw);
   if (network === undefined) throw new ConfigError(`AGENTX_SANDBOX_NETWORK: expected on or off, got "${netRaw ?? ''}"`);
-  return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network };
+  const unixRaw = pick(env.AGENTX_SANDBOX_UNIX_SOCKETS, fileValues.AGENTX_SANDBOX_UNIX_SOCKETS);
+  const unixSockets = unixRaw === undefined ? false : parseNetworkValue(unixRaw);
+  // No list of sockets: the filter cannot see which path connect() names, so a list would promise
+  // a limit nothing enforces.
+  if (unixSockets === undefined) throw new ConfigError(`AGENTX_SANDBOX_UNIX_SOCKETS: expected on or off (a list of sockets cannot be enforced), got "${unixRaw ?? ''}"`);
+  return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network, unixSockets };
 }
 
 export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'>, env: NodeJS.ProcessEnv): Config {

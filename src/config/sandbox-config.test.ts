@@ -28,18 +28,19 @@ describe('--sandbox', () => {
     const help = helpText('0');
     expect(help).toMatch(/--sandbox MODE\s+read-only, workspace-write \(default\) or danger-full-access/);
     expect(help).toContain('AGENTX_SANDBOX_NETWORK=on|off');
+    expect(help).toContain('AGENTX_SANDBOX_UNIX_SOCKETS=on|off');
   });
 });
 
 describe('resolveConfig: sandbox', () => {
   it('defaults to workspace-write, no fallback, network off', () => {
-    expect(resolve({})).toEqual({ mode: 'workspace-write', offIfUnavailable: false, network: false });
+    expect(resolve({})).toEqual({ mode: 'workspace-write', offIfUnavailable: false, network: false, unixSockets: false });
   });
 
   it('takes the flag over the environment over the config file', () => {
     writeFileSync(file, 'AGENTX_SANDBOX=read-only\nAGENTX_SANDBOX_NETWORK=on\n');
-    expect(resolve({})).toEqual({ mode: 'read-only', offIfUnavailable: false, network: true });
-    expect(resolve({}, { AGENTX_SANDBOX: 'off-if-unavailable', AGENTX_SANDBOX_NETWORK: 'off' })).toEqual({ mode: 'workspace-write', offIfUnavailable: true, network: false });
+    expect(resolve({})).toEqual({ mode: 'read-only', offIfUnavailable: false, network: true, unixSockets: false });
+    expect(resolve({}, { AGENTX_SANDBOX: 'off-if-unavailable', AGENTX_SANDBOX_NETWORK: 'off' })).toEqual({ mode: 'workspace-write', offIfUnavailable: true, network: false, unixSockets: false });
     expect(resolve({ sandbox: 'danger-full-access' }, { AGENTX_SANDBOX: 'read-only' }).mode).toBe('danger-full-access');
   });
 
@@ -47,5 +48,14 @@ describe('resolveConfig: sandbox', () => {
     expect(() => resolve({}, { AGENTX_SANDBOX: 'strict' })).toThrow(ConfigError);
     expect(() => resolve({}, { AGENTX_SANDBOX: 'strict' })).toThrow(/^AGENTX_SANDBOX: expected .* got "strict"$/);
     expect(() => resolve({}, { AGENTX_SANDBOX_NETWORK: 'yes' })).toThrow(/^AGENTX_SANDBOX_NETWORK: expected on or off, got "yes"$/);
+  });
+
+  it('AGENTX_SANDBOX_UNIX_SOCKETS: off by default, on from the environment or the file, a list refused in one line', () => {
+    expect(resolve({}, { AGENTX_SANDBOX_UNIX_SOCKETS: 'on' }).unixSockets).toBe(true);
+    writeFileSync(file, 'AGENTX_SANDBOX_UNIX_SOCKETS=on\n');
+    expect(resolve({}).unixSockets).toBe(true);
+    expect(resolve({}, { AGENTX_SANDBOX_UNIX_SOCKETS: 'off' }).unixSockets).toBe(false);
+    expect(() => resolve({}, { AGENTX_SANDBOX_UNIX_SOCKETS: '/run/a.sock,/run/b.sock' }))
+      .toThrow(/^AGENTX_SANDBOX_UNIX_SOCKETS: expected on or off \(a list of sockets cannot be enforced\), got "\/run\/a.sock,\/run\/b.sock"$/);
   });
 });

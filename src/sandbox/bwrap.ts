@@ -4,6 +4,9 @@
 // - `--ro-bind / /` first, then writable binds, then read-only files inside them, then the hidden
 //   paths: later mounts cover earlier ones, so a hidden path inside a writable root (a temp HOME
 //   under /tmp) stays hidden.
+// - Directories between a writable root and a hidden path inside it are bound onto themselves
+//   (policy.ts pinnedAncestors): a mount point cannot be renamed, so the hidden path cannot be
+//   moved out from under its mount and planted anew.
 // - Hidden files get /dev/null bound over them (bwrap mounts it nodev, so opening it is refused);
 //   hidden directories an empty tmpfs with mode 0000 (nothing to list, nothing to write).
 // - `--dev /dev` and `--proc /proc`: a minimal /dev without the host's disks, and a /proc that
@@ -12,6 +15,8 @@
 //   process, shared memory or network interface than the sandbox's own (loopback only).
 // - `--cap-drop ALL`: as root, bwrap would otherwise hand the command every capability, and a
 //   root command could `mount -o remount,rw /` and escape. As a normal user it changes nothing.
+// - `--seccomp FD` (unless Unix sockets are allowed): the filter of sandbox/seccomp.ts, which
+//   bwrap reads from FD, closes, and applies last, after its own setup (which needs sockets).
 // - `--die-with-parent`: the command is SIGKILLed when bwrap's parent (agentx) dies, on top of
 //   the supervisor's lifeline (tools/supervisor.ts).
 // - No `--new-session`, on purpose: the supervisor already starts the command in a new session
@@ -27,6 +32,8 @@ export interface BwrapInvocation {
   cwd: string;
   /** The command to run inside, e.g. [shell, '-c', commandLine]. */
   argv: readonly string[];
+  /** The fd bwrap reads the seccomp filter from (sandbox/seccomp.ts); absent: no filter. */
+  seccompFd?: number;
 }
 
 function namespaceArgs(policy: SandboxPolicy): string[] {
@@ -36,6 +43,9 @@ function namespaceArgs(policy: SandboxPolicy): string[] {
 function mountArgs(policy: SandboxPolicy): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const root of policy.writableRoots) args.push('--bind', root, root);
+  // Before anything mounted inside them (they would cover it). -try: a concurrent command may
+  // have renamed one away meanwhile; what it leads to is then not there to protect either.
+  for (const dir of policy.pinned ?? []) args.push('--bind-try', dir, dir);
   // -try: a concurrent one-shot removes its state file when it ends, maybe between the listing
   // and this mount; a file that is gone needs no protecting (and must not fail the command).
   for (const file of policy.readOnly) args.push('--ro-bind-try', file, file);
@@ -52,6 +62,7 @@ export function bwrapArgs(inv: BwrapInvocation): string[] {
     '--die-with-parent', '--cap-drop', 'ALL',
     ...namespaceArgs(inv.policy),
     ...mountArgs(inv.policy),
+    ...(inv.seccompFd === undefined ? [] : ['--seccomp', String(inv.seccompFd)]),
     '--chdir', inv.cwd,
     '--', ...inv.argv,
   ];

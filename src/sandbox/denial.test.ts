@@ -10,6 +10,24 @@ const policy: SandboxPolicy = {
 const failed = (stderr: string, more: Partial<CommandOutcome> = {}): CommandOutcome => ({ stdout: '', stderr, exitCode: 1, timedOut: false, interrupted: false, ...more });
 
 describe('looksLikeSandboxDenial', () => {
+  it('sees a refused Unix socket (the seccomp filter) while they are off, not while they are on', () => {
+    for (const line of [
+      'error connecting to /tmp/tmux-0/default (Operation not permitted)',
+      'PermissionError: [Errno 1] Operation not permitted',
+      'Error: connect EPERM /run/postgresql/.s.PGSQL.5432',
+      'Error connecting to agent: Operation not permitted',
+      'socat[12] E socket(1, 1, 0): Operation not permitted',
+    ]) {
+      expect(looksLikeSandboxDenial(failed(line), policy)).toEqual({ kind: 'unix-socket', evidence: line });
+      expect(looksLikeSandboxDenial(failed(line), { ...policy, unixSockets: true })?.kind).not.toBe('unix-socket');
+    }
+    expect(looksLikeSandboxDenial(failed("PermissionError: [Errno 1] Operation not permitted: '/w/x'"), policy)?.kind).not.toBe('unix-socket');
+    expect(looksLikeSandboxDenial(failed("chown: changing ownership of '/w/x': Operation not permitted"), policy)).toBeUndefined();
+    const note = sandboxDenialNote({ kind: 'unix-socket', evidence: 'x' }, policy);
+    expect(note).toContain('a Unix socket');
+    expect(note).toContain('AGENTX_SANDBOX_UNIX_SOCKETS=on');
+  });
+
   it('sees a write to the read-only file system', () => {
     expect(looksLikeSandboxDenial(failed("touch: cannot touch '/etc/x': Read-only file system\n"), policy))
       .toEqual({ kind: 'write', evidence: "touch: cannot touch '/etc/x': Read-only file system" });

@@ -6,7 +6,8 @@ import { isWritable, type SandboxPolicy } from './policy.ts';
 export type SandboxDenial =
   | { kind: 'write'; evidence: string }
   | { kind: 'read'; evidence: string }
-  | { kind: 'network'; evidence: string };
+  | { kind: 'network'; evidence: string }
+  | { kind: 'unix-socket'; evidence: string };
 
 export interface CommandOutcome {
   stdout: string;
@@ -14,6 +15,20 @@ export interface CommandOutcome {
   exitCode: number | null;
   timedOut: boolean;
   interrupted: boolean;
+}
+
+/**
+ * The seccomp filter's refusal (sandbox/seccomp.ts): EPERM, "Operation not permitted", on a line
+ * about a socket or a connection (tmux: "error connecting to /tmp/tmux-0/default (Operation not
+ * permitted)"; Python: "PermissionError: [Errno 1] Operation not permitted"; Node: "socket EPERM").
+ */
+const OPERATION_NOT_PERMITTED = /operation not permitted|\bEPERM\b/i;
+const ABOUT_SOCKETS = /socket|connect|\bunix\b|\.sock\b|\bagent\b|\bbus\b/i;
+/** Python names no path when socket() fails (with a path it is a file's refusal). */
+const PYTHON_BARE_EPERM = /PermissionError: \[Errno 1\] Operation not permitted\s*$/;
+
+function isUnixSocketRefusal(line: string): boolean {
+  return (OPERATION_NOT_PERMITTED.test(line) && ABOUT_SOCKETS.test(line)) || PYTHON_BARE_EPERM.test(line);
 }
 
 const READ_ONLY_FS = /read-only file system|\bEROFS\b/i;
@@ -45,11 +60,14 @@ function linesOf(r: CommandOutcome): string[] {
  * (a command that handled the refusal and succeeded needs nothing from the person):
  * - a read-only file system anywhere (outside the writable roots everything is mounted read-only);
  * - "Permission denied" naming a path the policy does not let it write, or a hidden path;
- * - a name-resolution or connection failure while the network is off.
+ * - a name-resolution or connection failure while the network is off;
+ * - "Operation not permitted" about a socket while Unix sockets are off (checked first: such a
+ *   line often names a socket path outside the writable roots, which is no write refusal).
  */
 export function looksLikeSandboxDenial(r: CommandOutcome, policy: SandboxPolicy | undefined): SandboxDenial | undefined {
   if (!policy || r.timedOut || r.interrupted || r.exitCode === 0) return undefined;
   for (const line of linesOf(r)) {
+    if (policy.unixSockets !== true && isUnixSocketRefusal(line)) return { kind: 'unix-socket', evidence: line.trim() };
     if (READ_ONLY_FS.test(line)) return { kind: 'write', evidence: line.trim() };
     if (PERMISSION_DENIED.test(line)) {
       const paths = pathsIn(line);
@@ -62,16 +80,22 @@ export function looksLikeSandboxDenial(r: CommandOutcome, policy: SandboxPolicy 
   return undefined;
 }
 
-const WHAT = { write: 'writing outside the writable directories', read: 'reading a hidden credential or agentx file', network: 'network access' };
+const WHAT = {
+  write: 'writing outside the writable directories', read: 'reading a hidden credential or agentx file', network: 'network access',
+  'unix-socket': 'a Unix socket (a local service outside the sandbox: tmux, a database, an agent)',
+};
+
+const ALLOW = {
+  network: 'AGENTX_SANDBOX_NETWORK=on (network) or --sandbox danger-full-access (no sandbox)',
+  'unix-socket': 'AGENTX_SANDBOX_UNIX_SOCKETS=on (Unix sockets) or --sandbox danger-full-access (no sandbox)',
+};
 
 /**
  * The text appended to a refused command's output, for the model: what was refused and that only
  * the person can allow it (so the model asks instead of hunting for a way around).
  */
 export function sandboxDenialNote(denial: SandboxDenial, policy: SandboxPolicy): string {
-  const allow = denial.kind === 'network'
-    ? 'AGENTX_SANDBOX_NETWORK=on (network) or --sandbox danger-full-access (no sandbox)'
-    : '--sandbox danger-full-access (no sandbox)';
+  const allow = denial.kind === 'network' || denial.kind === 'unix-socket' ? ALLOW[denial.kind] : '--sandbox danger-full-access (no sandbox)';
   const writable = policy.writableRoots.length > 0 ? policy.writableRoots.join(', ') : 'nothing (read-only mode)';
   return [
     `[agentx] This command was probably refused by the sandbox (${policy.mode}, network ${policy.network ? 'on' : 'off'}): ${WHAT[denial.kind]} is not allowed.`,

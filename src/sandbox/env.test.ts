@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { commandEnvironment, NON_INTERACTIVE_ENV, redactSecrets, SECRET_ENV_NAMES } from './env.ts';
+import { commandEnvironment, NON_INTERACTIVE_ENV, redactSecrets, sandboxedEnvironment, SECRET_ENV_NAMES } from './env.ts';
 
 const KEY = 'sk-proj-abcdef0123456789';
 
 describe('commandEnvironment', () => {
+  it('drops the terminal multiplexer and editor variables (a command could drive them)', () => {
+    const out = commandEnvironment({ TMUX: '/tmp/tmux-1000/default,1,0', TMUX_PANE: '%1', STY: '12.pts-0.host', NVIM: '/run/nvim.sock', PATH: '/bin' }, [KEY]);
+    expect(Object.keys(out).filter((k) => !(k in NON_INTERACTIVE_ENV))).toEqual(['PATH']);
+  });
+
+  it('sandboxed without Unix sockets: the session socket variables go too; with them, they stay', () => {
+    const env = { SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus', HOME: '/h' };
+    expect(sandboxedEnvironment(env, false)).toEqual({ HOME: '/h' });
+    expect(sandboxedEnvironment(env, true)).toEqual(env);
+  });
+
   it('drops every variable agentx reads a key from, whatever its value', () => {
     const env = Object.fromEntries(SECRET_ENV_NAMES.map((n) => [n, `value-of-${n}`]));
     const out = commandEnvironment({ ...env, PATH: '/bin' }, [KEY]);

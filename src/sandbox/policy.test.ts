@@ -57,7 +57,24 @@ describe('buildPolicy', () => {
         ...files(`${HOME}/.agentx`), ...dirs(`${HOME}/.local/state/agentx`, `${HOME}/.ssh`, `${HOME}/.aws`),
         ...files(`${HOME}/.netrc`, '/etc/shadow'),
       ],
+      unixSockets: false, pinned: [],
     });
+    expect(buildPolicy({ ...input, setting: setting({ unixSockets: true }) })?.unixSockets).toBe(true);
+  });
+
+  it('pins every directory between a writable root and a hidden path inside it (HOME under the temp dir), parents first', () => {
+    const home = '/tmp/h';
+    const inTemp = agentxPaths({}, home, `${home}/.agentx`);
+    const probe = fakeFs([
+      ...dirs('/w', '/tmp', home, `${home}/.ssh`, `${home}/.cache/agentx`, `${home}/.local/state/agentx`, `${home}/.config/gcloud`),
+      ...files(`${home}/.agentx`, `${home}/.docker/config.json`),
+    ]);
+    const p = buildPolicy({ sessionDir: '/w', tempDir: '/tmp', paths: inTemp, probe, setting: setting() });
+    expect(p?.pinned).toEqual([home, `${home}/.cache`, `${home}/.config`, `${home}/.docker`, `${home}/.local`, `${home}/.local/state`]);
+    // Outside any writable root (the layout above): nothing to pin.
+    expect(buildPolicy({ ...input, setting: setting() })?.pinned).toEqual([]);
+    // Read-only mode has no writable root.
+    expect(buildPolicy({ sessionDir: '/w', tempDir: '/tmp', paths: inTemp, probe, setting: setting({ mode: 'read-only' }) })?.pinned).toEqual([]);
   });
 
   it('keeps the session\'s state files in the project read-only (only those that exist; not one-shot files)', () => {

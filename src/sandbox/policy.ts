@@ -1,7 +1,7 @@
 // Sandbox modes → the rules a model command runs under (issue 14). Pure; the file system is seen
 // only through the PathProbe it is given (realPathProbe in production).
 import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -14,9 +14,11 @@ export interface SandboxSetting {
   mode: SandboxMode;
   offIfUnavailable: boolean;
   network: boolean;
+  /** AGENTX_SANDBOX_UNIX_SOCKETS=on: commands may create Unix sockets (no seccomp filter). Absent: off. */
+  unixSockets?: boolean;
 }
 
-export const DEFAULT_SANDBOX_SETTING: SandboxSetting = { mode: DEFAULT_SANDBOX_MODE, offIfUnavailable: false, network: false };
+export const DEFAULT_SANDBOX_SETTING: SandboxSetting = { mode: DEFAULT_SANDBOX_MODE, offIfUnavailable: false, network: false, unixSockets: false };
 
 /** Parses a `--sandbox` / `AGENTX_SANDBOX` value; undefined when it is none of the accepted words. */
 export function parseSandboxValue(value: string): Pick<SandboxSetting, 'mode' | 'offIfUnavailable'> | undefined {
@@ -27,7 +29,7 @@ export function parseSandboxValue(value: string): Pick<SandboxSetting, 'mode' | 
 
 export const SANDBOX_VALUES_TEXT = `${SANDBOX_MODES.join(', ')} or ${OFF_IF_UNAVAILABLE}`;
 
-/** Parses `AGENTX_SANDBOX_NETWORK`; undefined when it is neither on nor off. */
+/** Parses `AGENTX_SANDBOX_NETWORK` and `AGENTX_SANDBOX_UNIX_SOCKETS`; undefined when it is neither on nor off. */
 export function parseNetworkValue(value: string): boolean | undefined {
   if (value === 'on') return true;
   if (value === 'off') return false;
@@ -49,6 +51,15 @@ export interface SandboxPolicy {
   readOnly: string[];
   hidden: HiddenPath[];
   network: boolean;
+  /** Unix sockets allowed (AGENTX_SANDBOX_UNIX_SOCKETS=on); absent or false: the seccomp filter refuses them. */
+  unixSockets?: boolean;
+  /**
+   * Directories inside a writable root that lead down to a hidden path, bound onto themselves
+   * (still writable) so that they are mount points, which cannot be renamed or removed. Without
+   * it, a command could rename the hidden path's parent away and create the path anew, outside
+   * the mount (a planted code cache in a HOME under /tmp). Parents first. Absent: none.
+   */
+  pinned?: string[];
 }
 
 /**
@@ -185,10 +196,28 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy | undefined {
   const roots = mode === 'workspace-write' ? realRoots([input.sessionDir, input.tempDir], input.probe) : [];
   // The session directory stays visible even in read-only mode, where it is not a writable root.
   const visible = [...roots, ...realRoots([input.sessionDir], input.probe)];
+  const hidden = resolveHiddenPaths(hiddenCandidates(input.paths), visible, input.probe);
   return {
     mode, writableRoots: roots, readOnly: roots.length > 0 ? sessionStateFiles(input) : [],
-    hidden: resolveHiddenPaths(hiddenCandidates(input.paths), visible, input.probe), network,
+    hidden, network, unixSockets: input.setting.unixSockets === true, pinned: pinnedAncestors(hidden, roots),
   };
+}
+
+/**
+ * For each hidden path inside a writable root, every directory strictly between the root and it
+ * (see SandboxPolicy.pinned). Pinning (a writable bind onto itself) rather than a read-only bind
+ * of the topmost one: with the workspace or a HOME under /tmp, a read-only ~/.cache or HOME would
+ * break ordinary commands, while a mount point only refuses rename and rmdir (EBUSY). The roots
+ * themselves are mount points already, and the hidden path is one by its own mount.
+ */
+export function pinnedAncestors(hidden: readonly HiddenPath[], roots: readonly string[]): string[] {
+  const pins = new Set<string>();
+  for (const h of hidden) {
+    const root = roots.find((r) => isInside(h.path, r) && h.path !== r);
+    if (root === undefined) continue;
+    for (let dir = dirname(h.path); dir !== root && isInside(dir, root); dir = dirname(dir)) pins.add(dir);
+  }
+  return [...pins].sort((a, b) => a.split(sep).length - b.split(sep).length || a.localeCompare(b));
 }
 
 /**

@@ -3,8 +3,11 @@
 // - read-only / workspace-write: inside bwrap with the policy from src/sandbox/policy.ts; when bwrap
 //   is missing or unusable the command fails with the fix (said to the person once), unless
 //   AGENTX_SANDBOX=off-if-unavailable, which runs it unsandboxed after a once-only warning;
-// - always: the environment from src/sandbox/env.ts (no key, no pager, no editor), and the key
-//   redacted from the output kept and sent (in case a command found it anyway).
+// - always: the environment from src/sandbox/env.ts (no key, no pager, no editor, no tmux), and the
+//   key redacted from the output kept and sent (in case a command found it anyway);
+// - sandboxed, unless AGENTX_SANDBOX_UNIX_SOCKETS=on: the seccomp filter of src/sandbox/seccomp.ts
+//   (no Unix sockets) and no session-socket variables. On an architecture without a filter, the
+//   command is refused with one line naming the setting: the secure default, not a silent gap.
 // A result that looks like a sandbox refusal gets a note for the model; an `askToRerun` hook (the
 // REPL's y/N/always prompt) may instead run it once more without the sandbox.
 import { tmpdir } from 'node:os';
@@ -13,9 +16,11 @@ import { homeDir } from '../paths.ts';
 import { bwrapArgs } from '../sandbox/bwrap.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
-import { commandEnvironment, redactSecrets } from '../sandbox/env.ts';
+import { commandEnvironment, redactSecrets, sandboxedEnvironment } from '../sandbox/env.ts';
+import { noFilterMessage, unixSocketFilter } from '../sandbox/seccomp.ts';
 import { agentxPaths, buildPolicy, hiddenCandidates, isInside, realPathProbe, resolveHiddenPaths, type PathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
+import { SANDBOX_SECCOMP_FD } from './supervisor.ts';
 
 export type RerunAnswer = 'no' | 'once' | 'always';
 
@@ -40,6 +45,8 @@ export interface CommandRunnerSetup {
   /** The REPL's "run once more without the sandbox?" prompt; absent (one-shot): never asks. */
   askToRerun?: (question: RerunQuestion) => Promise<RerunAnswer>;
   platform: NodeJS.Platform;
+  /** Which seccomp filter to use; default the machine's (process.arch). */
+  arch?: NodeJS.Architecture;
   tempDir?: string;
 }
 
@@ -90,6 +97,17 @@ function realPathOfAny(path: string): string {
   return parent === path ? path : join(realPathOfAny(parent), basename(path));
 }
 
+/**
+ * For a long-running child (MCP server): bwrap reading the filter on fd 5 from a pipe that sh fills
+ * with printf (each byte as an octal escape, so no NUL or % in an argument), its stdin put back.
+ */
+const FILTER_PIPE_SCRIPT = `f=$1; shift; exec 9<&0; printf "$f" | { exec ${SANDBOX_SECCOMP_FD}<&0 0<&9 9<&-; exec "$@"; }`;
+
+function withFilterPipe(filter: Buffer, argv: string[]): string[] {
+  const escaped = [...filter].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('');
+  return ['/bin/sh', '-c', FILTER_PIPE_SCRIPT, 'agentx-seccomp', escaped, ...argv];
+}
+
 /** realPathProbe, and a path that does not exist where it would be (as a directory: it covers what would go below). */
 const anyPathProbe: PathProbe = (path) => realPathProbe(path) ?? { path: realPathOfAny(path), kind: 'dir' };
 
@@ -105,6 +123,9 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     setup.notice(message);
   };
   let sessionUnsandboxed = setup.setting.mode === 'danger-full-access';
+  const arch = setup.arch ?? process.arch;
+  const filter = setup.setting.unixSockets === true ? undefined : unixSocketFilter(arch);
+  const noFilter = setup.setting.unixSockets !== true && filter === undefined ? noFilterMessage(arch) : undefined;
 
   const runUnsandboxed = (opts: ShellRunOptions): Promise<ShellRunResult> => runShellCommand({ ...opts, env: envFor(opts), sandbox: undefined });
 
@@ -136,6 +157,13 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
 
   const run = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => redacted(await runOnce(redactLive(opts)));
 
+  const refuse = (message: string, opts: ShellRunOptions): ShellRunResult => {
+    noticeOnce(message);
+    const failed = failure(message);
+    opts.onOutput?.(failed.stderr, 'stderr');
+    return failed;
+  };
+
   const runOnce = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => {
     if (sessionUnsandboxed) return runUnsandboxed(opts);
     const found = await availability();
@@ -144,14 +172,13 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
         noticeOnce(`warning: ${found.message} Running model commands WITHOUT a sandbox (AGENTX_SANDBOX=off-if-unavailable).`);
         return runUnsandboxed(opts);
       }
-      noticeOnce(found.message);
-      const failed = failure(found.message);
-      opts.onOutput?.(failed.stderr, 'stderr');
-      return failed;
+      return refuse(found.message, opts);
     }
     const policy = policyNow();
     if (!policy) return runUnsandboxed(opts);
-    const result = await runShellCommand({ ...opts, env: envFor(opts), sandbox: { bwrapPath: found.bwrapPath, policy } });
+    if (noFilter !== undefined) return refuse(noFilter, opts);
+    const env = sandboxedEnvironment(envFor(opts), policy.unixSockets === true);
+    const result = await runShellCommand({ ...opts, env, sandbox: { bwrapPath: found.bwrapPath, policy, seccomp: filter } });
     return afterDenial(opts, result, policy);
   };
 
@@ -178,7 +205,9 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       }
       const policy = policyNow();
       if (!policy) return null;
-      return (argv, cwd) => [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv })];
+      if (noFilter !== undefined) return { refused: noFilter };
+      if (!filter) return (argv, cwd) => [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv })];
+      return (argv, cwd) => withFilterPipe(filter, [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv, seccompFd: SANDBOX_SECCOMP_FD })]);
     },
   };
 }

@@ -25,13 +25,19 @@
 //   "Can't bind mount … Invalid argument"); without the byte agentx knows for certain the command
 //   never ran and may start it again (shell.ts). The watcher closes fd 4 so the marker pipe ends
 //   when the sandbox does.
+// - Sandboxed without Unix sockets, fd 5 (SANDBOX_SECCOMP_FD) carries the seccomp filter
+//   (sandbox/seccomp.ts): agentx writes it and closes its end, bwrap reads it to the end and
+//   closes it. The watcher closes its copy too.
+// - Descriptors agentx inherited above these are /dev/null in the child (inherited-fds.ts).
 import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { basename, isAbsolute } from 'node:path';
 import { nodeChildProcess } from '../lib/builtins.ts';
 import { errorCode, isExecutableFile } from '../lib/fsutil.ts';
 import { bwrapArgs } from '../sandbox/bwrap.ts';
 import type { SandboxPolicy } from '../sandbox/policy.ts';
+import { blankInheritedDescriptors, type ChildStdio } from './inherited-fds.ts';
 
 /** The supervisor's shell script (its reasoning above); the MCP stdio transport reuses it. */
 export const SUPERVISOR_SCRIPT = [
@@ -41,7 +47,7 @@ export const SUPERVISOR_SCRIPT = [
   '  kill -TERM -$$; kill -CONT -$$',
   '  sleep "$1"',
   '  kill -KILL -$$',
-  ') </dev/null >/dev/null 2>&1 4>&- &',
+  ') </dev/null >/dev/null 2>&1 4>&- 5>&- &',
   'trap - TERM INT HUP',
   'shift',
   'exec "$@" 3<&-',
@@ -77,6 +83,8 @@ export function cwdProblem(cwd: string): string | undefined {
 export interface SandboxLaunch {
   bwrapPath: string;
   policy: SandboxPolicy;
+  /** The encoded seccomp filter bwrap applies (sandbox/seccomp.ts); absent: none (Unix sockets allowed). */
+  seccomp?: Buffer;
 }
 
 export interface SupervisedSpawn {
@@ -89,6 +97,8 @@ export interface SupervisedSpawn {
 
 /** The fd a sandboxed command's start marker arrives on (stdio[4] of the supervisor). */
 export const SANDBOX_START_FD = 4;
+/** The fd bwrap reads the seccomp filter from (stdio[5]). */
+export const SANDBOX_SECCOMP_FD = 5;
 /**
  * Inside bwrap: say "started" on the marker fd, then become the command with that fd closed. If the
  * marker cannot be written (a wrapper that does not pass fd 4 on), the command must not run: a
@@ -101,7 +111,8 @@ export function commandArgv(shell: string, opts: Pick<SupervisedSpawn, 'command'
   const inner = [shell, '-c', opts.command];
   if (!opts.sandbox) return inner;
   const marked = [FALLBACK_SHELL, '-c', START_MARKER_SCRIPT, 'agentx-sandbox', ...inner];
-  return [opts.sandbox.bwrapPath, ...bwrapArgs({ policy: opts.sandbox.policy, cwd: opts.cwd, argv: marked })];
+  const seccompFd = opts.sandbox.seccomp ? SANDBOX_SECCOMP_FD : undefined;
+  return [opts.sandbox.bwrapPath, ...bwrapArgs({ policy: opts.sandbox.policy, cwd: opts.cwd, argv: marked, seccompFd })];
 }
 
 /**
@@ -112,10 +123,28 @@ export function commandArgv(shell: string, opts: Pick<SupervisedSpawn, 'command'
 export function spawnSupervised(opts: SupervisedSpawn): ChildProcess {
   const shell = resolveUserShell(opts.env.SHELL);
   const graceSeconds = String(Math.max(1, Math.ceil(opts.graceMs / 1000)));
-  return nodeChildProcess().spawn(FALLBACK_SHELL, ['-c', SUPERVISOR_SCRIPT, 'agentx-supervisor', graceSeconds, ...commandArgv(shell, opts)], {
+  const stdio: ChildStdio = ['ignore', 'pipe', 'pipe', 'pipe'];
+  if (opts.sandbox) stdio.push('pipe');
+  if (opts.sandbox?.seccomp) stdio.push('pipe');
+  const child = nodeChildProcess().spawn(FALLBACK_SHELL, ['-c', SUPERVISOR_SCRIPT, 'agentx-supervisor', graceSeconds, ...commandArgv(shell, opts)], {
     cwd: opts.cwd,
     env: opts.env,
     detached: true,
-    stdio: opts.sandbox ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: blankInheritedDescriptors(stdio),
   });
+  if (opts.sandbox?.seccomp) sendFilter(child, opts.sandbox.seccomp);
+  return child;
+}
+
+/** Writes the filter and closes agentx's end, so bwrap reads it to EOF. Errors (bwrap gone first) are its own failure to report. */
+function sendFilter(child: ChildProcess, filter: Buffer): void {
+  // The stdio tuple type ends at index 4.
+  const pipe = (child.stdio as readonly unknown[])[SANDBOX_SECCOMP_FD];
+  if (!(pipe instanceof Socket)) return;
+  pipe.on('error', () => undefined);
+  pipe.end(filter);
+  // Nothing comes back; flowing, the pipe sees its EOF and closes once bwrap has closed its copy.
+  pipe.resume();
+  pipe.unref();
+  child.once('exit', () => pipe.destroy());
 }

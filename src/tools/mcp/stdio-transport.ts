@@ -12,6 +12,7 @@ import { Socket } from 'node:net';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { DEFAULT_KILL_GRACE_MS, signalProcessGroup } from '../process-group.ts';
 import { SUPERVISOR_SCRIPT } from '../supervisor.ts';
+import { blankInheritedDescriptors } from '../inherited-fds.ts';
 
 // Same shape as the command supervisor (see the reasoning there), with two differences: the
 // server keeps stdin (the MCP channel), and it is exec'd from an argv ("$@"), never through a
@@ -86,7 +87,8 @@ export class SupervisedStdioTransport implements Transport {
           env: this.launch.env,
           // setsid: own session and group, no controlling terminal, so Ctrl-C reaches only agentx.
           detached: true,
-          stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+          // Descriptors agentx inherited are /dev/null in the server (../inherited-fds.ts).
+          stdio: blankInheritedDescriptors(['pipe', 'pipe', 'pipe', 'pipe']),
         });
       } catch (err) {
         reject(err instanceof Error ? err : new Error(String(err)));

@@ -1,0 +1,188 @@
+// The routes out of the sandbox that its walls alone did not close (issue 23), each against the
+// real bwrap through the engine's command runner: Unix sockets (a server outside, a real tmux
+// server), the terminal variables, a hidden path whose parent a command renames, and descriptors
+// agentx inherited.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxSetting } from '../sandbox/policy.ts';
+import { makeLayout, TEST_KEY, type Layout } from '../sandbox/testkit.ts';
+import { createCommandRunner, type CommandRunnerSetup } from './sandboxed.ts';
+import type { ShellRunOptions } from './shell.ts';
+
+let box: Layout;
+beforeEach(() => { box = makeLayout(); });
+afterEach(() => { box.remove(); });
+
+function runner(setting: Partial<SandboxSetting> = {}, more: Partial<CommandRunnerSetup> = {}) {
+  return createCommandRunner({
+    setting: { mode: 'workspace-write', offIfUnavailable: false, network: false, ...setting },
+    sessionDir: box.workspace, tempDir: box.tempDir, env: box.env, configFile: box.configFile,
+    secrets: [TEST_KEY], platform: 'linux', notice: () => undefined, ...more,
+  });
+}
+
+const opts = (command: string): ShellRunOptions => ({ command, cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 64 * 1024, killGraceMs: 300 });
+
+const hasPython = spawnSync('python3', ['-c', '1']).status === 0;
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+/** A Unix socket server outside the sandbox, answering "hello from outside". */
+async function unixServer(path: string): Promise<Server> {
+  const server = createServer((s) => s.end('hello from outside\n'));
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return server;
+}
+
+const pyConnect = (path: string): string =>
+  `python3 -c 'import socket;s=socket.socket(socket.AF_UNIX);s.connect("${path}");print(s.recv(100).decode().strip())'`;
+
+describe.runIf(hasPython)('Unix sockets', () => {
+  it('a server outside is not reachable by default; the refusal note names the setting; with AGENTX_SANDBOX_UNIX_SOCKETS=on it is', async () => {
+    const path = join(box.workspace, 'outside.sock');
+    const server = await unixServer(path);
+    try {
+      const refused = await runner().run(opts(pyConnect(path)));
+      expect(refused.stdout).not.toContain('hello from outside');
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.stderr).toContain('Operation not permitted');
+      expect(refused.sandboxDenial?.kind).toBe('unix-socket');
+      expect(refused.stderr).toContain('AGENTX_SANDBOX_UNIX_SOCKETS=on');
+      // Node's own client too (libuv creates the socket the same way).
+      const node = await runner().run(opts(`${process.execPath} -e "require('net').connect('${path}').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`));
+      expect(node.exitCode).toBe(3);
+      expect(node.stdout).toBe('');
+
+      const allowed = await runner({ unixSockets: true }).run(opts(pyConnect(path)));
+      expect(allowed.stdout).toBe('hello from outside\n');
+      expect(allowed.exitCode).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('long-running children (MCP servers) get the same filter, their stdin untouched', async () => {
+    const wrap = await runner().childWrapper();
+    if (wrap === null || 'refused' in wrap) throw new Error('expected a sandbox wrapper');
+    const argv = wrap(['python3', '-c', 'import socket,sys\nprint(sys.stdin.readline().strip(), flush=True)\nsocket.socket(socket.AF_UNIX)'], box.workspace);
+    const r = spawnSync(argv[0]!, argv.slice(1), { input: 'hello over stdin\n', encoding: 'utf8' });
+    expect(r.stdout).toBe('hello over stdin\n');
+    expect(r.stderr).toMatch(/PermissionError: \[Errno 1\] Operation not permitted/);
+  });
+
+  it('socketpair and TCP sockets still work inside', async () => {
+    const r = await runner().run(opts(`python3 -c 'import socket
+a, b = socket.socketpair(); a.sendall(b"pair"); print(b.recv(4).decode())
+t = socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("tcp", t.family == socket.AF_INET)'`));
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('pair\ntcp True\n');
+  });
+});
+
+describe('an architecture without a filter', () => {
+  it('refuses sandboxed commands with one line naming the setting; with Unix sockets on they run', async () => {
+    const notices: string[] = [];
+    const r = await runner({}, { arch: 'riscv64', notice: (m) => notices.push(m) }).run(opts('echo ran'));
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('agentx: the sandbox has no Unix-socket filter for riscv64 (only x64 and arm64); set AGENTX_SANDBOX_UNIX_SOCKETS=on to run sandboxed without it, or --sandbox danger-full-access\n');
+    expect(notices).toHaveLength(1);
+    expect((await runner({ unixSockets: true }, { arch: 'riscv64' }).run(opts('echo ran'))).stdout).toBe('ran\n');
+  });
+});
+
+describe.runIf(hasTmux)('a real tmux server outside', () => {
+  it('cannot be driven from inside (tmux run-shell would run outside the sandbox), and TMUX/STY are not passed', async () => {
+    const sock = join(box.tempDir, 'tmux-test.sock');
+    const pwned = join(box.elsewhere, 'pwned');
+    execFileSync('tmux', ['-S', sock, '-f', '/dev/null', 'new-session', '-d', 'sleep 60']);
+    try {
+      const env = { ...box.env, TMUX: `${sock},1,0`, TMUX_PANE: '%0', STY: '123.pts-0.host' };
+      const run = runner({}, { env });
+      const r = await run.run(opts(`tmux -S ${sock} run-shell "touch ${pwned}"`));
+      expect(r.stderr).toMatch(/Operation not permitted/);
+      expect(existsSync(pwned)).toBe(false);
+      const shown = await run.run(opts('env'));
+      expect(shown.stdout).toMatch(/^HOME=/m);
+      expect(shown.stdout).not.toMatch(/^(TMUX|TMUX_PANE|STY)=/m);
+      expect(r.sandboxDenial?.kind).toBe('unix-socket');
+      // Control: the same line outside the sandbox does reach it.
+      execFileSync('tmux', ['-S', sock, 'run-shell', `touch ${pwned}`]);
+      expect(existsSync(pwned)).toBe(true);
+    } finally {
+      spawnSync('tmux', ['-S', sock, 'kill-server']);
+    }
+  });
+});
+
+describe('a hidden path inside a writable root (HOME under the temp dir)', () => {
+  it('cannot be moved away with its parent and planted anew; ordinary writes there still work', async () => {
+    const home = join(box.tempDir, 'home');
+    const cache = join(home, '.cache/agentx');
+    const state = join(home, '.local/state/agentx');
+    for (const d of [cache, state]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(cache, 'real.cache'), 'ours\n');
+    const env = { ...box.env, HOME: home };
+    const run = runner({}, { env, configFile: join(home, '.agentx') });
+    const plant = (parent: string, hidden: string): string =>
+      `mv ${parent} ${parent}.moved && mkdir -p ${hidden} && echo planted > ${hidden}/planted`;
+    const r1 = await run.run(opts(plant(join(home, '.cache'), cache)));
+    const r2 = await run.run(opts(plant(join(home, '.local'), state)));
+    const r3 = await run.run(opts(plant(home, cache)));
+    for (const r of [r1, r2, r3]) expect(r.exitCode).not.toBe(0);
+    expect(readdirSync(cache)).toEqual(['real.cache']);
+    expect(readdirSync(state)).toEqual([]);
+    for (const moved of ['.cache.moved', '.local.moved']) expect(existsSync(join(home, moved))).toBe(false);
+    expect(existsSync(`${home}.moved`)).toBe(false);
+    const ok = await run.run(opts(`echo pip > ${home}/.cache/pip-cache && mkdir ${home}/.local/bin && echo ok`));
+    expect(ok.stdout).toBe('ok\n');
+    expect(readFileSync(join(home, '.cache/pip-cache'), 'utf8')).toBe('pip\n');
+  });
+});
+
+describe('descriptors agentx inherited', () => {
+  it('do not reach a sandboxed command: fd 50, open on a file outside, cannot be written through', async () => {
+    const bundle = join(box.root, 'run-one.mjs');
+    await build({
+      stdin: {
+        contents: [
+          "import { createCommandRunner } from './src/tools/sandboxed.ts';",
+          'const [setup, command] = JSON.parse(process.argv[2]);',
+          "const r = await createCommandRunner({ ...setup, notice: () => {} }).run({ command, cwd: setup.sessionDir, timeoutMs: 15000, maxOutputBytes: 65536 });",
+          'process.stdout.write(JSON.stringify(r));',
+        ].join('\n'),
+        resolveDir: process.cwd(), loader: 'ts',
+      },
+      bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning',
+    });
+    const target = join(box.elsewhere, 'keep.txt');
+    const setup = {
+      setting: { mode: 'workspace-write', offIfUnavailable: false, network: false }, sessionDir: box.workspace, tempDir: box.tempDir,
+      env: box.env, configFile: box.configFile, secrets: [TEST_KEY], platform: 'linux',
+    };
+    const command = [
+      'ls /proc/self/fd | tr "\\n" " "; echo',
+      'echo via-proc > /proc/self/fd/50',
+      ...(hasPython ? ['python3 -c "import os; os.write(50, b\\"via-write\\n\\")"'] : []),
+      'bash -c "echo via-redirect >&50"',
+      'true',
+    ].join('; ');
+    const fd = openSync(target, 'a');
+    let out = '';
+    try {
+      const stdio = ['ignore', 'pipe', 'inherit', ...Array<'ignore'>(47).fill('ignore'), fd] as const;
+      const child = spawn(process.execPath, [bundle, JSON.stringify([setup, command])], { stdio: [...stdio] });
+      child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+      await new Promise((resolve) => child.on('close', resolve));
+    } finally {
+      closeSync(fd);
+    }
+    const r = JSON.parse(out) as { stdout: string; stderr: string };
+    expect(readFileSync(target, 'utf8')).toBe('original\n');
+    const fds = (r.stdout.split('\n')[0] ?? '').trim().split(' ').map(Number);
+    // 0-2, and the directory ls reads: no 3 (lifeline), 4 (marker), 5 (filter); 50 is /dev/null at most.
+    expect(fds.filter((n) => n > 2 && n !== 50 && n < 10)).toHaveLength(1);
+  });
+});
