@@ -105,7 +105,7 @@ describe.each(MECHANISMS)('a long session on a server that stores nothing: $name
           // A restart: a new engine over the same state file and conversation log.
           s = await session({ contextWindow: String(WINDOW), memory: memory(), dir: s.dir, store: 'auto' });
         }
-        if (i === 30) s.engine.rollback(2);
+        if (i === 30) await s.engine.rollback(2);
         const answer = await s.turn(text);
         if (text.startsWith('run:')) {
           ran.push(`echo step ${i}`);
