@@ -36,6 +36,9 @@ function demoEnv(home: string, baseUrl: string): NodeJS.ProcessEnv {
     // The sandbox is Linux-only: elsewhere the demo's commands run unsandboxed (with a warning).
     AGENTX_SANDBOX: 'off-if-unavailable',
     AGENTX_RETRY_BASE_MS: '50',
+    // The emulator plays a server that stores responses; its forgetting in "Recovery from an
+    // expired chain" is an expiry, not a server that stores nothing (README "The conversation log").
+    AGENTX_STORE: 'on',
   };
 }
 

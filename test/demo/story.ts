@@ -193,21 +193,21 @@ const rollback: Section = {
 
 const expiredChain: Section = {
   title: 'Recovery from an expired chain',
-  blurb: 'The server no longer has the conversation (stored responses expire: previous_response_not_found).\nagentx starts a new chain from its saved local transcript, says so, and the message is answered.',
+  blurb: 'The server no longer has the conversation (stored responses expire: previous_response_not_found).\nagentx resends the conversation from its own log (calls and outputs included), says so, and the message is answered.',
   async run(world) {
     const a = repl(world);
     await world.emulator.forgetAll();
     world.transcript.note('the emulator forgets every stored response (POST /__emulator/forget)');
     const before = (await world.emulator.requests()).length;
     a.line('what have we done so far?');
-    await a.waitFor('starting a new chain from the saved local context', 'agentx starts a new chain');
+    await a.waitFor('resending the conversation from the local log', 'agentx resends the conversation from its log');
     await a.waitFor('You said: what have we done so far?', 'the message is answered');
     await a.atPrompt('the turn ends at the prompt');
     const sent = (await world.emulator.requests()).slice(before);
     const statuses = sent.map((r) => `${r.status}${r.error?.code ? ` ${r.error.code}` : ''}`);
     check(world, 'one rejected request, then one on a new chain', statuses.join() === '400 previous_response_not_found,200', `requests: ${statuses.join('; ')}`);
     check(world, 'the new chain has no previous_response_id', previousResponseId(sent[1]?.body) === undefined, 'the retried request still named the lost response');
-    world.transcript.note(`requests: ${statuses[0]} → ${statuses[1]} (no previous_response_id, the local transcript as context)`);
+    world.transcript.note(`requests: ${statuses[0]} → ${statuses[1]} (no previous_response_id, the conversation from the log)`);
   },
 };
 

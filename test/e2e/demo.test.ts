@@ -38,7 +38,7 @@ describe('npm run demo', () => {
       'How do you want to go on?',
       '↺ already ran, sending its recorded output',
       'Rolled back to checkpoint 2',
-      'starting a new chain from the saved local context',
+      'resending the conversation from the local log (nothing runs again)',
       '$ agentx "run: sh greet.sh"',
       "the one-shot continued from the REPL's checkpoint",
       'demo finished in',
