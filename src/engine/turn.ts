@@ -242,6 +242,7 @@ export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit' | 'r
 async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal): Promise<SendResult> {
   let attempt = first;
   let tries = 1;
+  let waitedMs = 0;
   let chainRestarted = false;
   for (;;) {
     deps.emit({ type: 'request_start', previousResponseId: attempt.previousResponseId, attempt: tries });
@@ -258,7 +259,7 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
         attempt = { input: newChainInput(deps.session.state, attempt.input, newChainBudgetChars(deps.compaction.window())), previousResponseId: null };
         continue;
       }
-      const delay = retryDelay(deps.policy, tries, failure, () => deps.random());
+      const delay = retryDelay(deps.policy, tries, failure, () => deps.random(), waitedMs);
       if (delay === null) {
         // A hopeless overflow carries the request as it stands after compacting: that is what the choices resend.
         const failed = failure instanceof ContextHopeless ? failure.attempt : attempt;
@@ -271,6 +272,7 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
       deps.emit({ type: 'retry', attempt: tries, maxAttempts: deps.policy.maxAttempts, delayMs: delay, reason: failure.message });
       await deps.sleep(delay, signal);
       if (signal.aborted) throw new TurnInterrupted();
+      waitedMs += delay;
       tries++;
     }
   }
