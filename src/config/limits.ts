@@ -16,7 +16,7 @@ export interface Limits {
   maxStdinBytes: number;
   /** AGENTX_MAX_RETRIES: a one-shot's automatic retries of one request; unset: ONESHOT_POLICY's. */
   maxRetries?: number;
-  /** AGENTX_RETRY_MAX_MS: a one-shot's retry waits of one request together; unset: ONESHOT_POLICY's. */
+  /** AGENTX_RETRY_MAX_MS: no retry of a one-shot's request starts later than this after its first failure; unset: ONESHOT_POLICY's. */
   retryMaxMs?: number;
 }
 

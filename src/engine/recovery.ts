@@ -7,7 +7,11 @@ export interface RetryPolicy {
   maxAttempts: number;   // total attempts of one request, the first included
   baseDelayMs: number;
   maxDelayMs: number;    // longest single backoff wait (a server's Retry-After may ask for more)
-  /** All waits of one request together stay within this; unset: no budget beyond the attempts. */
+  /**
+   * No retry starts once this much time has gone since the request first failed (its waits and
+   * its failing attempts: a server that answers nothing till the header timeout uses it up too);
+   * unset: no budget beyond the attempts.
+   */
   totalWaitMs?: number;
 }
 
@@ -15,7 +19,7 @@ export interface RetryPolicy {
 export const INTERACTIVE_POLICY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 20_000, totalWaitMs: 120_000 };
 /**
  * A one-shot has nobody to ask, and a script should outlive a provider's short blip: up to 10
- * retries within about a minute of waiting (1, 2, 4, 8, 16, 20 … s, with jitter).
+ * retries within about a minute of the first failure (1, 2, 4, 8, 16, 20 … s, with jitter).
  */
 export const ONESHOT_POLICY: RetryPolicy = { maxAttempts: 11, baseDelayMs: 1000, maxDelayMs: 20_000, totalWaitMs: 60_000 };
 
@@ -36,11 +40,11 @@ export function withRetryLimits(policy: RetryPolicy, limits: { maxRetries?: numb
 
 /**
  * Delay before attempt `attempt + 1`, or null when the failure should not be retried.
- * `waitedMs` is what the earlier retries of this request already waited.
+ * `spentMs` is the time this request already spent on retrying (see totalWaitMs).
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, error: ModelError, random: () => number, waitedMs = 0): number | null {
+export function retryDelay(policy: RetryPolicy, attempt: number, error: ModelError, random: () => number, spentMs = 0): number | null {
   if (error.kind !== 'retryable' || attempt >= policy.maxAttempts) return null;
-  const left = (policy.totalWaitMs ?? Infinity) - waitedMs;
+  const left = (policy.totalWaitMs ?? Infinity) - spentMs;
   if (left <= 0) return null;
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   // Full jitter on the upper half keeps retries from many clients apart but never instant.

@@ -243,6 +243,7 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
   let attempt = first;
   let tries = 1;
   let waitedMs = 0;
+  let firstFailureAt: number | undefined;
   let chainRestarted = false;
   for (;;) {
     deps.emit({ type: 'request_start', previousResponseId: attempt.previousResponseId, attempt: tries });
@@ -259,7 +260,9 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
         attempt = { input: newChainInput(deps.session.state, attempt.input, newChainBudgetChars(deps.compaction.window())), previousResponseId: null };
         continue;
       }
-      const delay = retryDelay(deps.policy, tries, failure, () => deps.random(), waitedMs);
+      // The retry budget covers the waits and the failing attempts since the first failure (a server that hangs till the header timeout).
+      firstFailureAt ??= deps.now().getTime();
+      const delay = retryDelay(deps.policy, tries, failure, () => deps.random(), Math.max(waitedMs, deps.now().getTime() - firstFailureAt));
       if (delay === null) {
         // A hopeless overflow carries the request as it stands after compacting: that is what the choices resend.
         const failed = failure instanceof ContextHopeless ? failure.attempt : attempt;

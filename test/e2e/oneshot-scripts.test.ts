@@ -4,7 +4,7 @@
 // The built CLI against the emulator, with faults injected there.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
@@ -107,6 +107,24 @@ describe('retries', () => {
     expect(attempts).toBeGreaterThan(2);
     expect(lines.at(-1)).toMatchObject({ type: 'error', kind: 'retryable', exit_code: 1 });
     expect(r.stderr).toMatch(new RegExp(`agentx: request failed: .* \\(gave up after ${attempts} attempts, [\\d.]+ s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS\\)\n`));
+  });
+
+  it('the budget counts the failing attempts too: a server silent till the header timeout is not tried 11 times', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => { sockets.push(s); });
+    const port = await new Promise<number>((res) => silent.listen(0, '127.0.0.1', () => res((silent.address() as { port: number }).port)));
+    try {
+      const started = Date.now();
+      const r = await runCli(['hello'], defaults({ AGENTX_BASE_URL: `http://127.0.0.1:${port}/v1`, AGENTX_HEADERS_TIMEOUT_MS: '300', AGENTX_RETRY_MAX_MS: '1000' }));
+      expect(r.code).toBe(1);
+      // 300 ms per attempt, no retry starts after 1 s: 4 or 5 attempts, not the 11 allowed.
+      expect(sockets.length).toBeGreaterThanOrEqual(3);
+      expect(sockets.length).toBeLessThanOrEqual(6);
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((res) => silent.close(res));
+    }
   });
 
   it('a Retry-After longer than the budget left is not waited into', async () => {
