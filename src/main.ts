@@ -1,7 +1,8 @@
 // Entry point: argv → mode. Imports only what the chosen mode needs (startup is a feature).
-import { helpText, parseArgs } from './cli/args.ts';
-import { AgentxError, UsageError } from './cli/errors.ts';
-import { guardStdio } from './frontends/stdio-guard.ts';
+import { helpText, jsonRequested, parseArgs } from './cli/args.ts';
+import { AgentxError, ConfigError, EXIT_FAILED, UsageError } from './cli/errors.ts';
+import { errorLine, jsonLine } from './frontends/json.ts';
+import { guardStdio, type StdioGuard } from './frontends/stdio-guard.ts';
 import { nodeFs } from './lib/builtins.ts';
 import { VERSION } from './version.ts';
 
@@ -24,6 +25,8 @@ function printFixed(text: string): void {
   }
 }
 
+let stdio: StdioGuard | undefined;
+
 async function main(argv: string[]): Promise<number> {
   const cli = parseArgs(argv);
   if (cli.command === 'help') {
@@ -35,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // From here on stdout/stderr streams exist anyway; a failing one must not crash agentx.
-  guardStdio(process);
+  stdio = guardStdio(process);
   if (cli.cwd !== undefined) {
     const { statSync } = await import('node:fs');
     let isDir = false;
@@ -45,6 +48,18 @@ async function main(argv: string[]): Promise<number> {
   if (cli.command === 'setup') {
     const { runSetupCommand } = await import('./config/setup.ts');
     return runSetupCommand(cli, process.env);
+  }
+  if (cli.command === 'clean') {
+    const { cleanOneshots, describeClean } = await import('./store/oneshot-files.ts');
+    const dir = cli.cwd ?? process.cwd();
+    let line: string;
+    try {
+      line = describeClean(cleanOneshots(dir, new Date()));
+    } catch (err) {
+      throw new AgentxError(`cannot clean ${dir}: ${err instanceof Error ? err.message : String(err)}`, EXIT_FAILED);
+    }
+    process.stdout.write(`${line}\n`);
+    return 0;
   }
   if (cli.command === 'mcp-list') {
     const { listMcpServers } = await import('./tools/mcp/list.ts');
@@ -61,23 +76,36 @@ async function main(argv: string[]): Promise<number> {
   return runRepl(cli, process.env);
 }
 
-main(process.argv.slice(2)).then(
+/** Exits once pending output errors have been seen (an EPIPE is reported on a later tick). */
+function exit(code: number): void {
+  setImmediate(() => process.exit(stdio ? stdio.exitStatus(code) : code));
+}
+
+/** One line on stderr and, with --json, the same as an `error` line on stdout (README "JSON output"). */
+function report(message: string, kind: string, code: number, hint = ''): void {
+  if (json) process.stdout.write(jsonLine(errorLine(kind, message, code)));
+  process.stderr.write(`agentx: ${message}${hint}\n`);
+  exit(code);
+}
+
+const argv = process.argv.slice(2);
+const json = jsonRequested(argv);
+main(argv).then(
   // Exit explicitly: an idle keep-alive socket or an abandoned stdin pipe must not hold the process.
-  (code) => process.exit(code),
+  exit,
   (err: unknown) => {
     if (err instanceof AgentxError) {
-      const hint = err instanceof UsageError ? ' (see agentx --help)' : '';
-      process.stderr.write(`agentx: ${err.message}${hint}\n`);
-      process.exit(err.exitCode);
+      const kind = err instanceof UsageError ? 'usage' : err instanceof ConfigError ? 'config' : 'error';
+      report(err.message, kind, err.exitCode, err instanceof UsageError ? ' (see agentx --help)' : '');
+      return;
     }
     // An unexpected bug: one line for the user, the stack only with AGENTX_DEBUG_STACK. The
     // message may quote what a server sent: it passes the terminal sanitiser (loaded only here).
     const e = err instanceof Error ? err : undefined;
     const identity = (s: string): string => s;
     void import('./ui/sanitize.ts').then((m) => m.sanitizeLine, () => identity).then((clean) => {
-      process.stderr.write(`agentx: internal error: ${clean(e?.message ?? String(err))}\n`);
+      report(`internal error: ${clean(e?.message ?? String(err))}`, 'internal', EXIT_FAILED);
       if (process.env.AGENTX_DEBUG_STACK) process.stderr.write(`${e?.stack ?? ''}\n`);
-      process.exit(1);
     });
   },
 );

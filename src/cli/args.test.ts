@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from './args.ts';
+import { helpText, jsonRequested, parseArgs } from './args.ts';
 import { UsageError } from './errors.ts';
 
 describe('parseArgs', () => {
@@ -28,12 +28,50 @@ describe('parseArgs', () => {
     expect(o).toMatchObject({ color: false, showUsage: false, showTimers: false, showReasoning: false, showShellCalls: false });
   });
 
-  it('reads `-` as stdin and `setup` as the setup command', () => {
+  it('reads `-` as stdin and the subcommands by their exact words', () => {
     expect(parseArgs(['-']).readStdin).toBe(true);
     expect(parseArgs(['setup']).command).toBe('setup');
     expect(parseArgs(['setup', '--api-key', 'k']).apiKey).toBe('k');
-    // "setup the repo" is a message, not the command
-    expect(parseArgs(['setup', 'the', 'repo']).command).toBe('run');
+    expect(parseArgs(['mcp', 'list']).command).toBe('mcp-list');
+    expect(parseArgs(['clean']).command).toBe('clean');
+    expect(parseArgs(['-C', 'dir', 'clean'])).toMatchObject({ command: 'clean', cwd: 'dir' });
+    expect(parseArgs(['help']).command).toBe('help');
+    expect(parseArgs(['version']).command).toBe('version');
+  });
+
+  it('a command word followed by other words is an unknown command listing the real ones, not a paid prompt', () => {
+    expect(() => parseArgs(['mcp', 'add', 'x'])).toThrow(new UsageError(
+      'unknown command \'mcp add\'; commands: setup, mcp list, clean (to send it as a message, quote it: agentx "mcp add x")',
+    ));
+    expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'; commands: setup, mcp list, clean/);
+    expect(() => parseArgs(['setup', 'the', 'repo'])).toThrow(/unknown command 'setup the'/);
+    expect(() => parseArgs(['clean', 'up'])).toThrow(/unknown command 'clean up'/);
+    expect(() => parseArgs(['mcp', 'list', 'all'])).toThrow(/unknown command 'mcp list'/);
+    // Quoted as one argument, or after --, it is a message.
+    expect(parseArgs(['setup the repo'])).toMatchObject({ command: 'run', message: ['setup the repo'] });
+    expect(parseArgs(['--', 'setup'])).toMatchObject({ command: 'run', message: ['setup'] });
+    expect(parseArgs(['--', 'mcp', 'list'])).toMatchObject({ command: 'run', message: ['mcp', 'list'] });
+    expect(parseArgs(['-', 'setup'])).toMatchObject({ command: 'run', readStdin: true, message: ['setup'] });
+    // help and version followed by words are ordinary messages.
+    expect(parseArgs(['help', 'me', 'fix', 'this']).command).toBe('run');
+  });
+
+  it('a lone word another agent CLI uses as a command is refused; with more words it is a message', () => {
+    for (const word of ['resume', 'login', 'init', 'run', 'continue']) {
+      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list, clean (to send it as a message: agentx -- ${word})`));
+    }
+    expect(parseArgs(['--', 'resume']).message).toEqual(['resume']);
+    expect(parseArgs(['resume', 'the', 'parser', 'work']).command).toBe('run');
+    expect(parseArgs(['fix the bug']).message).toEqual(['fix the bug']);
+    expect(parseArgs(['refactor']).message).toEqual(['refactor']);
+  });
+
+  it('--fresh and --json are one-shot flags; jsonRequested sees --json before parsing', () => {
+    expect(parseArgs(['--fresh', 'hi']).fresh).toBe(true);
+    expect(parseArgs(['hi']).fresh).toBe(false);
+    expect(jsonRequested(['--json', '--nope'])).toBe(true);
+    expect(jsonRequested(['--', '--json'])).toBe(false);
+    expect(jsonRequested(['hi'])).toBe(false);
   });
 
   it('keeps words after -- verbatim, even if they look like flags', () => {
@@ -59,5 +97,20 @@ describe('parseArgs', () => {
   it('help and version win over everything else', () => {
     expect(parseArgs(['-q', '-h']).command).toBe('help');
     expect(parseArgs(['hello', '-v']).command).toBe('version');
+  });
+
+  it('help lines never glue a long flag to its text; the usage lines say what they mean', () => {
+    const help = helpText('0.0.0');
+    expect(help).not.toMatch(/custom\|offhow/);
+    expect(help).toMatch(/--patch-tool builtin\|function\|custom\|off\n {36}how the apply_patch/);
+    for (const line of help.split('\n').filter((l) => l.startsWith('  -') || l.startsWith('      --'))) {
+      expect(line).toMatch(/\S  +\S|^\s+--?\S+( \S+)?$/);
+    }
+    expect(help).not.toContain('agentx - | cmd');
+    expect(help).toContain('cmd | agentx "message"');
+    expect(help).toMatch(/agentx clean +remove leftover one-shot/);
+    expect(help).toMatch(/Keys in the interactive session: Enter sends/);
+    expect(help).toContain('--fresh');
+    expect(help).toContain('AGENTX_MAX_RETRIES');
   });
 });

@@ -7,7 +7,7 @@ export type ShellToolKind = 'builtin' | 'function';
 export type PatchToolKind = 'builtin' | 'function' | 'custom' | 'off';
 
 export interface CliOptions {
-  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list';
+  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean';
   message: string[];          // words of a one-shot message ('-' means read stdin)
   cwd?: string;
   model?: string;
@@ -30,6 +30,8 @@ export interface CliOptions {
   patchTool?: PatchToolKind;
   sandbox?: string;           // --sandbox MODE, checked by parseSandboxValue
   readStdin: boolean;         // `agentx -`
+  /** `--fresh`: the one-shot starts from an empty conversation, not from .agentx_checkpoint. */
+  fresh: boolean;
 }
 
 interface FlagSpec {
@@ -48,7 +50,8 @@ const FLAGS: FlagSpec[] = [
   { long: 'base-url', value: 'URL', help: 'Responses API base URL', apply: (o, v) => { o.baseUrl = checkUrl(v); } },
   { long: 'api-key', value: 'KEY', help: 'with `setup`: the API key to store', apply: (o, v) => { o.apiKey = v; } },
   { long: 'quiet', short: 'q', help: 'print the answer only', apply: (o) => { o.quiet = true; } },
-  { long: 'json', help: 'JSONL events on stdout', apply: (o) => { o.json = true; } },
+  { long: 'json', help: 'JSONL events on stdout (errors too)', apply: (o) => { o.json = true; } },
+  { long: 'fresh', help: 'one-shot from an empty conversation, not the last checkpoint', apply: (o) => { o.fresh = true; } },
   { long: 'confirm', help: 'ask before each model shell command', apply: (o) => { o.confirm = true; } },
   { long: 'debug', help: 'log requests/responses to ~/.agentx-logs (secrets redacted)', apply: (o) => { o.debug = true; } },
   { long: 'no-color', help: 'no colours', apply: (o) => { o.color = false; } },
@@ -95,13 +98,61 @@ function checkUrl(v: string): string {
 function defaults(): CliOptions {
   return {
     command: 'run', message: [], quiet: false, json: false, confirm: false, debug: false, color: true, raw: false,
-    showUsage: true, showTimers: true, showReasoning: true, showShellCalls: true, readStdin: false,
+    showUsage: true, showTimers: true, showReasoning: true, showShellCalls: true, readStdin: false, fresh: false,
   };
+}
+
+/** The subcommands: the exact words that select them. Anything else is a one-shot message. */
+/** `loose`: followed by other words it is a message ("help me fix this"), not an unknown command. */
+const COMMANDS: { words: string[]; command: CliOptions['command']; help: string; loose?: boolean }[] = [
+  { words: ['setup'], command: 'setup', help: 'configure API key, model and base URL' },
+  { words: ['mcp', 'list'], command: 'mcp-list', help: 'MCP servers: state, transport, tool count' },
+  { words: ['clean'], command: 'clean', help: 'remove leftover one-shot state files here' },
+  { words: ['help'], command: 'help', help: 'this help (as --help)', loose: true },
+  { words: ['version'], command: 'version', help: 'the version (as --version)', loose: true },
+];
+const COMMAND_LIST = COMMANDS.filter((c) => c.loose !== true).map((c) => c.words.join(' ')).join(', ');
+
+/**
+ * Single words that read like a command of some other agent CLI. Alone they are refused rather
+ * than sent to the model as a (paid) prompt; with more words ("run the tests") they are a message.
+ */
+const RESERVED_WORDS = new Set([
+  'resume', 'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
+  'exec', 'run', 'chat', 'serve', 'list', 'ls', 'completion', 'mcp', 'apply', 'sessions', 'history', 'model', 'models',
+]);
+
+/**
+ * Which subcommand the words name (README "Commands"): exactly a command's words; a command's
+ * first word followed by anything else is an unknown command (`agentx mcp add`); a lone reserved
+ * word is refused. `bare` counts the words before `--`: what follows `--` is always a message.
+ */
+function commandOf(words: readonly string[], bare: number): CliOptions['command'] {
+  if (bare === 0 || words[0] === '-') return 'run';
+  const first = words[0] ?? '';
+  const known = COMMANDS.filter((c) => c.words[0] === first && c.loose !== true);
+  const exact = COMMANDS.find((c) => bare === words.length && c.words.length === words.length && c.words.every((w, i) => w === words[i]));
+  if (exact) return exact.command;
+  const asPrompt = `to send it as a message, quote it: agentx "${words.join(' ')}"`;
+  if (known.length > 0) {
+    throw new UsageError(`unknown command '${words.slice(0, 2).join(' ')}'; commands: ${COMMAND_LIST} (${asPrompt})`);
+  }
+  if (words.length === 1 && RESERVED_WORDS.has(first)) {
+    throw new UsageError(`'${first}' is not a command; commands: ${COMMAND_LIST} (to send it as a message: agentx -- ${first})`);
+  }
+  return 'run';
+}
+
+/** --json was asked for (read before parsing, so a usage error can be a JSON line too). */
+export function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 export function parseArgs(argv: readonly string[]): CliOptions {
   const o = defaults();
   const words: string[] = [];
+  let bare = -1;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const takeValue = (spec: FlagSpec, inline: string | undefined): string => {
@@ -111,7 +162,11 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       i++;
       return next;
     };
-    if (arg === '--') { words.push(...argv.slice(i + 1)); break; }
+    if (arg === '--') {
+      bare = words.length;
+      words.push(...argv.slice(i + 1));
+      break;
+    }
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = arg.slice(2, eq === -1 ? undefined : eq);
@@ -140,15 +195,9 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     words.push(arg);
   }
   if (o.command === 'help' || o.command === 'version') return o;
-  if (words[0] === 'setup' && words.length === 1) {
-    o.command = 'setup';
-    return o;
-  }
-  if (o.apiKey !== undefined) throw new UsageError('--api-key is only accepted by `agentx setup`');
-  if (words[0] === 'mcp' && words[1] === 'list' && words.length === 2) {
-    o.command = 'mcp-list';
-    return o;
-  }
+  o.command = commandOf(words, bare === -1 ? words.length : bare);
+  if (o.apiKey !== undefined && o.command !== 'setup') throw new UsageError('--api-key is only accepted by `agentx setup`');
+  if (o.command !== 'run') return o;
   if (words[0] === '-') {
     o.readStdin = true;
     words.shift();
@@ -158,19 +207,31 @@ export function parseArgs(argv: readonly string[]): CliOptions {
 }
 
 export function helpText(version: string): string {
+  const column = 34;
   const rows = FLAGS.map((f) => {
     const names = `${f.short ? `-${f.short}, ` : '    '}--${f.long}${f.value ? ` ${f.value}` : ''}`;
-    return `  ${names.padEnd(34)}${f.help}`;
+    // A name too long for its column gets the help on the next line, never glued to it.
+    return names.length <= column - 2 ? `  ${names.padEnd(column)}${f.help}` : `  ${names}\n  ${' '.repeat(column)}${f.help}`;
   });
+  const commands = COMMANDS.filter((c) => c.loose !== true)
+    .map((c) => `  agentx ${c.words.join(' ').padEnd(21)}${c.help}`);
   return [
     `agentx ${version} — a terminal coding agent on the OpenAI Responses API`,
     '',
     'Usage:',
     '  agentx                      interactive session in this directory',
     '  agentx "message"            one-shot: answer on stdout, then exit',
-    '  agentx - | cmd | agentx "…" one-shot with the message (or context) read from stdin',
-    '  agentx setup                configure API key, model and base URL',
-    '  agentx mcp list             MCP servers: state, transport, tool count',
+    '  agentx - < prompt.txt       one-shot with the message read from stdin',
+    '  cmd | agentx "message"      one-shot: the message, then what cmd printed',
+    ...commands,
+    '',
+    'Unknown commands are errors, not prompts: a command word with other words (agentx mcp add)',
+    '  or a lone word like resume or login. Quote such a message as one argument',
+    '  (agentx "setup eslint") or put it after -- (agentx -- resume).',
+    '',
+    'Keys in the interactive session: Enter sends; ↑/↓ history; Tab completes /commands;',
+    '  Ctrl-C cancels a running turn (twice on an empty line exits); Ctrl-D on an empty line exits;',
+    '  /help lists the slash commands.',
     '',
     'Options:',
     ...rows,
@@ -186,7 +247,10 @@ export function helpText(version: string): string {
     '  ignored after this when a message is given, default 1000), AGENTX_MAX_STDIN_BYTES.',
     'File rollback: AGENTX_SNAPSHOTS=on|off (default on), AGENTX_SNAPSHOT_MAX_FILE_BYTES (default 5242880),',
     '  AGENTX_SNAPSHOT_STORE_MAX_BYTES (all projects\' snapshots, default 2147483648).',
-    'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted.',
+    'Retries (one-shot: up to 10, none later than 60 s after the first failure; Retry-After honoured):',
+    '  AGENTX_MAX_RETRIES (retries after the first attempt), AGENTX_RETRY_MAX_MS (that 60 s, in ms).',
+    'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted,',
+    '  141 stdout closed early (agentx … | head -1) and the turn did not finish.',
     '',
   ].join('\n');
 }

@@ -17,6 +17,13 @@ describe('resolveLimits', () => {
     expect(() => resolveLimits({ AGENTX_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(new ConfigError('AGENTX_HEADERS_TIMEOUT_MS: expected a whole number ≥ 1, got "soon"'));
     expect(() => resolveLimits({ AGENTX_MAX_OUTPUT_BYTES: '10' })).toThrow(/AGENTX_MAX_OUTPUT_BYTES: expected a whole number ≥ 1024/);
     expect(() => resolveLimits({ AGENTX_STREAM_IDLE_MS: '1.5' })).toThrow(ConfigError);
+    expect(() => resolveLimits({ AGENTX_MAX_RETRIES: 'many' })).toThrow(new ConfigError('AGENTX_MAX_RETRIES: expected a whole number ≥ 0, got "many"'));
+    expect(() => resolveLimits({ AGENTX_RETRY_MAX_MS: '-1' })).toThrow(/AGENTX_RETRY_MAX_MS: expected a whole number ≥ 0/);
+  });
+
+  it('leaves the retry settings to the mode unless set', () => {
+    expect(resolveLimits({}).maxRetries).toBeUndefined();
+    expect(resolveLimits({ AGENTX_MAX_RETRIES: '0', AGENTX_RETRY_MAX_MS: '2500' })).toMatchObject({ maxRetries: 0, retryMaxMs: 2500 });
   });
 
   it('clamps timeouts to what a timer can hold', () => {

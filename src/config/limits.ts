@@ -14,6 +14,10 @@ export interface Limits {
   stdinGraceMs: number;
   /** Largest piped input a one-shot accepts. */
   maxStdinBytes: number;
+  /** AGENTX_MAX_RETRIES: a one-shot's automatic retries of one request; unset: ONESHOT_POLICY's. */
+  maxRetries?: number;
+  /** AGENTX_RETRY_MAX_MS: no retry of a one-shot's request starts later than this after its first failure; unset: ONESHOT_POLICY's. */
+  retryMaxMs?: number;
 }
 
 export const LIMIT_DEFAULTS: Limits = {
@@ -24,18 +28,22 @@ export const LIMIT_DEFAULTS: Limits = {
   maxStdinBytes: 16 * 1024 * 1024,
 };
 
-export const LIMIT_VARIABLES: Record<keyof Limits, string> = {
+export const LIMIT_VARIABLES: Record<keyof Required<Limits>, string> = {
   maxOutputBytes: 'AGENTX_MAX_OUTPUT_BYTES',
   headersTimeoutMs: 'AGENTX_HEADERS_TIMEOUT_MS',
   streamIdleMs: 'AGENTX_STREAM_IDLE_MS',
   stdinGraceMs: 'AGENTX_STDIN_GRACE_MS',
   maxStdinBytes: 'AGENTX_MAX_STDIN_BYTES',
+  maxRetries: 'AGENTX_MAX_RETRIES',
+  retryMaxMs: 'AGENTX_RETRY_MAX_MS',
 };
 
 /** setTimeout treats anything above this as 1 ms; a timeout that large means "practically never". */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number;
+function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: undefined, min: number, max: number): number | undefined;
+function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined, min: number, max: number): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
@@ -55,6 +63,9 @@ export function resolveLimits(env: NodeJS.ProcessEnv): Limits {
     streamIdleMs: readNumber(env, v.streamIdleMs, d.streamIdleMs, 1, MAX_TIMER_MS),
     stdinGraceMs: readNumber(env, v.stdinGraceMs, d.stdinGraceMs, 0, MAX_TIMER_MS),
     maxStdinBytes: readNumber(env, v.maxStdinBytes, d.maxStdinBytes, 1, 1024 * 1024 * 1024),
+    // One-shots only (the REPL gives up quickly and lets the person choose); unset: the policy's.
+    maxRetries: readNumber(env, v.maxRetries, undefined, 0, 100),
+    retryMaxMs: readNumber(env, v.retryMaxMs, undefined, 0, MAX_TIMER_MS),
   };
 }
 

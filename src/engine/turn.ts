@@ -255,6 +255,8 @@ export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit' | 'r
 async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, budget: TurnBudget): Promise<SendResult> {
   let attempt = first;
   let tries = 1;
+  let waitedMs = 0;
+  let firstFailureAt: number | undefined;
   for (;;) {
     deps.emit({ type: 'request_start', previousResponseId: attempt.previousResponseId, attempt: tries });
     try {
@@ -273,7 +275,9 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
         attempt = { ...attempt, replay: true };
         continue;
       }
-      const delay = retryDelay(deps.policy, tries, failure, () => deps.random());
+      // The retry budget covers the waits and the failing attempts since the first failure (a server that hangs till the header timeout).
+      firstFailureAt ??= deps.now().getTime();
+      const delay = retryDelay(deps.policy, tries, failure, () => deps.random(), Math.max(waitedMs, deps.now().getTime() - firstFailureAt));
       if (delay === null) {
         // A hopeless overflow carries the request as it stands after compacting: that is what the choices resend.
         const failed = failure instanceof ContextHopeless ? failure.attempt : attempt;
@@ -286,6 +290,7 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
       deps.emit({ type: 'retry', attempt: tries, maxAttempts: deps.policy.maxAttempts, delayMs: delay, reason: failure.message });
       await deps.sleep(delay, signal);
       if (signal.aborted) throw new TurnInterrupted();
+      waitedMs += delay;
       tries++;
     }
   }

@@ -6,12 +6,13 @@ import { ConfigError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError } from 
 import { NO_KEY_MESSAGE, resolveConfig } from '../config/config.ts';
 import { Engine } from '../engine/engine.ts';
 import type { AgentEvent } from '../engine/events.ts';
-import { ONESHOT_POLICY } from '../engine/recovery.ts';
+import { ONESHOT_POLICY, withRetryLimits } from '../engine/recovery.ts';
 import type { ConfirmRequest } from '../engine/turn.ts';
 import { SessionStore } from '../store/session-store.ts';
 import { emptyState } from '../store/state.ts';
 import { stateFromCheckpoint } from '../store/checkpoint.ts';
 import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
+import { pruneOldOneshots } from '../store/oneshot-files.ts';
 import { unlinkQuiet } from '../lib/fsutil.ts';
 import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
 import { sanitizeLine, showControls } from '../ui/sanitize.ts';
@@ -45,6 +46,22 @@ function declineInOneshot(quiet: boolean): (request: ConfirmRequest) => Promise<
   };
 }
 
+/** Follows the automatic retries of the current request, so a failure can say how long agentx kept trying. */
+function retryTally(): { see: (ev: AgentEvent) => void; summary: () => string } {
+  let attempts = 0;
+  let waitedMs = 0;
+  return {
+    see: (ev) => {
+      if (ev.type === 'request_start') {
+        if (ev.attempt === 1) waitedMs = 0;
+        attempts = ev.attempt;
+      }
+      if (ev.type === 'retry') waitedMs += ev.delayMs;
+    },
+    summary: () => (attempts < 2 ? '' : ` (gave up after ${attempts} attempts, ${(waitedMs / 1000).toFixed(1)} s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS)`),
+  };
+}
+
 export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const cwd = resolve(cli.cwd ?? process.cwd());
   // Configuration first: a missing key is reported before stdin is drained.
@@ -54,11 +71,15 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const limits = resolveLimits(env);
   const { message, lateData } = await composeMessage(cli, process.stdin, limits);
 
+  const started = new Date();
+  const pruned = pruneOldOneshots(cwd, started);
+  if (pruned !== undefined && !cli.quiet) process.stderr.write(`agentx: ${pruned}\n`);
   // An unusable checkpoint means this one-shot starts a fresh chain instead of branching from
   // the interactive session: say so (on stderr), or the lost context would go unexplained.
-  const { checkpoint, notices } = loadCheckpointWithNotices(cwd);
+  // --fresh does not read it at all.
+  const { checkpoint, notices } = cli.fresh ? { checkpoint: null, notices: [] } : loadCheckpointWithNotices(cwd);
   if (!cli.quiet) for (const notice of notices) process.stderr.write(`agentx: ${notice}\n`);
-  const statePath = oneshotStatePath(cwd, process.pid, new Date());
+  const statePath = oneshotStatePath(cwd, process.pid, started);
   // The message is in the isolated file from the start: a one-shot killed before the first
   // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
   const session = new SessionStore({
@@ -83,12 +104,17 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12, ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
     hyperlinks: supportsHyperlinks(process.stdout, env),
   });
-  const emit = cli.json
+  const retries = retryTally();
+  const show = cli.json
     ? (ev: AgentEvent): void => {
       const line = toJsonLine(ev);
       if (line) process.stdout.write(jsonLine(line));
     }
     : (ev: AgentEvent): void => renderer.handle(ev);
+  const emit = (ev: AgentEvent): void => {
+    retries.see(ev);
+    show(ev);
+  };
   if (cli.json) {
     process.stdout.write(jsonLine(sessionLine({ cwd, model: config.model, previousResponseId: session.state.response_id, stateFile: statePath })));
   }
@@ -114,7 +140,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       mcp, commands,
       // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
       hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
-      config: { ...config, apiKey }, cli, env, session, emit, policy: ONESHOT_POLICY, cwd: () => cwd, workspaceRoot: cwd,
+      config: { ...config, apiKey }, cli, env, session, emit, policy: withRetryLimits(ONESHOT_POLICY, limits), cwd: () => cwd, workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
       // declined (the model is told) rather than run unasked.
       confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
@@ -140,7 +166,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     }
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
     const hint = outcome.failure.failure.kind === 'context_overflow' ? ' — shorten the message (or its tool output), or continue in the interactive session, which offers trim, new chain and rollback' : '';
-    return fail(`request failed: ${outcome.failure.message}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
+    return fail(`request failed: ${outcome.failure.message}${retries.summary()}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {
     await mcp?.close();
     // Silent loss is the one thing not allowed: an ignored pipe that delivered after all is said.

@@ -1,7 +1,7 @@
 // The only module that imports the OpenAI SDK. It turns a streamed Responses call into our
 // ModelEvent stream and every failure into a classified ModelError. The SDK moves its bytes
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
-import { classifyFailure, CONTEXT_LENGTH_EXCEEDED, contextOverflow, ModelError } from './errors.ts';
+import { classifyFailure, CONTEXT_LENGTH_EXCEEDED, contextOverflow, displayUrl, ModelError } from './errors.ts';
 import { nodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
@@ -158,9 +158,9 @@ export function compactedInput(output: readonly unknown[]): InputItem[] {
 export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
 
 /** The SDK's timeout (see `timeout` below) only covers the wait for response headers. */
-function headersTimeout(ms: number): ModelError {
+function headersTimeout(ms: number, endpoint: string): ModelError {
   const seconds = ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
-  return new ModelError(`the server sent no response headers within ${seconds} (AGENTX_HEADERS_TIMEOUT_MS)`, 'retryable');
+  return new ModelError(`the server sent no response headers within ${seconds} (AGENTX_HEADERS_TIMEOUT_MS; ${endpoint})`, 'retryable');
 }
 
 const RETRYABLE_STREAM_CODES = new Set(['server_error', 'rate_limit_exceeded', 'server_is_overloaded', 'slow_down', 'timeout']);
@@ -220,6 +220,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
   // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
   installLiteWebGlobals();
   const { default: OpenAI } = await import('openai');
+  const endpoint = displayUrl(opts.baseUrl);
   const sdk = new OpenAI({
     apiKey: opts.apiKey,
     baseURL: opts.baseUrl,
@@ -313,8 +314,8 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       }
       const sdkKind = sdkKindOf(err);
       let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText })
-        : sdkKind === 'timeout' ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS)
-          : classifyFailure(err, sdkKind);
+        : sdkKind === 'timeout' ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, endpoint)
+          : classifyFailure(err, sdkKind, endpoint);
       // A socket that dies mid-stream surfaces as a plain error without status ("terminated"):
       // the response never completed, which is retryable like any cut stream.
       if (streaming && failure.kind === 'fatal' && failure.details.status === undefined && !(err instanceof ModelError)) {
@@ -343,7 +344,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       const res = await sdk.responses.compact(request, { signal: AbortSignal.any([signal]), timeout: opts.idleTimeoutMs });
       return { id: res.id, output: compactedInput(Array.isArray(res.output) ? res.output : []), usage: toUsage(res.usage) };
     } catch (err) {
-      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, sdkKindOf(err));
+      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, sdkKindOf(err), endpoint);
       opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
       throw failure;
     }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
 import { userMessage, type InputItem } from '../wire/items.ts';
 import { createOpenAIClient } from './client.ts';
-import { ModelError, parseRetryAfter, type FailureKind } from './errors.ts';
+import { displayUrl, ModelError, parseRetryAfter, type FailureKind } from './errors.ts';
 import { buildRequest } from './request.ts';
 import type { ModelClient } from './types.ts';
 
@@ -50,6 +50,9 @@ describe('classifyFailure on real failures', () => {
   it('carries Retry-After, and a far reset time is reported instead of retried', async () => {
     emu.enqueue({ kind: 'http_error', status: 429, retryAfter: 2 });
     expect((await failureOf(client)).details.retryAfterMs).toBe(2000);
+    // OpenAI's millisecond header wins over the seconds one.
+    emu.enqueue({ kind: 'http_error', status: 503, retryAfter: 9, retryAfterMs: 1500 });
+    expect((await failureOf(client)).details.retryAfterMs).toBe(1500);
     emu.enqueue({ kind: 'http_error', status: 429, retryAfter: 7200 });
     const far = await failureOf(client);
     expect(far.kind).toBe('fatal');
@@ -95,6 +98,20 @@ describe('classifyFailure on real failures', () => {
     const f = await failureOf(down);
     expect(f.kind).toBe('retryable');
     expect(f.message).toMatch(/ECONNREFUSED/);
+    // Which server: the base URL, so a wrong AGENTX_BASE_URL is obvious from the one line.
+    expect(f.message).toContain(`(http://127.0.0.1:${port}/v1)`);
+  });
+
+  it('names the base URL without the credentials or query it may carry', async () => {
+    const port = await new Promise<number>((res) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); });
+    });
+    const down = await createOpenAIClient({ apiKey: 'k', baseUrl: `http://user:s3cret@127.0.0.1:${port}/openai/v1?api-key=q5ecret`, idleTimeoutMs: 1000 });
+    const f = await failureOf(down);
+    expect(f.message).toContain(`(http://127.0.0.1:${port}/openai/v1)`);
+    expect(f.message).not.toMatch(/s3cret|q5ecret|user/);
+    expect(displayUrl('not a url')).toBe('the configured base URL');
   });
 });
 

@@ -83,16 +83,31 @@ function rootCause(e: ErrorLike): string {
   return best;
 }
 
-export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'connection'): ModelError {
+/**
+ * The base URL as it may be shown: scheme, host, port and path. Credentials (`https://user:key@…`)
+ * and the query (`?api-key=…` on some gateways) can hold secrets, so they are never shown.
+ */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return 'the configured base URL';
+  }
+}
+
+/** `endpoint` (a displayUrl) is named in connection failures: which server could not be reached. */
+export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'connection', endpoint?: string): ModelError {
   if (err instanceof ModelError) return err;
   const e = errorLike(err);
   const name = sdkKind === 'abort' ? 'APIUserAbortError' : sdkKind === 'timeout' ? 'APIConnectionTimeoutError'
     : sdkKind === 'connection' ? 'APIConnectionError' : typeof e.name === 'string' ? e.name : '';
   const message = cleanMessage(typeof e.message === 'string' ? e.message : String(err));
   if (name === 'APIUserAbortError' || name === 'AbortError') return new ModelError('request cancelled', 'aborted');
-  if (name === 'APIConnectionTimeoutError') return new ModelError('request timed out', 'retryable');
+  const at = endpoint === undefined ? '' : ` (${endpoint})`;
+  if (name === 'APIConnectionTimeoutError') return new ModelError(`request timed out${at}`, 'retryable');
   if (name === 'APIConnectionError') {
-    return new ModelError(`connection failed${rootCause(e)}`, 'retryable');
+    return new ModelError(`connection failed${rootCause(e)}${at}`, 'retryable');
   }
   const status = typeof e.status === 'number' ? e.status : undefined;
   const code = typeof e.code === 'string' ? e.code : undefined;

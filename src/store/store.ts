@@ -129,7 +129,7 @@ export function oneshotStatePath(dir: string, pid: number, now: Date): string {
   return path.join(dir, `${STATE_FILE}.oneshot-${pid}-${fileStamp(now)}`);
 }
 
-const ONESHOT_NAME = /^\.agentx_responseid\.oneshot-(\d+)-[0-9TZ-]+$/;
+export const ONESHOT_NAME = /^\.agentx_responseid\.oneshot-(\d+)-[0-9TZ-]+$/;
 /** Temp files of an atomic write (or lock) interrupted by a crash, named after their writer's pid. */
 const TEMP_NAME = /^\.agentx_(?:responseid|checkpoint)\S*\.tmp-(\d+)-[0-9a-f]+$/;
 

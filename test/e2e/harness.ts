@@ -29,6 +29,9 @@ export function sandbox(baseUrl?: string, extra: NodeJS.ProcessEnv = {}): Sandbo
     SHELL: '/bin/sh',
     LANG: 'C.UTF-8',
     AGENTX_RETRY_BASE_MS: '20',
+    // One retry, as one-shots had before their minute-long default (ONESHOT_POLICY): the suite's
+    // fault scripts count attempts. The default itself is tested with this removed (oneshot-scripts).
+    AGENTX_MAX_RETRIES: '1',
     XDG_CACHE_HOME: SHARED_CODE_CACHE,
     ...(baseUrl ? { AGENTX_BASE_URL: baseUrl, AGENTX_API_KEY: 'sk-test-e2e-secret-0123456789' } : {}),
     ...extra,

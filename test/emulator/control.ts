@@ -51,6 +51,7 @@ export function isStep(v: unknown): v is Step {
         optional(v.message, 'string') &&
         optional(v.type, 'string') &&
         optional(v.retryAfter, 'number') &&
+        optional(v.retryAfterMs, 'number') &&
         optional(v.times, 'number')
       );
     case 'cut':

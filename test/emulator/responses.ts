@@ -57,6 +57,8 @@ function scriptedError(step: Extract<Step, { kind: 'http_error' }>): ApiError {
   const base = DEFAULT_ERRORS[step.status] ?? SERVER_ERROR;
   const headers: Record<string, string> = {};
   if (step.retryAfter !== undefined) headers['retry-after'] = String(step.retryAfter);
+  // OpenAI's own header, in milliseconds; clients prefer it to retry-after.
+  if (step.retryAfterMs !== undefined) headers['retry-after-ms'] = String(step.retryAfterMs);
   return new ApiError(
     step.status,
     { message: step.message ?? base.message, type: step.type ?? base.type, param: null, code: step.code ?? base.code },

@@ -31,7 +31,7 @@ export type Step =
   | { kind: 'calls'; calls: Array<ShellCallSpec | FunctionCallSpec> }
   /** Hosted tool items, then (optionally) an answer citing `citations` (url_citation annotations). */
   | { kind: 'hosted'; items: HostedStepItem[]; text?: string; citations?: Array<{ url: string; title: string }> }
-  | { kind: 'http_error'; status: number; code?: string; message?: string; type?: string; retryAfter?: number; times?: number }
+  | { kind: 'http_error'; status: number; code?: string; message?: string; type?: string; retryAfter?: number; retryAfterMs?: number; times?: number }
   | { kind: 'cut'; afterText?: string }
   | { kind: 'hang' }
   /** The server forgets every stored response when the next request arrives (expiry, a restarted gateway); the step after it answers. */

@@ -4,13 +4,13 @@
 // the log is appended, while the replay is sent. After every run: the log reads back with at most
 // one damaged (torn) record per kill, every completed turn's conversation replays from it whole
 // (its command and output included), no command ran twice, and the next one-shot works.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox, type Sandbox } from '../e2e/harness.ts';
 import { ConversationLog } from '../../src/store/log/conversation-log.ts';
-import { between, iterations, pick, rngFrom, seedFor, Tally } from './lib/env.ts';
+import { between, iterations, rngFrom, seedFor, Tally } from './lib/env.ts';
 import { ledgerCounts } from './lib/checks.ts';
 
 const SEED = seedFor('5-log');

@@ -10,10 +10,11 @@ import { runCli, sandbox } from '../e2e/harness.ts';
 import { STDIO_SERVER } from './helpers.ts';
 
 describe('agentx mcp list', () => {
-  it('parses only the exact words `mcp list` as the command', () => {
+  it('parses only the exact words `mcp list` as the command; other `mcp …` words are unknown commands (issue 26)', () => {
     expect(parseArgs(['mcp', 'list']).command).toBe('mcp-list');
-    expect(parseArgs(['mcp', 'list', 'please']).command).toBe('run');
-    expect(parseArgs(['mcp']).command).toBe('run');
+    expect(() => parseArgs(['mcp', 'list', 'please'])).toThrow(/unknown command 'mcp list'/);
+    expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'/);
+    expect(parseArgs(['--', 'mcp']).command).toBe('run');
   });
 
   it('shows user servers with state and tool count, failures in one line, and unapproved project servers as such', async () => {
