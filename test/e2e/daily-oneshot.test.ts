@@ -258,7 +258,7 @@ describe('startup weight', () => {
     expect(modules.filter((m) => /undici|\btls\b|\bhttps\b/.test(m))).toEqual([]);
   });
 
-  it('a plain one-shot loads no crypto and starts no process: no git, no bwrap probe (lib/builtins.ts, lazy snapshot store)', async () => {
+  it('a plain one-shot starts no process: no git, no bwrap probe (lazy snapshot store); crypto only for the conversation log checksums', async () => {
     const probe = join(box.home, 'modules.mjs');
     writeFileSync(probe, [
       // Every spawn (spawn, execFile, exec) goes through ChildProcess.prototype.spawn. The probe
@@ -276,7 +276,8 @@ describe('startup weight', () => {
     expect(code).toBe(0);
     const modules = JSON.parse(/MODULES (.*) SPAWNED/.exec(stderr)?.[1] ?? '[]') as string[];
     expect(modules.length).toBeGreaterThan(50);
-    expect(modules.filter((m) => /crypto/.test(m))).toEqual([]);
+    // The conversation log checksums each record (store/log/conversation-log.ts): node:crypto is loaded once for that.
+    expect(modules.filter((m) => /crypto/.test(m)).length).toBeGreaterThan(0);
     expect(/SPAWNED (\d+)/.exec(stderr)?.[1]).toBe('0');
   });
 });
