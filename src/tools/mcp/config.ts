@@ -6,6 +6,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorCode } from '../../lib/fsutil.ts';
 import { approvalsPath, isApproved, recordApproval, userMcpConfigPath } from './approval.ts';
+import { redactionSecrets } from './manager-secrets.ts';
 import { reviewDetails, withoutKeyReferences } from './review.ts';
 import { describeSpec, parseMcpFile } from './spec.ts';
 import type { McpServerSpec, ParsedMcpFile, RemoteServerSpec } from './spec.ts';
@@ -150,7 +151,7 @@ export async function loadMcpConfig(opts: McpConfigOptions): Promise<McpConfig> 
     const file = realPath(projectPath);
     const sha256 = await sha256Hex(projectRead.text);
     // Entries that would hand agentx's key to a server are refused whatever the approval says.
-    const parsed = withoutKeyReferences(parseMcpFile(projectRead.text, file, 'project'), opts.env, opts.secrets ?? []);
+    const parsed = withoutKeyReferences(parseMcpFile(projectRead.text, file, 'project'), opts.env, redactionSecrets(opts.env, opts.secrets ?? []));
     project = { file, sha256, parsed, approved: isApproved(storePath, file, sha256) };
   }
   const config = new McpConfig(user, project, storePath, opts.now ?? (() => new Date()));

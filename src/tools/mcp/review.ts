@@ -19,7 +19,9 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  */
 export function shownWord(word: string): string {
   if (word !== '' && !/[\s"'\\]/.test(word) && !CONTROL.test(word) && !INVISIBLE.test(word)) return word;
-  return JSON.stringify(word).replace(new RegExp(INVISIBLE.source, 'g'), (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+  // JSON escapes C0 only: DEL, C1 (an 8-bit CSI) and the invisible ones are escaped here.
+  const unescaped = new RegExp(`[\\u007f-\\u009f]|${INVISIBLE.source}`, 'g');
+  return JSON.stringify(word).replace(unescaped, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
 /** Every text of the entry that is expanded from the environment. */
