@@ -118,6 +118,8 @@ describe('the approval prompt for a project .mcp.json', () => {
     await a.waitFor('wants to start MCP servers');
     const shown = await a.waitFor('[y]es / [n]o');
     const screen = a.screen();
+    expect(screen).toContain('serve db --token=${DB_TOKEN}');
+    expect(screen).toContain('cwd: (the session directory)');
     expect(screen).toContain('env: DB_URL, MODE');
     expect(screen).toContain('reads from your environment: ${DB_TOKEN}, ${DB_HOST}');
     expect(screen).toContain('headers: Authorization, X-Trace');
