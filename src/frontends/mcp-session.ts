@@ -1,10 +1,15 @@
 // MCP servers for one session: read the configuration, ask about an unapproved project file
 // (interactive sessions) or say why it is not used (one-shots), and start the servers. The MCP
 // client (and its SDK) is imported only when at least one server is configured.
+// Everything shown from here (notices quoting a server's stderr, the approval prompt's lines from
+// a project file) is redacted like command output and sanitized for the terminal (issue 23 §4).
 import type { RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
 import { loadMcpConfig, type PendingApproval } from '../tools/mcp/config.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
+import { redactionSecrets } from '../tools/mcp/manager-secrets.ts';
 import { resolveRemoteServers } from '../tools/mcp/remote.ts';
+import { redactSecrets } from '../sandbox/env.ts';
+import { sanitizeLine } from '../ui/sanitize.ts';
 import { VERSION } from '../version.ts';
 import type { CommandRunner } from './runtime.ts';
 
@@ -32,12 +37,23 @@ export async function startMcp(o: McpSessionOptions): Promise<McpManager | undef
   return (await startMcpSession(o)).manager;
 }
 
-export async function startMcpSession(o: McpSessionOptions): Promise<McpSession> {
-  const config = await loadMcpConfig({ projectDir: o.projectDir, env: o.env });
+/** The approval question's texts, every one from the project file, safe to print. */
+export function shownApproval(pending: PendingApproval): PendingApproval {
+  return {
+    file: sanitizeLine(pending.file),
+    sha256: pending.sha256,
+    servers: pending.servers.map((s) => ({ name: sanitizeLine(s.name), transport: s.transport, description: sanitizeLine(s.description), details: s.details.map(sanitizeLine) })),
+  };
+}
+
+export async function startMcpSession(given: McpSessionOptions): Promise<McpSession> {
+  const secrets = redactionSecrets(given.env, [given.apiKey]);
+  const o: McpSessionOptions = { ...given, notice: (line) => given.notice(sanitizeLine(redactSecrets(line, secrets))) };
+  const config = await loadMcpConfig({ projectDir: o.projectDir, env: o.env, secrets: [o.apiKey] });
   for (const line of [...config.problems, ...config.skipped]) o.notice(line);
   const pending = config.pendingApproval();
   if (pending) {
-    if (o.approve && await o.approve(pending)) config.approve();
+    if (o.approve && await o.approve(shownApproval(pending))) config.approve();
     else {
       const notice = config.unapprovedNotice();
       if (notice) o.notice(notice);

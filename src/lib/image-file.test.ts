@@ -1,4 +1,5 @@
 // Reading images for the model: the kind from the bytes, the size cap before reading, the hash.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,10 +55,26 @@ describe('image files', () => {
       return r.ok ? 'ok' : r.error;
     };
     expect(await error(join(dir, 'nope.png'))).toBe(`${join(dir, 'nope.png')}: no such file`);
-    expect(await error(dir)).toBe(`${dir}: not a regular file`);
+    expect(await error(dir)).toBe(`${dir}: not a regular file (a directory); only image files can be viewed`);
     expect(await error(file('notes.png', 'just text'))).toBe('notes.png is not a PNG, JPEG, GIF or WebP image');
     expect(await error(file('big.png', Buffer.concat([PNG, Buffer.alloc(2048)])), 1024)).toBe(
       'big.png is 2.1 KB, over the 1.0 KB limit for images; make it smaller first (for example: convert big.png -resize 50% smaller.png)',
     );
+  });
+
+  it('refuses a FIFO at once instead of waiting for a writer (which froze agentx past Ctrl-C and SIGTERM)', async () => {
+    const fifo = join(dir, 'pipe.png');
+    execFileSync('mkfifo', [fifo]);
+    // The old blocking open waits for a writer; this one comes after 3 s, so a regression fails
+    // on the time below instead of hanging the test run forever.
+    const valve = spawn('/bin/sh', ['-c', `sleep 3; : > '${fifo}'`], { stdio: 'ignore' });
+    try {
+      const started = Date.now();
+      const r = await readImageFile(fifo);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(r.ok ? 'ok' : r.error).toBe(`${fifo}: not a regular file (a named pipe); only image files can be viewed`);
+    } finally {
+      valve.kill('SIGKILL');
+    }
   });
 });

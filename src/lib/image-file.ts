@@ -3,7 +3,8 @@
 // lets the state file record *which* image was attached without holding it. agentx does not
 // resize images (that would need an image library); a too-large one is refused with one line
 // saying how to shrink it.
-import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
 import { errorCode } from './fsutil.ts';
 
@@ -64,6 +65,14 @@ export async function sha256Hex(data: Buffer): Promise<string> {
   return createHash('sha256').update(data).digest('hex');
 }
 
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a named pipe';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
 function readWhole(fd: number, size: number): Buffer {
   const data = Buffer.alloc(size);
   let got = 0;
@@ -88,6 +97,13 @@ function openedRealPath(fd: number, path: string): string {
 }
 
 /**
+ * Non-blocking, so opening a FIFO (or a device) returns at once instead of waiting for a writer
+ * that never comes, which froze agentx beyond Ctrl-C and SIGTERM; no controlling terminal either.
+ * Only regular files are read, told by fstat on the descriptor itself (not a second lookup).
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/**
  * Reads an image (absolute path) for the model, or says in one line why it cannot be sent.
  * `refuse` looks at the real location of the file actually opened, so a path swapped for a
  * symlink after an earlier check is still caught.
@@ -96,7 +112,7 @@ export async function readImageFile(path: string, maxBytes: number = MAX_IMAGE_B
   const name = basename(path);
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, OPEN_FLAGS);
   } catch (err) {
     const code = errorCode(err);
     return { ok: false, error: code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot open (${code ?? String(err)})` };
@@ -105,7 +121,7 @@ export async function readImageFile(path: string, maxBytes: number = MAX_IMAGE_B
     const refused = refuse?.(openedRealPath(fd, path));
     if (refused !== undefined) return { ok: false, error: refused };
     const st = fstatSync(fd);
-    if (!st.isFile()) return { ok: false, error: `${path}: not a regular file` };
+    if (!st.isFile()) return { ok: false, error: `${path}: not a regular file (${fileKind(st)}); only image files can be viewed` };
     if (st.size > maxBytes) {
       return {
         ok: false,

@@ -74,4 +74,55 @@ describe('ensureGitExclude', () => {
     expect(ensureGitExclude(dir).kind).toBe('failed');
     expect(fs.existsSync(path.join(root, 'target'))).toBe(false);
   });
+
+  it('never follows a planted gitlink, commondir or info link out of the workspace (issue 23 §6)', () => {
+    const elsewhere = path.join(root, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+    // A command in the workspace writes `.git` as a file pointing anywhere.
+    const planted = path.join(root, 'planted');
+    fs.mkdirSync(planted);
+    fs.writeFileSync(path.join(planted, '.git'), `gitdir: ${elsewhere}\n`);
+    expect(ensureGitExclude(planted)).toEqual({ kind: 'not_a_repository' });
+    // Or a commondir inside a real repository's .git.
+    const dir = repo();
+    fs.writeFileSync(path.join(dir, '.git', 'commondir'), elsewhere);
+    expect(ensureGitExclude(dir)).toEqual({ kind: 'not_a_repository' });
+    fs.rmSync(path.join(dir, '.git', 'commondir'));
+    // Or `info` as a link.
+    fs.rmSync(path.join(dir, '.git', 'info'), { recursive: true, force: true });
+    fs.symlinkSync(elsewhere, path.join(dir, '.git', 'info'));
+    expect(ensureGitExclude(dir).kind).toBe('failed');
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    // A gitlink to a git dir inside the workspace is fine (nothing leaves it).
+    const inner = path.join(root, 'inner');
+    fs.mkdirSync(path.join(inner, 'store'), { recursive: true });
+    fs.writeFileSync(path.join(inner, '.git'), 'gitdir: store\n');
+    expect(ensureGitExclude(inner)).toEqual({ kind: 'added', excludePath: path.join(inner, 'store', 'info', 'exclude') });
+  });
+
+  it('a gitlink copied from a real worktree into another directory is not followed either', () => {
+    const dir = repo();
+    fs.writeFileSync(path.join(dir, 'f'), 'x');
+    git(dir, '-c', 'user.email=a@b', '-c', 'user.name=a', 'add', 'f');
+    git(dir, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-qm', 'init');
+    git(dir, 'worktree', 'add', '-q', path.join(root, 'wt'));
+    const copy = path.join(root, 'copy');
+    fs.mkdirSync(copy);
+    fs.copyFileSync(path.join(root, 'wt', '.git'), path.join(copy, '.git'));
+    expect(ensureGitExclude(copy)).toEqual({ kind: 'not_a_repository' });
+    expect(fs.existsSync(path.join(dir, '.git', 'info', 'exclude')) && fs.readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8').includes(EXCLUDE_MARKER)).toBe(false);
+  });
+
+  it('in a submodule, writes the exclude file in the superproject\'s modules directory', () => {
+    const lib = repo('lib');
+    fs.writeFileSync(path.join(lib, 'f'), 'x');
+    git(lib, '-c', 'user.email=a@b', '-c', 'user.name=a', 'add', 'f');
+    git(lib, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-qm', 'init');
+    const top = repo('top');
+    git(top, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'sub');
+    const sub = path.join(top, 'sub');
+    fs.writeFileSync(path.join(sub, '.agentx_checkpoint'), '{}');
+    expect(ensureGitExclude(sub)).toEqual({ kind: 'added', excludePath: path.join(top, '.git', 'modules', 'sub', 'info', 'exclude') });
+    expect(git(sub, 'status', '--porcelain')).toBe('');
+  });
 });

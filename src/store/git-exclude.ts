@@ -23,27 +23,67 @@ function readIfFile(p: string): string | undefined {
   }
 }
 
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function within(p: string, root: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * Whether git itself made `gitDir` for the working tree at `tree`: a linked worktree's git dir
+ * names its `.git` file in `gitdir`, a submodule's names its tree in `core.worktree`. A command
+ * that plants `.git` (gitdir: /elsewhere) cannot write that back-pointer outside the workspace.
+ */
+function pointsBack(gitDir: string, tree: string): boolean {
+  const back = readIfFile(path.join(gitDir, 'gitdir'))?.trim();
+  if (back && realOrUndefined(path.resolve(gitDir, back)) === realOrUndefined(path.join(tree, '.git'))) return true;
+  const worktree = /^\s*worktree\s*=\s*(.+?)\s*$/m.exec(readIfFile(path.join(gitDir, 'config')) ?? '')?.[1];
+  return worktree !== undefined && realOrUndefined(path.resolve(gitDir, worktree)) === realOrUndefined(tree);
+}
+
 /**
  * The directory holding `info/exclude` for the repository containing `dir`: `.git` itself, or
  * for a linked worktree or submodule (`.git` is a file saying `gitdir: …`) the common git dir.
+ *
+ * Files inside the workspace (`dir`) may have been written by a command, so a redirection they
+ * make (a `.git` file, a `commondir`) is followed out of the workspace only when git's own
+ * back-pointer confirms it (issue 23 §6: a planted gitlink made agentx write anywhere).
+ * undefined: no repository, or one agentx must not touch.
  */
 export function findGitCommonDir(dir: string): string | undefined {
+  const workspace = realOrUndefined(dir) ?? path.resolve(dir);
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     const dotGit = path.join(at, '.git');
     let gitDir: string | undefined;
+    let st: fs.Stats | undefined;
     try {
-      const st = fs.lstatSync(dotGit);
-      if (st.isDirectory()) gitDir = dotGit;
-      else if (st.isFile()) {
-        const line = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1];
-        if (line !== undefined) gitDir = path.resolve(at, line);
-      }
+      st = fs.lstatSync(dotGit);
     } catch {
       // No .git here: look one level up.
     }
-    if (gitDir !== undefined) {
+    if (st?.isDirectory()) gitDir = realOrUndefined(dotGit);
+    else if (st?.isFile()) {
+      const line = /^gitdir:\s*(.+?)\s*$/m.exec(readIfFile(dotGit) ?? '')?.[1];
+      const target = line === undefined ? undefined : realOrUndefined(path.resolve(at, line));
+      if (target === undefined) return undefined;
+      if (!within(target, workspace) && !pointsBack(target, at)) return undefined;
+      gitDir = target;
+    }
+    if (st !== undefined && (st.isDirectory() || st.isFile())) {
+      if (gitDir === undefined) return undefined;
       const common = readIfFile(path.join(gitDir, 'commondir'))?.trim();
-      return common ? path.resolve(gitDir, common) : gitDir;
+      if (!common) return gitDir;
+      const commonDir = realOrUndefined(path.resolve(gitDir, common));
+      // A commondir inside the workspace is as plantable as a .git file.
+      if (commonDir === undefined || (within(gitDir, workspace) && !within(commonDir, workspace))) return undefined;
+      return commonDir;
     }
     if (path.dirname(at) === at) return undefined;
   }
@@ -55,6 +95,9 @@ export function ensureGitExclude(dir: string): ExcludeResult {
   if (gitDir === undefined) return { kind: 'not_a_repository' };
   const excludePath = path.join(gitDir, 'info', 'exclude');
   try {
+    // `info` as a link would carry the write elsewhere, like a linked exclude file.
+    const info = fs.lstatSync(path.dirname(excludePath), { throwIfNoEntry: false });
+    if (info !== undefined && !info.isDirectory()) return { kind: 'failed', reason: `${path.dirname(excludePath)} is not a directory` };
     let existing = '';
     try {
       const st = fs.lstatSync(excludePath);

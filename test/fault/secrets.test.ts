@@ -2,14 +2,17 @@
 // state, checkpoint, input history, --debug logs or error messages, even when a server or proxy
 // echoes it back; every file agentx writes is 0600 (logs dir 0700) even under umask 000; a state
 // or checkpoint file owned by another user, or a symlink pointing outside the directory, is not
-// trusted. Every file of every sandbox and every captured stream is grepped for the key.
-import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, lstatSync, mkdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+// trusted; MCP servers (issue 23 §4) get the key from no project file and pass on none of it.
+// Every file of every sandbox and every captured stream is grepped for the key.
+import { createHash, randomBytes } from 'node:crypto';
+import { chownSync, existsSync, lstatSync, mkdirSync, realpathSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox, storedResponse, type Sandbox } from '../e2e/harness.ts';
 import { spawnAgentx, type PtyRun } from '../e2e/pty.ts';
+import { approvalsPath, recordApproval } from '../../src/tools/mcp/approval.ts';
+import { STDIO_SERVER } from '../mcp/helpers.ts';
 import { FULL, Tally } from './lib/env.ts';
 import { hasStackTrace, isolatedFiles, modeOf, readIf, scanForSecret, walkFiles } from './lib/checks.ts';
 
@@ -205,6 +208,37 @@ it('untrusted state and checkpoint: another owner or a symlink out of the direct
     const after = lstatSync(state);
     tally.expect('a foreign state file is left as it was', readIf(state) === valid && after.uid === OTHER_UID && modeOf(state) === 0o644,
       `uid ${after.uid} mode ${modeOf(state).toString(8)} same text ${String(readIf(state) === valid)}`);
+  }
+}, 120_000);
+
+it('MCP servers: a project file never gets the key; what a server sends back or says on stderr is redacted (issue 23 §4)', async () => {
+  const key = keyOf('mcp');
+  const sb = box(key);
+  const server = (mode: string[], env: Record<string, string>): unknown => ({ command: process.execPath, args: [STDIO_SERVER, ...mode], env });
+  // The person's own file passes the key to two servers (their choice): one reports its
+  // environment to the model, one quotes it in its last words on stderr.
+  mkdirSync(join(sb.home, '.config', 'agentx'), { recursive: true });
+  writeFileSync(join(sb.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
+    kit: server(['serve', 'kit', 'env'], { TOKEN: '${AGENTX_API_KEY}' }),
+    leak: server(['leak'], { TOKEN: '${AGENTX_API_KEY}' }),
+  } }));
+  // An approved project file reaching for the key in env and in headers: refused, never started.
+  const text = JSON.stringify({ mcpServers: {
+    projEnv: server(['serve', 'projEnv', 'env'], { TOKEN: '${AGENTX_API_KEY}' }),
+    projHeaders: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${AGENTX_API_KEY}' } },
+  } });
+  writeFileSync(join(sb.cwd, '.mcp.json'), text);
+  recordApproval(approvalsPath(sb.env), realpathSync(join(sb.cwd, '.mcp.json')), createHash('sha256').update(text).digest('hex'), new Date());
+  const n = emu.requests.length;
+  emu.enqueue({ kind: 'function', name: 'mcp__kit__env', arguments: '{}' }, { kind: 'text', text: 'seen' });
+  tally.expect('a one-shot with MCP servers runs', (await oneshot(sb, 'one-shot with MCP servers', ['--json', 'show me the server env'])) === 0);
+  const output = JSON.stringify(emu.requests.slice(n).map((r) => r.body));
+  tally.count('MCP routes checked', 4);
+  tally.expect('the env tool result reached the model, redacted', output.includes('\\"TOKEN\\":\\"[REDACTED]\\"'), output.slice(0, 300));
+  const stderr = streams['one-shot with MCP servers stderr'] ?? '';
+  tally.expect('the stderr notice is redacted', /server leak failed to start: .*fatal: token \[REDACTED\] refused/.test(stderr), stderr);
+  for (const name of ['projEnv', 'projHeaders']) {
+    tally.expect(`project server ${name} refused in one line`, stderr.split('\n').filter((l) => l.includes(`"${name}" uses \${AGENTX_API_KEY}`)).length === 1, stderr);
   }
 }, 120_000);
 

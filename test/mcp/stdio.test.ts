@@ -170,4 +170,25 @@ describe('stdio servers', () => {
     expect(isAlive(serverPid ?? 0)).toBe(false);
     expect(await waitUntil(() => (isAlive(grandchild) ? undefined : true), 'the grandchild to die')).toBe(true);
   });
+
+  it('what a server sends back is redacted like command output, and its stderr in error lines has controls made visible', async () => {
+    dir = tempDir();
+    const key = 'sk-manager-redaction-0123456789';
+    manager = await McpManager.start({
+      specs: [
+        stdioSpec('kit', ['serve', 'kit', 'env,echo'], { env: { TOKEN: '${AGENTX_API_KEY}' } }),
+        stdioSpec('loud', ['loud']),
+        stdioSpec('leak', ['leak'], { env: { TOKEN: '${AGENTX_API_KEY}' } }),
+      ],
+      env: { ...process.env, AGENTX_API_KEY: key }, secrets: [key], projectDir: dir.path, startTimeoutMs: 30_000,
+    });
+    const env = await manager.call(record(manager, 'mcp__kit__env'));
+    expect(env.output).toContain('"TOKEN":"[REDACTED]"');
+    expect(env.output).not.toContain(key);
+    const echo = await manager.call(record(manager, 'mcp__kit__echo', { text: `x ${key} y` }));
+    expect(echo.output).toBe('x [REDACTED] y');
+    const errors = Object.fromEntries(manager.servers().map((s) => [s.name, s.error]));
+    expect(errors.leak).toBe('exited with code 1 before it was ready: fatal: token [REDACTED] refused');
+    expect(errors.loud).toBe('exited with code 1 before it was ready: \\x1b]52;c;cHduZWQ=\\x07\\x1b]0;pwned\\x07\\x1b[2J\\x1b[3J\\x1b[Hfatal: loud\\x1b]2;again\\x07');
+  });
 });

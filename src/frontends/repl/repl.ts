@@ -172,7 +172,11 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
     notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
     approve: async (pending) => {
       say(ctx, t.yellow(`${pending.file} wants to start MCP servers (programs on this machine):`));
-      for (const s of pending.servers) say(ctx, `  ${t.cyan(s.name)} (${s.transport}): ${s.description}`);
+      // Every text here comes sanitized from mcp-session.ts (shownApproval): the project chose it.
+      for (const s of pending.servers) {
+        say(ctx, `  ${t.cyan(s.name)} (${s.transport}): ${s.description}`);
+        for (const line of s.details) say(ctx, `      ${line}`);
+      }
       ctx.out.write(`${t.yellow('?')} start them, now and whenever this file is unchanged? [y]es / [n]o: `);
       const answer = await ctx.term.askKey(['y', 'n']);
       ctx.out.write(`${answer}\n`);

@@ -189,7 +189,10 @@ describe('loadMcpConfig and approval', () => {
 
     writeProject({ mcpServers: { shared: { command: 'something-else' } } });
     const edited = await loadMcpConfig({ projectDir: project, env });
-    expect(edited.pendingApproval()?.servers).toEqual([{ name: 'shared', transport: 'stdio', description: 'something-else' }]);
+    expect(edited.pendingApproval()?.servers).toEqual([{
+      name: 'shared', transport: 'stdio', description: 'something-else',
+      details: ['command: something-else', 'cwd: (the session directory)', 'env: (none set)', 'reads from your environment: (nothing)'],
+    }]);
     expect(edited.servers().find((s) => s.name === 'shared')?.scope).toBe('user');
   });
 
@@ -228,8 +231,52 @@ describe('loadMcpConfig and approval', () => {
     writeProject({ mcpServers: { docs: { type: 'remote', url: 'https://docs.example/mcp', headers: { 'X-Key': '${KEY}' } } } });
     const config = await loadMcpConfig({ projectDir: project, env });
     expect(config.remoteServers()).toEqual([]);
-    expect(config.pendingApproval()?.servers).toEqual([{ name: 'docs', transport: 'remote', description: 'https://docs.example/mcp (called by the API, with headers X-Key)' }]);
+    expect(config.pendingApproval()?.servers).toEqual([{
+      name: 'docs', transport: 'remote', description: 'https://docs.example/mcp (called by the API, with headers X-Key)',
+      details: ['url: https://docs.example/mcp (called by the API)', 'headers: X-Key', 'reads from your environment: ${KEY}'],
+    }]);
     config.approve();
     expect(config.remoteServers().map((s) => s.name)).toEqual(['docs']);
+  });
+
+  it('shows everything a project entry runs or sends: command, args, cwd, env names, header names, every ${VAR}', async () => {
+    writeProject({ mcpServers: {
+      db: { command: 'db-server', args: ['--token', '${DB_TOKEN}', 'two words'], cwd: '${WORK:-.}/db', env: { DB_URL: 'postgres://${DB_HOST}/x', MODE: 'ro' } },
+      web: { url: 'https://example.com/${TENANT}/mcp\u001b[2K\r', headers: { Authorization: 'Bearer ${WEB_TOKEN}', 'X-Trace': '1' } },
+    } });
+    const servers = (await loadMcpConfig({ projectDir: project, env })).pendingApproval()?.servers;
+    expect(servers?.map((s) => s.details)).toEqual([
+      ['command: db-server --token ${DB_TOKEN} "two words"', 'cwd: ${WORK:-.}/db', 'env: DB_URL, MODE', 'reads from your environment: ${DB_TOKEN}, ${WORK}, ${DB_HOST}'],
+      // A URL is quoted with its controls visible: escapes in it once erased another server's line.
+      ['url: "https://example.com/${TENANT}/mcp\\u001b[2K\\r"', 'headers: Authorization, X-Trace', 'reads from your environment: ${TENANT}, ${WEB_TOKEN}'],
+    ]);
+    expect(servers?.[1]?.description).toBe('"https://example.com/${TENANT}/mcp\\u001b[2K\\r"');
+    expect(JSON.stringify(servers)).not.toContain('\\u001b[2K\\u000d');
+  });
+
+  it("refuses a project entry that reads agentx's key (by name, or a variable holding it), with one line naming server and variable", async () => {
+    const key = 'sk-live-0123456789abcdef';
+    env = { ...env, AGENTX_API_KEY: key, COPY: `Bearer ${key}`, FINE: 'x' };
+    const file = writeProject({ mcpServers: {
+      envKey: { command: 'srv', env: { TOKEN: '${AGENTX_API_KEY}' } },
+      headerKey: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${OPENAI_API_KEY:-none}' } },
+      argKey: { command: 'srv', args: ['--key=${agentx_api_key}'] },
+      copied: { type: 'remote', url: 'https://example.com/mcp', headers: { Authorization: '${COPY}' } },
+      ok: { command: 'srv', env: { T: '${FINE}' } },
+    } });
+    const config = await loadMcpConfig({ projectDir: project, env, secrets: [key] });
+    expect(config.problems).toEqual([
+      `mcp: ${file}: server "envKey" uses \${AGENTX_API_KEY}, which is one of agentx's API key variables: a project file may not pass it to a server; not started`,
+      `mcp: ${file}: server "headerKey" uses \${OPENAI_API_KEY}, which is one of agentx's API key variables: a project file may not pass it to a server; not started`,
+      `mcp: ${file}: server "argKey" uses \${agentx_api_key}, which is one of agentx's API key variables: a project file may not pass it to a server; not started`,
+      `mcp: ${file}: server "copied" uses \${COPY}, which holds agentx's API key: a project file may not pass it to a server; not started`,
+    ]);
+    expect(config.pendingApproval()?.servers.map((s) => s.name)).toEqual(['ok']);
+    config.approve();
+    expect(config.servers().map((s) => s.name)).toEqual(['ok']);
+    expect(config.remoteServers()).toEqual([]);
+    // The person's own file may (a proxy that needs the key is their choice).
+    writeUser({ mcpServers: { mine: { command: 'srv', env: { TOKEN: '${AGENTX_API_KEY}' } } } });
+    expect((await loadMcpConfig({ projectDir: project, env, secrets: [key] })).servers().map((s) => s.name)).toContain('mine');
   });
 });

@@ -6,6 +6,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorCode } from '../../lib/fsutil.ts';
 import { approvalsPath, isApproved, recordApproval, userMcpConfigPath } from './approval.ts';
+import { redactionSecrets } from './manager-secrets.ts';
+import { reviewDetails, withoutKeyReferences } from './review.ts';
 import { describeSpec, parseMcpFile } from './spec.ts';
 import type { McpServerSpec, ParsedMcpFile, RemoteServerSpec } from './spec.ts';
 
@@ -15,6 +17,8 @@ export interface McpConfigOptions {
   /** The session's directory: where `.mcp.json` is looked for. */
   projectDir: string;
   env: NodeJS.ProcessEnv;
+  /** The key in use: a project entry reading a variable that holds it is refused (review.ts). */
+  secrets?: readonly string[];
   now?: () => Date;
 }
 
@@ -23,7 +27,7 @@ export interface PendingApproval {
   file: string;
   sha256: string;
   /** What approving would start (or, for remote servers, let the API call): name, transport and command line or URL. */
-  servers: { name: string; transport: McpServerSpec['transport'] | 'remote'; description: string }[];
+  servers: { name: string; transport: McpServerSpec['transport'] | 'remote'; description: string; details: string[] }[];
 }
 
 interface ProjectFile {
@@ -99,7 +103,7 @@ export class McpConfig {
     return {
       file: p.file,
       sha256: p.sha256,
-      servers: all.map((s) => ({ name: s.name, transport: s.transport, description: describeSpec(s) })),
+      servers: all.map((s) => ({ name: s.name, transport: s.transport, description: describeSpec(s), details: reviewDetails(s) })),
     };
   }
 
@@ -146,7 +150,8 @@ export async function loadMcpConfig(opts: McpConfigOptions): Promise<McpConfig> 
     // Approvals are keyed by the real path, so a symlinked checkout does not ask twice.
     const file = realPath(projectPath);
     const sha256 = await sha256Hex(projectRead.text);
-    const parsed = parseMcpFile(projectRead.text, file, 'project');
+    // Entries that would hand agentx's key to a server are refused whatever the approval says.
+    const parsed = withoutKeyReferences(parseMcpFile(projectRead.text, file, 'project'), opts.env, redactionSecrets(opts.env, opts.secrets ?? []));
     project = { file, sha256, parsed, approved: isApproved(storePath, file, sha256) };
   }
   const config = new McpConfig(user, project, storePath, opts.now ?? (() => new Date()));

@@ -24,15 +24,21 @@ export interface ConnectionOptions {
   startTimeoutMs: number;
   killGraceMs?: number;
   clientVersion: string;
+  /** Removes agentx's secrets from text that came from the server (its stderr in error lines). */
+  redact?: (text: string) => string;
   /** Called when the state or the tool list changed (start, failure, exit, list_changed). */
   onChange: () => void;
 }
 
 const MAX_REASON_CHARS = 300;
 
-/** Any error text as one short line: messages end up in one-line reports. */
+/**
+ * Any error text as one short line: messages end up in one-line reports. They often quote the
+ * server (its stderr, its JSON-RPC error messages), so control characters are made visible
+ * (`\x1b`): whoever prints the line, no escape sequence in it can act on a terminal.
+ */
 export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/\s+/g, ' ').trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return flat.length <= MAX_REASON_CHARS ? flat : `${flat.slice(0, MAX_REASON_CHARS - 1)}…`;
 }
 
@@ -121,7 +127,7 @@ export class McpConnection {
   private fail(reason: string): void {
     if (this.state === 'closed') return;
     this.state = 'failed';
-    this.error = oneLine(reason);
+    this.error = oneLine(this.opts.redact ? this.opts.redact(reason) : reason);
     this.tools = [];
     this.opts.onChange();
   }

@@ -42,3 +42,10 @@ export function expandRecord(record: Readonly<Record<string, string>>, env: Node
   }
   return { ok: true, value: out };
 }
+
+/** The variables `text` refers to, in order of first use (each once). */
+export function referencedVariables(text: string): string[] {
+  const names: string[] = [];
+  for (const m of text.matchAll(REFERENCE)) if (m[1] !== undefined && !names.includes(m[1])) names.push(m[1]);
+  return names;
+}

@@ -11,13 +11,15 @@ import type { ToolKey } from './naming.ts';
 import { DEFAULT_MAX_DESCRIPTION_CHARS, adaptInputSchema, trimDescription } from './schema.ts';
 import type { JsonObject } from './schema.ts';
 import type { McpServerSpec } from './spec.ts';
+import { redactSecrets, SECRET_ENV_NAMES } from '../../sandbox/env.ts';
+import { redactionSecrets } from './manager-secrets.ts';
 
 export const DEFAULT_START_TIMEOUT_MS = 10_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
 export const DEFAULT_MCP_OUTPUT_BYTES = 64 * 1024;
 
 /** Variables that hold agentx's own credentials: never passed to a server unless its config names them. */
-const SECRET_VARIABLES = ['AGENTX_API_KEY', 'agentx_api_key', 'OPENAI_API_KEY'];
+const SECRET_VARIABLES: readonly string[] = SECRET_ENV_NAMES;
 
 export interface McpManagerOptions {
   specs: McpServerSpec[];
@@ -79,9 +81,12 @@ export class McpManager {
   private names = new Map<string, ToolKey>();
   private definitions: McpFunctionTool[] = [];
   private readonly lastState = new Map<McpConnection, ServerState>();
+  private readonly redact: (text: string) => string;
 
   private constructor(private readonly opts: McpManagerOptions, sdk: SdkModule) {
     const baseEnv = serverEnvironment(opts.env, opts.secrets ?? []);
+    const secrets = redactionSecrets(opts.env, opts.secrets ?? []);
+    this.redact = (text) => redactSecrets(text, secrets);
     this.connections = opts.specs.map((spec) => {
       const connection: McpConnection = new McpConnection(spec, {
       sdk,
@@ -92,6 +97,7 @@ export class McpManager {
       startTimeoutMs: opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       killGraceMs: opts.killGraceMs,
       clientVersion: opts.clientVersion ?? '0.0.0',
+      redact: this.redact,
       onChange: () => this.changed(connection),
       });
       return connection;
@@ -162,7 +168,7 @@ export class McpManager {
     if (!connection) unavailable = `server ${record.server} is not configured`;
     else if (connection.state !== 'ready') unavailable = `server ${record.server} is ${connection.state}${connection.error ? ` (${connection.error})` : ''}`;
     else if (!connection.tools.some((t) => t.name === record.tool)) unavailable = `server ${record.server} has no tool ${record.tool} (any more)`;
-    return runMcpCall(record.arguments, {
+    const outcome = await runMcpCall(record.arguments, {
       server: record.server,
       tool: record.tool,
       signal: opts.signal,
@@ -175,6 +181,9 @@ export class McpManager {
         return connection.callTool(record.tool, args, o);
       },
     });
+    // A server that found the key (in its environment, a file, an argument) cannot pass it on
+    // to the model, the journal or the screen.
+    return { ...outcome, output: this.redact(outcome.output) };
   }
 
   /** For tests and `/mcp`: resolves once every running tool-list refresh has settled. */
@@ -221,7 +230,7 @@ export class McpManager {
     this.definitions = [...this.names].map(([name, key]) => {
       const tool = byKey.get(`${key.server}\u0000${key.tool}`);
       const { parameters, strict } = adaptInputSchema(tool?.inputSchema);
-      const description = trimDescription(tool?.description ?? `Tool ${key.tool} of the MCP server ${key.server}.`, maxChars);
+      const description = this.redact(trimDescription(tool?.description ?? `Tool ${key.tool} of the MCP server ${key.server}.`, maxChars));
       return { type: 'function', name, description, parameters, strict };
     });
   }

@@ -3,6 +3,7 @@
 // one-line messages that name the file and the server. Pure: text in, specs and problems out.
 import { errorMessage } from '../../lib/fsutil.ts';
 import type { McpApprovalPolicy } from '../../wire/items.ts';
+import { shownWord } from './review.ts';
 
 export type McpScope = 'project' | 'user';
 
@@ -239,17 +240,13 @@ export function parseMcpFile(text: string, file: string, scope: McpScope): Parse
   return result;
 }
 
-/** Words with spaces, quotes or control characters are shown JSON-quoted, so nothing is ambiguous or garbles a line. */
-function quoteWord(word: string): string {
-  return word === '' || /[\s"'\\\u0000-\u001f\u007f]/.test(word) ? JSON.stringify(word) : word;
-}
-
 /** A short description of what a server runs or where it connects, for approval prompts and lists. */
 export function describeSpec(spec: McpServerSpec | RemoteServerSpec): string {
-  if (spec.transport === 'stdio') return [spec.command, ...spec.args].map(quoteWord).join(' ');
+  // Every shown text quoted where needed: a URL with escapes once erased another server's line.
+  if (spec.transport === 'stdio') return [spec.command, ...spec.args].map(shownWord).join(' ');
   if (spec.transport === 'remote') {
     const headers = Object.keys(spec.headers);
-    return `${spec.url} (called by the API${headers.length > 0 ? `, with headers ${headers.join(', ')}` : ''})`;
+    return `${shownWord(spec.url)} (called by the API${headers.length > 0 ? `, with headers ${headers.map(shownWord).join(', ')}` : ''})`;
   }
-  return `${spec.url}${spec.transport === 'sse' ? ' (SSE)' : ''}`;
+  return `${shownWord(spec.url)}${spec.transport === 'sse' ? ' (SSE)' : ''}`;
 }
