@@ -18,6 +18,7 @@ import { fitOutputToJournal } from '../store/output-budget.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
 import type { Conversation } from './conversation.ts';
+import type { EnvironmentFacts } from './environment.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */
 export interface SessionHandle {
@@ -58,6 +59,8 @@ export interface TurnDeps {
   workspace?: WorkspaceFiles;
   /** The conversation log and how requests carry the conversation (conversation.ts). */
   conversation: Conversation;
+  /** Where commands run, for the environment context message (environment.ts); absent: none is sent. */
+  environment?: () => EnvironmentFacts;
 }
 
 export interface TurnResult {

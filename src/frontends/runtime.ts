@@ -1,6 +1,7 @@
 // Wiring shared by the one-shot and the REPL: config + flags → the engine's dependencies, the
 // command runner (sandbox, environment, output ceiling) and the tool registry. The one place
 // that decides which tools a session offers and how commands run.
+import { release as osRelease, tmpdir, type as osType } from 'node:os';
 import type { CliOptions } from '../cli/args.ts';
 import { sleep } from '../lib/sleep.ts';
 import { readAgentsFiles } from '../config/agents-md.ts';
@@ -13,13 +14,13 @@ import { turnCompaction } from '../engine/turn-compaction.ts';
 import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
-import { buildInstructions } from '../model/request.ts';
+import { localDate, type EnvironmentFacts } from '../engine/environment.ts';
+import { systemPrompt } from '../engine/instructions.ts';
 import { withLocalImages } from '../model/local-images.ts';
 import { scrubSecrets } from '../model/scrub.ts';
 import { conversationLogPath, homeDir, logDir, projectName } from '../paths.ts';
 import { ConversationLog } from '../store/log/conversation-log.ts';
 import { sessionConversation } from '../engine/conversation.ts';
-import { describeSandboxForModel } from '../sandbox/policy.ts';
 import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
 import { argumentsPreview, createRemoteMcpTool, type ApprovalDecider, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
 import { createWebSearchTool } from '../tools/hosted/web-search.ts';
@@ -148,12 +149,10 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     project: r.env.OPENAI_PROJECT_ID || undefined,
   });
   const home = homeDir(r.env);
-  // The shell named to the model is the one commands really run under (supervisor.ts decides),
-  // and the model is told what the sandbox allows, so it does not fight it.
-  const instructions = [
-    buildInstructions(r.cwd(), resolveUserShell(r.env.SHELL), readAgentsFiles(r.cwd(), home)),
-    describeSandboxForModel(r.config.sandbox, r.workspaceRoot),
-  ].join('\n');
+  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp: r.mcp, hosted: r.hosted });
+  // Written for what this session offers; stable for the session (prompt caching): what changes
+  // (directory, date, sandbox) goes in the environment context instead.
+  const instructions = systemPrompt({ tools: registry.definitions(), mcp: r.mcp !== undefined, agentsFiles: readAgentsFiles(r.cwd(), home) });
   const now = (): Date => new Date();
   // Context window and compaction: what this server supports is remembered per base URL.
   const capabilities = fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now);
@@ -166,7 +165,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
     client: withLocalImages(scrubSecrets(client, [r.config.apiKey])),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
-    registry: buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp: r.mcp, hosted: r.hosted }),
+    registry,
     session: r.session,
     cwd: r.cwd,
     workspaceRoot: r.workspaceRoot,
@@ -179,6 +178,22 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     sleep,
     now,
     random: Math.random,
+    environment: () => environmentFacts(r, deps.shape.model, now()),
   };
   return deps;
+}
+
+/**
+ * The facts of the environment context (engine/environment.ts). The shell named is the one
+ * commands really run under (supervisor.ts decides); the sandbox is what commands get, so the
+ * model plans within it instead of discovering it by failing.
+ */
+export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot'>, model: string, now: Date): EnvironmentFacts {
+  const { mode, network } = r.config.sandbox;
+  return {
+    cwd: r.cwd(), shell: resolveUserShell(r.env.SHELL), os: `${osType()} ${osRelease()} (${process.arch})`, date: localDate(now), model,
+    sandbox: mode, writableRoots: mode === 'workspace-write' ? [r.workspaceRoot, tmpdir()] : [], network,
+    approval: r.cli.confirm ? 'the user is asked before each tool call runs (--confirm)' : 'never: tool calls run without asking, within the sandbox',
+    planMode: false,
+  };
 }
