@@ -23,7 +23,7 @@ import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
-import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
+import { createCommands, createTurnDeps, denyApprovals, planModeConfig } from './runtime.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
 import { homeDir } from '../paths.ts';
 import { messageFromInput } from './stdin.ts';
@@ -65,7 +65,9 @@ function retryTally(): { see: (ev: AgentEvent) => void; summary: () => string } 
 export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const cwd = resolve(cli.cwd ?? process.cwd());
   // Configuration first: a missing key is reported before stdin is drained.
-  const config = resolveConfig(cli, env);
+  const resolved = resolveConfig(cli, env);
+  // --plan: read-only commands, no edit tool, no MCP servers (they could change anything).
+  const config = cli.plan === true ? planModeConfig(resolved) : resolved;
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
   const apiKey = config.apiKey;
   const limits = resolveLimits(env);
@@ -134,10 +136,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     config: { ...config, apiKey }, env, workspaceRoot: cwd,
     onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
   });
-  const { manager: mcp, remote } = await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice, commands });
+  const { manager: mcp, remote } = cli.plan === true ? { manager: undefined, remote: [] } : await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice, commands });
   try {
     const deps = await createTurnDeps({
-      mcp, commands,
+      mcp, commands, planMode: cli.plan === true,
       // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
       hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
       config: { ...config, apiKey }, cli, env, session, emit, policy: withRetryLimits(ONESHOT_POLICY, limits), cwd: () => cwd, workspaceRoot: cwd,

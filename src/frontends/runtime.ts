@@ -27,6 +27,7 @@ import { createWebSearchTool } from '../tools/hosted/web-search.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
 import { createPatchTool } from '../tools/patch-tool.ts';
+import { createPlanTool, planRecord, type Plan } from '../tools/plan-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { createCommandRunner, type CommandRunner, type RerunAnswer, type RerunQuestion } from '../tools/sandboxed.ts';
 import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
@@ -77,7 +78,7 @@ export function createCommands(r: CommandsInput): CommandRunner {
 }
 
 /** The tools a session offers, in the order they are offered. */
-export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput }): ToolRegistry {
+export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput; savePlan?: (plan: Plan) => void }): ToolRegistry {
   const remote = r.hosted?.remoteMcp ?? [];
   return new ToolRegistry([
     createShellTool({
@@ -89,6 +90,7 @@ export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; comma
     ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
+    createPlanTool({ save: r.savePlan ?? (() => undefined) }),
     // Hosted tools: the server runs them; these only offer them and show their items.
     ...(r.config.webSearch ? [createWebSearchTool()] : []),
     ...(r.config.imageGeneration ? [createImageGenerationTool()] : []),
@@ -115,6 +117,17 @@ export interface RuntimeInput {
   hosted?: HostedInput;
   /** Said once when the --debug log cannot be written; requests go on regardless. */
   onDebugWarning?: (message: string) => void;
+  /** Plan mode (planModeConfig): the model is told, and no MCP tools are offered (they could change anything). */
+  planMode?: boolean;
+}
+
+/**
+ * Plan mode's configuration: commands run in the read-only sandbox (never unsandboxed when
+ * bwrap is missing: then they fail, and nothing changes) and apply_patch is not offered.
+ */
+export function planModeConfig<C extends Config>(config: C): C {
+  const sandbox = { ...config.sandbox, mode: 'read-only' as const, offIfUnavailable: false };
+  return { ...config, sandbox, patchTool: 'off' };
 }
 
 export interface HostedInput {
@@ -149,10 +162,14 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     project: r.env.OPENAI_PROJECT_ID || undefined,
   });
   const home = homeDir(r.env);
-  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp: r.mcp, hosted: r.hosted });
+  // The plan is kept in the session state (restored on resume, dropped by /clear).
+  const savePlan = (plan: Plan): void => r.session.update((s) => ({ ...s, plan: planRecord(plan) }));
+  const planMode = r.planMode === true;
+  const mcp = planMode ? undefined : r.mcp;
+  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp, hosted: planMode ? undefined : r.hosted, savePlan });
   // Written for what this session offers; stable for the session (prompt caching): what changes
   // (directory, date, sandbox) goes in the environment context instead.
-  const instructions = systemPrompt({ tools: registry.definitions(), mcp: r.mcp !== undefined, agentsFiles: readAgentsFiles(r.cwd(), home) });
+  const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, agentsFiles: readAgentsFiles(r.cwd(), home) });
   const now = (): Date => new Date();
   // Context window and compaction: what this server supports is remembered per base URL.
   const capabilities = fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now);
@@ -188,12 +205,12 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
  * commands really run under (supervisor.ts decides); the sandbox is what commands get, so the
  * model plans within it instead of discovering it by failing.
  */
-export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot'>, model: string, now: Date): EnvironmentFacts {
+export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot' | 'planMode'>, model: string, now: Date): EnvironmentFacts {
   const { mode, network } = r.config.sandbox;
   return {
     cwd: r.cwd(), shell: resolveUserShell(r.env.SHELL), os: `${osType()} ${osRelease()} (${process.arch})`, date: localDate(now), model,
     sandbox: mode, writableRoots: mode === 'workspace-write' ? [r.workspaceRoot, tmpdir()] : [], network,
     approval: r.cli.confirm ? 'the user is asked before each tool call runs (--confirm)' : 'never: tool calls run without asking, within the sandbox',
-    planMode: false,
+    planMode: r.planMode === true,
   };
 }

@@ -10,13 +10,14 @@ import { imageCommand } from './images.ts';
 import { clearSession } from './recovery.ts';
 import { diffCommand } from './diff-command.ts';
 import { rollbackCommand } from './rollback.ts';
+import { planCommand, type PlanModeSwitch } from './plan-command.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/setup', '/help'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
-export interface CommandHooks {
+export interface CommandHooks extends PlanModeSwitch {
   /** /setup: runs the setup dialogue and rewires the engine with the new configuration. */
   setup(): Promise<void>;
   /** /compact: compacts the conversation now (a request, so it runs like a turn: spinner, Ctrl-C). */
@@ -35,6 +36,8 @@ const HELP = [
   '  /model [NAME]      show or switch the model for later requests',
   '  /mcp               MCP servers: state, transport and tool count',
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
+  '  /plan [TEXT]       plan mode: the model reads and plans, changes nothing; /plan approve carries',
+  '                     the plan out, /plan off leaves, /plan show shows the model\'s plan',
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
@@ -167,6 +170,11 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'mcp': await mcpCommand(ctx); break;
     case 'image': await imageCommand(ctx, arg); break;
     case 'setup': await hooks.setup(); break;
+    case 'plan': {
+      const planned = await planCommand(ctx, hooks, arg);
+      if (planned.kind === 'message') return planned;
+      break;
+    }
     case 'help': say(ctx, HELP); break;
     case 'quit': case 'exit': return { kind: 'exit' };
     default: say(ctx, ctx.theme.red(`unknown command /${m[1] ?? ''} (see /help)`));

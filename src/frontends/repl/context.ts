@@ -41,6 +41,8 @@ export interface ReplContext {
   images: LocalImagePart[];
   /** Workspace snapshots (file rollback, /diff); absent when AGENTX_SNAPSHOTS=off. */
   snapshots?: SnapshotSession;
+  /** Plan mode (/plan, --plan): the engine runs with planModeConfig until the plan is approved. */
+  planMode?: boolean;
 }
 
 /** One line of information for the user, on its own line. */
@@ -53,7 +55,7 @@ export function tildePath(path: string, home: string): string {
   return path;
 }
 
-export function promptText(ctx: Pick<ReplContext, 'theme' | 'cwd' | 'home'>): string {
+export function promptText(ctx: Pick<ReplContext, 'theme' | 'cwd' | 'home' | 'planMode'>): string {
   let user = 'user';
   try {
     user = userInfo().username;
@@ -62,7 +64,8 @@ export function promptText(ctx: Pick<ReplContext, 'theme' | 'cwd' | 'home'>): st
   }
   const host = hostname().split('.')[0] ?? 'localhost';
   const t = ctx.theme;
-  return `${t.green(`${user}@${host}`)}:${t.cyan(tildePath(ctx.cwd, ctx.home))}> `;
+  const mode = ctx.planMode === true ? `${t.yellow('[plan]')} ` : '';
+  return `${mode}${t.green(`${user}@${host}`)}:${t.cyan(tildePath(ctx.cwd, ctx.home))}> `;
 }
 
 /** Front-end facts the next request tells the model: a new working directory. */
