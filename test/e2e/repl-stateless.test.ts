@@ -4,7 +4,7 @@
 // compaction needs stored responses), a restart, a one-shot beside the open session, a /rollback —
 // and through all of it at most one refused request, every command run exactly once, and the model
 // still knowing what was said before (its memory is what agentx resends from the log).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoggedRequest } from '../emulator/server.ts';
@@ -78,5 +78,32 @@ describe('a REPL session on a server that stores nothing', () => {
     // Every command ran exactly once, in order, although every request resent the calls that ran.
     expect(runsOf(ledger)).toEqual(['1', '2', '3', '4']);
     expect(JSON.stringify(body(after.at(-1)).input)).toContain('echo 4 >> ledger.txt');
+  });
+
+  it('a log missing at start while the state file exists: the new chain starts from the state file\'s saved context, said once', async () => {
+    suite.emu.setStateless(false);
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_MODEL: 'gpt-5' });
+    let a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'remember PET=otter', 'You said: remember PET=otter');
+    await turn(a, 'run: echo 1 >> ledger.txt', /Ran it\. Output:/);
+    a.write('\x04');
+    await a.exited;
+    // The log is gone (deleted by the person, a disk restored from an old backup) and the server forgot.
+    const logs = join(sb.home, '.local', 'state', 'agentx', 'conversations');
+    for (const f of readdirSync(logs)) rmSync(join(logs, f));
+    suite.emu.forgetAll();
+    const first = suite.emu.requests.length;
+    a = suite.start(sb);
+    await prompt(a);
+    a.line('recall: PET');
+    await a.waitFor('starting a new chain from the saved local context');
+    await a.waitFor('Recalled: PET=otter');
+    await prompt(a);
+    const requests = suite.emu.requests.slice(first).filter((r) => r.path === '/v1/responses');
+    expect(requests.map((r) => r.status)).toEqual([400, 200]);
+    expect(sent(requests[1]!).previous_response_id).toBeUndefined();
+    expect(runsOf(join(sb.cwd, 'ledger.txt'))).toEqual(['1']);
+    expect(a.screen().split('starting a new chain from the saved local context')).toHaveLength(2);
   });
 });
