@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkspaceSnapshots } from './index.ts';
 import { acquireStoreLock } from './store-lock.ts';
-import { makeSandbox, snapId, storeGit, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, snapId, storeGit, write, type Sandbox } from '../../test/support/workspace.ts';
 
 let sb: Sandbox;
 beforeEach(() => {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GIT_MISSING_NOTICE, describeSkipped, type SnapshotResult, type WorkspaceSnapshots } from './index.ts';
-import { makeSandbox, personGit, storeGit, waitFor, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, personGit, storeGit, waitFor, write, type Sandbox } from '../../test/support/workspace.ts';
 
 let sb: Sandbox;
 beforeEach(() => {

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { openWorkspaceSnapshots, type Span, type WorkspaceSnapshots, type WorkspaceSnapshotsOptions } from './index.ts';
+import { openWorkspaceSnapshots, type Span, type WorkspaceSnapshots, type WorkspaceSnapshotsOptions } from '../../src/workspace/index.ts';
 
 export interface Sandbox {
   root: string;
