@@ -167,3 +167,11 @@ export function shownWord(word: string): string {
   const unescaped = new RegExp(`[\\u007f-\\u009f]|${INVISIBLE.source}`, 'g');
   return JSON.stringify(word).replace(unescaped, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
+
+/** A size for people: "512 bytes", "1.5 KB", "2.0 MB", "1.1 GB" (powers of 1024), the one spelling every message uses. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+}

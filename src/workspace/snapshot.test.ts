@@ -122,7 +122,7 @@ describe('snapshot', () => {
       { path: 'dist/', reason: 'skipped-directory' },
       { path: 'big.bin', reason: 'too-large', bytes: 2048 },
     ]));
-    expect(describeSkipped(r.skipped, 1024)).toMatch(/^not covered by file rollback: .*node_modules\/.*files over 1 KB: big\.bin \(2 KB\)$/);
+    expect(describeSkipped(r.skipped, 1024)).toMatch(/^not covered by file rollback: .*node_modules\/.*files over 1\.0 KB: big\.bin \(2\.0 KB\)$/);
     expect(storeGit(gitDirOf(s), ['log', '-1', '--format=%B', r.id])).toContain('big.bin (too-large, 2048 bytes)');
   });
 
