@@ -4,7 +4,7 @@
 // runs (the one-time bwrap probe is measured on its own). For reference, the same two command
 // lines are also spawned bare (no runner). Writes its section of BENCHMARKS.md.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, hostname, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';

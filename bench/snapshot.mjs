@@ -4,7 +4,7 @@
 // bytes). Results into its section of BENCHMARKS.md with machine and date.
 // SNAPSHOT_BENCH_RUNS (default 15) incremental runs; the first snapshot is timed 3 times.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { emptyState, recordTurn, type SessionState } from '../src/store/state.ts';
 import { saveState } from '../src/store/store.ts';
 import { Engine } from '../src/engine/engine.ts';
-import { echoCall, echoTool, harness } from '../src/engine/testkit.ts';
+import { echoCall, echoTool, harness } from '../test/support/engine.ts';
 
 function fullState(): SessionState {
   let s = emptyState();

@@ -10,7 +10,6 @@ import { REPO, fmt, interleave, load, startEmulatorProcess, stats } from './lib.
 
 const RUNS = Math.max(3, Number(process.env.BENCH_RUNS ?? 20));
 const BASE = process.argv[2];
-const log = (m) => process.stderr.write(`${m}\n`);
 const scratch = [];
 const tmp = (name) => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `agentx-termui-${name}-`)));

@@ -18,9 +18,8 @@ import { capToolOutputs } from './tool-output-caps.ts';
 import {
   SUMMARY_PROMPT, localSummary, recentUserMessages, summarySeed, toolOutputsOf, type ChainState,
 } from './compaction-seed.ts';
-import type { Conversation, WireAttempt } from './conversation.ts';
+import type { Attempt, Conversation, WireAttempt } from './conversation.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
-import type { Attempt } from './turn.ts';
 
 export interface CompactionDeps {
   /** Read on each use: the front-end may wrap the client, switch the model, add tools. */

@@ -8,13 +8,20 @@ import type { Storage } from '../model/request.ts';
 import type { CompletedResponse } from '../model/types.ts';
 import { LogWriteError, type ConversationLog } from '../store/log/conversation-log.ts';
 import type { SessionState } from '../store/state.ts';
-import { isReplayable, type ConversationItem } from '../wire/items.ts';
+import { isReplayable, type ConversationItem, type InputItem } from '../wire/items.ts';
 import { inputForNewChain } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import { newChainBudgetChars, newChainInput } from './new-chain.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
-import type { Attempt } from './turn.ts';
+
+/** A request to send: the input items and the chain head it continues (null: a new chain). */
+export interface Attempt {
+  input: InputItem[];
+  previousResponseId: string | null;
+  /** The server lost the chain: send the conversation from the log instead of continuing it. */
+  replay?: boolean;
+}
 
 /** AGENTX_STORE: `on` the server keeps responses, `off` it keeps nothing, `auto` find out. */
 export type StoreSetting = 'on' | 'off' | 'auto';

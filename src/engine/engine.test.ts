@@ -7,7 +7,7 @@ import { ModelError } from '../model/errors.ts';
 import { recordToolCalls, type SessionState } from '../store/state.ts';
 import { emptyState } from '../store/state.ts';
 import { Engine } from './engine.ts';
-import { echoCall, echoTool, harness } from './testkit.ts';
+import { echoCall, echoTool, harness } from '../../test/support/engine.ts';
 
 const signal = (): AbortSignal => new AbortController().signal;
 const types = (events: { type: string }[]): string[] => events.map((e) => e.type);

@@ -18,7 +18,8 @@ import { restoreWithUndo, TurnFiles } from './files.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './tool-output-caps.ts';
-import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type Attempt, type TurnDeps, type TurnResult } from './turn.ts';
+import type { Attempt } from './conversation.ts';
+import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type TurnDeps, type TurnResult } from './turn.ts';
 
 export type TurnOutcome =
   | { kind: 'done'; result: TurnResult }

@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { snapshotIdsInUse } from '../store/state.ts';
 import type { ParsedCall, Tool, ToolResult } from '../tools/tool.ts';
 import type { ToolCallItem } from '../wire/items.ts';
-import { makeSandbox, type Sandbox } from '../workspace/test-support.ts';
+import { makeSandbox, type Sandbox } from '../../test/support/workspace.ts';
 import { Engine } from './engine.ts';
-import { echoCall, echoTool, harness, type Step } from './testkit.ts';
+import { echoCall, echoTool, harness, type Step } from '../../test/support/engine.ts';
 
 interface FileCall extends ParsedCall { op: { write?: [string, string]; remove?: string } }
 

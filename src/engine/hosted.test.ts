@@ -15,7 +15,7 @@ import { createViewImageTool } from '../tools/view-image.ts';
 import type { HostedItem, McpApprovalRequestItem } from '../wire/items.ts';
 import { Engine } from './engine.ts';
 import { HostedItems } from './hosted.ts';
-import { harness } from './testkit.ts';
+import { harness } from '../../test/support/engine.ts';
 
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const signal = (): AbortSignal => new AbortController().signal;

@@ -17,7 +17,7 @@ import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
 import { fitOutputToJournal } from '../store/output-budget.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
-import type { Conversation } from './conversation.ts';
+import type { Attempt, Conversation } from './conversation.ts';
 import type { EnvironmentFacts } from './environment.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */
@@ -83,14 +83,6 @@ export class TurnInterrupted extends Error {
     super('interrupted');
     this.name = 'TurnInterrupted';
   }
-}
-
-/** A request to send: the input items and the chain head it continues (null: a new chain). */
-export interface Attempt {
-  input: InputItem[];
-  previousResponseId: string | null;
-  /** The server lost the chain: send the conversation from the log instead of continuing it (conversation.ts). */
-  replay?: boolean;
 }
 
 /** New chains a turn may start when the server lost the conversation, before the person decides. */

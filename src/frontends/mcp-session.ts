@@ -33,10 +33,6 @@ export interface McpSession {
   remote: RemoteMcpServer[];
 }
 
-export async function startMcp(o: McpSessionOptions): Promise<McpManager | undefined> {
-  return (await startMcpSession(o)).manager;
-}
-
 /** The approval question's texts, every one from the project file, safe to print. */
 export function shownApproval(pending: PendingApproval): PendingApproval {
   return {

@@ -43,7 +43,7 @@ describe('readPipedInput', () => {
     const p = readPipedInput(s, opts);
     s.write('first part, ');
     // The grace and the progress timers have both fired by the time the note is out.
-    expect(await progress).toMatch(/reading stdin until it is closed \(12 B so far/);
+    expect(await progress).toMatch(/reading stdin until it is closed \(12 bytes so far/);
     s.end('second part');
     expect(await p).toEqual({ kind: 'read', text: 'first part, second part' });
   });
@@ -119,6 +119,6 @@ describe('messageFromInput', () => {
   it('names the limit when stdin is too large', async () => {
     const stdin = new PassThrough();
     stdin.end('x'.repeat(2000));
-    expect(await messageFromInput({ ...base, argument: '', dash: true, stdin })).toEqual({ error: 'stdin holds more than 1.0 KiB (AGENTX_MAX_STDIN_BYTES); send a smaller excerpt' });
+    expect(await messageFromInput({ ...base, argument: '', dash: true, stdin })).toEqual({ error: 'stdin holds more than 1.0 KB (AGENTX_MAX_STDIN_BYTES); send a smaller excerpt' });
   });
 });

@@ -4,6 +4,8 @@
 // the command line, so a wrapper that leaves a pipe open (`agentx "hi" < <(sleep 100)`) does not
 // hang the answer. A terminal is never read unless the user asked for it with `agentx -`.
 
+import { formatBytes } from '../lib/text.ts';
+
 export interface StdinReadOptions {
   /** A message was given on the command line (without `-`): an idle pipe may be ignored. */
   messageGiven: boolean;
@@ -29,12 +31,6 @@ export type StdinResult =
 function describeError(err: unknown): string {
   const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
   return code ?? (err instanceof Error ? err.message : String(err));
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
 import { errorCode } from './fsutil.ts';
+import { formatBytes } from './text.ts';
 
 /** Per image. Screenshots are well below; the API downsizes large images anyway. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -51,12 +52,6 @@ export function imageSize(data: Buffer, mime: string): { width: number; height: 
     at += 2 + length;
   }
   return undefined;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 export async function sha256Hex(data: Buffer): Promise<string> {

@@ -152,3 +152,26 @@ export function isResponseId(value: unknown): value is string {
 export function isPlainResponseId(value: string): boolean {
   return value.length <= 256 && /^[A-Za-z][A-Za-z0-9]*[_-][A-Za-z0-9_.:-]+$/.test(value);
 }
+
+/** Bidi overrides and zero-width characters: they make shown text differ from the bytes. */
+const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A word as it can be shown on one line: JSON-quoted when it holds spaces, quotes, controls or
+ * invisible characters (those as \uXXXX), so nothing is ambiguous and nothing acts on the terminal.
+ */
+export function shownWord(word: string): string {
+  if (word !== '' && !/[\s"'\\]/.test(word) && !CONTROL.test(word) && !INVISIBLE.test(word)) return word;
+  // JSON escapes C0 only: DEL, C1 (an 8-bit CSI) and the invisible ones are escaped here.
+  const unescaped = new RegExp(`[\\u007f-\\u009f]|${INVISIBLE.source}`, 'g');
+  return JSON.stringify(word).replace(unescaped, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
+/** A size for people: "512 bytes", "1.5 KB", "2.0 MB", "1.1 GB" (powers of 1024), the one spelling every message uses. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+}

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runShellCommand, type ShellRunResult } from '../tools/shell.ts';
 import { bwrapArgs } from './bwrap.ts';
 import type { SandboxPolicy } from './policy.ts';
-import { bwrapPath, hostTcpServer, makeLayout, TEST_KEY, type Layout } from './testkit.ts';
+import { bwrapPath, hostTcpServer, makeLayout, TEST_KEY, type Layout } from '../../test/support/sandbox.ts';
 
 let box: Layout;
 beforeEach(() => { box = makeLayout(); });

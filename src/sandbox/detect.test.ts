@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detectSandbox, findBwrap } from './detect.ts';
-import { bwrapPath, makeLayout, type Layout } from './testkit.ts';
+import { bwrapPath, makeLayout, type Layout } from '../../test/support/sandbox.ts';
 
 let box: Layout;
 beforeEach(() => { box = makeLayout(); });

@@ -6,7 +6,7 @@ import {
   AUDIT_ARCH_AARCH64, AUDIT_ARCH_X86_64, encodeBpf, SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO_EPERM,
   unixSocketFilter, unixSocketFilterProgram, type BpfInstruction,
 } from './seccomp.ts';
-import { bwrapPath, makeLayout } from './testkit.ts';
+import { bwrapPath, makeLayout } from '../../test/support/sandbox.ts';
 
 /** Decodes what bwrap would read, independently of the encoder. */
 function decode(buf: Buffer): BpfInstruction[] {

@@ -45,8 +45,17 @@ export class Issues {
   readonly invalid: Raw = {};
   reset(field: string, raw: unknown): void {
     this.warnings.push(field);
-    this.invalid[field] = raw;
+    this.invalid[field] = asSaved(raw);
   }
+}
+
+/**
+ * A value kept as the file had it, in the form a save writes it back: JSON reads 1e400 as
+ * Infinity but writes it as null, so a kept value must already be what the next read will see
+ * (found by the fault suite's property run: a kept number out of range did not round-trip).
+ */
+function asSaved(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown;
 }
 
 export function isRecord(value: unknown): value is Raw {
@@ -309,7 +318,7 @@ export function normalizeSnapshot(raw: Raw, issues: Issues): SessionSnapshot {
   if (undo !== null) snapshot.files_undo = undo;
   const known = new Set<string>(STATE_KEYS);
   for (const [key, value] of Object.entries(raw)) {
-    if (!known.has(key)) snapshot[key] = value;
+    if (!known.has(key)) snapshot[key] = asSaved(value);
   }
   return snapshot;
 }

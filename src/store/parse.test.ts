@@ -152,6 +152,14 @@ describe('parseState: version 1', () => {
     expect(r.state.invalid_fields).toEqual({ history: 'oops', usage: [1], last_user_message: 7, transcript: [{ role: 'x' }] });
   });
 
+  it('keeps out-of-range numbers of kept values as a save writes them (1e400 reads as Infinity, saves as null)', () => {
+    const r = ok('{"version":1,"extra":[1e400],"usage":{"turns":-1e400},"pending_transaction":{"input":[[1e400]]}}');
+    const again = ok(serializeState(r.state));
+    expect(again.state).toEqual(r.state);
+    expect(again.warnings).toEqual([]);
+    expect(r.state.extra).toEqual([null]);
+  });
+
   it('treats unknown or output-less completed journal statuses as started', () => {
     const calls = [
       { call_id: 'a', type: 'shell_call', action: { commands: ['x'] }, status: 'weird' },

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../engine/engine.ts';
-import { harness } from '../engine/testkit.ts';
+import { harness } from '../../test/support/engine.ts';
 import { emptyState, recordToolCalls } from '../store/state.ts';
 import { createPatchTool } from './patch-tool.ts';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolProgress } from './tool.ts';
-import { createPlanTool, parsePlan, type Plan } from './plan-tool.ts';
+import { parsePlan, type Plan } from './plan.ts';
+import { createPlanTool } from './plan-tool.ts';
 
 const call = (args: unknown) => ({ type: 'function_call' as const, call_id: 'u1', name: 'update_plan', arguments: typeof args === 'string' ? args : JSON.stringify(args) });
 

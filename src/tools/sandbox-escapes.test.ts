@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxSetting } from '../sandbox/policy.ts';
-import { makeLayout, TEST_KEY, type Layout } from '../sandbox/testkit.ts';
+import { makeLayout, TEST_KEY, type Layout } from '../../test/support/sandbox.ts';
 import { createCommandRunner, type CommandRunnerSetup } from './sandboxed.ts';
 import type { ShellRunOptions } from './shell.ts';
 

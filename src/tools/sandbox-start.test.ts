@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { bwrapPath, makeLayout, type Layout } from '../sandbox/testkit.ts';
+import { bwrapPath, makeLayout, type Layout } from '../../test/support/sandbox.ts';
 import { runShellCommand, SANDBOX_SETUP_RETRY_MS, type ShellRunOptions } from './shell.ts';
 
 let box: Layout;

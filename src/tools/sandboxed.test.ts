@@ -5,10 +5,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxSetting } from '../sandbox/policy.ts';
-import { makeLayout, processesRunning, TEST_KEY, type Layout } from '../sandbox/testkit.ts';
+import { makeLayout, processesRunning, TEST_KEY, type Layout } from '../../test/support/sandbox.ts';
 import { createCommandRunner, type CommandRunnerSetup, type RerunAnswer, type RerunQuestion } from './sandboxed.ts';
 import type { ShellRunOptions } from './shell.ts';
-import { waitFor } from './testkit.ts';
+import { waitFor } from '../../test/support/tools.ts';
 
 let box: Layout;
 let notices: string[];

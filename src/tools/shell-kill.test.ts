@@ -4,8 +4,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { killProcessGroup, processGroupExists, signalProcessGroup } from './process-group.ts';
-import { isAlive, makeTempDir, run, waitFor, waitForPids } from './testkit.ts';
-import type { TempDir } from './testkit.ts';
+import { isAlive, makeTempDir, run, waitFor, waitForPids } from '../../test/support/tools.ts';
+import type { TempDir } from '../../test/support/tools.ts';
 
 let dir: TempDir;
 beforeEach(() => {

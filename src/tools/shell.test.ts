@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capOutput } from './output.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, runShellCommand } from './shell.ts';
 import { resolveUserShell } from './supervisor.ts';
-import { makeTempDir, run } from './testkit.ts';
-import type { TempDir } from './testkit.ts';
+import { makeTempDir, run } from '../../test/support/tools.ts';
+import type { TempDir } from '../../test/support/tools.ts';
 
 let dir: TempDir;
 beforeEach(() => {

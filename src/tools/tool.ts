@@ -3,7 +3,7 @@
 // it runs, the output item sent back, and what the person sees. The turn loop never names a
 // tool: it asks the registry (registry.ts).
 import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
-import type { Plan } from './plan-tool.ts';
+import type { Plan } from './plan.ts';
 
 /** One command of a shell call, as it finished (shell tool progress and transcript). */
 export interface CommandResultInfo {

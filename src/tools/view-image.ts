@@ -3,7 +3,8 @@
 // a user message (engine/journal.ts attachmentMessage), recorded in the journal as path + hash and
 // read only when the request is sent (model/local-images.ts).
 import { isAbsolute, resolve } from 'node:path';
-import { describeImage, MAX_IMAGE_BYTES, formatBytes, readImageFile } from '../lib/image-file.ts';
+import { describeImage, MAX_IMAGE_BYTES, readImageFile } from '../lib/image-file.ts';
+import { formatBytes } from '../lib/text.ts';
 import type { FunctionToolDefinition, LocalImagePart } from '../wire/items.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
 

@@ -1,6 +1,6 @@
 // The model's plan (update_plan) as a checklist. Every string is the model's: sanitized to one
 // line each, so no escape sequence or line break it wrote reaches the terminal.
-import type { Plan } from '../tools/plan-tool.ts';
+import type { Plan } from '../tools/plan.ts';
 import { sanitizeLine } from './sanitize.ts';
 import type { Theme } from './theme.ts';
 

@@ -2,13 +2,9 @@
 // and the width to fold and wrap at. Pipes, files, --json, --raw, --no-color and NO_COLOR get
 // the model's text as it came (sanitised on a terminal), and never load the Markdown code.
 
-/** Turns streamed (already sanitised) answer text into terminal output, block by block. */
-export interface MarkdownStream {
-  /** Takes the next piece of text; returns what is complete enough to show now. */
-  push(text: string): string;
-  /** The rest, at the end of the answer (or before something else is shown). */
-  end(): string;
-}
+// The renderer's shape lives with it; a type import loads nothing (the renderer stays lazy).
+import type { MarkdownStream } from './markdown/stream.ts';
+export type { MarkdownStream };
 
 export type MarkdownFactory = (opts: { columns: () => number }) => MarkdownStream;
 

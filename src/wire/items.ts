@@ -197,11 +197,6 @@ export interface McpApprovalResponseItem {
 export type ToolOutputItem = ShellCallOutputItem | FunctionCallOutputItem | CustomToolCallOutputItem | ApplyPatchCallOutputItem | McpApprovalResponseItem;
 export const TOOL_OUTPUT_TYPES: readonly ToolOutputItem['type'][] = ['shell_call_output', 'function_call_output', 'custom_tool_call_output', 'apply_patch_call_output', 'mcp_approval_response'];
 
-/** The call an output answers (approval responses name their request). */
-export function outputCallId(item: ToolOutputItem): string {
-  return item.type === 'mcp_approval_response' ? item.approval_request_id : item.call_id;
-}
-
 /** Server-side compaction summary (opaque); sent back as-is to seed a compacted chain. */
 export interface CompactionItem { type: 'compaction'; id?: string; encrypted_content: string }
 

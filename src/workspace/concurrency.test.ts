@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleChild, makeSandbox, seededRandom, storeGit, write, type Sandbox } from './test-support.ts';
+import { bundleChild, makeSandbox, seededRandom, storeGit, write, type Sandbox } from '../../test/support/workspace.ts';
 
 const CHILDREN = 4;
 const ROUNDS = 12;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeSpanChanges, parseRawNumstat, type FileChange } from './diff.ts';
-import { makeSandbox, snapId, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, snapId, write, type Sandbox } from '../../test/support/workspace.ts';
 
 let sb: Sandbox;
 beforeEach(() => {

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dirDigest, makeSandbox, personGit, snapId, treeOf, turn, write, type Sandbox } from './test-support.ts';
+import { dirDigest, makeSandbox, personGit, snapId, treeOf, turn, write, type Sandbox } from '../../test/support/workspace.ts';
 
 let sb: Sandbox;
 beforeEach(() => {

@@ -1,6 +1,6 @@
 // The texts the person (and the model) see about snapshots and restores. Pure.
 
-import { formatBytes } from './fs-util.ts';
+import { formatBytes } from '../lib/text.ts';
 import type { ResumeOutcome, RestoreResult } from './restore-apply.ts';
 import type { SkippedPath } from './snapshot.ts';
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkspaceSnapshots } from './index.ts';
 import { acquireStoreLock } from './store-lock.ts';
-import { makeSandbox, snapId, storeGit, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, snapId, storeGit, write, type Sandbox } from '../../test/support/workspace.ts';
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -132,7 +132,7 @@ describe('size cap', () => {
     const notice = await s.enforceCap();
     expect(notice).toMatch(/removed the 1 oldest snapshot /);
     expect(refs(s)).toEqual([newest]);
-    expect(await s.enforceCap()).toMatch(/^snapshot store is .* over its 10 KB cap, and nothing more can be removed \(the newest snapshot is kept\)$/);
+    expect(await s.enforceCap()).toMatch(/^snapshot store is .* over its 9\.8 KB cap, and nothing more can be removed \(the newest snapshot is kept\)$/);
   });
 });
 

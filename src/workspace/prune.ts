@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isObjectId, runGit, type Env, type GitContext } from './git.ts';
 import { isPidAlive, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
-import { diskUsage, formatBytes } from './fs-util.ts';
+import { formatBytes } from '../lib/text.ts';
+import { diskUsage } from './fs-util.ts';
 import { listSnapshotRefs, readLast, snapshotRefFile, storePaths, type StorePaths } from './store.ts';
 import { acquireStoreLock } from './store-lock.ts';
 

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Span, WorkspaceSnapshots } from './index.ts';
-import { bundleChild, makeSandbox, seededRandom, treeOf, write, type Sandbox } from './test-support.ts';
+import { bundleChild, makeSandbox, seededRandom, treeOf, write, type Sandbox } from '../../test/support/workspace.ts';
 
 const FILES = 300;
 

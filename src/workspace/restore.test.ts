@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatPlan, restoreSummary, restoredFilesMessage } from './index.ts';
-import { makeSandbox, treeOf, turn, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, treeOf, turn, write, type Sandbox } from '../../test/support/workspace.ts';
 
 let sb: Sandbox;
 beforeEach(() => {

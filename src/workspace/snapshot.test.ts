@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GIT_MISSING_NOTICE, describeSkipped, type SnapshotResult, type WorkspaceSnapshots } from './index.ts';
-import { makeSandbox, personGit, storeGit, waitFor, write, type Sandbox } from './test-support.ts';
+import { makeSandbox, personGit, storeGit, waitFor, write, type Sandbox } from '../../test/support/workspace.ts';
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -122,7 +122,7 @@ describe('snapshot', () => {
       { path: 'dist/', reason: 'skipped-directory' },
       { path: 'big.bin', reason: 'too-large', bytes: 2048 },
     ]));
-    expect(describeSkipped(r.skipped, 1024)).toMatch(/^not covered by file rollback: .*node_modules\/.*files over 1 KB: big\.bin \(2 KB\)$/);
+    expect(describeSkipped(r.skipped, 1024)).toMatch(/^not covered by file rollback: .*node_modules\/.*files over 1\.0 KB: big\.bin \(2\.0 KB\)$/);
     expect(storeGit(gitDirOf(s), ['log', '-1', '--format=%B', r.id])).toContain('big.bin (too-large, 2048 bytes)');
   });
 

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { acquireSharedLock, acquireStoreLock } from './store-lock.ts';
-import { bundleChild } from './test-support.ts';
+import { bundleChild } from '../../test/support/workspace.ts';
 
 let dir: string;
 let lockFile: string;

@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hostTcpServer, processesRunning } from '../../src/sandbox/testkit.ts';
-import { waitFor } from '../../src/tools/testkit.ts';
+import { hostTcpServer, processesRunning } from '../support/sandbox.ts';
+import { waitFor } from '../support/tools.ts';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { CLI, runCli, sandbox, type Sandbox } from './harness.ts';
 

@@ -27,6 +27,8 @@ describe('import direction (lint)', () => {
     ['src/engine/fixture.ts', "import { runRepl } from '../frontends/repl/repl.ts';"],
     ['src/tools/fixture.ts', "import { Engine } from '../engine/engine.ts';"],
     ['src/tools/patch/fixture.ts', "import { SessionStore } from '../../store/session-store.ts';"],
+    ['src/tools/fixture.ts', "import { createOpenAIClient } from '../model/client.ts';"],
+    ['src/sandbox/fixture.ts', "import { buildRequest } from '../model/request.ts';"],
     ['src/wire/fixture.ts', "import type { ModelClient } from '../model/types.ts';"],
     ['src/ui/fixture.ts', "import { runOneshot } from '../frontends/oneshot.ts';"],
   ];

@@ -25,6 +25,21 @@ function withServer(): Sandbox {
 const lines = (stdout: string): { type: string; [k: string]: unknown }[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
 
 describe('MCP tools in a session', () => {
+  it('a chain the server forgets after an MCP call: the call ran once and the replay carries it and its output (issue 22)', async () => {
+    const box = withServer();
+    const n = emu.requests.length;
+    emu.enqueue({ kind: 'function', name: 'mcp__kit__echo', arguments: JSON.stringify({ text: 'once' }) }, { kind: 'forget' }, { kind: 'text', text: 'echoed' });
+    const r = await runCli(['echo once'], { cwd: box.cwd, env: box.env, timeoutMs: 30_000 });
+    expect(r.stderr).toMatch(/resending the conversation from the local log/);
+    expect(r).toMatchObject({ code: 0, stdout: 'echoed\n' });
+    expect(readMarks(box.cwd).filter((m) => m.startsWith('called echo'))).toEqual(['called echo once']);
+    const sent = emu.requests.slice(n).filter((q) => q.path === '/v1/responses');
+    expect(sent.map((q) => q.status)).toEqual([200, 400, 200]);
+    const replay = (sent[2]?.body as { input: { type?: string; output?: string }[] }).input;
+    expect(replay.map((i) => i.type)).toEqual(['message', 'function_call', 'function_call_output']);
+    expect(replay[2]?.output).toContain('once');
+  });
+
   it('offers the tools, runs a call once and sends its output back; --json has the call', async () => {
     const box = withServer();
     const n = emu.requests.length;

@@ -2,7 +2,7 @@
 // lazily loaded chunk, servers are started and listed, unapproved project servers are not started.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { bwrapPath } from '../../src/sandbox/testkit.ts';
+import { bwrapPath } from '../support/sandbox.ts';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.ts';
 import { startEmulator } from '../emulator/server.ts';

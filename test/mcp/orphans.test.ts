@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive } from '../../src/tools/testkit.ts';
+import { isAlive } from '../support/tools.ts';
 import { readMarks, stdioSpec, tempDir, waitUntil } from './helpers.ts';
 import type { TempDir } from './helpers.ts';
 

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpManager } from '../../src/tools/mcp/manager.ts';
 import type { McpEvent } from '../../src/tools/mcp/manager.ts';
-import { isAlive } from '../../src/tools/testkit.ts';
+import { isAlive } from '../support/tools.ts';
 import { readMarks, stdioSpec, tempDir, waitUntil } from './helpers.ts';
 import type { TempDir } from './helpers.ts';
 

@@ -2,7 +2,7 @@
 // changes nothing (runtime.ts planModeConfig: read-only sandbox, no apply_patch, no MCP tools)
 // until the person approves the plan; then work continues in the previous mode with a message
 // that says so. The mode switch itself is the REPL's (it rebuilds the engine: CommandHooks).
-import { parsePlan } from '../../tools/plan-tool.ts';
+import { parsePlan } from '../../tools/plan.ts';
 import { planLines } from '../../ui/plan-view.ts';
 import { say, type ReplContext } from './context.ts';
 

@@ -4,6 +4,7 @@
 // their URI. The whole is capped head+tail like shell output.
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/client';
 import { capOutput } from '../output.ts';
+import { formatBytes } from '../../lib/text.ts';
 
 export interface ResultText {
   text: string;
@@ -20,12 +21,6 @@ function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
 /** Content types newer than this code are named, not shown. */
 function typeName(block: unknown): string {
   return typeof block === 'object' && block !== null && 'type' in block && typeof block.type === 'string' ? block.type : 'unknown';
@@ -36,9 +31,9 @@ function blockText(block: ContentBlock): string {
     case 'text':
       return block.text;
     case 'image':
-      return `[image ${block.mimeType}, ${sizeText(base64Bytes(block.data))}: not shown]`;
+      return `[image ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}: not shown]`;
     case 'audio':
-      return `[audio ${block.mimeType}, ${sizeText(base64Bytes(block.data))}: not shown]`;
+      return `[audio ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}: not shown]`;
     case 'resource_link': {
       const mime = block.mimeType ? ` (${block.mimeType})` : '';
       const about = block.description ? ` — ${block.description}` : '';
@@ -49,7 +44,7 @@ function blockText(block: ContentBlock): string {
       const mime = r.mimeType ? ` (${r.mimeType})` : '';
       if ('text' in r && typeof r.text === 'string') return `[resource ${r.uri}${mime}]\n${r.text}`;
       const bytes = 'blob' in r && typeof r.blob === 'string' ? base64Bytes(r.blob) : 0;
-      return `[resource ${r.uri}${mime}, ${sizeText(bytes)} of binary data: not shown]`;
+      return `[resource ${r.uri}${mime}, ${formatBytes(bytes)} of binary data: not shown]`;
     }
     default:
       return `[${typeName(block)} content: not shown]`;

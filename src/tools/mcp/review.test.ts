@@ -1,7 +1,8 @@
 // Words in the approval prompt: shown exactly, nothing on the line can act on a terminal or
 // read differently from its bytes.
 import { describe, expect, it } from 'vitest';
-import { shownWord, specVariables } from './review.ts';
+import { shownWord } from '../../lib/text.ts';
+import { specVariables } from './review.ts';
 import type { HttpServerSpec } from './spec.ts';
 
 describe('shownWord', () => {

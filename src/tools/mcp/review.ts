@@ -3,26 +3,12 @@
 // must show everything that reaches a program or a server (command, args, cwd, the names of the
 // env variables and headers it sets, every `${VAR}` it reads from the person's environment),
 // and a project can never hand agentx's own key to a server, whatever the person answers.
+import { shownWord } from '../../lib/text.ts';
 import { SECRET_ENV_NAMES } from '../../sandbox/env.ts';
 import { referencedVariables } from './expand.ts';
 import type { McpServerSpec, ParsedMcpFile, RemoteServerSpec } from './spec.ts';
 
 type AnySpec = McpServerSpec | RemoteServerSpec;
-
-/** Bidi overrides and zero-width characters: they make shown text differ from the bytes. */
-const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-/**
- * A word as it can be shown on one line: JSON-quoted when it holds spaces, quotes, controls or
- * invisible characters (those as \uXXXX), so nothing is ambiguous and nothing acts on the terminal.
- */
-export function shownWord(word: string): string {
-  if (word !== '' && !/[\s"'\\]/.test(word) && !CONTROL.test(word) && !INVISIBLE.test(word)) return word;
-  // JSON escapes C0 only: DEL, C1 (an 8-bit CSI) and the invisible ones are escaped here.
-  const unescaped = new RegExp(`[\\u007f-\\u009f]|${INVISIBLE.source}`, 'g');
-  return JSON.stringify(word).replace(unescaped, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
-}
 
 /** Every text of the entry that is expanded from the environment. */
 function expandedTexts(spec: AnySpec): string[] {

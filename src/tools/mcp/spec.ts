@@ -3,7 +3,7 @@
 // one-line messages that name the file and the server. Pure: text in, specs and problems out.
 import { errorMessage } from '../../lib/fsutil.ts';
 import type { McpApprovalPolicy } from '../../wire/items.ts';
-import { shownWord } from './review.ts';
+import { shownWord } from '../../lib/text.ts';
 
 export type McpScope = 'project' | 'user';
 

@@ -13,6 +13,7 @@ import type { ResolvedPath, WorkspaceRoots } from './paths.ts';
 import { addedFileText, splitLines } from './text.ts';
 import { PatchError } from './types.ts';
 import type { FileOperation } from './types.ts';
+import { formatBytes } from '../../lib/text.ts';
 
 /** A touched file as the patch sees it while its operations run. */
 export type FileState =
@@ -50,12 +51,6 @@ export interface Plan {
 
 export interface PlanOptions {
   maxBytes: number;
-}
-
-const MIB = 1024 * 1024;
-
-function sizeText(bytes: number): string {
-  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${bytes} bytes`;
 }
 
 function fromDisk(disk: DiskFile): FileState {
@@ -127,7 +122,7 @@ function readableText(entry: Entry, verb: string, maxBytes: number): { text: str
   if (s.kind === 'dir') throw new PatchError('not_text', `cannot ${verb} ${entry.display}: it is a directory`);
   if (s.kind === 'other') throw new PatchError('not_text', `cannot ${verb} ${entry.display}: it is not a regular file`);
   if (s.unreadable === 'too_large') {
-    throw new PatchError('too_large', `cannot ${verb} ${entry.display}: the file is ${sizeText(s.size)}, over the ${sizeText(maxBytes)} limit for patches`);
+    throw new PatchError('too_large', `cannot ${verb} ${entry.display}: the file is ${formatBytes(s.size)}, over the ${formatBytes(maxBytes)} limit for patches`);
   }
   if (s.text === null) throw new PatchError('not_text', `cannot ${verb} ${entry.display}: it is a binary file (or not UTF-8 text); patches change text files only`);
   return { text: s.text, mode: s.mode };
@@ -144,7 +139,7 @@ function writableTarget(entry: Entry, verb: string, maxBytes: number): FileState
 function checkSize(entry: Entry, text: string, maxBytes: number): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
-    throw new PatchError('too_large', `${entry.display} would be ${sizeText(bytes)}, over the ${sizeText(maxBytes)} limit for patched files`);
+    throw new PatchError('too_large', `${entry.display} would be ${formatBytes(bytes)}, over the ${formatBytes(maxBytes)} limit for patched files`);
   }
 }
 
@@ -174,7 +169,7 @@ async function planOne(overlay: Overlay, op: FileOperation, opts: PlanOptions): 
     const s = entry.state;
     if (s.kind === 'file' && s.text === null) {
       entry.state = { kind: 'missing' };
-      const what = s.unreadable === 'too_large' ? `a ${sizeText(s.size)} file` : 'a binary file';
+      const what = s.unreadable === 'too_large' ? `a ${formatBytes(s.size)} file` : 'a binary file';
       return { operation: 'delete', path: entry.display, movePath: null, added: 0, removed: 0, diff: '', note: `${what}, not shown` };
     }
     const { text } = readableText(entry, 'delete', opts.maxBytes);

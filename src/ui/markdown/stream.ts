@@ -13,10 +13,17 @@
 // Re-rendering is batched geometrically (after 1, 2, 3, … 25% more lines; code at most 64 lines
 // at a time), so a block of n lines costs O(n) rendering in total, not O(n²).
 import { lexer } from 'marked';
-import type { MarkdownStream } from '../terminal-output.ts';
 import { highlightRows } from './highlight.ts';
 import { renderBlocks } from './render.ts';
 import { stringWidth } from '../width.ts';
+
+/** Turns streamed (already sanitised) answer text into terminal output, block by block. */
+export interface MarkdownStream {
+  /** Takes the next piece of text; returns what is complete enough to show now. */
+  push(text: string): string;
+  /** The rest, at the end of the answer (or before something else is shown). */
+  end(): string;
+}
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const BLANK = /^[ \t]*$/;

@@ -70,7 +70,9 @@ function waitOrAbort(ms, signal) {
 
 async function call(name, args, ctx, state) {
   switch (name) {
-    case 'echo': return { content: [{ type: 'text', text: String(args.text) }] };
+    case 'echo':
+      mark(`called echo ${String(args.text)}`);
+      return { content: [{ type: 'text', text: String(args.text) }] };
     case 'add': return { content: [{ type: 'text', text: String(Number(args.a) + Number(args.b)) }] };
     case 'search': return { content: [{ type: 'text', text: `results for ${args.query}` }] };
     case 'no_args': return { content: [{ type: 'text', text: 'nothing needed' }] };

@@ -2,8 +2,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runShellCommand } from './shell.ts';
-import type { ShellRunOptions, ShellRunResult } from './shell.ts';
+import { runShellCommand } from '../../src/tools/shell.ts';
+import type { ShellRunOptions, ShellRunResult } from '../../src/tools/shell.ts';
 
 /**
  * True while `pid` runs. Zombies count as gone: here PID 1 may reap orphans late or never,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { agentxPaths, buildPolicy, realPathProbe, type SandboxPolicy, type SandboxSetting } from './policy.ts';
+import { agentxPaths, buildPolicy, realPathProbe, type SandboxPolicy, type SandboxSetting } from '../../src/sandbox/policy.ts';
 
 export const TEST_KEY = 'sk-sandbox-test-0123456789abcdef';
 

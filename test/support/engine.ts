@@ -3,20 +3,20 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ModelError } from '../model/errors.ts';
-import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from '../model/types.ts';
-import { SessionStore, type Persistence } from '../store/session-store.ts';
-import { emptyState, type SessionState } from '../store/state.ts';
-import { ToolRegistry } from '../tools/registry.ts';
-import type { ParsedCall, Tool, ToolContext, ToolResult } from '../tools/tool.ts';
-import { replayableOutput, type HostedItem, type ToolCallItem, type UrlCitation } from '../wire/items.ts';
-import type { ConversationLog } from '../store/log/conversation-log.ts';
-import { parseAutoCompact } from './context.ts';
-import { sessionConversation, type StoreSetting } from './conversation.ts';
-import type { AgentEvent } from './events.ts';
-import { inMemoryCapabilities, type ServerCapabilities } from './server-capabilities.ts';
-import { turnCompaction } from './turn-compaction.ts';
-import type { TurnDeps } from './turn.ts';
+import { ModelError } from '../../src/model/errors.ts';
+import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from '../../src/model/types.ts';
+import { SessionStore, type Persistence } from '../../src/store/session-store.ts';
+import { emptyState, type SessionState } from '../../src/store/state.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { ParsedCall, Tool, ToolContext, ToolResult } from '../../src/tools/tool.ts';
+import { replayableOutput, type HostedItem, type ToolCallItem, type UrlCitation } from '../../src/wire/items.ts';
+import type { ConversationLog } from '../../src/store/log/conversation-log.ts';
+import { parseAutoCompact } from '../../src/engine/context.ts';
+import { sessionConversation, type StoreSetting } from '../../src/engine/conversation.ts';
+import type { AgentEvent } from '../../src/engine/events.ts';
+import { inMemoryCapabilities, type ServerCapabilities } from '../../src/engine/server-capabilities.ts';
+import { turnCompaction } from '../../src/engine/turn-compaction.ts';
+import type { TurnDeps } from '../../src/engine/turn.ts';
 
 export type Step =
   /** `hosted`: server-side items, streamed as added/done before the text; `citations` of the text. */

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { openWorkspaceSnapshots, type Span, type WorkspaceSnapshots, type WorkspaceSnapshotsOptions } from './index.ts';
+import { openWorkspaceSnapshots, type Span, type WorkspaceSnapshots, type WorkspaceSnapshotsOptions } from '../../src/workspace/index.ts';
 
 export interface Sandbox {
   root: string;
@@ -109,11 +109,11 @@ export function storeGit(gitDir: string, args: readonly string[], input?: string
   return res.stdout;
 }
 
-/** Bundles a child-process entry (TypeScript source, may import ./index.ts) for plain node. */
+/** Bundles a child-process entry (TypeScript source whose imports are relative to src/workspace/, e.g. ./index.ts) for plain node. */
 export function bundleChild(source: string, outDir: string, name: string): string {
   const outfile = path.join(outDir, `${name}.mjs`);
   buildSync({
-    stdin: { contents: source, resolveDir: import.meta.dirname, loader: 'ts', sourcefile: `${name}.ts` },
+    stdin: { contents: source, resolveDir: path.join(import.meta.dirname, '../../src/workspace'), loader: 'ts', sourcefile: `${name}.ts` },
     bundle: true,
     platform: 'node',
     format: 'esm',
