@@ -23,6 +23,8 @@ import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type TurnDeps,
 
 export type TurnOutcome =
   | { kind: 'done'; result: TurnResult }
+  /** A UserPromptSubmit hook refused the message (`reason`: its stderr); nothing was sent. */
+  | { kind: 'blocked'; reason: string }
   | { kind: 'interrupted' }
   | { kind: 'failed'; failure: TurnFailed };
 
@@ -76,9 +78,12 @@ export class Engine {
    * A new user message. `notes` are front-end facts for the model (e.g. the person changed
    * directory); `images` are attached after the text (path + hash; read when sent).
    */
-  message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
+  async message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
+    const hooks = this.deps.hooks;
+    const hooked = hooks?.has('UserPromptSubmit') === true ? await hooks.run({ event: 'UserPromptSubmit', prompt: text }, signal) : undefined;
+    if (hooked?.blocked !== undefined) return { kind: 'blocked', reason: hooked.blocked };
     const state = this.state;
-    const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
+    const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes, ...(hooked?.context ?? [])].filter((p) => p.length > 0);
     const environment = this.environmentNote();
     const developerNotes = [...(environment === null ? [] : [environment]), ...this.nextDeveloperNotes];
     const input: InputItem[] = [...leftoverOutputs(state), ...developerNotes.map(developerMessage), userMessage(context, text, images)];
@@ -96,6 +101,11 @@ export class Engine {
     if (facts === undefined) return null;
     const state = this.state;
     return this.environment.take(environmentText(facts), state.compaction?.at ?? null, state.response_id === null);
+  }
+
+  /** A developer note for the next message only (what SessionStart hooks printed). */
+  noteForNextMessage(text: string): void {
+    this.nextDeveloperNotes.push(text);
   }
 
   /** Resends exactly the request that failed (no command is re-run). */

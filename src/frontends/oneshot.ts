@@ -23,7 +23,8 @@ import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
-import { createCommands, createTurnDeps, denyApprovals, planModeConfig } from './runtime.ts';
+import { createCommands, createTurnDeps, denyApprovals, planModeConfig, sessionStartHooks } from './runtime.ts';
+import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
 import { homeDir } from '../paths.ts';
 import { messageFromInput } from './stdin.ts';
@@ -159,7 +160,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     };
     await finishInterruptedRestore(snapshots);
     if (cli.json) deps.workspace = startSnapshotSession({ ...snapshots, lazy: true })?.files;
-    const outcome = await new Engine(deps).message(message, [], controller.signal);
+    deps.hooks = await startHooks({ env, projectDir: cwd, commands, secrets: [apiKey], cwd: () => cwd, notice });
+    const engine = new Engine(deps);
+    await sessionStartHooks(engine, 'startup', controller.signal);
+    const outcome = await engine.message(message, [], controller.signal);
     if (outcome.kind === 'done') {
       markCodeCacheWorthy();
       // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.
@@ -167,6 +171,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       return EXIT_OK;
     }
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
+    if (outcome.kind === 'blocked') return fail(`not sent: a UserPromptSubmit hook blocked the message: ${outcome.reason}`, 'blocked', EXIT_FAILED);
     const hint = outcome.failure.failure.kind === 'context_overflow' ? ' — shorten the message (or its tool output), or continue in the interactive session, which offers trim, new chain and rollback' : '';
     return fail(`request failed: ${outcome.failure.message}${retries.summary()}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {

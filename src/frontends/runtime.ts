@@ -7,6 +7,7 @@ import { sleep } from '../lib/sleep.ts';
 import { readAgentsFiles } from '../config/agents-md.ts';
 import type { Config } from '../config/config.ts';
 import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { EmitEvent } from '../engine/events.ts';
 import { withBaseDelay, type RetryPolicy } from '../engine/recovery.ts';
 import { capabilitiesPath, fileCapabilities } from '../engine/server-capabilities.ts';
@@ -214,4 +215,12 @@ export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' 
     approval: r.cli.confirm ? 'the user is asked before each tool call runs (--confirm)' : 'never: tool calls run without asking, within the sandbox',
     planMode: r.planMode === true,
   };
+}
+
+/** SessionStart hooks: what they print is context for the first message. */
+export async function sessionStartHooks(engine: Engine, source: 'startup' | 'resume', signal?: AbortSignal): Promise<void> {
+  const hooks = engine.deps.hooks;
+  if (hooks?.has('SessionStart') !== true) return;
+  const outcome = await hooks.run({ event: 'SessionStart', source }, signal);
+  for (const text of outcome.context) engine.noteForNextMessage(text);
 }

@@ -4,6 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import type { CliOptions } from '../../cli/args.ts';
 import type { Config } from '../../config/config.ts';
 import type { Engine } from '../../engine/engine.ts';
+import type { SessionHooks } from '../../engine/hooks.ts';
 import type { SessionStore } from '../../store/session-store.ts';
 import type { McpManager } from '../../tools/mcp/manager.ts';
 import type { LocalImagePart } from '../../wire/items.ts';
@@ -43,6 +44,8 @@ export interface ReplContext {
   snapshots?: SnapshotSession;
   /** Plan mode (/plan, --plan): the engine runs with planModeConfig until the plan is approved. */
   planMode?: boolean;
+  /** The person's hooks (frontends/hooks/), given to every engine this session builds. */
+  hooks?: SessionHooks;
 }
 
 /** One line of information for the user, on its own line. */

@@ -65,6 +65,7 @@ export async function planCommand(ctx: ReplContext, modes: PlanModeSwitch, arg: 
 /** After a plan-mode turn: the menu that approves the plan (y) or keeps planning (n). */
 export async function offerApproval(ctx: ReplContext, modes: PlanModeSwitch): Promise<string | undefined> {
   const t = ctx.theme;
+  if (ctx.hooks?.has('Notification') === true) void ctx.hooks.run({ event: 'Notification', message: 'agentx waits for your approval of the plan' });
   ctx.out.write(`${t.yellow('?')} approve this plan and let the model carry it out? [y]es / [n]o, keep planning: `);
   const answer = await ctx.term.askKey(['y', 'n']);
   ctx.out.write(`${answer === 'y' ? 'y' : 'n'}\n`);

@@ -26,7 +26,9 @@ import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
 import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
-import { planModeConfig } from '../runtime.ts';
+import { planModeConfig, sessionStartHooks } from '../runtime.ts';
+import { startHooks } from '../hooks/session.ts';
+import type { SessionHooks } from '../../engine/hooks.ts';
 import { offerApproval } from './plan-command.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
@@ -116,6 +118,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
     }
     if (keepModel) ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model };
+    ctx.engine.deps.hooks = ctx.hooks;
   };
   if (cli.plan === true) {
     ctx.planMode = true;
@@ -169,6 +172,9 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   try {
     greet(ctx, loaded.existed);
     if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(line)));
+    ctx.hooks = await startReplHooks(ctx);
+    ctx.engine.deps.hooks = ctx.hooks;
+    await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
@@ -186,6 +192,23 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     saveHistory(historyFile, ctx.history);
     await ctx.mcp?.close();
   }
+}
+
+/** The person's hooks, and the project's after the person approved that exact file. */
+function startReplHooks(ctx: ReplContext): Promise<SessionHooks | undefined> {
+  const t = ctx.theme;
+  return startHooks({
+    env: ctx.env, projectDir: ctx.session.dir, commands: ctx.commands, secrets: [ctx.config.apiKey], cwd: () => ctx.cwd,
+    notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
+    approve: async (file) => {
+      say(ctx, t.yellow(`${sanitizeLine(file.path)} wants to run these commands as hooks (programs on this machine):`));
+      for (const h of file.hooks) say(ctx, `  ${t.cyan(h.event)}${h.matcher === undefined ? '' : ` (${sanitizeLine(h.matcher)})`}: ${sanitizeLine(h.command)}`);
+      ctx.out.write(`${t.yellow('?')} run them, now and whenever this file is unchanged? [y]es / [n]o: `);
+      const answer = await ctx.term.askKey(['y', 'n']);
+      ctx.out.write(`${answer}\n`);
+      return answer === 'y';
+    },
+  });
 }
 
 /** MCP servers start in the background (the prompt does not wait); their tools join the registry. */
