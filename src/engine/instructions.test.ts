@@ -12,7 +12,7 @@ const EXEC = [fn('exec_command', { cmd: {} }), fn('write_stdin', { session_id: {
 const ESCALATING_EXEC = [fn('exec_command', { cmd: {}, sandbox_permissions: {}, justification: {} }), fn('write_stdin', { session_id: {} })];
 
 /** Every tool name agentx can offer, as the prompt spells it (in backquotes). */
-const KNOWN = ['shell', 'apply_patch', 'exec_command', 'write_stdin', 'update_plan', 'view_image', 'web_search', 'image_generation', 'mcp__SERVER__TOOL', 'sandbox_permissions'];
+const KNOWN = ['load_skill', 'shell', 'apply_patch', 'exec_command', 'write_stdin', 'update_plan', 'view_image', 'web_search', 'image_generation', 'mcp__SERVER__TOOL', 'sandbox_permissions'];
 
 /** What the prompt says about each offered name: a tool set's names, and the escalation field when offered. */
 function mentioned(prompt: string): string[] {
@@ -26,6 +26,7 @@ const SETS: { label: string; tools: ToolDefinition[]; expect: string[] }[] = [
   { label: 'exec sessions without escalation', tools: EXEC, expect: ['exec_command', 'write_stdin'] },
   { label: 'hosted tools and MCP', tools: [SHELL, { type: 'web_search' }, { type: 'image_generation' }, fn('mcp__docs__search')], expect: ['shell', 'web_search', 'image_generation', 'mcp__SERVER__TOOL'] },
   { label: 'nothing', tools: [], expect: [] },
+  { label: 'skills', tools: [SHELL, fn('load_skill')], expect: ['shell', 'load_skill'] },
 ];
 
 describe('the system prompt describes exactly what is offered', () => {
@@ -59,9 +60,11 @@ describe('the system prompt describes exactly what is offered', () => {
   });
 
   it('tells the model about plan mode and the skills only when they apply', () => {
-    const plan = systemPrompt({ tools: [SHELL], agentsFiles: [], planMode: true, skills: [{ name: 'release', description: 'cut a release', path: '/w/.agents/skills/release/SKILL.md' }] });
+    const skills = [{ name: 'release', description: 'cut a release', path: '/w/.agents/skills/release/SKILL.md' }];
+    const plan = systemPrompt({ tools: [SHELL, fn('load_skill')], agentsFiles: [], planMode: true, skills });
     expect(plan).toMatch(/You are in plan mode/);
-    expect(plan).toContain('- release: cut a release (/w/.agents/skills/release/SKILL.md)');
+    expect(plan).toContain('- release: cut a release');
+    expect(plan).toContain('`load_skill`');
     const normal = systemPrompt({ tools: [SHELL], agentsFiles: [] });
     expect(normal).not.toMatch(/plan mode|Skills/);
   });

@@ -97,8 +97,8 @@ const AGENTS_SCOPE = [
 function skillsPart(skills: NonNullable<PromptInput['skills']>): string {
   return [
     '## Skills',
-    'Skills are instructions for particular kinds of work, written by the user or their team. Before a task a skill fits, read its file (the SKILL.md at the path shown) and follow it; do not read skills you do not need.',
-    ...skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`),
+    'Skills are instructions for particular kinds of work, written by the user or their team. Before a task a skill fits, load it with `load_skill` and follow it; do not load skills you do not need.',
+    ...skills.map((s) => `- ${s.name}: ${s.description}`),
   ].join('\n');
 }
 
@@ -121,7 +121,7 @@ export function systemPrompt(input: PromptInput): string {
   ].filter((p) => p !== '');
   if (others.length > 0) parts.push(['## Other tools', ...others].join('\n'));
   if (input.planMode === true) parts.push(PLAN_MODE);
-  if (input.skills !== undefined && input.skills.length > 0) parts.push(skillsPart(input.skills));
+  if (names.has('load_skill')) parts.push(skillsPart(input.skills ?? []));
   parts.push(ANSWER);
   if (input.agentsFiles.length > 0) {
     parts.push(AGENTS_SCOPE);

@@ -149,6 +149,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
       onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
+      onNotice: notice,
     });
     // Snapshots serve rollback and /diff, which a one-shot does not have: its state file is
     // removed when it succeeds. Only --json uses them, for the `workspace_changed` event (the

@@ -19,6 +19,7 @@ import { localDate, type EnvironmentFacts } from '../engine/environment.ts';
 import { systemPrompt } from '../engine/instructions.ts';
 import { withLocalImages } from '../model/local-images.ts';
 import { scrubSecrets } from '../model/scrub.ts';
+import { sanitizeLine } from '../ui/sanitize.ts';
 import { conversationLogPath, homeDir, logDir, projectName } from '../paths.ts';
 import { ConversationLog } from '../store/log/conversation-log.ts';
 import { sessionConversation } from '../engine/conversation.ts';
@@ -36,6 +37,8 @@ import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 import { createViewImageTool } from '../tools/view-image.ts';
+import { createSkillTool, type SkillEntry } from '../tools/skill-tool.ts';
+import { loadSkills } from '../config/skills.ts';
 
 export type { CommandRunner } from '../tools/sandboxed.ts';
 
@@ -80,7 +83,9 @@ export function createCommands(r: CommandsInput): CommandRunner {
 }
 
 /** The tools a session offers, in the order they are offered. */
-export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput; savePlan?: (plan: Plan) => void }): ToolRegistry {
+export function buildRegistry(r: {
+  config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput; savePlan?: (plan: Plan) => void; skills?: readonly SkillEntry[];
+}): ToolRegistry {
   const remote = r.hosted?.remoteMcp ?? [];
   return new ToolRegistry([
     createShellTool({
@@ -93,6 +98,7 @@ export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; comma
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
     createPlanTool({ save: r.savePlan ?? (() => undefined) }),
+    ...(r.skills !== undefined && r.skills.length > 0 ? [createSkillTool(r.skills)] : []),
     // Hosted tools: the server runs them; these only offer them and show their items.
     ...(r.config.webSearch ? [createWebSearchTool()] : []),
     ...(r.config.imageGeneration ? [createImageGenerationTool()] : []),
@@ -121,6 +127,22 @@ export interface RuntimeInput {
   onDebugWarning?: (message: string) => void;
   /** Plan mode (planModeConfig): the model is told, and no MCP tools are offered (they could change anything). */
   planMode?: boolean;
+  /** One line for the person (a skill file that cannot be used). */
+  onNotice?: (line: string) => void;
+}
+
+/** Problems already said this process: an engine rebuilt (/plan, /setup) does not say them again. */
+const saidProblems = new Set<string>();
+
+/** The skills offered this session (config/skills.ts); each problem said once, sanitized. */
+function sessionSkills(home: string, projectDir: string, notice: ((line: string) => void) | undefined): SkillEntry[] {
+  const { skills, problems } = loadSkills(home, projectDir);
+  for (const p of problems) {
+    if (saidProblems.has(p)) continue;
+    saidProblems.add(p);
+    notice?.(sanitizeLine(p));
+  }
+  return skills;
 }
 
 /**
@@ -168,10 +190,11 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const savePlan = (plan: Plan): void => r.session.update((s) => ({ ...s, plan: planRecord(plan) }));
   const planMode = r.planMode === true;
   const mcp = planMode ? undefined : r.mcp;
-  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp, hosted: planMode ? undefined : r.hosted, savePlan });
+  const skills = sessionSkills(home, r.workspaceRoot, r.onNotice);
+  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp, hosted: planMode ? undefined : r.hosted, savePlan, skills });
   // Written for what this session offers; stable for the session (prompt caching): what changes
   // (directory, date, sandbox) goes in the environment context instead.
-  const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, agentsFiles: readAgentsFiles(r.cwd(), home) });
+  const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, skills, agentsFiles: readAgentsFiles(r.cwd(), home) });
   const now = (): Date => new Date();
   // Context window and compaction: what this server supports is remembered per base URL.
   const capabilities = fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now);

@@ -11,9 +11,14 @@ import { clearSession } from './recovery.ts';
 import { diffCommand } from './diff-command.ts';
 import { rollbackCommand } from './rollback.ts';
 import { planCommand, type PlanModeSwitch } from './plan-command.ts';
+import { customCommand, skillsCommand } from './extensions.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/setup', '/help'];
+
+/** Names custom commands cannot take. */
+const BUILT_IN = [...new Set(SLASH_COMMANDS.map((c) => c.slice(1).split(' ')[0] ?? '')), 'quit', 'exit'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
@@ -38,6 +43,9 @@ const HELP = [
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
   '  /plan [TEXT]       plan mode: the model reads and plans, changes nothing; /plan approve carries',
   '                     the plan out, /plan off leaves, /plan show shows the model\'s plan',
+  '  /skills            the skills the model may load (SKILL.md in .agents/skills/ and ~/.agents/skills/)',
+  '  /NAME [ARGS]       a custom command: .agentx/commands/NAME.md or ~/.config/agentx/commands/NAME.md,',
+  '                     sent as a message with $ARGUMENTS replaced by ARGS',
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
@@ -157,7 +165,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     changeDirectory(ctx, cd);
     return { kind: 'done' };
   }
-  const m = /^\/([a-z]+)(?:\s+([\s\S]*))?$/i.exec(line);
+  const m = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/i.exec(line);
   if (!m) return { kind: 'message', text: input.trim() };
   const arg = (m[2] ?? '').trim();
   switch ((m[1] ?? '').toLowerCase()) {
@@ -177,7 +185,12 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     }
     case 'help': say(ctx, HELP); break;
     case 'quit': case 'exit': return { kind: 'exit' };
-    default: say(ctx, ctx.theme.red(`unknown command /${m[1] ?? ''} (see /help)`));
+    case 'skills': skillsCommand(ctx, BUILT_IN); break;
+    default: {
+      const custom = customCommand(ctx, m[1] ?? '', arg, BUILT_IN);
+      if (custom !== undefined) return { kind: 'message', text: custom };
+      say(ctx, ctx.theme.red(`unknown command /${sanitizeLine(m[1] ?? '')} (see /help)`));
+    }
   }
   return { kind: 'done' };
 }

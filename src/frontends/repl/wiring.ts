@@ -51,6 +51,7 @@ export async function buildEngine(
     confirm: ctx.cli.confirm ? (request) => runner().confirm(request) : undefined,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
     onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
+    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
   deps.workspace = ctx.snapshots?.files;
