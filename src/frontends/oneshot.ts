@@ -25,7 +25,8 @@ import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
 import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
-import { homeDir } from '../paths.ts';
+import { homeDir, stateKeyPath } from '../paths.ts';
+import { useStateKey } from '../store/seal.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -64,6 +65,8 @@ function retryTally(): { see: (ev: AgentEvent) => void; summary: () => string } 
 
 export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const cwd = resolve(cli.cwd ?? process.cwd());
+  // Before the checkpoint is read: it carries a seal (store/seal.ts).
+  useStateKey(stateKeyPath(env, homeDir(env)));
   // Configuration first: a missing key is reported before stdin is drained.
   const config = resolveConfig(cli, env);
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
