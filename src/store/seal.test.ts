@@ -17,6 +17,8 @@ describe('seals', () => {
     expect(sealed).toMatch(/^\{\n {2}"agentx_seal": "hmac-sha256:[0-9a-f]{64}",\n {2}"version": 1,/);
     expect(JSON.parse(sealed)).toMatchObject({ version: 1, response_id: 'resp_1' });
     expect(unsealJson(file, sealed)).toEqual({ status: 'sealed', text: json });
+    const compact = '{"version":1,"response_id":"resp_1"}';
+    expect(unsealJson(file, sealJson(file, compact))).toEqual({ status: 'sealed', text: compact });
   });
 
   it('a changed byte, another path, another key or a seal out of place is forged; no seal is unsigned', () => {

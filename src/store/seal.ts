@@ -9,7 +9,7 @@
 //   {
 //     "agentx_seal": "hmac-sha256:<64 hex>",
 //     ...the rest, exactly as written...
-// It covers the bytes after that line (with the opening brace) and the path, so verifying needs
+// It covers the text as it was before the seal went in (the brace and what follows the seal) and the path, so verifying needs
 // no re-serialization, and the file stays JSON that older readers accept (an unknown field).
 // The lock, which is not JSON, carries the seal as its last line.
 //
@@ -23,7 +23,7 @@ import { errorCode, randomHex } from '../lib/fsutil.ts';
 
 export const SEAL_FIELD = 'agentx_seal';
 const PREFIX = `{\n  "${SEAL_FIELD}": "hmac-sha256:`;
-const SEAL_LINE = new RegExp(`^\\{\\n  "${SEAL_FIELD}": "hmac-sha256:([0-9a-f]{64})",\\n`);
+const SEAL_LINE = new RegExp(`^\\{\\n  "${SEAL_FIELD}": "hmac-sha256:([0-9a-f]{64})",`);
 const LOCK_SEAL_LINE = /\nseal:([0-9a-f]{64})\n$/;
 
 export type Unsealed =
@@ -78,12 +78,11 @@ function mac(k: Buffer, filePath: string, body: string): string {
   return nodeCrypto().createHmac('sha256', k).update(path.resolve(filePath)).update('\0').update(body).digest('hex');
 }
 
-/** The file's bytes with a seal, for JSON text that starts with `{\n`. Unchanged without a key. */
+/** The file's bytes with a seal, for the text of a non-empty JSON object. Unchanged without a key. */
 export function sealJson(filePath: string, json: string): string {
   const k = stateKey();
-  if (k === undefined || !json.startsWith('{\n')) return json;
-  const rest = json.slice(2);
-  return `${PREFIX}${mac(k, filePath, `{\n${rest}`)}",\n${rest}`;
+  if (k === undefined || !json.startsWith('{')) return json;
+  return `${PREFIX}${mac(k, filePath, json)}",${json.slice(1)}`;
 }
 
 /** Checks a JSON file's seal; without a key every file counts as sealed (nothing is checked). */
@@ -92,7 +91,7 @@ export function unsealJson(filePath: string, text: string): Unsealed {
   if (k === undefined) return { status: 'sealed', text };
   const m = SEAL_LINE.exec(text);
   if (m === null) return text.includes(`"${SEAL_FIELD}"`) ? { status: 'forged' } : { status: 'unsigned', text };
-  const body = `{\n${text.slice(m[0].length)}`;
+  const body = `{${text.slice(m[0].length)}`;
   return timingSafeEqualHex(m[1] ?? '', mac(k, filePath, body)) ? { status: 'sealed', text: body } : { status: 'forged' };
 }
 
