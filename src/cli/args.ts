@@ -32,6 +32,8 @@ export interface CliOptions {
   readStdin: boolean;         // `agentx -`
   /** `--fresh`: the one-shot starts from an empty conversation, not from .agentx_checkpoint. */
   fresh: boolean;
+  /** `--plan`: plan mode (read-only sandbox, no edit tool); the REPL starts in it, a one-shot only plans. */
+  plan?: boolean;
 }
 
 interface FlagSpec {
@@ -53,6 +55,7 @@ const FLAGS: FlagSpec[] = [
   { long: 'json', help: 'JSONL events on stdout (errors too)', apply: (o) => { o.json = true; } },
   { long: 'fresh', help: 'one-shot from an empty conversation, not the last checkpoint', apply: (o) => { o.fresh = true; } },
   { long: 'confirm', help: 'ask before each model shell command', apply: (o) => { o.confirm = true; } },
+  { long: 'plan', help: 'plan mode: the model reads and plans, changes nothing (commands read-only, no edits)', apply: (o) => { o.plan = true; } },
   { long: 'debug', help: 'log requests/responses to ~/.agentx-logs (secrets redacted)', apply: (o) => { o.debug = true; } },
   { long: 'no-color', help: 'no colours', apply: (o) => { o.color = false; } },
   { long: 'raw', help: 'answers as plain text, not rendered Markdown (as with NO_COLOR)', apply: (o) => { o.raw = true; } },

@@ -2,7 +2,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, realpathSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildInstructions } from '../model/request.ts';
+import { systemPrompt } from '../engine/instructions.ts';
 import { findAgentsFiles, readAgentsFiles } from './agents-md.ts';
 
 describe('AGENTS.md discovery', () => {
@@ -17,11 +17,10 @@ describe('AGENTS.md discovery', () => {
     writeFileSync(join(project, 'AGENTS.md'), 'sub rules');
     const files = findAgentsFiles(project, home);
     expect(files).toEqual([join(home, 'AGENTS.md'), join(root, 'work', 'AGENTS.md'), join(project, 'AGENTS.md')]);
-    const text = buildInstructions(project, '/bin/bash', readAgentsFiles(project, home));
+    const text = systemPrompt({ tools: [], agentsFiles: readAgentsFiles(project, home) });
     expect(text.indexOf('home rules')).toBeLessThan(text.indexOf('work rules'));
     expect(text.indexOf('work rules')).toBeLessThan(text.indexOf('sub rules'));
     expect(text).toContain(project);
-    expect(text).toContain('/bin/bash');
   });
 
   it('does not read $HOME twice when the project is inside it', () => {
@@ -49,7 +48,7 @@ describe('AGENTS.md discovery', () => {
     writeFileSync(join(open, 'mine', 'AGENTS.md'), 'mine');
     writeFileSync(join(project, 'AGENTS.md'), 'project rules');
     expect(findAgentsFiles(project, home)).toEqual([join(open, 'mine', 'AGENTS.md'), join(project, 'AGENTS.md')]);
-    const text = buildInstructions(project, '/bin/bash', readAgentsFiles(project, home));
+    const text = systemPrompt({ tools: [], agentsFiles: readAgentsFiles(project, home) });
     expect(text).not.toContain('planted');
     expect(text).toContain('project rules');
   });

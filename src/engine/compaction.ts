@@ -223,9 +223,12 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     return { ok: true, mechanism, next };
   }
 
-  /** Whether the chain plus a summary request (and the pending tool outputs it must answer) still fits. */
+  /**
+   * Whether the chain plus a summary request (and the pending tool outputs it must answer) still
+   * fits. The chain's used tokens already include the instructions (the server counted them).
+   */
   function chainHasRoom(pending: Attempt): boolean {
-    const ask = deps.usedTokens() + estimateTokens(toolOutputsOf(pending.input)) + estimateTokens(SUMMARY_PROMPT) + estimateTokens(deps.shape().instructions);
+    const ask = deps.usedTokens() + estimateTokens(toolOutputsOf(pending.input)) + estimateTokens(SUMMARY_PROMPT);
     return ask < window().tokens * 0.98;
   }
 

@@ -12,6 +12,7 @@ import type { InputItem, LocalImagePart, MessageItem } from '../wire/items.ts';
 import { userMessage } from '../wire/items.ts';
 import { restoredFilesMessage } from '../workspace/notices.ts';
 import { chainStart } from './compaction-seed.ts';
+import { EnvironmentAnnouncer, environmentText } from './environment.ts';
 import type { ContextWindow } from './context.ts';
 import { restoreWithUndo, TurnFiles } from './files.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
@@ -22,6 +23,8 @@ import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type TurnDeps,
 
 export type TurnOutcome =
   | { kind: 'done'; result: TurnResult }
+  /** A UserPromptSubmit hook refused the message (`reason`: its stderr); nothing was sent. */
+  | { kind: 'blocked'; reason: string }
   | { kind: 'interrupted' }
   | { kind: 'failed'; failure: TurnFailed };
 
@@ -62,6 +65,8 @@ function developerMessage(text: string): MessageItem {
 export class Engine {
   /** Developer messages for the next request only (after a file restore: which files changed under the model). */
   private nextDeveloperNotes: string[] = [];
+  /** What the model was last told about its environment (environment.ts). */
+  private readonly environment = new EnvironmentAnnouncer();
 
   constructor(public deps: TurnDeps) {}
 
@@ -73,13 +78,34 @@ export class Engine {
    * A new user message. `notes` are front-end facts for the model (e.g. the person changed
    * directory); `images` are attached after the text (path + hash; read when sent).
    */
-  message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
+  async message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
+    const hooks = this.deps.hooks;
+    const hooked = hooks?.has('UserPromptSubmit') === true ? await hooks.run({ event: 'UserPromptSubmit', prompt: text }, signal) : undefined;
+    if (hooked?.blocked !== undefined) return { kind: 'blocked', reason: hooked.blocked };
     const state = this.state;
-    const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes].filter((p) => p.length > 0);
-    const input: InputItem[] = [...leftoverOutputs(state), ...this.nextDeveloperNotes.map(developerMessage), userMessage(context, text, images)];
+    const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes, ...(hooked?.context ?? [])].filter((p) => p.length > 0);
+    const environment = this.environmentNote();
+    const developerNotes = [...(environment === null ? [] : [environment]), ...this.nextDeveloperNotes];
+    const input: InputItem[] = [...leftoverOutputs(state), ...developerNotes.map(developerMessage), userMessage(context, text, images)];
     this.nextDeveloperNotes = [];
     // Right after a compaction the chain has no response yet: the message follows its seed.
     return this.run(text, chainStart(state, input), signal);
+  }
+
+  /**
+   * The environment context for the next message, or null when the model already has it: sent
+   * at a chain's start (first message, after /clear or a compaction) and whenever a fact changed.
+   */
+  private environmentNote(): string | null {
+    const facts = this.deps.environment?.();
+    if (facts === undefined) return null;
+    const state = this.state;
+    return this.environment.take(environmentText(facts), state.compaction?.at ?? null, state.response_id === null);
+  }
+
+  /** A developer note for the next message only (what SessionStart hooks printed). */
+  noteForNextMessage(text: string): void {
+    this.nextDeveloperNotes.push(text);
   }
 
   /** Resends exactly the request that failed (no command is re-run). */

@@ -18,6 +18,8 @@ import { fitOutputToJournal } from '../store/output-budget.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
 import type { Attempt, Conversation } from './conversation.ts';
+import type { EnvironmentFacts } from './environment.ts';
+import { hookToolInput, hookToolName, type SessionHooks } from './hooks.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */
 export interface SessionHandle {
@@ -58,6 +60,10 @@ export interface TurnDeps {
   workspace?: WorkspaceFiles;
   /** The conversation log and how requests carry the conversation (conversation.ts). */
   conversation: Conversation;
+  /** Where commands run, for the environment context message (environment.ts); absent: none is sent. */
+  environment?: () => EnvironmentFacts;
+  /** The person's hooks (hooks.ts): before and after each call, at the prompt, at the turn's end. */
+  hooks?: SessionHooks;
 }
 
 export interface TurnResult {
@@ -143,6 +149,7 @@ async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal
       const context = contextLeft(contextTokens, deps.compaction.window());
       deps.emit({ type: 'usage', usage: turnUsage, context });
       deps.emit({ type: 'turn_done', responseId: response.id, text: response.text, usage: turnUsage, context, durationMs: deps.now().getTime() - started });
+      if (deps.hooks?.has('Stop') === true) await deps.hooks.run({ event: 'Stop', lastAssistantMessage: response.text });
       return { responseId: response.id, text: response.text, usage: turnUsage };
     }
     deps.session.update((s) => recordToolCalls(s, {
@@ -197,6 +204,16 @@ async function handleCall(
   if (deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
   }
+  const hookName = hookToolName(tool.name, item);
+  if (deps.hooks?.has('PreToolUse') === true) {
+    const pre = await deps.hooks.run({ event: 'PreToolUse', toolName: hookName, toolInput: hookToolInput(item), callId: item.call_id }, signal);
+    if (pre.blocked !== undefined) {
+      // Answered and journaled like any refused call: the model sees the hook's reason.
+      const reason = `blocked by a PreToolUse hook: ${pre.blocked}`;
+      deps.emit({ type: 'tool_error', callId: item.call_id, message: reason });
+      return notRun(reason);
+    }
+  }
   // Before anything can write: the state the turn's file rollback goes back to.
   if (tool.writes) await files.beforeWrite();
   try {
@@ -209,6 +226,10 @@ async function handleCall(
   }
   const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit, retry: how.retry });
   summaries.push(...result.summary);
+  if (deps.hooks?.has('PostToolUse') === true) {
+    const response = 'output' in result.output ? result.output.output : result.output;
+    await deps.hooks.run({ event: 'PostToolUse', toolName: hookName, toolInput: hookToolInput(item), toolResponse: response, callId: item.call_id }, signal);
+  }
   // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
   return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted, attachments: result.attachments };
 }

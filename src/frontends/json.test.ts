@@ -34,6 +34,10 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'mcp_call', call_id: 'm', server: 'db', tool: 'query', status: 'tool_error', is_error: true, duration_ms: 4, output_bytes: 10, truncated_bytes: 0 },
   ],
   tool_error: [{ type: 'tool_error', callId: 'c1', message: 'bad' }, { type: 'tool_error', call_id: 'c1', message: 'bad' }],
+  plan_updated: [
+    { type: 'plan_updated', callId: 'u1', plan: { explanation: 'two steps', steps: [{ step: 'read', status: 'completed' }, { step: 'fix', status: 'in_progress' }] } },
+    { type: 'plan', call_id: 'u1', explanation: 'two steps', plan: [{ step: 'read', status: 'completed' }, { step: 'fix', status: 'in_progress' }] },
+  ],
   web_search: [
     { type: 'web_search', id: 'ws', status: 'done', action: 'search', query: 'node 24' },
     { type: 'web_search', id: 'ws', status: 'done', action: 'search', query: 'node 24', url: null },

@@ -25,6 +25,7 @@ export type JsonLine =
   | { type: 'mcp_approval'; call_id: string; server: string; tool: string; approved: boolean; decided_by: string; reason: string | null }
   | { type: 'image_generation'; id: string; status: string; path: string | null; bytes: number | null; error: string | null }
   | { type: 'image_attached'; call_id: string; path: string; mime: string; bytes: number; sha256: string }
+  | { type: 'plan'; call_id: string; explanation: string | null; plan: { step: string; status: string }[] }
   | { type: 'tool_error'; call_id: string; message: string }
   | { type: 'tool_reused'; call_id: string; title: string }
   | { type: 'retry'; attempt: number; max_attempts: number; delay_ms: number; reason: string }
@@ -74,6 +75,7 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
     };
     case 'image_generation': return { type: 'image_generation', id: ev.id, status: ev.status, path: ev.path ?? null, bytes: ev.bytes ?? null, error: ev.error ?? null };
     case 'image_attached': return { type: 'image_attached', call_id: ev.callId, path: ev.path, mime: ev.mime, bytes: ev.bytes, sha256: ev.sha256 };
+    case 'plan_updated': return { type: 'plan', call_id: ev.callId, explanation: ev.plan.explanation ?? null, plan: ev.plan.steps.map((s) => ({ step: s.step, status: s.status })) };
     case 'tool_error': return { type: 'tool_error', call_id: ev.callId, message: ev.message };
     case 'tool_reused': return { type: 'tool_reused', call_id: ev.callId, title: ev.title };
     case 'retry': return { type: 'retry', attempt: ev.attempt, max_attempts: ev.maxAttempts, delay_ms: ev.delayMs, reason: ev.reason };

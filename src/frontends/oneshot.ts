@@ -23,7 +23,8 @@ import { supportsHyperlinks } from '../ui/hyperlink.ts';
 import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
 import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
-import { createCommands, createTurnDeps, denyApprovals } from './runtime.ts';
+import { createCommands, createTurnDeps, denyApprovals, planModeConfig, sessionStartHooks } from './runtime.ts';
+import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
 import { homeDir, stateKeyPath } from '../paths.ts';
 import { useStateKey } from '../store/seal.ts';
@@ -68,7 +69,9 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   // Before the checkpoint is read: it carries a seal (store/seal.ts).
   useStateKey(stateKeyPath(env, homeDir(env)));
   // Configuration first: a missing key is reported before stdin is drained.
-  const config = resolveConfig(cli, env);
+  const resolved = resolveConfig(cli, env);
+  // --plan: read-only commands, no edit tool, no MCP servers (they could change anything).
+  const config = cli.plan === true ? planModeConfig(resolved) : resolved;
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
   const apiKey = config.apiKey;
   const limits = resolveLimits(env);
@@ -137,10 +140,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     config: { ...config, apiKey }, env, workspaceRoot: cwd,
     onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
   });
-  const { manager: mcp, remote } = await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice, commands });
+  const { manager: mcp, remote } = cli.plan === true ? { manager: undefined, remote: [] } : await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice, commands });
   try {
     const deps = await createTurnDeps({
-      mcp, commands,
+      mcp, commands, planMode: cli.plan === true,
       // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
       hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
       config: { ...config, apiKey }, cli, env, session, emit, policy: withRetryLimits(ONESHOT_POLICY, limits), cwd: () => cwd, workspaceRoot: cwd,
@@ -149,6 +152,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
       onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
+      onNotice: notice,
     });
     // Snapshots serve rollback and /diff, which a one-shot does not have: its state file is
     // removed when it succeeds. Only --json uses them, for the `workspace_changed` event (the
@@ -160,7 +164,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     };
     await finishInterruptedRestore(snapshots);
     if (cli.json) deps.workspace = startSnapshotSession({ ...snapshots, lazy: true })?.files;
-    const outcome = await new Engine(deps).message(message, [], controller.signal);
+    deps.hooks = await startHooks({ env, projectDir: cwd, commands, secrets: [apiKey], cwd: () => cwd, notice });
+    const engine = new Engine(deps);
+    await sessionStartHooks(engine, 'startup', controller.signal);
+    const outcome = await engine.message(message, [], controller.signal);
     if (outcome.kind === 'done') {
       markCodeCacheWorthy();
       // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.
@@ -168,6 +175,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       return EXIT_OK;
     }
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
+    if (outcome.kind === 'blocked') return fail(`not sent: a UserPromptSubmit hook blocked the message: ${outcome.reason}`, 'blocked', EXIT_FAILED);
     const hint = outcome.failure.failure.kind === 'context_overflow' ? ' — shorten the message (or its tool output), or continue in the interactive session, which offers trim, new chain and rollback' : '';
     return fail(`request failed: ${outcome.failure.message}${retries.summary()}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {

@@ -1,11 +1,13 @@
 // Wiring shared by the one-shot and the REPL: config + flags → the engine's dependencies, the
 // command runner (sandbox, environment, output ceiling) and the tool registry. The one place
 // that decides which tools a session offers and how commands run.
+import { release as osRelease, tmpdir, type as osType } from 'node:os';
 import type { CliOptions } from '../cli/args.ts';
 import { sleep } from '../lib/sleep.ts';
 import { readAgentsFiles } from '../config/agents-md.ts';
 import type { Config } from '../config/config.ts';
 import { effectiveOutputCap, resolveLimits } from '../config/limits.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { EmitEvent } from '../engine/events.ts';
 import { withBaseDelay, type RetryPolicy } from '../engine/recovery.ts';
 import { capabilitiesPath, fileCapabilities } from '../engine/server-capabilities.ts';
@@ -13,25 +15,30 @@ import { turnCompaction } from '../engine/turn-compaction.ts';
 import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { createDebugLog } from '../model/debug-log.ts';
-import { buildInstructions } from '../model/request.ts';
+import { localDate, type EnvironmentFacts } from '../engine/environment.ts';
+import { systemPrompt } from '../engine/instructions.ts';
 import { withLocalImages } from '../model/local-images.ts';
 import { scrubSecrets } from '../model/scrub.ts';
+import { sanitizeLine } from '../ui/sanitize.ts';
 import { conversationLogPath, homeDir, logDir, projectName } from '../paths.ts';
 import { ConversationLog } from '../store/log/conversation-log.ts';
 import { sessionConversation } from '../engine/conversation.ts';
-import { describeSandboxForModel } from '../sandbox/policy.ts';
 import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
 import { argumentsPreview, createRemoteMcpTool, type ApprovalDecider, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
 import { createWebSearchTool } from '../tools/hosted/web-search.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
 import { createPatchTool } from '../tools/patch-tool.ts';
+import { planRecord, type Plan } from '../tools/plan.ts';
+import { createPlanTool } from '../tools/plan-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { createCommandRunner, type CommandRunner, type RerunAnswer, type RerunQuestion } from '../tools/sandboxed.ts';
 import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 import { createViewImageTool } from '../tools/view-image.ts';
+import { createSkillTool, type SkillEntry } from '../tools/skill-tool.ts';
+import { loadSkills } from '../config/skills.ts';
 
 export type { CommandRunner } from '../tools/sandboxed.ts';
 
@@ -76,7 +83,9 @@ export function createCommands(r: CommandsInput): CommandRunner {
 }
 
 /** The tools a session offers, in the order they are offered. */
-export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput }): ToolRegistry {
+export function buildRegistry(r: {
+  config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput; savePlan?: (plan: Plan) => void; skills?: readonly SkillEntry[];
+}): ToolRegistry {
   const remote = r.hosted?.remoteMcp ?? [];
   return new ToolRegistry([
     createShellTool({
@@ -88,6 +97,8 @@ export function buildRegistry(r: { config: Config; env: NodeJS.ProcessEnv; comma
     ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
+    createPlanTool({ save: r.savePlan ?? (() => undefined) }),
+    ...(r.skills !== undefined && r.skills.length > 0 ? [createSkillTool(r.skills)] : []),
     // Hosted tools: the server runs them; these only offer them and show their items.
     ...(r.config.webSearch ? [createWebSearchTool()] : []),
     ...(r.config.imageGeneration ? [createImageGenerationTool()] : []),
@@ -114,6 +125,33 @@ export interface RuntimeInput {
   hosted?: HostedInput;
   /** Said once when the --debug log cannot be written; requests go on regardless. */
   onDebugWarning?: (message: string) => void;
+  /** Plan mode (planModeConfig): the model is told, and no MCP tools are offered (they could change anything). */
+  planMode?: boolean;
+  /** One line for the person (a skill file that cannot be used). */
+  onNotice?: (line: string) => void;
+}
+
+/** Problems already said this process: an engine rebuilt (/plan, /setup) does not say them again. */
+const saidProblems = new Set<string>();
+
+/** The skills offered this session (config/skills.ts); each problem said once, sanitized. */
+function sessionSkills(home: string, projectDir: string, notice: ((line: string) => void) | undefined): SkillEntry[] {
+  const { skills, problems } = loadSkills(home, projectDir);
+  for (const p of problems) {
+    if (saidProblems.has(p)) continue;
+    saidProblems.add(p);
+    notice?.(sanitizeLine(p));
+  }
+  return skills;
+}
+
+/**
+ * Plan mode's configuration: commands run in the read-only sandbox (never unsandboxed when
+ * bwrap is missing: then they fail, and nothing changes) and apply_patch is not offered.
+ */
+export function planModeConfig<C extends Config>(config: C): C {
+  const sandbox = { ...config.sandbox, mode: 'read-only' as const, offIfUnavailable: false };
+  return { ...config, sandbox, patchTool: 'off' };
 }
 
 export interface HostedInput {
@@ -148,12 +186,15 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     project: r.env.OPENAI_PROJECT_ID || undefined,
   });
   const home = homeDir(r.env);
-  // The shell named to the model is the one commands really run under (supervisor.ts decides),
-  // and the model is told what the sandbox allows, so it does not fight it.
-  const instructions = [
-    buildInstructions(r.cwd(), resolveUserShell(r.env.SHELL), readAgentsFiles(r.cwd(), home)),
-    describeSandboxForModel(r.config.sandbox, r.workspaceRoot),
-  ].join('\n');
+  // The plan is kept in the session state (restored on resume, dropped by /clear).
+  const savePlan = (plan: Plan): void => r.session.update((s) => ({ ...s, plan: planRecord(plan) }));
+  const planMode = r.planMode === true;
+  const mcp = planMode ? undefined : r.mcp;
+  const skills = sessionSkills(home, r.workspaceRoot, r.onNotice);
+  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp, hosted: planMode ? undefined : r.hosted, savePlan, skills });
+  // Written for what this session offers; stable for the session (prompt caching): what changes
+  // (directory, date, sandbox) goes in the environment context instead.
+  const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, skills, agentsFiles: readAgentsFiles(r.cwd(), home) });
   const now = (): Date => new Date();
   // Context window and compaction: what this server supports is remembered per base URL.
   const capabilities = fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now);
@@ -166,7 +207,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
     client: withLocalImages(scrubSecrets(client, [r.config.apiKey])),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
-    registry: buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp: r.mcp, hosted: r.hosted }),
+    registry,
     session: r.session,
     cwd: r.cwd,
     workspaceRoot: r.workspaceRoot,
@@ -179,6 +220,30 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     sleep,
     now,
     random: Math.random,
+    environment: () => environmentFacts(r, deps.shape.model, now()),
   };
   return deps;
+}
+
+/**
+ * The facts of the environment context (engine/environment.ts). The shell named is the one
+ * commands really run under (supervisor.ts decides); the sandbox is what commands get, so the
+ * model plans within it instead of discovering it by failing.
+ */
+export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot' | 'planMode'>, model: string, now: Date): EnvironmentFacts {
+  const { mode, network } = r.config.sandbox;
+  return {
+    cwd: r.cwd(), shell: resolveUserShell(r.env.SHELL), os: `${osType()} ${osRelease()} (${process.arch})`, date: localDate(now), model,
+    sandbox: mode, writableRoots: mode === 'workspace-write' ? [r.workspaceRoot, tmpdir()] : [], network,
+    approval: r.cli.confirm ? 'the user is asked before each tool call runs (--confirm)' : 'never: tool calls run without asking, within the sandbox',
+    planMode: r.planMode === true,
+  };
+}
+
+/** SessionStart hooks: what they print is context for the first message. */
+export async function sessionStartHooks(engine: Engine, source: 'startup' | 'resume', signal?: AbortSignal): Promise<void> {
+  const hooks = engine.deps.hooks;
+  if (hooks?.has('SessionStart') !== true) return;
+  const outcome = await hooks.run({ event: 'SessionStart', source }, signal);
+  for (const text of outcome.context) engine.noteForNextMessage(text);
 }

@@ -1,26 +1,11 @@
-// Builds request bodies from their parts: instructions (system prompt + AGENTS.md texts, given
-// as input), the tools the registry offers, and input items. Pure: no file system here.
+// Builds request bodies from their parts: instructions (assembled by engine/instructions.ts,
+// given as input), the tools the registry offers, and input items. Pure: no file system here.
 import type { ConversationItem, ToolDefinition } from '../wire/items.ts';
 import type { ModelRequest } from './types.ts';
 
 export interface InstructionFile {
   path: string;
   text: string;
-}
-
-export function systemPrompt(cwd: string, shell: string): string {
-  return [
-    'You are agentx, a coding agent working in the user\'s terminal.',
-    `You can run shell commands on the user's machine with the shell tool. The working directory is ${cwd}; the shell is ${shell}.`,
-    'Prefer small, safe, inspectable steps. Never repeat a command that already ran unless the user asks.',
-    'Answer concisely; use plain text suitable for a terminal.',
-  ].join('\n');
-}
-
-export function buildInstructions(cwd: string, shell: string, agentsFiles: readonly InstructionFile[]): string {
-  const parts = [systemPrompt(cwd, shell)];
-  for (const f of agentsFiles) parts.push(`\n# Instructions from ${f.path}\n${f.text}`);
-  return parts.join('\n');
 }
 
 /** Models that accept `reasoning` (OpenAI reasoning families); others get no reasoning field. */

@@ -1,7 +1,7 @@
 // Modes → rules, with a made-up file system (PathProbe) so every case is exact.
 import { describe, expect, it } from 'vitest';
 import {
-  agentxPaths, buildPolicy, describeSandboxForModel, hiddenCandidates, isWritable, parseNetworkValue, parseSandboxValue, resolveHiddenPaths,
+  agentxPaths, buildPolicy, hiddenCandidates, isWritable, parseNetworkValue, parseSandboxValue, resolveHiddenPaths,
   type HiddenPath, type PathProbe, type SandboxSetting,
 } from './policy.ts';
 
@@ -144,10 +144,3 @@ describe('isWritable', () => {
   });
 });
 
-describe('describeSandboxForModel', () => {
-  it('says what commands can write and whether they have network', () => {
-    expect(describeSandboxForModel(setting(), '/w')).toMatch(/can write only inside \/w and the temp directory, have no network access/);
-    expect(describeSandboxForModel(setting({ mode: 'read-only', network: true }), '/w')).toMatch(/cannot write any file, have network access/);
-    expect(describeSandboxForModel(setting({ mode: 'danger-full-access' }), '/w')).toBe('Commands run without a sandbox.');
-  });
-});

@@ -243,14 +243,3 @@ export function isWritable(policy: SandboxPolicy, path: string): boolean {
   return policy.writableRoots.some((root) => isInside(path, root))
     && !policy.readOnly.includes(path) && !policy.hidden.some((h) => isInside(path, h.path));
 }
-
-/**
- * One sentence for the model's instructions, so it plans within the sandbox instead of discovering
- * it by failing (the lead wires it into model/request.ts buildInstructions).
- */
-export function describeSandboxForModel(setting: SandboxSetting, sessionDir: string): string {
-  if (setting.mode === 'danger-full-access') return 'Commands run without a sandbox.';
-  const writes = setting.mode === 'read-only' ? 'cannot write any file' : `can write only inside ${sessionDir} and the temp directory`;
-  const net = setting.network ? 'have network access' : 'have no network access';
-  return `Commands run in a sandbox: they ${writes}, ${net}, and cannot read credentials such as ~/.ssh. If the sandbox blocks something the task needs, tell the user what and why; only they can change it.`;
-}

@@ -3,6 +3,7 @@
 // it runs, the output item sent back, and what the person sees. The turn loop never names a
 // tool: it asks the registry (registry.ts).
 import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+import type { Plan } from './plan.ts';
 
 /** One command of a shell call, as it finished (shell tool progress and transcript). */
 export interface CommandResultInfo {
@@ -40,6 +41,8 @@ export type ToolProgress =
     status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'interrupted' | 'not_sent';
     durationMs: number; outputBytes: number; truncatedBytes: number;
   }
+  /** The model's plan (update_plan), validated: the whole checklist each time. */
+  | { type: 'plan_updated'; callId: string; plan: Plan }
   | HostedProgress;
 
 /** What hosted tools (and view_image) report; see tools/hosted/. */

@@ -11,6 +11,7 @@ import { OutputView } from './output-view.ts';
 import { sanitizeLine, sanitizeText, TerminalSanitizer } from './sanitize.ts';
 import type { MarkdownFactory, MarkdownStream } from './terminal-output.ts';
 import { formatDuration, isColorTheme, PLAIN_THEME, type Theme } from './theme.ts';
+import { planLines } from './plan-view.ts';
 import { imageAttachedLine, imageGenerationLine, remoteMcpCallLine, remoteMcpToolsLine, sourceLines, webSearchLine } from './hosted-view.ts';
 
 /** Diff lines shown per file before folding the rest into a count. */
@@ -150,6 +151,12 @@ export class Renderer {
         this.note(t.yellow('⚠ the server ended this response early (output limit or content filter): it may be incomplete'));
         break;
       case 'tool_call':
+        // The plan shows itself as a checklist (plan_updated); its call needs no line of its own.
+        if (ev.tool === 'update_plan') {
+          this.flushText();
+          if (!this.atLineStart) this.writeText('\n');
+          break;
+        }
         if (ev.tool !== 'shell' && this.opts.showShellCalls) {
           this.flushText();
           if (!this.atLineStart) this.writeText('\n');
@@ -184,6 +191,9 @@ export class Renderer {
       }
       case 'tool_error':
         this.note(t.red(`✗ tool call not run: ${sanitizeLine(ev.message)}`));
+        break;
+      case 'plan_updated':
+        for (const line of planLines(ev.plan, t)) this.note(line);
         break;
       case 'tool_reused':
         if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${sanitizeLine(ev.title)}`));

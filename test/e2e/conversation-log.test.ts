@@ -39,10 +39,10 @@ describe('a chain lost after a command ran', () => {
     const sent = responses(from);
     expect(sent.map((q) => q.status)).toEqual([200, 400, 200]);
     expect(sent[1]?.error?.code).toBe('previous_response_not_found');
-    // The replay: no chain, the person's message, the call and its output, in order.
+    // The replay: no chain, the environment context and the person's message, the call and its output, in order.
     const replay = bodyOf(sent[2]!);
     expect(replay.previous_response_id).toBeUndefined();
-    expect(types(replay)).toEqual(['message', 'shell_call', 'shell_call_output']);
+    expect(types(replay)).toEqual(['message', 'message', 'shell_call', 'shell_call_output']);
     expect(JSON.stringify(replay.input)).toContain('count it');
     // One prompt cache key for the whole conversation, chained or replayed.
     const keys = new Set(sent.map((q) => bodyOf(q).prompt_cache_key));
@@ -71,7 +71,7 @@ describe('a chain lost after a command ran', () => {
     expect(r.code).toBe(0);
     expect(runs(join(box.cwd, 'a.txt'))).toBe(1);
     expect(runs(join(box.cwd, 'b.txt'))).toBe(1);
-    expect(types(bodyOf(responses(from)[2]!))).toEqual(['message', 'shell_call', 'shell_call', 'shell_call_output', 'shell_call_output']);
+    expect(types(bodyOf(responses(from)[2]!))).toEqual(['message', 'message', 'shell_call', 'shell_call', 'shell_call_output', 'shell_call_output']);
   });
 
   it('apply_patch: applied once, the replay carries the patch call and its output', async () => {
@@ -85,7 +85,7 @@ describe('a chain lost after a command ran', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('patched\n');
     expect(readFileSync(join(box.cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
-    expect(types(bodyOf(responses(from)[2]!))).toEqual(['message', 'apply_patch_call', 'apply_patch_call_output']);
+    expect(types(bodyOf(responses(from)[2]!))).toEqual(['message', 'message', 'apply_patch_call', 'apply_patch_call_output']);
   });
 
   it('a log that cannot be written: the answer is not acted on (no command runs), one line, exit 1', async () => {
@@ -117,7 +117,7 @@ describe('a server that stores nothing', () => {
     const after = sent.slice(sent.findIndex((q) => q.status !== 200) + 1);
     expect(after.every((q) => bodyOf(q).store === false && bodyOf(q).previous_response_id === undefined)).toBe(true);
     // The last request of each one-shot carries its message, the call and its output (the emulator checks every call is answered).
-    expect(types(bodyOf(sent.at(-1)!))).toEqual(['message', 'shell_call', 'shell_call_output']);
+    expect(types(bodyOf(sent.at(-1)!))).toEqual(['message', 'message', 'shell_call', 'shell_call_output']);
     expect(JSON.stringify(bodyOf(sent.at(-1)!).input)).toContain('echo 3 >> count.txt');
   });
 

@@ -45,8 +45,8 @@ describe('one-shot isolation', () => {
     expect(r.code).toBe(0);
     const body = emu.requests[before]?.body as { previous_response_id?: string; input: { type: string }[] };
     expect(body.previous_response_id).toBe(head);
-    // the interactive pending call is not the one-shot's business
-    expect(body.input.map((i) => i.type)).toEqual(['message']);
+    // the interactive pending call is not the one-shot's business: only the environment context and the message
+    expect(body.input.map((i) => i.type)).toEqual(['message', 'message']);
     expect(readFileSync(join(box.cwd, '.agentx_responseid'), 'utf8')).toBe(mainState);
     expect(readFileSync(join(box.cwd, '.agentx_checkpoint')).equals(cpBefore)).toBe(true);
     expect(isolatedFiles(box.cwd)).toEqual([]);

@@ -10,13 +10,19 @@ import { imageCommand } from './images.ts';
 import { clearSession } from './recovery.ts';
 import { diffCommand } from './diff-command.ts';
 import { rollbackCommand } from './rollback.ts';
+import { planCommand, type PlanModeSwitch } from './plan-command.ts';
+import { customCommand, skillsCommand } from './extensions.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/setup', '/help'];
+
+/** Names custom commands cannot take. */
+const BUILT_IN = [...new Set(SLASH_COMMANDS.map((c) => c.slice(1).split(' ')[0] ?? '')), 'quit', 'exit'];
 
 export type Dispatch = { kind: 'exit' } | { kind: 'done' } | { kind: 'message'; text: string };
 
-export interface CommandHooks {
+export interface CommandHooks extends PlanModeSwitch {
   /** /setup: runs the setup dialogue and rewires the engine with the new configuration. */
   setup(): Promise<void>;
   /** /compact: compacts the conversation now (a request, so it runs like a turn: spinner, Ctrl-C). */
@@ -35,6 +41,11 @@ const HELP = [
   '  /model [NAME]      show or switch the model for later requests',
   '  /mcp               MCP servers: state, transport and tool count',
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
+  '  /plan [TEXT]       plan mode: the model reads and plans, changes nothing; /plan approve carries',
+  '                     the plan out, /plan off leaves, /plan show shows the model\'s plan',
+  '  /skills            the skills the model may load (SKILL.md in .agents/skills/ and ~/.agents/skills/)',
+  '  /NAME [ARGS]       a custom command: .agentx/commands/NAME.md or ~/.config/agentx/commands/NAME.md,',
+  '                     sent as a message with $ARGUMENTS replaced by ARGS',
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
@@ -154,7 +165,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     changeDirectory(ctx, cd);
     return { kind: 'done' };
   }
-  const m = /^\/([a-z]+)(?:\s+([\s\S]*))?$/i.exec(line);
+  const m = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/i.exec(line);
   if (!m) return { kind: 'message', text: input.trim() };
   const arg = (m[2] ?? '').trim();
   switch ((m[1] ?? '').toLowerCase()) {
@@ -167,9 +178,19 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'mcp': await mcpCommand(ctx); break;
     case 'image': await imageCommand(ctx, arg); break;
     case 'setup': await hooks.setup(); break;
+    case 'plan': {
+      const planned = await planCommand(ctx, hooks, arg);
+      if (planned.kind === 'message') return planned;
+      break;
+    }
     case 'help': say(ctx, HELP); break;
     case 'quit': case 'exit': return { kind: 'exit' };
-    default: say(ctx, ctx.theme.red(`unknown command /${m[1] ?? ''} (see /help)`));
+    case 'skills': skillsCommand(ctx, BUILT_IN); break;
+    default: {
+      const custom = customCommand(ctx, m[1] ?? '', arg, BUILT_IN);
+      if (custom !== undefined) return { kind: 'message', text: custom };
+      say(ctx, ctx.theme.red(`unknown command /${sanitizeLine(m[1] ?? '')} (see /help)`));
+    }
   }
   return { kind: 'done' };
 }

@@ -4,6 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import type { CliOptions } from '../../cli/args.ts';
 import type { Config } from '../../config/config.ts';
 import type { Engine } from '../../engine/engine.ts';
+import type { SessionHooks } from '../../engine/hooks.ts';
 import type { SessionStore } from '../../store/session-store.ts';
 import type { McpManager } from '../../tools/mcp/manager.ts';
 import type { LocalImagePart } from '../../wire/items.ts';
@@ -41,6 +42,10 @@ export interface ReplContext {
   images: LocalImagePart[];
   /** Workspace snapshots (file rollback, /diff); absent when AGENTX_SNAPSHOTS=off. */
   snapshots?: SnapshotSession;
+  /** Plan mode (/plan, --plan): the engine runs with planModeConfig until the plan is approved. */
+  planMode?: boolean;
+  /** The person's hooks (frontends/hooks/), given to every engine this session builds. */
+  hooks?: SessionHooks;
 }
 
 /** One line of information for the user, on its own line. */
@@ -53,7 +58,7 @@ export function tildePath(path: string, home: string): string {
   return path;
 }
 
-export function promptText(ctx: Pick<ReplContext, 'theme' | 'cwd' | 'home'>): string {
+export function promptText(ctx: Pick<ReplContext, 'theme' | 'cwd' | 'home' | 'planMode'>): string {
   let user = 'user';
   try {
     user = userInfo().username;
@@ -62,7 +67,8 @@ export function promptText(ctx: Pick<ReplContext, 'theme' | 'cwd' | 'home'>): st
   }
   const host = hostname().split('.')[0] ?? 'localhost';
   const t = ctx.theme;
-  return `${t.green(`${user}@${host}`)}:${t.cyan(tildePath(ctx.cwd, ctx.home))}> `;
+  const mode = ctx.planMode === true ? `${t.yellow('[plan]')} ` : '';
+  return `${mode}${t.green(`${user}@${host}`)}:${t.cyan(tildePath(ctx.cwd, ctx.home))}> `;
 }
 
 /** Front-end facts the next request tells the model: a new working directory. */

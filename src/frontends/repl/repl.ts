@@ -27,6 +27,10 @@ import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
 import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
+import { planModeConfig, sessionStartHooks } from '../runtime.ts';
+import { startHooks } from '../hooks/session.ts';
+import type { SessionHooks } from '../../engine/hooks.ts';
+import { offerApproval } from './plan-command.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
@@ -104,7 +108,30 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   late.ctx = ctx;
   const runner = new TurnRunner(ctx);
   late.runner = runner;
+  /**
+   * The engine for the current mode (same session, same store): plan mode runs commands
+   * read-only and offers no edit tool. `keepModel`: a /model choice survives the switch.
+   */
+  const rebuild = async (keepModel: boolean): Promise<void> => {
+    const model = ctx.engine.deps.shape.model;
+    if (ctx.planMode === true) {
+      const planConfig = planModeConfig(ctx.config);
+      ctx.engine = await buildEngine(partial, planConfig, getRunner, replCommands(partial, planConfig, getRunner, false), ctx.mcp, true);
+    } else {
+      ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
+    }
+    if (keepModel) ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model };
+    ctx.engine.deps.hooks = ctx.hooks;
+  };
+  if (cli.plan === true) {
+    ctx.planMode = true;
+    await rebuild(true);
+  }
   const hooks: CommandHooks = {
+    async setPlanMode(on) {
+      ctx.planMode = on;
+      await rebuild(true);
+    },
     async setup() {
       term.stop();
       try {
@@ -122,7 +149,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       }
       ctx.config = { ...next, apiKey: next.apiKey };
       ctx.commands = replCommands(partial, ctx.config, getRunner);
-      ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
+      await rebuild(false);
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
     compact: () => runner.compact(),
@@ -148,9 +175,12 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   try {
     greet(ctx, loaded.existed);
     if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(line)));
+    ctx.hooks = await startReplHooks(ctx);
+    ctx.engine.deps.hooks = ctx.hooks;
+    await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
-    if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
+    if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
     // Calls left by a dead session may be MCP calls: the menu must know their tools (and their
     // retry warning), so it waits for the servers (each bounded by its start timeout).
     if (ctx.mcp && ctx.session.state.pending_tool_calls.length > 0) await ctx.mcp.ready;
@@ -165,6 +195,23 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     saveHistory(historyFile, ctx.history);
     await ctx.mcp?.close();
   }
+}
+
+/** The person's hooks, and the project's after the person approved that exact file. */
+function startReplHooks(ctx: ReplContext): Promise<SessionHooks | undefined> {
+  const t = ctx.theme;
+  return startHooks({
+    env: ctx.env, projectDir: ctx.session.dir, commands: ctx.commands, secrets: [ctx.config.apiKey], cwd: () => ctx.cwd,
+    notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
+    approve: async (file) => {
+      say(ctx, t.yellow(`${sanitizeLine(file.path)} wants to run these commands as hooks (programs on this machine):`));
+      for (const h of file.hooks) say(ctx, `  ${t.cyan(h.event)}${h.matcher === undefined ? '' : ` (${sanitizeLine(h.matcher)})`}: ${sanitizeLine(h.command)}`);
+      ctx.out.write(`${t.yellow('?')} run them, now and whenever this file is unchanged? [y]es / [n]o: `);
+      const answer = await ctx.term.askKey(['y', 'n']);
+      ctx.out.write(`${answer}\n`);
+      return answer === 'y';
+    },
+  });
 }
 
 /** MCP servers start in the background (the prompt does not wait); their tools join the registry. */
@@ -238,18 +285,25 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
     exitArmed = false;
     const action = await dispatch(ctx, hooks, line.text);
     if (action.kind === 'exit') return;
-    if (action.kind === 'message') {
-      const text = action.text;
-      const notes = turnNotes(ctx);
-      const images = ctx.images;
-      const oldest = ctx.session.state.history[0]?.response_id;
-      const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal, images));
-      // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
-      if (outcome.kind !== 'interrupted') ctx.images = [];
-      await afterTurn(ctx, runner, outcome);
-      // History keeps its newest entries only: snapshots of a dropped checkpoint are garbage now.
-      const dropped = oldest !== undefined && !ctx.session.state.history.some((h) => h.response_id === oldest);
-      if (dropped && ctx.snapshots) void pruneSnapshots(ctx.snapshots, snapshotIdsInUse(ctx.session.state), (l) => say(ctx, ctx.theme.dim(l)));
+    // In plan mode an answered turn is followed by the approval menu; approving starts the work.
+    for (let text = action.kind === 'message' ? action.text : undefined; text !== undefined;) {
+      const outcome = await sendMessage(ctx, runner, text);
+      text = ctx.planMode === true && outcome.kind === 'done' ? await offerApproval(ctx, hooks) : undefined;
     }
   }
+}
+
+/** One message for the model: a turn with the notes and images waiting for it. */
+async function sendMessage(ctx: ReplContext, runner: TurnRunner, text: string): Promise<TurnOutcome> {
+  const notes = turnNotes(ctx);
+  const images = ctx.images;
+  const oldest = ctx.session.state.history[0]?.response_id;
+  const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal, images));
+  // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
+  if (outcome.kind !== 'interrupted') ctx.images = [];
+  await afterTurn(ctx, runner, outcome);
+  // History keeps its newest entries only: snapshots of a dropped checkpoint are garbage now.
+  const dropped = oldest !== undefined && !ctx.session.state.history.some((h) => h.response_id === oldest);
+  if (dropped && ctx.snapshots) void pruneSnapshots(ctx.snapshots, snapshotIdsInUse(ctx.session.state), (l) => say(ctx, ctx.theme.dim(l)));
+  return outcome;
 }

@@ -73,6 +73,7 @@ export class TurnRunner {
   readonly confirm = async (request: ConfirmRequest): Promise<boolean> => {
     if (this.alwaysRun) return true;
     const t = this.ctx.theme;
+    this.notify('agentx needs your permission to run a tool call');
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
     if (request.tool === 'shell') this.writer.write(confirmPrompt(request.commands, t));
@@ -93,6 +94,7 @@ export class TurnRunner {
   /** A remote MCP server's approval request: the person says yes or no (Esc/Ctrl-C: no, and the turn stops). */
   readonly approve = async (q: ApprovalQuestion): Promise<ApprovalDecision> => {
     const t = this.ctx.theme;
+    this.notify('agentx needs your permission for a remote MCP call');
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
     // Names and arguments come from the server: control characters are shown, never obeyed.
@@ -108,6 +110,7 @@ export class TurnRunner {
   /** A command looked refused by the sandbox: run it once more without it? (y / N / always this session) */
   readonly askToRerun = async (question: RerunQuestion): Promise<RerunAnswer> => {
     const t = this.ctx.theme;
+    this.notify('agentx asks whether to run a command without the sandbox');
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
     this.writer.write(`${t.yellow('?')} the sandbox refused this (${question.denial.kind}: ${question.denial.evidence}). Run it once more without the sandbox? [y]es / [N]o / [a]lways this session: `);
@@ -115,6 +118,12 @@ export class TurnRunner {
     this.writer.write(`${answer === 'cancel' ? 'no' : answer}\n`);
     return answer === 'y' ? 'once' : answer === 'a' ? 'always' : 'no';
   };
+
+  /** Notification hooks: the person is asked something (not awaited: the question is shown at once). */
+  notify(message: string): void {
+    const hooks = this.ctx.hooks;
+    if (hooks?.has('Notification') === true) void hooks.run({ event: 'Notification', message });
+  }
 
   /** Aborts the running turn (Ctrl-C, Ctrl-T, SIGINT, SIGTERM). */
   interrupt(): void {
@@ -127,6 +136,7 @@ export class TurnRunner {
     if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
     const t = this.ctx.theme;
     if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(outcome.failure.message)}`));
+    if (outcome.kind === 'blocked') say(this.ctx, t.red(`✗ not sent: a UserPromptSubmit hook blocked the message: ${sanitizeLine(outcome.reason)}`));
     if (outcome.kind === 'interrupted') {
       say(this.ctx, t.yellow('⏹ interrupted: nothing was added to the conversation; the model will be told next time (↑ recalls your message)'));
     }

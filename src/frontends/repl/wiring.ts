@@ -24,11 +24,13 @@ export function replCommands(
   ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 'theme'>,
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
+  /** Plan mode passes false: a refused command is not offered a run without the sandbox. */
+  offerRerun = true,
 ): CommandRunner {
   return createCommands({
     config, env: ctx.env, workspaceRoot: ctx.session.dir,
     onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
-    askToRerun: (question) => runner().askToRerun(question),
+    askToRerun: offerRerun ? (question) => runner().askToRerun(question) : undefined,
   });
 }
 
@@ -38,9 +40,10 @@ export async function buildEngine(
   runner: () => TurnRunner,
   commands: CommandRunner,
   mcp?: McpManager,
+  planMode = false,
 ): Promise<Engine> {
   const deps = await createTurnDeps({
-    config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp, hosted: ctx.hosted,
+    config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp, hosted: ctx.hosted, planMode,
     emit: (ev) => runner().emit(ev),
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,
@@ -48,6 +51,7 @@ export async function buildEngine(
     confirm: ctx.cli.confirm ? (request) => runner().confirm(request) : undefined,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
     onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
+    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
   deps.workspace = ctx.snapshots?.files;

@@ -1,0 +1,124 @@
+// update_plan and plan mode end to end: scripted function_call items from the emulator, the
+// built CLI (one-shot and the REPL in a pty), and the files on disk checked before and after.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LoggedRequest } from '../emulator/server.ts';
+import { runCli, sandbox } from './harness.ts';
+import { KEY } from './pty.ts';
+import { prompt, readState, replSuite, toolOutputs, userText } from './repl-fixtures.ts';
+
+const suite = replSuite();
+
+interface Body { instructions: string; tools: { type: string; name?: string }[]; input: { type?: string; role?: string; content?: { text?: string }[] }[] }
+const bodyOf = (r: LoggedRequest | undefined): Body => r?.body as Body;
+const offered = (r: LoggedRequest | undefined): string[] => bodyOf(r).tools.map((t) => (t.type === 'function' || t.type === 'custom' ? t.name ?? '' : t.type));
+
+const PLAN = {
+  explanation: 'fix the \x1b[31mparser\x1b[0m',
+  plan: [{ step: 'read parse.ts', status: 'completed' }, { step: 'patch the\nloop', status: 'in_progress' }, { step: 'run the tests', status: 'pending' }],
+};
+
+/** The directory's files and their contents (the state files aside): what "nothing changed" is checked against. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) if (!name.startsWith('.agentx')) out[name] = readFileSync(join(dir, name), 'utf8');
+  return out;
+}
+
+describe('update_plan', () => {
+  it('is a plan line in --json and a sanitized checklist on stderr', async () => {
+    const box = sandbox(suite.emu.baseUrl);
+    suite.emu.enqueue({ kind: 'function', name: 'update_plan', arguments: JSON.stringify(PLAN) });
+    const r = await runCli(['--json', 'fix it'], box);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(lines.find((l) => l.type === 'plan')).toEqual({
+      type: 'plan', call_id: expect.any(String) as unknown, explanation: PLAN.explanation,
+      plan: [{ step: 'read parse.ts', status: 'completed' }, { step: 'patch the\nloop', status: 'in_progress' }, { step: 'run the tests', status: 'pending' }],
+    });
+
+    suite.emu.enqueue({ kind: 'function', name: 'update_plan', arguments: JSON.stringify(PLAN) });
+    const shown = await runCli(['fix it'], box);
+    expect(shown.code).toBe(0);
+    expect(shown.stderr).toContain('☰ plan 1/3 done');
+    expect(shown.stderr).toContain('✓ read parse.ts');
+    expect(shown.stderr).toContain('▸ patch the');
+    expect(shown.stderr).toContain('□ run the tests');
+    // The model's escape sequences never reach the terminal.
+    expect(shown.stderr).not.toContain('\x1b[31m');
+  });
+
+  it('answers two steps in progress with an error for the model and shows no plan', async () => {
+    const box = sandbox(suite.emu.baseUrl);
+    suite.emu.enqueue({ kind: 'function', name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: 'a', status: 'in_progress' }, { step: 'b', status: 'in_progress' }] }) });
+    const before = suite.emu.requests.length;
+    const r = await runCli(['--json', 'go'], box);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('"type":"plan"');
+    const out = toolOutputs(suite.emu.requests[before + 1])[0];
+    expect(out?.output).toMatch(/at most one step can be in_progress/);
+  });
+});
+
+describe('plan mode', () => {
+  it('--plan: no edit tool, read-only commands, the model is told; nothing on disk changes', async () => {
+    const box = sandbox(suite.emu.baseUrl);
+    writeFileSync(join(box.cwd, 'keep.txt'), 'original\n');
+    const before = snapshot(box.cwd);
+    const patch = '*** Begin Patch\n*** Update File: keep.txt\n@@\n-original\n+changed\n*** End Patch\n';
+    suite.emu.enqueue(
+      { kind: 'shell', commands: ['echo changed > keep.txt; touch new.txt'] },
+      { kind: 'function', name: 'apply_patch', arguments: JSON.stringify({ input: patch }) },
+      { kind: 'text', text: 'Plan: change keep.txt.' },
+    );
+    const from = suite.emu.requests.length;
+    const r = await runCli(['--plan', 'change keep.txt'], box);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Plan: change keep.txt.');
+    expect(offered(suite.emu.requests[from])).not.toContain('apply_patch');
+    expect(bodyOf(suite.emu.requests[from]).instructions).toMatch(/You are in plan mode/);
+    expect(JSON.stringify(bodyOf(suite.emu.requests[from]).input)).toMatch(/<sandbox_mode>read-only.*<mode>plan/s);
+    // The command ran read-only (it failed), the patch was refused as an unknown tool.
+    expect(toolOutputs(suite.emu.requests[from + 2])[0]?.output).toMatch(/unknown tool "apply_patch"/);
+    expect(snapshot(box.cwd)).toEqual(before);
+  });
+
+  it('/plan in the REPL: read-only until approved in the menu, then the work starts with the edit tool; the plan survives a restart', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    a.line('/plan');
+    await a.waitFor('✓ plan mode');
+    await a.waitFor(/\[plan\] \S+@\S+:\S*> /);
+    suite.emu.enqueue(
+      { kind: 'function', name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: 'make the file', status: 'pending' }] }) },
+      { kind: 'shell', commands: ['touch made.txt'] },
+      { kind: 'text', text: 'The plan is ready.' },
+    );
+    const from = suite.emu.requests.length;
+    a.line('plan making a file');
+    await a.waitFor('□ make the file');
+    await a.waitFor('The plan is ready.');
+    await a.waitFor('approve this plan');
+    expect(existsSync(join(sb.cwd, 'made.txt'))).toBe(false);
+    expect(offered(suite.emu.requests[from])).not.toContain('apply_patch');
+    const approvedAt = suite.emu.requests.length;
+    a.write('y');
+    await a.waitFor('✓ plan approved');
+    await a.waitFor(/tokens: /);
+    await prompt(a);
+    expect(a.rest()).not.toContain('[plan]');
+    expect(userText(suite.emu.requests[approvedAt])).toContain('The user approved your plan');
+    expect(offered(suite.emu.requests[approvedAt])).toContain('apply_patch');
+    expect(JSON.stringify(bodyOf(suite.emu.requests[approvedAt]).input)).toContain('<sandbox_mode>workspace-write');
+    expect(readState(sb)).toMatchObject({ plan: { plan: [{ step: 'make the file', status: 'pending' }] } });
+    a.write(KEY.ctrlD);
+    await a.exited;
+
+    const b = suite.start(sb);
+    await prompt(b);
+    b.line('/plan show');
+    await b.waitFor('□ make the file');
+  });
+});
