@@ -31,6 +31,11 @@ export function privateStateDir(env: NodeJS.ProcessEnv, home: string): string {
   return join(base, 'agentx');
 }
 
+/** `<private store>/state.key`: the key of the seals on the project's state files (store/seal.ts). */
+export function stateKeyPath(env: NodeJS.ProcessEnv, home: string): string {
+  return join(privateStateDir(env, home), 'state.key');
+}
+
 /** A readable, collision-free name for a project: its directory's name and a hash of its real path. */
 export function projectName(workspaceRealPath: string): string {
   const name = basename(workspaceRealPath).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';

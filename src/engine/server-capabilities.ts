@@ -4,6 +4,7 @@
 // Entries expire after a while: servers gain features.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isRecord } from '../lib/guards.ts';
 
 export type Support = 'unknown' | 'yes' | 'no';
 
@@ -49,9 +50,6 @@ interface StoredEntry extends ServerCapabilities {
   checkedAt: string;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const asSupport = (v: unknown): Support => (v === 'yes' || v === 'no' ? v : 'unknown');
 

@@ -26,7 +26,8 @@ import { startMcpSession } from './mcp-session.ts';
 import { createCommands, createTurnDeps, denyApprovals, planModeConfig, sessionStartHooks } from './runtime.ts';
 import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
-import { homeDir } from '../paths.ts';
+import { homeDir, stateKeyPath } from '../paths.ts';
+import { useStateKey } from '../store/seal.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -65,6 +66,8 @@ function retryTally(): { see: (ev: AgentEvent) => void; summary: () => string } 
 
 export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const cwd = resolve(cli.cwd ?? process.cwd());
+  // Before the checkpoint is read: it carries a seal (store/seal.ts).
+  useStateKey(stateKeyPath(env, homeDir(env)));
   // Configuration first: a missing key is reported before stdin is drained.
   const resolved = resolveConfig(cli, env);
   // --plan: read-only commands, no edit tool, no MCP servers (they could change anything).

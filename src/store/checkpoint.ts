@@ -2,7 +2,8 @@
 
 import { MAX_STATE_FILE_BYTES } from './types.ts';
 import type { CompactionCheckpoint, SessionState, Usage } from './types.ts';
-import { isRecord, normalizeCompaction, normalizeUsage } from './normalize.ts';
+import { isRecord } from '../lib/guards.ts';
+import { normalizeCompaction, normalizeUsage } from './normalize.ts';
 import { isPlainResponseId, isResponseId } from '../lib/text.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
 

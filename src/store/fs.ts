@@ -127,8 +127,8 @@ export function readChecked(readPath: string, maxBytes: number): { text: string;
  * Moves a bad file to `<path>.corrupt-<timestamp>[-n]`. link+unlink never replaces an existing
  * file (link fails with EEXIST), so an earlier corrupt copy is never clobbered.
  */
-export function moveAside(p: string, now: Date): string {
-  const base = `${p}.corrupt-${fileStamp(now)}`;
+export function moveAside(p: string, now: Date, why: 'corrupt' | 'untrusted' = 'corrupt'): string {
+  const base = `${p}.${why}-${fileStamp(now)}`;
   for (let n = 0; n < 1000; n++) {
     const dest = n === 0 ? base : `${base}-${n}`;
     try {

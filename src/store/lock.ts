@@ -1,7 +1,7 @@
 // The interactive session lock, `.agentx_responseid.lock` (SPEC §3.1: a second interactive
 // agentx in the same directory never interleaves writes).
 //
-// The lock file holds "<pid>\n<token>\n". It is created complete: written to a temp file and
+// The lock file holds "<pid>\n<token>\nseal:<hmac>\n" (seal.ts). It is created complete: written to a temp file and
 // hard-linked into place, so nobody ever reads a half-written lock (link fails with EEXIST
 // when the lock is held). The random token tells our lock from one left by an earlier process
 // that had the same pid (common in containers, where agentx may always be pid 1).
@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorCode, isPidAlive, randomHex, sleepMs, unlinkQuiet } from '../lib/fsutil.ts';
 import { takeOverStaleLock, type LockFiles, type LockInfo } from '../lib/lock-takeover.ts';
+import { sealLock, unsealLock } from './seal.ts';
 
 export const LOCK_FILE = '.agentx_responseid.lock';
 
@@ -30,8 +31,9 @@ function newToken(): string {
   return randomHex(16);
 }
 
-function content(token: string): string {
-  return `${process.pid}\n${token}\n`;
+/** The lock's text, sealed (seal.ts): a lock nobody but agentx can write. */
+function content(lockPath: string, token: string): string {
+  return sealLock(lockPath, `${process.pid}\n${token}\n`);
 }
 
 /** A complete file with `text`, named so cleanupStaleOneshots can reap it after a crash. */
@@ -78,7 +80,13 @@ function readInfo(p: string): LockInfo | null {
   try {
     fd = fs.openSync(p, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
     const st = fs.fstatSync(fd);
-    const [pidLine = '', token = ''] = fs.readFileSync(fd, 'utf8').slice(0, 256).split('\n');
+    const raw = fs.readFileSync(fd, 'utf8').slice(0, 512);
+    const text = unsealLock(p, raw);
+    // A lock that has text but no seal that verifies was not written by agentx (a command
+    // wrote `1` into it, say): stale at once, whatever pid it names. An empty one may be a
+    // lock being created without hard links, and gets the grace period.
+    if (text === null) return { ino: st.ino, pid: null, token: '', mtimeMs: raw === '' ? st.mtimeMs : 0 };
+    const [pidLine = '', token = ''] = text.split('\n');
     const pid = /^\d+$/.test(pidLine) ? Number(pidLine) : null;
     return { ino: st.ino, pid, token, mtimeMs: st.mtimeMs };
   } catch (error) {
@@ -127,11 +135,11 @@ export function acquireSessionLock(dir: string): SessionLock {
   let last: LockInfo | null = null;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const token = newToken();
-    if (createExclusive(lockPath, content(token))) return held(lockPath, token);
+    if (createExclusive(lockPath, content(lockPath, token))) return held(lockPath, token);
     last = readInfo(lockPath);
     if (last === null) continue;
     if (isLive(last)) return { ok: false, pid: last.pid ?? 0 };
-    if (takeOverStaleLock(lockPath, last, content(token), 'takeover', FILES)) return held(lockPath, token);
+    if (takeOverStaleLock(lockPath, last, content(lockPath, token), 'takeover', FILES)) return held(lockPath, token);
     // Another process is mid-takeover; give it a moment to finish, then look again.
     sleepMs(2);
   }

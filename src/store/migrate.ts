@@ -14,7 +14,7 @@
 // - `rollback_backup` held the history entries newer than the rolled-back-to checkpoint; it is
 //   rebuilt as the state those entries describe, so `/rollback undo` still works.
 
-import { isRecord } from './normalize.ts';
+import { isRecord } from '../lib/guards.ts';
 import type { Raw } from './normalize.ts';
 import { preview } from '../lib/text.ts';
 

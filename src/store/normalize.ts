@@ -32,6 +32,7 @@ import type {
 import { isResponseId, preview, truncateMiddle, utf8Length } from '../lib/text.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
 import { isInputItem, isLocalImagePart, isToolCallItem, isToolOutputItem, type ToolCallItem } from '../wire/items.ts';
+import { isRecord } from '../lib/guards.ts';
 
 export type Raw = Record<string, unknown>;
 
@@ -58,9 +59,6 @@ function asSaved(value: unknown): unknown {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown;
 }
 
-export function isRecord(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 
 function optString(value: unknown): string | null {

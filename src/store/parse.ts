@@ -3,7 +3,8 @@
 
 import { MAX_STATE_FILE_BYTES, STATE_KEYS, STATE_VERSION, emptyState } from './types.ts';
 import type { SessionSnapshot, SessionState } from './types.ts';
-import { Issues, StateFormatError, isRecord, normalizeSnapshot, withInvalidFields } from './normalize.ts';
+import { isRecord } from '../lib/guards.ts';
+import { Issues, StateFormatError, normalizeSnapshot, withInvalidFields } from './normalize.ts';
 import type { Raw } from './normalize.ts';
 import { migrateCliState } from './migrate.ts';
 import { isPlainResponseId } from '../lib/text.ts';

@@ -18,6 +18,7 @@ import { parseCheckpoint, serializeCheckpoint } from './checkpoint.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { currentUid, errorCode, fileStamp, isPidAlive } from '../lib/fsutil.ts';
 import { oversizeNotice, partsOverLimit, REPAIRABLE_MAX_BYTES, repairTarget, trimStateToLimit } from './trim.ts';
+import { sealingEnabled, sealJson, unsealJson } from './seal.ts';
 import { assertReplaceable, inspect, moveAside, readChecked, untouchable, writeFileAtomicSync, type WriteOptions } from './fs.ts';
 
 export { writeFileAtomicSync, type WriteOptions } from './fs.ts';
@@ -50,7 +51,9 @@ export function loadState(p: string, now: Date): LoadResult {
   }
   // An oversized state file is repaired by trimming (trim.ts), not moved aside whole.
   const read = readChecked(found.readPath, REPAIRABLE_MAX_BYTES);
-  const parsed = 'text' in read ? parseState(read.text, REPAIRABLE_MAX_BYTES) : { ok: false as const, reason: read.error };
+  const seal = 'text' in read ? unsealJson(p, read.text) : undefined;
+  if (seal?.status === 'forged') return setAsideForged(p, name, now);
+  const parsed = seal !== undefined && 'text' in seal ? parseState(seal.text, REPAIRABLE_MAX_BYTES) : { ok: false as const, reason: 'error' in read ? read.error : 'unreadable' };
   if (!parsed.ok) {
     try {
       const aside = path.basename(moveAside(p, now));
@@ -62,6 +65,13 @@ export function loadState(p: string, now: Date): LoadResult {
     }
   }
   const notices: string[] = [];
+  if (seal?.status === 'unsigned') {
+    // An older agentx, the AgentX CLI — or a command, a patch, a clone: only the conversation
+    // it points at is taken; nothing of it runs or is sent as the person's words.
+    notices.push(`${name} carries no agentx seal (an older agentx, the AgentX CLI, or written by something else): continuing its conversation only; its pending tool calls and unsent messages are not used.`);
+    const imported = contextOnly(parsed.state);
+    return { state: imported, existed: imported.response_id !== null, notices, writable: true };
+  }
   if (parsed.migrated) notices.push(`${name} was in an older format; it will be saved in the current one.`);
   if (parsed.warnings.length > 0) {
     notices.push(`${name}: reset invalid ${parsed.warnings.join(', ')} (original values kept under invalid_fields).`);
@@ -80,6 +90,21 @@ export function loadState(p: string, now: Date): LoadResult {
   return { state, existed: true, notices, writable: true };
 }
 
+/** A file with a seal that does not verify: kept aside as `<name>.untrusted-<time>`, never used. */
+function setAsideForged(p: string, name: string, now: Date): LoadResult {
+  try {
+    const aside = path.basename(moveAside(p, now, 'untrusted'));
+    return { state: emptyState(), existed: false, notices: [`${name} was not written by agentx (its seal does not verify: a command, a patch or a copied file?): not using it; moved it to ${aside} and started a fresh session.`], writable: true };
+  } catch (error) {
+    return { state: emptyState(), existed: false, notices: [`${name} was not written by agentx (its seal does not verify) and could not be moved aside (${errorCode(error) ?? 'error'}); not using it; this session is kept in memory only.`], writable: false };
+  }
+}
+
+/** What an unsealed state may give a new session: the conversation it points at and its counts. */
+function contextOnly(state: SessionState): SessionState {
+  return { ...emptyState(), response_id: state.response_id, usage: state.usage, context_tokens: state.context_tokens };
+}
+
 export function saveState(p: string, state: SessionState, opts: WriteOptions = {}): void {
   assertReplaceable(p);
   // Same bytes as serializeState(state), built from small pieces (see pretty-json.ts).
@@ -88,7 +113,7 @@ export function saveState(p: string, state: SessionState, opts: WriteOptions = {
   if (partsOverLimit(parts, MAX_STATE_FILE_BYTES)) {
     parts = [...prettyJsonParts(stateForDisk(trimStateToLimit(state, repairTarget(MAX_STATE_FILE_BYTES)).state)), '\n'];
   }
-  writeFileAtomicSync(p, parts, 0o600, opts);
+  writeFileAtomicSync(p, sealingEnabled() ? [sealJson(p, parts.join(''))] : parts, 0o600, opts);
 }
 
 export function loadCheckpointWithNotices(dir: string): { checkpoint: Checkpoint | null; notices: string[] } {
@@ -96,17 +121,26 @@ export function loadCheckpointWithNotices(dir: string): { checkpoint: Checkpoint
   if (found.kind === 'absent') return { checkpoint: null, notices: [] };
   if (found.kind === 'untrusted') return { checkpoint: null, notices: [`${CHECKPOINT_FILE} ${found.reason}: ignoring it.`] };
   const read = readChecked(found.readPath, MAX_STATE_FILE_BYTES);
-  const parsed = 'text' in read ? parseCheckpoint(read.text) : { ok: false as const, reason: read.error };
+  const seal = 'text' in read ? unsealJson(path.join(dir, CHECKPOINT_FILE), read.text) : undefined;
+  // Left in place either way: one-shots running concurrently must not race to rename it.
+  if (seal?.status === 'forged') return { checkpoint: null, notices: [`${CHECKPOINT_FILE} was not written by agentx (its seal does not verify): ignoring it.`] };
+  const parsed = seal !== undefined && 'text' in seal ? parseCheckpoint(seal.text) : { ok: false as const, reason: 'error' in read ? read.error : 'unreadable' };
   // A bad checkpoint is left in place: it is a derived copy the next successful turn rewrites,
   // and one-shots running concurrently must not race to rename it.
   if (!parsed.ok) return { checkpoint: null, notices: [`${CHECKPOINT_FILE} could not be used (${parsed.reason}); starting fresh.`] };
+  if (seal?.status === 'unsigned') {
+    // Only the response it names: a compaction seed in it would be sent to the model as if the person had said it.
+    const cp = parsed.checkpoint;
+    const notice = `${CHECKPOINT_FILE} carries no agentx seal (an older agentx, the AgentX CLI, or written by something else): continuing from its response only.`;
+    return { checkpoint: cp.response_id === null ? null : { version: 1, timestamp: cp.timestamp, usage: cp.usage, source: cp.source, context_tokens: cp.context_tokens, response_id: cp.response_id }, notices: [notice] };
+  }
   return { checkpoint: parsed.checkpoint, notices: [] };
 }
 
 export function saveCheckpoint(dir: string, cp: Checkpoint): void {
   const p = path.join(dir, CHECKPOINT_FILE);
   assertReplaceable(p);
-  writeFileAtomicSync(p, serializeCheckpoint(cp));
+  writeFileAtomicSync(p, sealJson(p, serializeCheckpoint(cp)));
 }
 
 /** /clear: the interactive state and the branch point go; one-shot and corrupt files stay. Returns removed names. */

@@ -105,6 +105,6 @@ describe('one-shot stdin', () => {
     r.stdin?.end('x'.repeat(5000));
     const done = await r.done;
     expect(done.code).toBe(2);
-    expect(done.stderr).toMatch(/stdin holds more than 1000 B \(AGENTX_MAX_STDIN_BYTES\)/);
+    expect(done.stderr).toMatch(/stdin holds more than 1000 bytes \(AGENTX_MAX_STDIN_BYTES\)/);
   });
 });

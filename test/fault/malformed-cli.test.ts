@@ -10,6 +10,7 @@ import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox, storedResponse, type Sandbox } from '../e2e/harness.ts';
 import { spawnAgentx, type PtyRun } from '../e2e/pty.ts';
 import { parseState } from '../../src/store/state.ts';
+import { sealedAsAgentx } from '../support/seal.ts';
 import { FULL, Tally } from './lib/env.ts';
 import { hasStackTrace, isolatedFiles, readIf } from './lib/checks.ts';
 
@@ -61,8 +62,8 @@ type Outcome =
 interface FileCase {
   name: string;
   short?: boolean;
-  /** Creates the file at `path` (in `dir`); returns what must stay byte-identical, if anything. */
-  make: (path: string, dir: string) => void;
+  /** Creates the file at `path` (in `dir`); `sealed` seals JSON text as agentx would (store/seal.ts). */
+  make: (path: string, dir: string, sealed: (json: string) => string) => void;
   outcome: Outcome;
   notice?: RegExp;
 }
@@ -74,19 +75,20 @@ const STATE_CASES: FileCase[] = [
   { name: 'response_id of the wrong type', make: (p) => writeFileSync(p, '{"version":1,"response_id":42}'), outcome: 'moved', notice: /response_id is not a valid response id/ },
   {
     name: 'fields of the wrong types', short: true, outcome: 'reset', notice: /reset invalid usage, pending_tool_calls, history, transcript/,
-    make: (p) => writeFileSync(p, validState({ usage: [1], history: 'yesterday', pending_tool_calls: { a: 1 }, transcript: 5 })),
+    // Sealed: a file agentx wrote (an older version's bug); an unsealed one would give only its response id.
+    make: (p, _d, sealed) => writeFileSync(p, sealed(validState({ usage: [1], history: 'yesterday', pending_tool_calls: { a: 1 }, transcript: 5 }))),
   },
   { name: 'nested 100 000 levels deep', short: true, make: (p) => writeFileSync(p, `{"version":1,"response_id":"${head}","x":${nested(100_000)}}`), outcome: 'moved', notice: /nested more than 100 levels deep/ },
-  { name: '50 MB', make: (p) => writeFileSync(p, validState({ padding: 'x'.repeat(50 * 1024 * 1024) })), outcome: 'trimmed', notice: /was 50\.0 MiB, over the 20\.0 MiB limit: trimmed large unknown fields and kept the session/ },
+  { name: '50 MB', make: (p, _d, sealed) => writeFileSync(p, sealed(validState({ padding: 'x'.repeat(50 * 1024 * 1024) }))), outcome: 'trimmed', notice: /was 50\.0 MiB, over the 20\.0 MiB limit: trimmed large unknown fields and kept the session/ },
   { name: 'a byte-order mark', make: (p) => writeFileSync(p, `\uFEFF${validState()}`), outcome: 'resumed' },
   { name: 'empty', make: (p) => writeFileSync(p, ''), outcome: 'moved', notice: /file is empty/ },
-  { name: 'a plain response id (legacy)', make: (p) => writeFileSync(p, `${head}\n`), outcome: 'resumed', notice: /older format/ },
+  { name: 'a plain response id (legacy)', make: (p) => writeFileSync(p, `${head}\n`), outcome: 'resumed', notice: /carries no agentx seal .*continuing its conversation only/ },
   {
-    name: 'the AgentX CLI format', outcome: 'resumed', notice: /older format/,
+    name: 'the AgentX CLI format', outcome: 'resumed', notice: /carries no agentx seal .*continuing its conversation only/,
     make: (p) => writeFileSync(p, JSON.stringify({ response_id: head, usage: { inputTokens: 3, cachedTokens: 1, outputTokens: 2, turns: 1 }, pending_cli_transcript: '', failed_response: false, execution_journal: [] })),
   },
   { name: 'a newer format version', make: (p) => writeFileSync(p, '{"version":7,"response_id":"resp_x"}'), outcome: 'moved', notice: /written by a newer agentx \(format version 7\)/ },
-  { name: 'unknown fields (kept on rewrite)', make: (p) => writeFileSync(p, validState({ from_the_future: { a: [1, 2] } })), outcome: 'resumed' },
+  { name: 'unknown fields (kept on rewrite)', make: (p, _d, sealed) => writeFileSync(p, sealed(validState({ from_the_future: { a: [1, 2] } }))), outcome: 'resumed' },
   {
     name: 'a symlink to another state file in the directory', outcome: 'resumed',
     make: (p, dir) => { writeFileSync(join(dir, 'other-state.json'), validState()); symlinkSync('other-state.json', p); },
@@ -134,7 +136,7 @@ describe('state files, at the start of an interactive session', () => {
       tally.count('state files');
       const sb = sandbox(emu.baseUrl);
       const path = join(sb.cwd, '.agentx_responseid');
-      c.make(path, sb.cwd);
+      c.make(path, sb.cwd, (json) => sealedAsAgentx(sb, path, json));
       const before = lstatSync(path).isFile() ? readFileSync(path) : undefined;
       const targetBefore = (lstatSync(path).isSymbolicLink() && existsSync(path)) ? readFileSync(path) : undefined;
       const a = spawnAgentx(sb);
@@ -144,7 +146,7 @@ describe('state files, at the start of an interactive session', () => {
       if (c.notice) {
         // One line: the whole notice, from ⚠ to its last word, holds no line break.
         const line = /⚠ ([^\n]*)/.exec(screen)?.[1] ?? '';
-        tally.expect(`${c.name}: one-line notice`, c.notice.test(line) && /(?:session|memory only|saved|current one|invalid_fields\))\.$/.test(line.trim()), line || screen.slice(-400));
+        tally.expect(`${c.name}: one-line notice`, c.notice.test(line) && /(?:session|memory only|saved|current one|invalid_fields\)|not used)\.$/.test(line.trim()), line || screen.slice(-400));
       }
       const n = emu.requests.length;
       await turn(a, `after ${c.name.replace(/\W+/g, '-')}`);
@@ -180,15 +182,18 @@ describe('state files, at the start of an interactive session', () => {
   }
 });
 
+/** What a one-shot says of a checkpoint without agentx's seal (an older agentx, the AgentX CLI, an editor). */
+const UNSEALED_CHECKPOINT = /carries no agentx seal .*continuing from its response only/;
+
 const CHECKPOINT_CASES: (FileCase & { chains?: boolean })[] = [
   { name: 'truncated JSON', short: true, make: (p) => writeFileSync(p, `{"version":1,"response_id":"${head}","tim`), outcome: 'untouched', notice: /could not be used \(invalid JSON/ },
   { name: 'random bytes', make: (p) => writeFileSync(p, randomBytes), outcome: 'untouched', notice: /could not be used/ },
   { name: 'wrong types', make: (p) => writeFileSync(p, '{"version":1,"response_id":["x"],"usage":"lots"}'), outcome: 'untouched', notice: /no valid response_id/ },
-  { name: 'nested 100 000 levels deep', make: (p) => writeFileSync(p, `{"version":1,"response_id":"${head}","usage":${nested(100_000)}}`), outcome: 'untouched', chains: true },
+  { name: 'nested 100 000 levels deep', make: (p) => writeFileSync(p, `{"version":1,"response_id":"${head}","usage":${nested(100_000)}}`), outcome: 'untouched', chains: true, notice: UNSEALED_CHECKPOINT },
   { name: '50 MB', make: (p) => writeFileSync(p, `{"version":1,"response_id":"${head}","pad":"${'x'.repeat(50 * 1024 * 1024)}"}`), outcome: 'untouched', notice: /file is too large/ },
-  { name: 'a byte-order mark', short: true, make: (p) => writeFileSync(p, `\uFEFF{"version":1,"response_id":"${head}"}`), outcome: 'untouched', chains: true },
-  { name: 'a plain response id', make: (p) => writeFileSync(p, head), outcome: 'untouched', chains: true },
-  { name: 'the AgentX CLI state format', make: (p) => writeFileSync(p, JSON.stringify({ response_id: head, usage: { inputTokens: 1 } })), outcome: 'untouched', chains: true },
+  { name: 'a byte-order mark', short: true, make: (p) => writeFileSync(p, `\uFEFF{"version":1,"response_id":"${head}"}`), outcome: 'untouched', chains: true, notice: UNSEALED_CHECKPOINT },
+  { name: 'a plain response id', make: (p) => writeFileSync(p, head), outcome: 'untouched', chains: true, notice: UNSEALED_CHECKPOINT },
+  { name: 'the AgentX CLI state format', make: (p) => writeFileSync(p, JSON.stringify({ response_id: head, usage: { inputTokens: 1 } })), outcome: 'untouched', chains: true, notice: UNSEALED_CHECKPOINT },
   { name: 'a directory', make: (p) => mkdirSync(p), outcome: 'untouched', notice: /is not a regular file: ignoring it/ },
   {
     name: 'a symlink to a file outside the directory', outcome: 'untouched', notice: /symlink pointing outside this directory: ignoring it/,
@@ -214,7 +219,7 @@ describe('checkpoint files, read by one-shots', () => {
       tally.count('checkpoint files');
       const sb = sandbox(emu.baseUrl);
       const path = join(sb.cwd, '.agentx_checkpoint');
-      c.make(path, sb.cwd);
+      c.make(path, sb.cwd, (json) => sealedAsAgentx(sb, path, json));
       const before = snapshot(path);
       const n = emu.requests.length;
       const r = await oneshot(sb, ['hello there'], c.name);

@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import type { CliOptions } from '../../cli/args.ts';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
 import { resolveConfig } from '../../config/config.ts';
-import { configPath, historyPath, homeDir } from '../../paths.ts';
+import { configPath, historyPath, homeDir, stateKeyPath } from '../../paths.ts';
+import { useStateKey } from '../../store/seal.ts';
 import { preview, snapshotIdsInUse } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
@@ -35,6 +36,8 @@ import { errorMessage } from '../../lib/fsutil.ts';
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const out = process.stdout;
   const dir = resolve(cli.cwd ?? process.cwd());
+  // Before the lock and the state are read: both carry seals (store/seal.ts).
+  useStateKey(stateKeyPath(env, homeDir(env)));
   // A directory that cannot be written is no reason to refuse: the session runs in memory (unsaved.ts).
   const lock = lockForRepl(dir);
   if (lock.kind === 'error') {

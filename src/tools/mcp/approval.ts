@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { homeDir } from '../../paths.ts';
 import { randomHex, unlinkQuiet } from '../../lib/fsutil.ts';
+import { isRecord } from '../../lib/guards.ts';
 
 interface ApprovalRecord {
   sha256: string;
@@ -32,9 +33,6 @@ export function approvalsPath(env: NodeJS.ProcessEnv): string {
   return join(xdgDir(env, 'XDG_STATE_HOME', ['.local', 'state']), 'agentx', 'mcp-approvals.json');
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isApprovalRecord(v: unknown): v is ApprovalRecord {
   return isRecord(v) && typeof v.sha256 === 'string' && typeof v.approvedAt === 'string';

@@ -77,6 +77,9 @@ async function deepestExisting(abs: string): Promise<{ existing: string; missing
   }
 }
 
+/** agentx's session files in a project (SPEC §3): written by agentx alone, sealed (store/seal.ts). */
+const AGENTX_SESSION_FILE = /^\.agentx_(?:responseid|checkpoint)(?:$|\.)/;
+
 /** Resolves one path of the patch against the workspace. Throws PatchError('path') when unsafe. */
 export async function resolvePatchPath(roots: WorkspaceRoots, path: string): Promise<ResolvedPath> {
   if (path.includes('\0')) throw new PatchError('path', `${JSON.stringify(path)} contains a NUL byte`);
@@ -100,6 +103,9 @@ export async function resolvePatchPath(roots: WorkspaceRoots, path: string): Pro
   const abs = missing.length > 0 ? join(realExisting, ...missing) : realExisting;
   if (roots.hidden?.(abs) === true) {
     throw new PatchError('path', `${JSON.stringify(path)} is hidden by the sandbox (credentials and agentx's own files); patches may not change it`);
+  }
+  if (AGENTX_SESSION_FILE.test(basename(abs))) {
+    throw new PatchError('path', `${JSON.stringify(path)} is one of agentx's own session files (state, checkpoint, one-shot or lock); patches may not change it`);
   }
   const display = relative(roots.real, abs).split(sep).join('/');
   if (display === '') throw new PatchError('path', `${JSON.stringify(path)} is the workspace root, not a file`);

@@ -8,6 +8,7 @@ import { parseBuiltinOperation, parsePatch } from './parse.ts';
 import type { BuiltinOperation } from './parse.ts';
 import { PatchError } from './types.ts';
 import type { FileOperation } from './types.ts';
+import { isRecord } from '../../lib/guards.ts';
 
 export interface PatchCall {
   form: PatchToolForm;
@@ -25,9 +26,6 @@ export type PatchOutputItem =
   | { type: 'function_call_output'; call_id: string; output: string }
   | { type: 'custom_tool_call_output'; call_id: string; output: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const BUILTIN_TYPES = new Set(['create_file', 'update_file', 'delete_file']);
 
