@@ -100,6 +100,7 @@ describe('plan mode', () => {
     await a.waitFor('✓ plan mode');
     await a.waitFor(/\[plan\] \S+@\S+:\S*> /);
     suite.emu.enqueue(
+      { kind: 'function', name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: 'look around', status: 'in_progress' }] }) },
       { kind: 'function', name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: 'make the file', status: 'pending' }] }) },
       { kind: 'shell', commands: ['touch made.txt'] },
       { kind: 'text', text: 'The plan is ready.' },
@@ -107,6 +108,8 @@ describe('plan mode', () => {
     const from = suite.emu.requests.length;
     a.line('plan making a file');
     await a.waitFor('□ make the file');
+    // Two updates in a row: the second redraws the first checklist in place (2 rows up, cleared).
+    expect(a.raw()).toContain('\x1b[2A\r\x1b[J');
     await a.waitFor('The plan is ready.');
     await a.waitFor('approve this plan');
     expect(existsSync(join(sb.cwd, 'made.txt'))).toBe(false);
