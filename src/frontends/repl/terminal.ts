@@ -195,11 +195,12 @@ export class TerminalInput implements KeySource {
   }
 
   /** Waits for one of `choices` (lower-case letters). Esc answers "n"; Ctrl-C answers "cancel". */
-  askKey(choices: string[]): Promise<string> {
+  /** Waits for one of `choices` (Ctrl-C: 'cancel', Esc: 'n'); Enter gives `enter` when the question has a default. */
+  askKey(choices: string[], enter?: string): Promise<string> {
     return new Promise((resolve) => {
       const off = this.subscribe((data) => {
         for (const ch of data) {
-          const key = ch === CTRL_C ? 'cancel' : ch === '\x1b' && data.length === 1 ? 'n' : ch.toLowerCase();
+          const key = ch === CTRL_C ? 'cancel' : ch === '\x1b' && data.length === 1 ? 'n' : (ch === '\r' || ch === '\n') && enter !== undefined ? enter : ch.toLowerCase();
           if (key === 'cancel' || choices.includes(key)) {
             off();
             resolve(key);

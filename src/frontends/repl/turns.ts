@@ -9,7 +9,7 @@ import { argumentsPreview, type ApprovalDecision, type ApprovalQuestion } from '
 import { supportsHyperlinks } from '../../ui/hyperlink.ts';
 import type { RerunAnswer, RerunQuestion } from '../../tools/sandboxed.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
-import { confirmPrompt } from '../../ui/command-view.ts';
+import { confirmPrompt, rerunPrompt } from '../../ui/command-view.ts';
 import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
 import { terminalRenderOptions } from '../../ui/terminal-output.ts';
 import { markCodeCacheWorthy } from '../code-cache.ts';
@@ -115,8 +115,9 @@ export class TurnRunner {
     this.notify('agentx asks whether to run a command without the sandbox');
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
-    this.writer.write(`${t.yellow('?')} the sandbox refused this (${question.denial.kind}: ${question.denial.evidence}). Run it once more without the sandbox? [y]es / [N]o / [a]lways this session: `);
-    const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
+    this.writer.write(rerunPrompt(question.command, question.denial.kind, question.denial.evidence, t));
+    // Enter is the default shown: No.
+    const answer = await this.ctx.term.askKey(['y', 'n', 'a'], 'n');
     this.writer.write(`${answer === 'cancel' ? 'no' : answer}\n`);
     return answer === 'y' ? 'once' : answer === 'a' ? 'always' : 'no';
   };
