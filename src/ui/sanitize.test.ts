@@ -227,3 +227,19 @@ describe('TerminalSanitizer properties', () => {
     }), { seed: SEED, numRuns: RUNS });
   });
 });
+
+describe('text that reads differently from its bytes (issue 23)', () => {
+  it('one-line text shows bidi overrides and zero-width characters as escapes', () => {
+    expect(sanitizeLine('rm -rf x\u202e txt.exe\u200b\u2066\u061c')).toBe('rm -rf x\\u202e txt.exe\\u200b\\u2066\\u061c');
+  });
+
+  it('command output keeps its colours but never a foreground equal to its background', () => {
+    const keep = { keepSgr: true };
+    expect(sanitizeText('\x1b[30;40mhidden\x1b[0m', keep)).toBe('hidden');
+    expect(sanitizeText('\x1b[31m\x1b[41mhidden', keep)).toBe('\x1b[31mhidden\x1b[0m');
+    expect(sanitizeText('\x1b[38;5;9m\x1b[48;5;9mhidden', keep)).toBe('\x1b[38;5;9mhidden\x1b[0m');
+    expect(sanitizeText('\x1b[38;2;1;2;3;48;2;1;2;3mhidden', keep)).toBe('hidden');
+    expect(sanitizeText('\x1b[32m\x1b[41mshown', keep)).toBe('\x1b[32m\x1b[41mshown\x1b[0m');
+    expect(sanitizeText('\x1b[31m\x1b[39;41mshown', keep)).toBe('\x1b[31m\x1b[39;41mshown\x1b[0m');
+  });
+});

@@ -62,6 +62,32 @@ export function filterSgr(params: string): string {
   return kept.join(';');
 }
 
+/** The foreground and background colours a list of SGR sequences leaves in force (index `i<n>` or `rgb(r,g,b)`). */
+export function sgrColours(sequences: readonly string[]): { fg?: string; bg?: string } {
+  let fg: string | undefined;
+  let bg: string | undefined;
+  for (const seq of sequences) {
+    const parts = seq.replace(/^\x1b\[|m$/g, '').split(';').map(Number);
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i] ?? 0;
+      if (p === 0) { fg = undefined; bg = undefined; }
+      else if (p >= 30 && p <= 37) fg = `i${p - 30}`;
+      else if (p >= 90 && p <= 97) fg = `i${p - 82}`;
+      else if (p >= 40 && p <= 47) bg = `i${p - 40}`;
+      else if (p >= 100 && p <= 107) bg = `i${p - 92}`;
+      else if (p === 39) fg = undefined;
+      else if (p === 49) bg = undefined;
+      else if (p === 38 || p === 48 || p === 58) {
+        const colour = parts[i + 1] === 5 ? `i${parts[i + 2] ?? 0}` : parts[i + 1] === 2 ? `rgb(${parts.slice(i + 2, i + 5).join(',')})` : undefined;
+        i += parts[i + 1] === 5 ? 2 : parts[i + 1] === 2 ? 4 : 0;
+        if (p === 38) fg = colour;
+        else if (p === 48) bg = colour;
+      }
+    }
+  }
+  return { fg, bg };
+}
+
 export class TerminalSanitizer {
   private state = State.Ground;
   private seq = '';
@@ -247,6 +273,10 @@ export class TerminalSanitizer {
     const kept = filterSgr(params);
     if (kept === '') return;
     const seq = `\x1b[${kept}m`;
+    // Text in the colour of its own background is hidden from the person but not from the
+    // model (issue 23): a sequence that would make them equal is not passed on.
+    const { fg, bg } = sgrColours([...this.active, seq]);
+    if (fg !== undefined && fg === bg) return;
     this.active.push(seq);
     if (this.active.length > 16) this.active.shift();
     if (!this.reapply) this.out.push(seq);
@@ -327,8 +357,11 @@ export function sanitizeText(s: string, opts: SanitizeOptions = {}): string {
 
 /** One line of untrusted text (an error message, a label): newlines and tabs become spaces. */
 export function sanitizeLine(s: string): string {
-  return sanitizeText(s).replace(/[\n\t]+/g, ' ');
+  // Bidi overrides and zero-width characters would make a menu or notice line read differently from its bytes.
+  return sanitizeText(s).replace(/[\n\t]+/g, ' ').replace(INVISIBLE_ALL, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
+
+const INVISIBLE_ALL = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** Bidirectional overrides and invisible characters: they can make shown text differ from the bytes. */
 const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
