@@ -93,14 +93,10 @@ async function measureTurn(calls: number): Promise<TurnIo> {
   const h = harness(steps, [echoTool([])], { log });
   const engine = new Engine(h.deps);
   const signal = new AbortController().signal;
-  for (let t = 0; t < WARM_TURNS; t++) {
-    await engine.message(`question ${t}: why does the build fail on CI but not locally?`, [], signal);
-    h.store.publishCheckpoint('turn');
-  }
+  for (let t = 0; t < WARM_TURNS; t++) await engine.message(`question ${t}: why does the build fail on CI but not locally?`, [], signal);
   io = zero();
+  // The engine publishes the checkpoint itself at the end of the turn.
   const outcome = await engine.message(`question ${WARM_TURNS}: and now?`, [], signal);
-  // The REPL publishes the checkpoint after every successful turn (frontends/repl/turns.ts).
-  h.store.publishCheckpoint('turn');
   if (outcome.kind !== 'done') throw new Error(`the measured turn ended ${outcome.kind}`);
   const measured = io;
   // Detached, so what runs after the measured turn is not counted into it.
