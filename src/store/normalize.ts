@@ -178,6 +178,7 @@ export function normalizeHistoryEntry(value: unknown): HistoryEntry | null {
   const files = normalizeFileSpan(value.files);
   if (files !== undefined && files !== null) entry.files = files;
   if (typeof value.context_tokens === 'number') entry.context_tokens = nonNegativeCount(value.context_tokens);
+  if (isRecord(value.plan)) entry.plan = value.plan;
   return entry;
 }
 

@@ -308,3 +308,21 @@ describe('context size and compaction', () => {
     expect(bad).toMatchObject({ ok: true, warnings: ['compaction'], state: { compaction: null, invalid_fields: { compaction: { mechanism: 'magic' } } } });
   });
 });
+
+describe('the plan at each checkpoint', () => {
+  it('is kept with the checkpoint, restored by a rollback, survives a save and a load, and /clear drops it', () => {
+    const planA = { plan: [{ step: 'read', status: 'in_progress' }] };
+    const planB = { plan: [{ step: 'read', status: 'completed' }, { step: 'fix', status: 'in_progress' }] };
+    let s: SessionState = { ...emptyState(), plan: planA };
+    s = recordTurn(s, { responseId: 'r1', userMessage: 'one', assistantMessage: 'a', usage: usage(1), now: T0 });
+    s = recordTurn({ ...s, plan: planB }, { responseId: 'r2', userMessage: 'two', assistantMessage: 'b', usage: usage(1), now: T0 });
+    const parsed = parseState(serializeState(s));
+    if (!parsed.ok) throw new Error('the state did not parse');
+    const loaded = parsed.state;
+    expect(loaded.history.map((h) => h.plan)).toEqual([planA, planB]);
+    expect(loaded.plan).toEqual(planB);
+    expect(rollbackTo(loaded, 2).plan).toEqual(planA);
+    expect(undoRollback(rollbackTo(loaded, 2)).plan).toEqual(planB);
+    expect(clearConversation(loaded).plan).toBeUndefined();
+  });
+});

@@ -18,6 +18,7 @@ import type {
 } from './types.ts';
 import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry } from './normalize.ts';
 import { preview } from '../lib/text.ts';
+import { isRecord } from '../lib/guards.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
 import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts';
 
@@ -150,6 +151,7 @@ export function recordTurn(
     context_tokens: contextTokens,
   };
   if (files !== null) entry.files = files;
+  if (isRecord(s.plan)) entry.plan = s.plan;
   const start = openTurnStart(s);
   const open = s.transcript.slice(start);
   const turn: TranscriptEntry[] = [
@@ -246,6 +248,8 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
     interrupted_turn: null,
     // Files of an unfinished turn after the checkpoint are the rollback's to restore, not the next turn's.
     pending_files: null,
+    // The plan as it was at the checkpoint (none if the model had made none by then).
+    plan: target.plan,
     rollback_backup: snapshotOf(s),
   };
 }

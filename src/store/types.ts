@@ -92,6 +92,8 @@ export interface HistoryEntry {
   files?: FileSpan | null;
   /** How full the context was at this checkpoint (restored by a rollback). */
   context_tokens?: number;
+  /** The model's plan (update_plan, tools/plan.ts) at this checkpoint, as the state keeps it; restored by a rollback. */
+  plan?: Record<string, unknown>;
 }
 
 export interface FailedResponse {

@@ -1,5 +1,6 @@
 // The model's plan (update_plan): its data and the one tolerant reader, for the model's
 // arguments and the state file alike. Pure; imports nothing of the tools (tool.ts names Plan).
+import { isRecord } from '../lib/guards.ts';
 
 export const PLAN_STATUSES = ['pending', 'in_progress', 'completed'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
@@ -11,8 +12,6 @@ export interface Plan { explanation?: string; steps: PlanStep[] }
 export const MAX_PLAN_STEPS = 50;
 export const MAX_STEP_CHARS = 500;
 const MAX_EXPLANATION_CHARS = 2000;
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A plan from untrusted JSON (the model's arguments, a state file): the plan, or what is wrong with it. */
 export function parsePlan(value: unknown): { ok: true; plan: Plan } | { ok: false; error: string } {

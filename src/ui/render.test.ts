@@ -149,3 +149,38 @@ describe('Renderer: the context window', () => {
     expect(err).toBe('⟳ Context 87% full: compacting the conversation…\n✓ conversation compacted into a summary by the model: ~7,200 → ~900 tokens\n');
   });
 });
+
+describe('Renderer: the plan checklist', () => {
+  const plan = (done: number): AgentEvent => ({
+    type: 'plan_updated', callId: `u${done}`,
+    plan: { steps: [{ step: 'read', status: done > 0 ? 'completed' : 'in_progress' }, { step: 'fix \x1b[2Jit', status: done > 0 ? 'in_progress' : 'pending' }] },
+  });
+  /** A terminal that counts writes, as the REPL's writer does. */
+  function counting() {
+    let text = '';
+    const w = { isTTY: true, writes: 0, write: (s: string) => { text += s; w.writes++; }, text: () => text };
+    return w;
+  }
+  const run = (events: AgentEvent[]): string => {
+    const w = counting();
+    const r = new Renderer(w, w, PLAIN_THEME, BASE);
+    for (const ev of events) r.handle(ev);
+    return w.text();
+  };
+
+  it('is redrawn in place when nothing came between two updates, and printed anew otherwise', () => {
+    const inPlace = run([plan(0), { type: 'tool_call', callId: 'u1', kind: 'function_call', tool: 'update_plan', title: 'update_plan', commands: [] }, plan(1)]);
+    expect(inPlace).toContain('\x1b[3A\r\x1b[J');
+    expect(inPlace.split('☰ plan')).toHaveLength(3);
+    const apart = run([plan(0), ...text('checking'), plan(1)]);
+    expect(apart).not.toContain('\x1b[3A');
+    // The model's text never carries an escape through.
+    expect(apart).not.toContain('\x1b[2J');
+  });
+
+  it('is never redrawn where writes are not counted (a one-shot on a pipe or a plain stream)', () => {
+    const { err } = render([plan(0), plan(1)]);
+    expect(err).not.toContain('\x1b[3A');
+    expect(err).toContain('✓ read');
+  });
+});

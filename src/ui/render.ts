@@ -12,12 +12,21 @@ import { sanitizeLine, sanitizeText, TerminalSanitizer } from './sanitize.ts';
 import type { MarkdownFactory, MarkdownStream } from './terminal-output.ts';
 import { formatDuration, isColorTheme, PLAIN_THEME, type Theme } from './theme.ts';
 import { planLines } from './plan-view.ts';
+import { stringWidth } from './width.ts';
 import { imageAttachedLine, imageGenerationLine, remoteMcpCallLine, remoteMcpToolsLine, sourceLines, webSearchLine } from './hosted-view.ts';
 
 /** Diff lines shown per file before folding the rest into a count. */
 const DIFF_LINES_SHOWN = 40;
 
-export interface Writer { write(s: string): unknown; isTTY?: boolean }
+export interface Writer {
+  write(s: string): unknown;
+  isTTY?: boolean;
+  /** How many writes went through it (anyone's): a block still last on screen can be redrawn in place. */
+  readonly writes?: number;
+}
+
+/** A plan block taller than this is printed anew rather than redrawn (it may have scrolled off). */
+const PLAN_REDRAW_MAX_ROWS = 20;
 
 export interface RenderOptions {
   quiet: boolean;
@@ -67,6 +76,8 @@ export class Renderer {
   private output: OutputView | undefined;
   /** A "searching the web…" line is on screen without its newline (a terminal only). */
   private searchLine = false;
+  /** The last plan checklist: its rows on screen and the writer's count right after it. */
+  private planShown: { rows: number; writes: number } | undefined;
 
   constructor(private readonly out: Writer, private readonly err: Writer, private readonly theme: Theme, private readonly opts: RenderOptions) {}
 
@@ -193,7 +204,7 @@ export class Renderer {
         this.note(t.red(`✗ tool call not run: ${sanitizeLine(ev.message)}`));
         break;
       case 'plan_updated':
-        for (const line of planLines(ev.plan, t)) this.note(line);
+        this.showPlan(ev.plan);
         break;
       case 'tool_reused':
         if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${sanitizeLine(ev.title)}`));
@@ -314,6 +325,23 @@ export class Renderer {
       this.searchLine = false;
     }
     this.note(webSearchLine(ev, this.theme));
+  }
+
+  /**
+   * The plan as a checklist. On a terminal, when nothing was written since the previous one (the
+   * model updated its plan twice in a row), that one is redrawn in place instead of repeated.
+   */
+  private showPlan(plan: Extract<AgentEvent, { type: 'plan_updated' }>['plan']): void {
+    if (this.opts.quiet) return;
+    const shown = this.planShown;
+    const writes = this.err.writes;
+    if (shown !== undefined && this.err.isTTY === true && writes !== undefined && writes === shown.writes) {
+      this.err.write(`\x1b[${shown.rows}A\r\x1b[J`);
+    }
+    for (const line of planLines(plan, this.theme)) this.note(line);
+    const columns = Math.max(1, this.columns());
+    const rows = planLines(plan, PLAIN_THEME).reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / columns)), 0);
+    this.planShown = this.err.writes === undefined || rows > PLAN_REDRAW_MAX_ROWS ? undefined : { rows, writes: this.err.writes };
   }
 
   private endSearchLine(): void {

@@ -1,6 +1,6 @@
 // Custom slash commands and skills end to end: real files in a temp project and HOME, the built
 // CLI against the emulator (one-shot, and the REPL in a pty), the requests inspected.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoggedRequest } from '../emulator/server.ts';
@@ -79,5 +79,28 @@ describe('custom commands', () => {
     expect(shown).toMatch(/plan\.md: \/plan is a built-in command; the file is not used/);
     a.line('/nosuch');
     await a.waitFor('unknown command /nosuch');
+  });
+});
+
+describe('/init', () => {
+  it('the model explores and proposes AGENTS.md; the patch is shown and written only after yes', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    const patch = '*** Begin Patch\n*** Add File: AGENTS.md\n+# Agents\n+Run npm test before committing.\n*** End Patch\n';
+    suite.emu.enqueue({ kind: 'shell', commands: ['ls'] }, { kind: 'patch', patch }, { kind: 'text', text: 'Wrote AGENTS.md.' });
+    const n = suite.emu.requests.length;
+    a.line('/init');
+    await a.waitFor('+Run npm test before committing.');
+    await a.waitFor('[y]es / [n]o / [a]lways');
+    expect(existsSync(join(sb.cwd, 'AGENTS.md'))).toBe(false);
+    expect(userText(suite.emu.requests[n])).toContain('Create an AGENTS.md file');
+    a.write('y');
+    await a.waitFor('Wrote AGENTS.md.');
+    await prompt(a);
+    expect(readFileSync(join(sb.cwd, 'AGENTS.md'), 'utf8')).toBe('# Agents\nRun npm test before committing.\n');
+    // A second /init does not overwrite it.
+    a.line('/init');
+    await a.waitFor('AGENTS.md already exists here');
   });
 });

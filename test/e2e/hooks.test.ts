@@ -78,6 +78,16 @@ describe('hooks', () => {
     expect(userText(bodyOf(before))).toContain('the build is broken on main');
   });
 
+  it('SessionStart: what it prints is context for the first message, with the documented input', async () => {
+    const box = sandbox(emu.baseUrl);
+    userHooks(box, { SessionStart: [{ hooks: [{ type: 'command', command: 'cat > start-input.json; echo "today: release freeze"' }] }] });
+    const before = emu.requests.length;
+    const r = await runCli(['hello'], box);
+    expect(r.code).toBe(0);
+    expect(JSON.stringify(bodyOf(before).input)).toContain('today: release freeze');
+    expect(json(join(box.cwd, 'start-input.json'))).toMatchObject({ hook_event_name: 'SessionStart', source: 'startup', cwd: box.cwd });
+  });
+
   it('a UserPromptSubmit exit 2 blocks the message: nothing is sent', async () => {
     const box = sandbox(emu.baseUrl);
     userHooks(box, { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo "no secrets in prompts" >&2; exit 2' }] }] });

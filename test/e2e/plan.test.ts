@@ -1,6 +1,6 @@
 // update_plan and plan mode end to end: scripted function_call items from the emulator, the
 // built CLI (one-shot and the REPL in a pty), and the files on disk checked before and after.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoggedRequest } from '../emulator/server.ts';
@@ -18,6 +18,11 @@ const PLAN = {
   explanation: 'fix the \x1b[31mparser\x1b[0m',
   plan: [{ step: 'read parse.ts', status: 'completed' }, { step: 'patch the\nloop', status: 'in_progress' }, { step: 'run the tests', status: 'pending' }],
 };
+
+/** A Notification hook is not awaited (the question is shown at once): its file appears soon after. */
+async function waitForFile(path: string): Promise<void> {
+  for (let i = 0; i < 200 && !(existsSync(path) && readFileSync(path, 'utf8').endsWith('}')); i++) await new Promise((r) => setTimeout(r, 25));
+}
 
 /** The directory's files and their contents (the state files aside): what "nothing changed" is checked against. */
 function snapshot(dir: string): Record<string, string> {
@@ -86,12 +91,16 @@ describe('plan mode', () => {
 
   it('/plan in the REPL: read-only until approved in the menu, then the work starts with the edit tool; the plan survives a restart', async () => {
     const sb = sandbox(suite.emu.baseUrl);
+    // A Notification hook hears that agentx waits for the person (the approval menu).
+    mkdirSync(join(sb.home, '.config', 'agentx'), { recursive: true });
+    writeFileSync(join(sb.home, '.config', 'agentx', 'hooks.json'), JSON.stringify({ hooks: { Notification: [{ hooks: [{ type: 'command', command: 'cat > notified.json' }] }] } }));
     const a = suite.start(sb);
     await prompt(a);
     a.line('/plan');
     await a.waitFor('✓ plan mode');
     await a.waitFor(/\[plan\] \S+@\S+:\S*> /);
     suite.emu.enqueue(
+      { kind: 'function', name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: 'look around', status: 'in_progress' }] }) },
       { kind: 'function', name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: 'make the file', status: 'pending' }] }) },
       { kind: 'shell', commands: ['touch made.txt'] },
       { kind: 'text', text: 'The plan is ready.' },
@@ -99,9 +108,13 @@ describe('plan mode', () => {
     const from = suite.emu.requests.length;
     a.line('plan making a file');
     await a.waitFor('□ make the file');
+    // Two updates in a row: the second redraws the first checklist in place (2 rows up, cleared).
+    expect(a.raw()).toContain('\x1b[2A\r\x1b[J');
     await a.waitFor('The plan is ready.');
     await a.waitFor('approve this plan');
     expect(existsSync(join(sb.cwd, 'made.txt'))).toBe(false);
+    await waitForFile(join(sb.cwd, 'notified.json'));
+    expect(JSON.parse(readFileSync(join(sb.cwd, 'notified.json'), 'utf8'))).toMatchObject({ hook_event_name: 'Notification', message: 'agentx waits for your approval of the plan' });
     expect(offered(suite.emu.requests[from])).not.toContain('apply_patch');
     const approvedAt = suite.emu.requests.length;
     a.write('y');

@@ -3,6 +3,7 @@
 //   {"hooks": {"PreToolUse": [{"matcher": "shell", "hooks": [{"type": "command", "command": "…", "timeout": 60}]}]}}
 // A malformed entry is one line and skipped; the rest loads. A project's file runs nothing until
 // the person approved that exact content (the same store as .mcp.json: tools/mcp/approval.ts).
+import { isRecord } from '../../lib/guards.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { HookEventName } from '../../engine/hooks.ts';
@@ -37,8 +38,6 @@ export interface HooksFile {
   /** One line per problem; those entries were skipped. */
   problems: string[];
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function userHooksPath(env: NodeJS.ProcessEnv): string {
   return join(dirname(userMcpConfigPath(env)), 'hooks.json');

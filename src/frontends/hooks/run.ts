@@ -117,7 +117,13 @@ export function createSessionHooks(hooks: readonly HookCommand[], setup: HookRun
       const input = JSON.stringify(hookPayload(event, setup.sessionId, cwd));
       for (const hook of forEvent(event)) {
         const label = `${event.event} hook ${sanitizeLine(preview(hook.command))}`;
-        const argv = await argvFor(hook, cwd);
+        let argv: string[] | string;
+        try {
+          argv = await argvFor(hook, cwd);
+        } catch (err) {
+          // run() never throws: a sandbox that cannot be set up is a hook that did not run.
+          argv = errorMessage(err);
+        }
         if (typeof argv === 'string') {
           setup.report(`${label} not run: ${sanitizeLine(argv)}`);
           continue;

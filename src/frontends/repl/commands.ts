@@ -11,11 +11,11 @@ import { clearSession } from './recovery.ts';
 import { diffCommand } from './diff-command.ts';
 import { rollbackCommand } from './rollback.ts';
 import { planCommand, type PlanModeSwitch } from './plan-command.ts';
-import { customCommand, skillsCommand } from './extensions.ts';
+import { customCommand, initCommand, skillsCommand } from './extensions.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { usageReport } from './usage-view.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/setup', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/help'];
 
 /** Names custom commands cannot take. */
 const BUILT_IN = [...new Set(SLASH_COMMANDS.map((c) => c.slice(1).split(' ')[0] ?? '')), 'quit', 'exit'];
@@ -46,6 +46,7 @@ const HELP = [
   '  /skills            the skills the model may load (SKILL.md in .agents/skills/ and ~/.agents/skills/)',
   '  /NAME [ARGS]       a custom command: .agentx/commands/NAME.md or ~/.config/agentx/commands/NAME.md,',
   '                     sent as a message with $ARGUMENTS replaced by ARGS',
+  '  /init              the model explores the project and writes AGENTS.md (you see the patch first)',
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
@@ -186,6 +187,11 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'help': say(ctx, HELP); break;
     case 'quit': case 'exit': return { kind: 'exit' };
     case 'skills': skillsCommand(ctx, BUILT_IN); break;
+    case 'init': {
+      const text = initCommand(ctx);
+      if (text !== undefined) return { kind: 'message', text };
+      break;
+    }
     default: {
       const custom = customCommand(ctx, m[1] ?? '', arg, BUILT_IN);
       if (custom !== undefined) return { kind: 'message', text: custom };

@@ -44,6 +44,8 @@ export interface ReplContext {
   snapshots?: SnapshotSession;
   /** Plan mode (/plan, --plan): the engine runs with planModeConfig until the plan is approved. */
   planMode?: boolean;
+  /** The next turn asks before each apply_patch call, showing its diff (/init). */
+  reviewPatchesOnce?: boolean;
   /** The person's hooks (frontends/hooks/), given to every engine this session builds. */
   hooks?: SessionHooks;
 }

@@ -1,6 +1,8 @@
 // What the person and their team add to the REPL: custom slash commands (config/commands.ts)
 // and the skills listing (config/skills.ts). Files are read when used, so a new or edited file
 // counts at once; each problem with one is a line, and the rest still works.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { expandCommand, loadCustomCommands } from '../../config/commands.ts';
 import { loadSkills } from '../../config/skills.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
@@ -29,4 +31,30 @@ export function skillsCommand(ctx: ReplContext, builtIn: readonly string[]): voi
   for (const p of custom.problems) say(ctx, t.yellow(`⚠ ${sanitizeLine(p)}`));
   const commands = custom.commands;
   for (const c of commands) say(ctx, `${t.cyan(`/${sanitizeLine(c.name)}`)} ${t.dim(`(${c.scope} command)`)} ${sanitizeLine(c.description)}`);
+}
+
+/** What /init asks of the model. */
+export const INIT_MESSAGE = [
+  'Create an AGENTS.md file at the root of this workspace with instructions for coding agents working in this repository.',
+  'First explore: the layout, the languages and tools, how to build, test, lint and run it (read the README, package or build files, CI configuration), and the conventions the code follows.',
+  'Then write AGENTS.md with apply_patch: short sections for the project layout, the exact build/test/lint commands, the code style and conventions, and anything an agent must not do. Keep it under about 60 lines, concrete, and true for this repository only; do not invent commands you did not find.',
+].join('\n');
+
+/**
+ * /init: the model explores and writes AGENTS.md; its patch is shown and waits for the person's
+ * yes (ctx.reviewPatchesOnce). Undefined (and said why) when it cannot or should not run.
+ */
+export function initCommand(ctx: ReplContext): string | undefined {
+  const t = ctx.theme;
+  if (existsSync(join(ctx.session.dir, 'AGENTS.md'))) {
+    say(ctx, t.yellow('AGENTS.md already exists here; edit it, or ask the model to improve it'));
+    return undefined;
+  }
+  if (ctx.planMode === true || ctx.config.patchTool === 'off') {
+    say(ctx, t.red(`/init needs the apply_patch tool (${ctx.planMode === true ? 'plan mode is on: /plan off' : 'it is off: --patch-tool'})`));
+    return undefined;
+  }
+  ctx.reviewPatchesOnce = true;
+  say(ctx, t.dim('the model explores the project and proposes AGENTS.md; you see the patch before it is written'));
+  return INIT_MESSAGE;
 }

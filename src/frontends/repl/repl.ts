@@ -177,10 +177,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(line)));
     ctx.hooks = await startReplHooks(ctx);
     ctx.engine.deps.hooks = ctx.hooks;
-    await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
+    // After the last rebuild: what SessionStart hooks print waits in this engine for the first message.
+    await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
     // Calls left by a dead session may be MCP calls: the menu must know their tools (and their
     // retry warning), so it waits for the servers (each bounded by its start timeout).
     if (ctx.mcp && ctx.session.state.pending_tool_calls.length > 0) await ctx.mcp.ready;
@@ -298,7 +299,17 @@ async function sendMessage(ctx: ReplContext, runner: TurnRunner, text: string): 
   const notes = turnNotes(ctx);
   const images = ctx.images;
   const oldest = ctx.session.state.history[0]?.response_id;
-  const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal, images));
+  // /init: this turn's patches wait for the person's yes, with their diff shown (other calls run as usual).
+  const engine = ctx.engine;
+  const confirm = engine.deps.confirm;
+  if (ctx.reviewPatchesOnce === true && confirm === undefined) engine.deps.confirm = (request) => (request.tool === 'apply_patch' ? runner.confirm(request) : Promise.resolve(true));
+  ctx.reviewPatchesOnce = false;
+  let outcome: TurnOutcome;
+  try {
+    outcome = await runner.run((signal) => engine.message(text, notes, signal, images));
+  } finally {
+    engine.deps.confirm = confirm;
+  }
   // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
   if (outcome.kind !== 'interrupted') ctx.images = [];
   await afterTurn(ctx, runner, outcome);

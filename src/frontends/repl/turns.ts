@@ -23,10 +23,12 @@ const SILENT_EVENTS = new Set<AgentEvent['type']>(['request_start', 'usage']);
 /** Remembers whether the last thing written ended a line, so the spinner never overwrites text. */
 class LineTracker implements Writer {
   atLineStart = true;
+  writes = 0;
   constructor(private readonly out: NodeJS.WriteStream) {}
   get isTTY(): boolean { return this.out.isTTY; }
   write(s: string): boolean {
     if (s.length > 0) this.atLineStart = s.endsWith('\n');
+    this.writes++;
     return this.out.write(s);
   }
 }
