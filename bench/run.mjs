@@ -235,7 +235,7 @@ try {
     const c = await benchWritesPerToolCall(10);
     row({
       name: 'state writes per tool call (a turn with 10 calls, real engine and store)',
-      agentx: `${c.perCall} per call (started, completed); +1 per response that asks for tools; ${c.perTurnOverhead} per turn; ${c.total} in all`,
+      agentx: `${c.perCall} per call (started, carrying the previous call's completed mark); +1 per response that asks for tools, +1 before its outputs are sent; ${c.perTurnOverhead} per turn; ${c.total} in all`,
       other: 'phase 1: 3 full writes per call', ratio: '—', target: '≤ 1 per durable transition', verdict: verdict(c.perCall <= 2),
     });
   });

@@ -31,6 +31,11 @@ export class TurnFiles {
   constructor(private readonly ws: WorkspaceFiles | undefined) {}
 
   /** Called before each call of a tool that can write; only the first one snapshots. */
+  /** Whether beforeWrite still has a snapshot to take (it can take a while in a big tree). */
+  get snapshotsFirst(): boolean {
+    return !this.tried && this.ws !== undefined;
+  }
+
   async beforeWrite(): Promise<void> {
     if (this.tried || this.ws === undefined) return;
     this.tried = true;

@@ -26,6 +26,10 @@ export interface SessionHandle {
   readonly state: SessionState;
   /** Applies and saves a transition; `required` throws SessionSaveError instead of going on unsaved. */
   update(transition: (s: SessionState) => SessionState, options?: UpdateOptions): void;
+  /** Applies a transition now and saves it with the next update or flush (one write for two). */
+  stage(transition: (s: SessionState) => SessionState): void;
+  /** Saves what was staged. */
+  flush(): void;
   publishCheckpoint(source: 'turn' | 'rollback' | 'compaction'): void;
 }
 
@@ -180,10 +184,15 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
       continue;
     }
     const step = await handleCall(deps, callItemOf(entry), { skip: interrupted || signal.aborted, retry: entry.status === 'started' }, signal, summaries, files);
-    deps.session.update((s) => markToolCall(s, entry.call_id, 'completed', step.output, step.attachments));
+    // Saved with the next call's `started` mark, or by the flush below (issue 22 §6: one durable
+    // write per call instead of two). Until then a crash leaves this call `started`: never re-run
+    // without the person's Retry, exactly as a crash while it ran.
+    deps.session.stage((s) => markToolCall(s, entry.call_id, 'completed', step.output, step.attachments));
     outputs.push(step.output);
     interrupted ||= step.interrupted;
   }
+  // Every output is on disk before any of them is sent (a resend after a crash sends the same).
+  deps.session.flush();
   if (interrupted || signal.aborted) throw new TurnInterrupted();
   return [...outputs, ...attachmentMessage(deps.session.state.pending_tool_calls)];
 }
@@ -201,6 +210,9 @@ async function handleCall(
     return notRun(resolved.error);
   }
   const { tool, call } = resolved;
+  // The person's answer, a hook or a snapshot may take long: the previous call's staged
+  // `completed` mark goes to disk first, so a kill meanwhile does not lose its output.
+  if (deps.confirm !== undefined || deps.hooks?.has('PreToolUse') === true || (tool.writes && files.snapshotsFirst)) deps.session.flush();
   if (deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
   }

@@ -11,6 +11,7 @@ import {
   STATE_KEYS,
   TRANSCRIPT_ENTRY_MAX_BYTES,
   TRANSCRIPT_MAX_BYTES,
+  TRANSCRIPT_TOOL_ENTRY_MAX_BYTES,
   emptyUsage,
 } from './types.ts';
 import type {
@@ -200,7 +201,7 @@ export function normalizeTranscriptEntry(value: unknown): TranscriptEntry | null
 /** Truncates oversized entries, then drops the oldest until the whole fits. */
 export function capTranscript(entries: TranscriptEntry[]): TranscriptEntry[] {
   const capped = entries.map((e) => {
-    const text = capText(e.text, TRANSCRIPT_ENTRY_MAX_BYTES);
+    const text = capText(e.text, e.role === 'tool' ? TRANSCRIPT_TOOL_ENTRY_MAX_BYTES : TRANSCRIPT_ENTRY_MAX_BYTES);
     return text === e.text ? e : { ...e, text };
   });
   const sizes = capped.map((e) => utf8Length(e.text));

@@ -45,6 +45,8 @@ export class SessionStore {
   private current: SessionState;
   private persistence: Persistence;
   private lastProblem: string | undefined;
+  /** A staged transition is in memory only: the next update (or flush) writes it with the rest. */
+  private unsaved = false;
   private readonly now: () => Date;
   /** State files written so far (the bench reports writes per tool call from it). */
   saves = 0;
@@ -78,6 +80,24 @@ export class SessionStore {
     const problem = this.write(next, !options.required);
     if (problem !== undefined && options.required) throw new SessionSaveError(problem);
     this.current = next;
+    if (problem === undefined) this.unsaved = false;
+  }
+
+  /**
+   * Applies a transition in memory only; the next update or flush saves it together with its own
+   * change, so two transitions that follow each other cost one durable write. For what may wait
+   * for the next write (a call's `completed` mark until the next call's `started` mark: on disk
+   * either way before anything that depends on it), never for what guards an effect.
+   */
+  stage(transition: (s: SessionState) => SessionState): void {
+    this.current = transition(this.current);
+    this.unsaved = true;
+  }
+
+  /** Writes what was staged, if anything (failures are reported like any save). */
+  flush(): void {
+    if (!this.unsaved) return;
+    if (this.write(this.current) === undefined) this.unsaved = false;
   }
 
   /**

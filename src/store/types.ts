@@ -5,10 +5,17 @@ export const STATE_VERSION = 1;
 
 /** Checkpoints kept for /rollback (SPEC §3.1: up to 20, oldest dropped first). */
 export const HISTORY_MAX = 20;
-/** The transcript is only context for rebuilding a broken chain, so it is bounded in bytes. */
-export const TRANSCRIPT_MAX_BYTES = 64 * 1024;
-/** One huge message must not evict every other entry, so single entries are truncated first. */
-export const TRANSCRIPT_ENTRY_MAX_BYTES = 16 * 1024;
+/**
+ * The transcript is only a fallback: the conversation log (store/log) is the record a lost chain
+ * is replayed from; this bounded context serves when the log is missing, and our own compaction
+ * summaries. It is rewritten with every state write, so it is kept small (it was 64 KiB before
+ * the log: two thirds of a long session's file, bench/state-io).
+ */
+export const TRANSCRIPT_MAX_BYTES = 24 * 1024;
+/** One huge message must not evict every other entry, so single entries are truncated first (three always fit). */
+export const TRANSCRIPT_ENTRY_MAX_BYTES = 8 * 1024;
+/** A tool note is the gist of what a call did (its whole output is in the log). */
+export const TRANSCRIPT_TOOL_ENTRY_MAX_BYTES = 1024;
 /** Output of one local `!command`: enough context for the model without bloating the file. */
 export const CLI_OUTPUT_MAX_BYTES = 16 * 1024;
 /** All buffered `!command` runs together. */

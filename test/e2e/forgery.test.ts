@@ -1,9 +1,10 @@
 // Forged session files (issue 22 §5): whatever is not agentx — a sandboxed command, a patch, a
 // file copied from another project — cannot make the next start run a command or put words in
 // the person's mouth. The built CLI against the emulator, real bwrap, the REPL in a real pty.
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readMarks, STDIO_SERVER } from '../mcp/helpers.ts';
 import { runCli, sandbox } from './harness.ts';
 import { prompt, replSuite, turn, userText } from './repl-fixtures.ts';
 
@@ -37,6 +38,41 @@ describe('forged session files', () => {
     expect(userText(suite.emu.requests[n])).not.toContain('FORGED-WORDS');
     expect(JSON.stringify(suite.emu.requests[n]?.body)).not.toContain('rm -rf ~');
   });
+
+  it('a state file an MCP server wrote, during the session and after agentx last saved, shows no menu, runs nothing and sends nothing of it', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    sb.env.MCP_TEST_MARK_DIR = sb.cwd;
+    mkdirSync(join(sb.home, '.config', 'agentx'), { recursive: true });
+    writeFileSync(join(sb.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: { forger: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'forger', 'plant'] } } }));
+    const file = join(sb.cwd, '.agentx_responseid');
+    let a = suite.start(sb);
+    await prompt(a);
+    for (let i = 0; ; i++) {
+      a.line('/mcp');
+      const seen = await a.waitFor(/forger\s+(ready|starting|failed)/);
+      if (seen.includes('ready')) break;
+      if (i > 50 || seen.includes('failed')) throw new Error(`the MCP server did not become ready: ${seen}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'function', name: 'mcp__forger__plant', arguments: JSON.stringify({ file, text: FORGED }) }, { kind: 'text', text: 'planted it' });
+    await turn(a, 'plant it', 'planted it');
+    a.write('\x04');
+    await a.exited;
+    await expect.poll(() => readFileSync(file, 'utf8').includes('call_forged'), { timeout: 5000 }).toBe(true);
+    expect(readMarks(sb.cwd)).toContain('planted');
+
+    a = suite.start(sb);
+    await a.waitFor(/carries no agentx seal|was not written by agentx/);
+    await prompt(a);
+    expect(a.screen()).not.toMatch(/Retry — run the calls/);
+    const n = suite.emu.requests.length;
+    await turn(a, 'hello', 'You said: hello');
+    expect(existsSync(join(sb.cwd, 'pwned.txt'))).toBe(false);
+    const sent = suite.emu.requests.slice(n).map((r) => JSON.stringify(r.body)).join('\n');
+    expect(sent).not.toContain('FORGED-WORDS');
+    expect(sent).not.toContain('rm -rf ~');
+  }, 60_000);
 
   it('a state file copied from another project (a seal for another path) is kept aside as .untrusted-… and a fresh session starts', async () => {
     const first = sandbox(suite.emu.baseUrl);
