@@ -136,6 +136,20 @@ function writableTarget(entry: Entry, verb: string, maxBytes: number): FileState
   return s;
 }
 
+/**
+ * A move never replaces a file: the destination's content would be gone without the patch (or its
+ * diff) ever showing it. A file an earlier section of the same patch deleted or moved away is free.
+ */
+function refuseExisting(target: Entry, source: Entry): void {
+  const kind = target.state.kind;
+  if (kind === 'missing') return;
+  const what = kind === 'dir' ? 'a directory' : kind === 'other' ? 'something other than a regular file' : 'a file';
+  throw new PatchError(
+    'path',
+    `cannot move ${source.display} to ${target.display}: ${target.display} already exists (${what}); a move never replaces a file. Delete it first ('*** Delete File: ${target.display}') if it should go`,
+  );
+}
+
 function checkSize(entry: Entry, text: string, maxBytes: number): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
@@ -186,7 +200,7 @@ async function planOne(overlay: Overlay, op: FileOperation, opts: PlanOptions): 
     entry.state = { kind: 'file', text: applied.text, unreadable: null, mode, size: Buffer.byteLength(applied.text) };
     return describe('update', entry.display, null, applied.oldLines, edits, false);
   }
-  writableTarget(target, 'move onto', opts.maxBytes);
+  refuseExisting(target, entry);
   await overlay.checkParents(target);
   entry.state = { kind: 'missing' };
   target.state = { kind: 'file', text: applied.text, unreadable: null, mode, size: Buffer.byteLength(applied.text) };

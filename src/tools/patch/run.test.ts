@@ -65,6 +65,26 @@ describe('applyPatch: results', () => {
   });
 });
 
+describe('applyPatch: a move onto an existing file', () => {
+  it('is refused with a clear error, and neither file changes', async () => {
+    writeFileSync(join(root, 'src.txt'), 'moving\n');
+    writeFileSync(join(root, 'dst.txt'), 'precious\n');
+    const before = snapshotTree(root);
+    const r = await run(env('*** Update File: src.txt', '*** Move to: dst.txt', '-moving', '+moved'));
+    expect(r.ok).toBe(false);
+    expect(r.output).toContain('cannot move src.txt to dst.txt: dst.txt already exists (a file); a move never replaces a file');
+    expect(treeDifferences(snapshotTree(root), before)).toEqual([]);
+  });
+
+  it('is allowed once an earlier section of the same patch deleted the destination', async () => {
+    writeFileSync(join(root, 'src.txt'), 'moving\n');
+    writeFileSync(join(root, 'dst.txt'), 'old\n');
+    const r = await run(env('*** Delete File: dst.txt', '*** Update File: src.txt', '*** Move to: dst.txt'));
+    if (!r.ok) throw new Error(r.output);
+    expect(read('dst.txt')).toBe('moving\n');
+  });
+});
+
 describe('applyPatch: the file itself', () => {
   it('keeps the permission bits of a rewritten or moved file', async () => {
     writeFileSync(join(root, 'run.sh'), 'echo a\n');
