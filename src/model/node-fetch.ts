@@ -6,23 +6,98 @@
 // third of a one-shot. node:http uses the C parser already inside the Node binary. The SDK
 // still does everything else (request building, SSE parsing, typed errors); this only moves
 // bytes. One keep-alive agent per process lets a tool loop reuse its connection.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type tls from 'node:tls';
+import { proxyFor } from '../lib/proxy-env.ts';
+import { openTunnel, proxyAuthorization } from '../lib/proxy-tunnel.ts';
 import { isRedirect, nextHop, type HopRequest } from './redirect.ts';
 import { LiteHeaders, LiteResponse } from './web-lite.ts';
 
 // node:https (and TLS under it) is loaded only for an https URL: a local or proxied http
 // endpoint does not pay for it. One keep-alive agent per scheme per process.
 const httpAgent = new http.Agent({ keepAlive: true });
-let httpsModule: { https: typeof https; agent: https.Agent } | undefined;
+let httpsModule: { https: typeof https; tls: typeof tls; agent: https.Agent; caFile: string | undefined } | undefined;
 
-async function transportFor(url: URL): Promise<{ request: typeof http.request; agent: http.Agent }> {
-  if (url.protocol !== 'https:') return { request: http.request, agent: httpAgent };
-  if (httpsModule === undefined) {
-    const { default: mod } = await import('node:https');
-    httpsModule = { https: mod, agent: new mod.Agent({ keepAlive: true }) };
+/**
+ * A private CA from AGENTX_CA_FILE is trusted on top of the system's roots (NODE_EXTRA_CA_CERTS
+ * is read by Node itself at start and needs nothing here). Read once per path.
+ */
+function extraCa(tlsMod: typeof tls, caFile: string | undefined): string[] | undefined {
+  if (caFile === undefined || caFile === '') return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, 'utf8');
+  } catch (err) {
+    throw new TypeError('fetch failed', { cause: new Error(`AGENTX_CA_FILE ${caFile}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`) });
   }
-  return { request: httpsModule.https.request, agent: httpsModule.agent };
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new TypeError('fetch failed', { cause: new Error(`AGENTX_CA_FILE ${caFile}: no PEM certificate in it`) });
+  }
+  return [...tlsMod.rootCertificates, pem];
+}
+
+async function httpsTransport(): Promise<NonNullable<typeof httpsModule>> {
+  const caFile = process.env.AGENTX_CA_FILE;
+  if (httpsModule === undefined || httpsModule.caFile !== caFile) {
+    const [{ default: mod }, { default: tlsMod }] = await Promise.all([import('node:https'), import('node:tls')]);
+    const ca = extraCa(tlsMod, caFile);
+    httpsModule = { https: mod, tls: tlsMod, agent: new mod.Agent({ keepAlive: true, ...(ca ? { ca } : {}) }), caFile };
+  }
+  return httpsModule;
+}
+
+type Transport = { request: typeof http.request; options: http.RequestOptions; url: URL };
+
+/**
+ * How one request leaves the process: directly; to an http target through the proxy with an
+ * absolute URI; or to an https target inside a CONNECT tunnel (proxy-tunnel.ts). The proxy
+ * environment is read per request, so a changed environment (tests, setup) is honoured.
+ */
+async function transportFor(url: URL, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Transport> {
+  let proxy: URL | undefined;
+  try {
+    proxy = proxyFor(url, process.env);
+  } catch (err) {
+    throw new TypeError('fetch failed', { cause: err });
+  }
+  if (url.protocol !== 'https:') {
+    if (proxy === undefined) return { request: http.request, options: { agent: httpAgent }, url };
+    const auth = proxyAuthorization(proxy);
+    const viaProxy = new URL(url.href);
+    return {
+      request: http.request,
+      // The proxy's address without its credentials (those go only in Proxy-Authorization).
+      url: new URL(`${proxy.protocol}//${proxy.host}`),
+      options: {
+        agent: httpAgent,
+        path: viaProxy.href,
+        headers: { ...headers, host: url.host, ...(auth ? { 'proxy-authorization': auth } : {}) },
+      },
+    };
+  }
+  const t = await httpsTransport();
+  if (proxy === undefined) return { request: t.https.request, options: { agent: t.agent }, url };
+  const ca = extraCa(t.tls, t.caFile);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port === '' ? 443 : Number(url.port);
+  // No keep-alive through a tunnel: each request opens its own (a proxy may drop idle tunnels).
+  // With no agent, node:http calls this createConnection (agent: false would make a fresh Agent and ignore it).
+  const createConnection = (_opts: unknown, done: (err: Error | null, socket?: Duplex) => void): undefined => {
+    openTunnel(proxy, host, port, signal).then(
+      (raw) => {
+        const secure = t.tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ...(ca ? { ca } : {}) });
+        secure.once('secureConnect', () => done(null, secure));
+        secure.once('error', (err: Error) => done(err));
+      },
+      (err: Error) => done(err),
+    );
+    return undefined;
+  };
+  return { request: t.https.request, options: { agent: undefined, createConnection } as http.RequestOptions, url };
 }
 
 type FetchInit = { method?: string; headers?: unknown; body?: unknown; signal?: AbortSignal | null };
@@ -77,9 +152,9 @@ function bodyOf(body: unknown): string | Uint8Array | undefined {
 
 /** One request without redirect handling; resolves with the raw response (headers received). */
 async function send(hop: HopRequest, signal: AbortSignal | undefined): Promise<http.IncomingMessage> {
-  const { request, agent } = await transportFor(hop.url);
+  const { request, options, url } = await transportFor(hop.url, hop.headers, signal);
   return new Promise((resolve, reject) => {
-    const req = request(hop.url, { method: hop.method, headers: hop.headers, agent, signal }, resolve);
+    const req = request(url, { method: hop.method, headers: hop.headers, ...options, signal }, resolve);
     // Like fetch: a transport failure rejects with a TypeError whose cause is the socket error
     // (the SDK turns it into APIConnectionError); an abort rejects with the AbortError itself.
     req.on('error', (err: NodeJS.ErrnoException) => {

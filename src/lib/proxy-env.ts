@@ -1,0 +1,127 @@
+// Which proxy, if any, a request goes through: the conventions curl, Codex and Claude Code
+// follow (HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, lower or upper case, lower case first; NO_PROXY
+// with host suffixes, leading dots or `*.`, ports, IP addresses, CIDR ranges and `*`).
+// Node 20's http/https modules read none of these themselves. Pure: reads only the env it gets.
+import { isIP } from 'node:net';
+
+type Env = Record<string, string | undefined>;
+
+function pick(env: Env, name: string): string | undefined {
+  const v = env[name.toLowerCase()] ?? env[name.toUpperCase()];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+export class ProxyConfigError extends Error {}
+
+/** A proxy URL as the environment gives it; a bare `host:port` means http. Throws a one-line error. */
+export function parseProxyUrl(raw: string, variable: string): URL {
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
+  } catch {
+    throw new ProxyConfigError(`${variable}: not a URL`);
+  }
+  if (url.protocol !== 'http:') {
+    throw new ProxyConfigError(`${variable}: ${url.protocol.replace(/:$/, '')} proxies are not supported (use an http:// proxy)`);
+  }
+  return url;
+}
+
+/** The proxy for `target` (undefined: connect directly). */
+export function proxyFor(target: URL, env: Env): URL | undefined {
+  const https = target.protocol === 'https:' || target.protocol === 'wss:';
+  const name = https ? 'https_proxy' : 'http_proxy';
+  const raw = pick(env, name) ?? pick(env, 'all_proxy');
+  if (raw === undefined) return undefined;
+  if (bypassesProxy(target, pick(env, 'no_proxy') ?? '')) return undefined;
+  return parseProxyUrl(raw, pick(env, name) !== undefined ? name.toUpperCase() : 'ALL_PROXY');
+}
+
+function defaultPort(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80;
+}
+
+/** True when NO_PROXY says `target` is reached directly. */
+export function bypassesProxy(target: URL, noProxy: string): boolean {
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = defaultPort(target);
+  for (const entry of noProxy.split(/[\s,]+/)) {
+    if (entry === '') continue;
+    if (entry === '*') return true;
+    if (entryMatches(entry.toLowerCase(), host, port)) return true;
+  }
+  return false;
+}
+
+function splitPort(entry: string): { name: string; port: number | undefined } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) return { name: bracketed[1] ?? '', port: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
+  // A bare IPv6 address has many colons and no port.
+  if (isIP(entry.split('/')[0] ?? '') === 6) return { name: entry, port: undefined };
+  const m = /^(.*):(\d+)$/.exec(entry);
+  return m ? { name: m[1] ?? '', port: Number(m[2]) } : { name: entry, port: undefined };
+}
+
+function entryMatches(entry: string, host: string, port: number): boolean {
+  const { name, port: wantPort } = splitPort(entry);
+  if (wantPort !== undefined && wantPort !== port) return false;
+  if (name.includes('/')) return inCidr(host, name);
+  if (isIP(name) !== 0) return isIP(host) !== 0 && sameAddress(host, name);
+  // `.example.com` and `*.example.com` match subdomains; `example.com` matches itself and its subdomains (curl).
+  const suffix = name.replace(/^\*?\./, '');
+  if (suffix === '') return false;
+  return host === suffix || host.endsWith(`.${suffix}`);
+}
+
+function sameAddress(a: string, b: string): boolean {
+  const x = addressBytes(a);
+  const y = addressBytes(b);
+  return x !== undefined && y !== undefined && x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+function inCidr(host: string, cidr: string): boolean {
+  const [base = '', bitsText = ''] = cidr.split('/');
+  const bits = Number(bitsText);
+  const h = addressBytes(host);
+  const b = addressBytes(base);
+  if (h === undefined || b === undefined || h.length !== b.length || !Number.isInteger(bits) || bits < 0 || bits > h.length * 8) return false;
+  for (let i = 0; i < bits; i++) {
+    const mask = 0x80 >> (i % 8);
+    if (((h[Math.floor(i / 8)] ?? 0) & mask) !== ((b[Math.floor(i / 8)] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
+/** An IPv4 or IPv6 address as bytes (IPv4-mapped IPv6 kept as 16 bytes). */
+function addressBytes(addr: string): number[] | undefined {
+  const kind = isIP(addr);
+  if (kind === 4) return addr.split('.').map(Number);
+  if (kind !== 6) return undefined;
+  let text = addr;
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  let tail: number[] = [];
+  if (v4) {
+    tail = (v4[1] ?? '').split('.').map(Number);
+    text = addr.slice(0, addr.length - (v4[1] ?? '').length);
+    text = text.endsWith('::') ? text : text.replace(/:$/, '');
+  }
+  const groupsWanted = v4 ? 6 : 8;
+  const [left = '', right] = text.split('::');
+  const l = left === '' ? [] : left.split(':');
+  const r = right === undefined || right === '' ? [] : right.split(':');
+  const fill = right === undefined ? [] : Array<string>(groupsWanted - l.length - r.length).fill('0');
+  const groups = [...l, ...fill, ...r];
+  if (groups.length !== groupsWanted) return undefined;
+  const bytes: number[] = [];
+  for (const g of groups) {
+    const n = parseInt(g, 16);
+    bytes.push(n >> 8, n & 0xff);
+  }
+  return [...bytes, ...tail];
+}
+
+/** The proxy as it may be shown: no credentials. */
+export function displayProxy(proxy: URL): string {
+  return `${proxy.protocol}//${proxy.host}`;
+}
