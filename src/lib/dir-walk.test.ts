@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openParent, procFdUsable, UnsafePathError, withParent } from './dir-walk.ts';
+import { openParent, procFdUsable, tempNameFor, UnsafePathError, withParent } from './dir-walk.ts';
 
 let base: string;
 let ws: string;
@@ -20,7 +20,7 @@ afterEach(() => {
   fs.rmSync(base, { recursive: true, force: true });
 });
 
-const opts = { mode: null, durable: false, tempPrefix: '.t-' };
+const opts = { mode: null, durable: false, tempName: tempNameFor('.t-') };
 
 for (const mode of ['proc', 'fstat fallback'] as const) {
   describe(`dir-walk (${mode})`, () => {
@@ -92,7 +92,7 @@ for (const mode of ['proc', 'fstat fallback'] as const) {
 
     it('writes symlinks via a temp name, replacing what is there', () => {
       fs.writeFileSync(path.join(ws, 'a/l'), 'old');
-      withParent(ws, 'a/l', false, ({ dir, name }) => dir.writeSymlink(name, 'target', '.t-'));
+      withParent(ws, 'a/l', false, ({ dir, name }) => dir.writeSymlink(name, 'target', tempNameFor('.t-')));
       expect(fs.readlinkSync(path.join(ws, 'a/l'))).toBe('target');
       expect(fs.readdirSync(path.join(ws, 'a')).sort()).toEqual(['b', 'l']);
     });

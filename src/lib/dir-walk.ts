@@ -133,7 +133,7 @@ export class OpenDir {
 
   /** Writes `name` atomically: a temp file beside it (O_EXCL|O_NOFOLLOW), then a rename within this directory. */
   writeFile(name: string, data: string | Buffer, opts: WriteAtOptions): void {
-    const temp = `${opts.tempPrefix}${name.slice(0, 64)}.${randomHex(12)}`;
+    const temp = opts.tempName(name);
     const fd = this.at(temp, (p) => fs.openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, opts.createMode ?? 0o666));
     try {
       try {
@@ -152,8 +152,8 @@ export class OpenDir {
   }
 
   /** Makes a symlink at `name` (replacing what is there) via a temp name and a rename. */
-  writeSymlink(name: string, target: string, tempPrefix: string): void {
-    const temp = `${tempPrefix}${name.slice(0, 64)}.${randomHex(12)}`;
+  writeSymlink(name: string, target: string, tempName: (name: string) => string): void {
+    const temp = tempName(name);
     this.at(temp, (p) => fs.symlinkSync(target, p));
     try {
       this.rename(temp, name);
@@ -216,10 +216,15 @@ export interface WriteAtOptions {
   /** Mode the temp file is created with (default 0666). */
   createMode?: number;
   durable: boolean;
-  /** Prefix of the temp name (agentx's own, so snapshots and cleanups recognise it). */
-  tempPrefix: string;
+  /** The temp name beside `name` (agentx's own pattern, so snapshots and cleanups recognise it). */
+  tempName: (name: string) => string;
   /** Extra steps on the open temp file before the rename (e.g. fchown). */
   prepare?: (fd: number) => void;
+}
+
+/** A temp name: `prefix`, the name cut to 64 characters (NAME_MAX), a random part, `suffix`. */
+export function tempNameFor(prefix: string, suffix = ''): (name: string) => string {
+  return (name) => `${prefix}${name.slice(0, 64)}.${randomHex(12)}${suffix}`;
 }
 
 /** The parent directory of a file, opened from the root, and the file's own name in it. */
