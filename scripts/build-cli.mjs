@@ -17,11 +17,14 @@ const REPO = join(import.meta.dirname, '..');
  * - The first line names the build (a hash of the code), so a cache is never used for other code:
  *   V8 itself checks only the source's length.
  * - "use strict" comes first: the sources are ES modules, strict by definition.
+ * - `ws` (the WebSocket transport, model/ws-transport.ts) stays outside the bundle: a runtime
+ *   dependency required from node_modules on the first WebSocket request, so an HTTP session
+ *   neither loads nor even reads its code.
  */
 export async function buildCli({ outFile, version, minify = true }) {
   const result = await build({
     bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning',
-    format: 'cjs', entryPoints: [join(REPO, 'src/main.ts')], write: false, outfile: outFile, minify, keepNames: !minify,
+    format: 'cjs', entryPoints: [join(REPO, 'src/main.ts')], external: ['ws'], write: false, outfile: outFile, minify, keepNames: !minify,
     supported: { 'dynamic-import': false },
     define: { __AGENTX_VERSION__: JSON.stringify(version), 'import.meta.url': '__agentxBundleUrl' },
     banner: { js: '"use strict";var __agentxBundleUrl=require("node:url").pathToFileURL(__filename).href;' },

@@ -10,6 +10,7 @@ import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_
 import { parseDotenv } from './dotenv.ts';
 import { resolveSnapshotSettings, type SnapshotSettings } from './snapshots.ts';
 import { errorMessage, errorCode } from '../lib/fsutil.ts';
+import { azureApiVersion, parseExtraHeaders, parseProvider, parseTransport, type Provider, type TransportSetting } from '../model/provider.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MODEL = 'gpt-5.1';
@@ -37,6 +38,14 @@ export interface Config {
   snapshots: SnapshotSettings;
   /** AGENTX_STORE: whether the server keeps conversations (on|off|auto; engine/conversation.ts). */
   store: StoreSetting;
+  /** AGENTX_PROVIDER, else detected from the base URL (model/provider.ts, docs/providers.md). */
+  provider: Provider;
+  /** Azure only: the api-version query parameter (AGENTX_AZURE_API_VERSION); undefined sends none. */
+  azureApiVersion: string | undefined;
+  /** AGENTX_HEADERS: added to every model request. Values are secrets: never logged, shown or stored. */
+  extraHeaders: Record<string, string>;
+  /** AGENTX_TRANSPORT: auto | websocket | http (docs/transport.md). */
+  transport: TransportSetting;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -126,12 +135,26 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   const storeRaw = pick(env.AGENTX_STORE, fileValues.AGENTX_STORE);
   const store = parseStoreSetting(storeRaw);
   if (typeof store !== 'string') throw new ConfigError(store.error);
+  const wire = wireSettings(env, fileValues, baseUrl);
   const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
   return {
     apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
     // Absolute, as it was read (relative to the working directory): the sandbox hides exactly this file.
-    configFile: resolve(file), sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues), store,
+    configFile: resolve(file), sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues), store, ...wire,
   };
+}
+
+/** Provider, transport and extra headers, each checked now (one line at start for a bad value). */
+function wireSettings(env: NodeJS.ProcessEnv, file: Record<string, string>, baseUrl: string): Pick<Config, 'provider' | 'azureApiVersion' | 'extraHeaders' | 'transport'> {
+  const provider = parseProvider(pick(env.AGENTX_PROVIDER, file.AGENTX_PROVIDER), baseUrl);
+  if (typeof provider !== 'string') throw new ConfigError(provider.error);
+  const transport = parseTransport(pick(env.AGENTX_TRANSPORT, file.AGENTX_TRANSPORT));
+  if (typeof transport !== 'string') throw new ConfigError(transport.error);
+  const extraHeaders = parseExtraHeaders(pick(env.AGENTX_HEADERS, file.AGENTX_HEADERS));
+  if ('error' in extraHeaders) throw new ConfigError(extraHeaders.error);
+  // An empty AGENTX_AZURE_API_VERSION means "send none", so it is read as set (not via pick).
+  const versionRaw = env.AGENTX_AZURE_API_VERSION ?? file.AGENTX_AZURE_API_VERSION;
+  return { provider, transport, extraHeaders: extraHeaders.headers, azureApiVersion: provider === 'azure' ? azureApiVersion(versionRaw, baseUrl) : undefined };
 }
 
 /** The context window settings, checked now so a bad value is one line at start, not a failure mid-session. */

@@ -17,6 +17,8 @@ export interface ServerCapabilities {
   storesResponses?: Support;
   /** When it was found to store nothing (re-checked a day later: engine/conversation.ts). */
   statelessSince?: string;
+  /** Whether the server accepted a WebSocket upgrade on /responses (the model client's auto transport). */
+  websocket?: Support;
 }
 
 export const UNKNOWN_CAPABILITIES: ServerCapabilities = { contextManagement: 'unknown', compactEndpoint: 'unknown', observedWindows: {} };
@@ -62,6 +64,7 @@ function parseEntry(v: unknown): StoredEntry | null {
   const entry: StoredEntry = { contextManagement: asSupport(v.contextManagement), compactEndpoint: asSupport(v.compactEndpoint), observedWindows: windows, checkedAt: v.checkedAt };
   if (v.storesResponses === 'yes' || v.storesResponses === 'no') entry.storesResponses = v.storesResponses;
   if (typeof v.statelessSince === 'string') entry.statelessSince = v.statelessSince;
+  if (v.websocket === 'yes' || v.websocket === 'no') entry.websocket = v.websocket;
   return entry;
 }
 

@@ -14,6 +14,7 @@ import { capabilitiesPath, fileCapabilities } from '../engine/server-capabilitie
 import { turnCompaction } from '../engine/turn-compaction.ts';
 import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
+import { headerSecrets } from '../model/provider.ts';
 import { createDebugLog } from '../model/debug-log.ts';
 import { localDate, type EnvironmentFacts } from '../engine/environment.ts';
 import { systemPrompt } from '../engine/instructions.ts';
@@ -174,10 +175,19 @@ export function denyApprovals(notice: (line: string) => void): ApprovalDecider {
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const limits = resolveLimits(r.env);
-  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey], new Date(), (m) => r.onDebugWarning?.(m)) : undefined;
+  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)], new Date(), (m) => r.onDebugWarning?.(m)) : undefined;
   if (debug?.path !== undefined) r.onDebugLog?.(debug.path);
+  const home = homeDir(r.env);
+  const now = (): Date => new Date();
+  // Context window, compaction and transport: what this server supports is remembered per base URL.
+  const capabilities = fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now);
   const client = await createOpenAIClient({
     apiKey: r.config.apiKey,
+    provider: r.config.provider,
+    azureApiVersion: r.config.azureApiVersion,
+    extraHeaders: r.config.extraHeaders,
+    transport: r.config.transport,
+    websocketSupport: { get: () => capabilities.get().websocket ?? 'unknown', set: (websocket) => capabilities.set({ websocket }) },
     baseUrl: r.config.baseUrl,
     idleTimeoutMs: limits.streamIdleMs,
     headersTimeoutMs: limits.headersTimeoutMs,
@@ -185,7 +195,6 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     organization: r.env.OPENAI_ORG_ID || undefined,
     project: r.env.OPENAI_PROJECT_ID || undefined,
   });
-  const home = homeDir(r.env);
   // The plan is kept in the session state (restored on resume, dropped by /clear).
   const savePlan = (plan: Plan): void => r.session.update((s) => ({ ...s, plan: planRecord(plan) }));
   const planMode = r.planMode === true;
@@ -195,9 +204,6 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   // Written for what this session offers; stable for the session (prompt caching): what changes
   // (directory, date, sandbox) goes in the environment context instead.
   const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, skills, agentsFiles: readAgentsFiles(r.cwd(), home) });
-  const now = (): Date => new Date();
-  // Context window and compaction: what this server supports is remembered per base URL.
-  const capabilities = fileCapabilities(capabilitiesPath(r.env, home), r.config.baseUrl, now);
   const context = { windowSetting: r.config.contextWindow, autoCompact: r.config.autoCompact, capabilities };
   // The project's conversation log: the record a lost or stateless chain is replayed from. The
   // prompt cache key is the project's hash only (its directory name stays on this machine).
@@ -205,7 +211,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const log = new ConversationLog(conversationLogPath(r.env, home, r.workspaceRoot), (line) => r.emit({ type: 'context_notice', message: line }));
   const deps: TurnDeps = {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
-    client: withLocalImages(scrubSecrets(client, [r.config.apiKey])),
+    client: withLocalImages(scrubSecrets(client, [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)])),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
     registry,
     session: r.session,

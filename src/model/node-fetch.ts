@@ -26,7 +26,7 @@ let httpsModule: { https: typeof https; tls: typeof tls; agent: https.Agent; caF
  * A private CA from AGENTX_CA_FILE is trusted on top of the system's roots (NODE_EXTRA_CA_CERTS
  * is read by Node itself at start and needs nothing here). Read once per path.
  */
-function extraCa(tlsMod: typeof tls, caFile: string | undefined): string[] | undefined {
+export function extraCa(tlsMod: typeof tls, caFile: string | undefined): string[] | undefined {
   if (caFile === undefined || caFile === '') return undefined;
   let pem: string;
   try {

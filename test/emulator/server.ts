@@ -15,6 +15,7 @@ import { contextSettings, parseContextOptions } from './context.ts';
 import type { ContextOptions, ContextSettings } from './context.ts';
 import { handleCompact } from './compact.ts';
 import { sendError, sendJson } from './sse.ts';
+import { attachWebSocket } from './websocket.ts';
 
 export type { LoggedRequest, Step } from './wire.ts';
 export type { ContextOptions, ContextSettings, OverflowForm } from './context.ts';
@@ -33,6 +34,10 @@ export interface Emulator {
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   /** Changes the context window / compaction features from now on (unset fields stay); returns them. */
   configureContext(opts: ContextOptions): ContextSettings;
+  /** WebSocket connections accepted so far (websocket.ts). */
+  webSocketConnections(): number;
+  /** From now on a connection older than `ms` answers its next response.create with the 60-minute-limit error. */
+  setWebSocketLimit(ms: number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -49,7 +54,18 @@ export interface EmulatorOptions {
   context?: ContextOptions;
   /** Store no response, whatever the request's `store` says: chaining fails with previous_response_not_found. */
   stateless?: boolean;
+  /** Accept the WebSocket mode on /v1/responses (default true); false answers the upgrade like a plain GET (404). */
+  websocket?: boolean;
+  /** The WebSocket connection limit (the service's is 60 minutes); unset: none. */
+  websocketLimitMs?: number;
+  /**
+   * Azure OpenAI's checks: the key in `api-key` (a Bearer header is refused), and when set, this
+   * `api-version` query parameter on every request.
+   */
+  azure?: { apiVersion?: string };
 }
+
+const NO_KEY_UPGRADE = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
 
 const MODELS = ['gpt-5', 'gpt-5-mini', 'gpt-5-codex', 'gpt-4.1', 'o4-mini'];
 
@@ -72,6 +88,36 @@ function parseJson(raw: Buffer): ParsedBody {
 
 function notFound(method: string, path: string, headers: Record<string, string> = {}): ApiError {
   return new ApiError(404, { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null }, headers);
+}
+
+const AZURE_NO_KEY = 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function queryOf(req: IncomingMessage): Record<string, string> {
+  return Object.fromEntries(new URL(req.url ?? '/', 'http://emulator').searchParams);
+}
+
+/** Whether the request carries the key the way this server wants it. */
+function authorized(req: IncomingMessage, azure: EmulatorOptions['azure']): boolean {
+  if (azure) return typeof req.headers['api-key'] === 'string' && req.headers['api-key'] !== '' && req.headers.authorization === undefined;
+  return /^Bearer \S/.test(req.headers.authorization ?? '');
+}
+
+/** Azure's refusals (a missing key or api-version), checked before anything else; undefined when fine. */
+function azureRefusal(req: IncomingMessage, azure: EmulatorOptions['azure']): ApiError | undefined {
+  if (!azure) return undefined;
+  if (!authorized(req, azure)) return new ApiError(401, { message: AZURE_NO_KEY, type: 'invalid_request_error', param: null, code: '401' });
+  const version = queryOf(req)['api-version'];
+  if (azure.apiVersion !== undefined && version !== azure.apiVersion) {
+    const message = version === undefined ? 'Missing required query parameter: api-version' : `The API version '${version}' is not supported here (expected ${azure.apiVersion}).`;
+    return new ApiError(400, { message, type: 'invalid_request_error', param: 'api-version', code: 'BadRequest' });
+  }
+  return undefined;
 }
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
@@ -133,6 +179,26 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     sendError(res, notFound(method, path));
   };
 
+  const logRequest = (req: IncomingMessage, method: string, path: string, raw: Buffer, body: ParsedBody, transport: LoggedRequest['transport'], requestId: string): LoggedRequest => {
+    const entry: LoggedRequest = {
+      seq: ++seq,
+      at: Date.now(),
+      method,
+      path,
+      hasAuth: authorized(req, opts.azure),
+      body: body.ok ? body.value : raw.toString('utf8'),
+      bytes: raw.length,
+      status: 0,
+      requestId,
+      transport,
+      headers: flatHeaders(req),
+      query: queryOf(req),
+    };
+    log.push(entry);
+    for (const wake of waiters) wake();
+    return entry;
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -141,21 +207,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (path.startsWith('/__emulator/')) return control(method, path, body, res);
     const requestId = newId('req_', 16);
     const headers = { 'x-request-id': requestId };
+    const azure = azureRefusal(req, opts.azure);
+    if (azure) return sendError(res, new ApiError(azure.status, azure.body, headers));
     if (method === 'POST' && (path === '/v1/responses' || path === '/v1/responses/compact')) {
-      const auth = req.headers.authorization ?? '';
-      const entry: LoggedRequest = {
-        seq: ++seq,
-        at: Date.now(),
-        method,
-        path,
-        hasAuth: /^Bearer \S/.test(auth),
-        body: body.ok ? body.value : raw.toString('utf8'),
-        bytes: raw.length,
-        status: 0,
-        requestId,
-      };
-      log.push(entry);
-      for (const wake of waiters) wake();
+      const entry = logRequest(req, method, path, raw, body, 'http', requestId);
       if (path === '/v1/responses/compact') return handleCompact(state, res, entry, body);
       const abort = new AbortController();
       const stop = (): void => abort.abort();
@@ -191,6 +246,20 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       if (!res.headersSent) sendError(res, new ApiError(500, { message: `Emulator bug: ${message}`, type: 'server_error', param: null, code: 'server_error' }));
       else res.destroy();
     });
+  });
+
+  let websocketLimitMs = opts.websocketLimitMs;
+  const sockets = opts.websocket === false ? undefined : attachWebSocket(server, {
+    state,
+    closing: closing.signal,
+    limitMs: () => websocketLimitMs,
+    logRequest: (req, raw, body) => logRequest(req, 'POST', '/v1/responses', raw, body, 'websocket', newId('req_', 16)),
+    checkUpgrade: (req) => {
+      const azure = azureRefusal(req, opts.azure);
+      if (azure) return { status: azure.status, body: { error: azure.body } };
+      if (state.requireAuth && !authorized(req, opts.azure)) return { status: 401, body: { error: { message: NO_KEY_UPGRADE, type: 'invalid_request_error', param: null, code: null } } };
+      return undefined;
+    },
   });
 
   const host = opts.host ?? '127.0.0.1';
@@ -240,9 +309,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         waiters.add(check);
         check();
       }),
+    webSocketConnections: () => sockets?.connections() ?? 0,
+    setWebSocketLimit: (ms) => {
+      websocketLimitMs = ms;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort();
+        sockets?.closeAll();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

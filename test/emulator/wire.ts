@@ -72,6 +72,12 @@ export interface LoggedRequest {
   error?: { code: string | null; message: string };
   /** Set once `response.completed` (or the completed JSON response) has been sent. */
   completed?: boolean;
+  /** How it came: POST (http) or a response.create message on a socket (websocket). */
+  transport: 'http' | 'websocket';
+  /** The request's headers (of the handshake, for a socket), lower-case names; tests pin what was sent. */
+  headers: Record<string, string>;
+  /** The query string's parameters. */
+  query: Record<string, string>;
 }
 
 /** The body of an API error, as the service sends it under `error`. */
