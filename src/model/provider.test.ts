@@ -37,7 +37,7 @@ describe('provider settings', () => {
   it('parses AGENTX_HEADERS and names the header, never the value, in an error', () => {
     expect(parseExtraHeaders('X-Title=agentx, HTTP-Referer=https://example.com/a?b=c')).toEqual({ headers: { 'X-Title': 'agentx', 'HTTP-Referer': 'https://example.com/a?b=c' } });
     expect(parseExtraHeaders(undefined)).toEqual({ headers: {} });
-    expect(parseExtraHeaders('X-Token')).toEqual({ error: 'AGENTX_HEADERS: expected Name=value pairs separated by commas, got "X-Token" without "="' });
+    expect(parseExtraHeaders('X-Title=a,secret-value')).toEqual({ error: 'AGENTX_HEADERS: expected Name=value pairs separated by commas; entry 2 of 2 has no "="' });
     expect(parseExtraHeaders('Bad Name=secret-value')).toEqual({ error: 'AGENTX_HEADERS: "Bad Name" is not a valid header name' });
     expect(parseExtraHeaders('Authorization=Bearer secret-value')).toEqual({ error: 'AGENTX_HEADERS: Authorization is set by agentx itself and cannot be overridden' });
     expect(headerSecrets({ 'X-Title': 'agentx', 'X-Gateway-Key': 'gw-0123456789' })).toEqual(['gw-0123456789']);

@@ -78,11 +78,13 @@ const RESERVED = new Set(['authorization', 'api-key', 'content-type', 'content-l
 export function parseExtraHeaders(raw: string | undefined): { headers: Record<string, string> } | { error: string } {
   const headers: Record<string, string> = {};
   if (raw === undefined || raw.trim() === '') return { headers };
-  for (const part of raw.split(',')) {
+  const parts = raw.split(',');
+  for (const [index, part] of parts.entries()) {
     if (part.trim() === '') continue;
     const eq = part.indexOf('=');
-    const name = (eq < 0 ? part : part.slice(0, eq)).trim();
-    if (eq < 0) return { error: `AGENTX_HEADERS: expected Name=value pairs separated by commas, got "${name}" without "="` };
+    // Without "=" the entry may be a value with a stray comma: it is not quoted.
+    if (eq < 0) return { error: `AGENTX_HEADERS: expected Name=value pairs separated by commas; entry ${index + 1} of ${parts.length} has no "="` };
+    const name = part.slice(0, eq).trim();
     if (!HEADER_NAME.test(name)) return { error: `AGENTX_HEADERS: "${name}" is not a valid header name` };
     if (RESERVED.has(name.toLowerCase())) return { error: `AGENTX_HEADERS: ${name} is set by agentx itself and cannot be overridden` };
     const value = part.slice(eq + 1).trim();
