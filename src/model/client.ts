@@ -13,7 +13,7 @@ import {
 import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
 import { installLiteWebGlobals } from './web-lite.ts';
 import { wireAuth, type Provider, type TransportSetting } from './provider.ts';
-import type { ResponsesSocket } from './ws-transport.ts';
+import { socketTransport, type WebSocketSupport } from './transport.ts';
 
 export interface ClientOptions {
   apiKey: string;
@@ -36,21 +36,7 @@ export interface ClientOptions {
   /** AGENTX_TRANSPORT (default http). */
   transport?: TransportSetting;
   /** What this server is known to do with a WebSocket upgrade, remembered across runs (auto mode). */
-  websocketSupport?: { get(): 'unknown' | 'yes' | 'no'; set(s: 'yes' | 'no'): void };
-}
-
-/**
- * Whether to try the WebSocket transport: always for `websocket`, never for `http`; `auto` for
- * api.openai.com or a server that accepted an upgrade before, unless it refused one.
- */
-export function wantsWebSocket(transport: TransportSetting, baseUrl: string, known: 'unknown' | 'yes' | 'no'): boolean {
-  if (transport !== 'auto') return transport === 'websocket';
-  if (known !== 'unknown') return known === 'yes';
-  try {
-    return new URL(baseUrl).hostname === 'api.openai.com';
-  } catch {
-    return false;
-  }
+  websocketSupport?: { get(): WebSocketSupport; set(s: 'yes' | 'no'): void };
 }
 
 /** A response object of a stream event or the SDK: only `id` is checked, the rest is read defensively. */
@@ -271,43 +257,11 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
         : err instanceof OpenAI.APIConnectionError ? 'connection' : undefined
   );
 
-  // The WebSocket transport, made on first use; `http` from the first refused upgrade on.
-  let useSocket = wantsWebSocket(opts.transport ?? 'http', opts.baseUrl, opts.websocketSupport?.get() ?? 'unknown');
-  let socket: ResponsesSocket | undefined;
-  const handshakeHeaders = (): Record<string, string> => {
-    const h: Record<string, string> = { ...opts.extraHeaders };
-    if (opts.provider === 'azure') h['api-key'] = opts.apiKey;
-    else h.authorization = `Bearer ${opts.apiKey}`;
-    if (opts.organization) h['openai-organization'] = opts.organization;
-    if (opts.project) h['openai-project'] = opts.project;
-    return h;
-  };
-
-  /** The request's raw events from the socket, or null when the server refused the upgrade. */
-  async function socketEvents(request: ModelRequest, signal: AbortSignal): Promise<AsyncIterable<unknown> | null> {
-    const { createResponsesSocket, UpgradeRefused } = await import('./ws-transport.ts');
-    socket ??= createResponsesSocket({
-      baseUrl: opts.baseUrl, query: auth.query, headers: handshakeHeaders(), endpoint,
-      handshakeTimeoutMs: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-      apiError: (status, body) => OpenAI.APIError.generate(status, { error: body }, undefined, new Headers()),
-    });
-    const it = socket.events(request, signal);
-    let first: IteratorResult<unknown>;
-    try {
-      first = await it.next();
-    } catch (err) {
-      if (!(err instanceof UpgradeRefused)) throw err;
-      opts.log?.('error', { message: `${err.message}: using HTTP`, kind: 'transport' });
-      opts.websocketSupport?.set('no');
-      useSocket = false;
-      return null;
-    }
-    if (opts.websocketSupport?.get() !== 'yes') opts.websocketSupport?.set('yes');
-    return (async function* () {
-      if (first.done !== true) yield first.value;
-      yield* { [Symbol.asyncIterator]: () => it };
-    })();
-  }
+  // WebSocket mode when chosen (transport.ts); null means "send this one over HTTP".
+  const socketEvents = socketTransport({
+    ...opts, query: auth.query, endpoint, handshakeTimeoutMs: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+    apiError: (status, body) => OpenAI.APIError.generate(status, { error: body }, undefined, new Headers()),
+  });
 
   async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const idle = new AbortController();
@@ -330,7 +284,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     log?.('request', withoutToolSecrets(request));
     try {
       touch();
-      const events = (useSocket ? await socketEvents(request, combined) : null) ?? await sdk.responses.create(toSdkRequest(request), { signal: combined });
+      const events = (await socketEvents(request, combined)) ?? await sdk.responses.create(toSdkRequest(request), { signal: combined });
       streaming = true;
       for await (const raw of events) {
         touch();

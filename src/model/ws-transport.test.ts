@@ -6,7 +6,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../test/emulator/server.ts';
-import { createOpenAIClient, wantsWebSocket, type ClientOptions } from './client.ts';
+import { createOpenAIClient, type ClientOptions } from './client.ts';
+import { refusesWebSocket, wantsWebSocket } from './transport.ts';
 import { ModelError } from './errors.ts';
 import { socketUrl } from './ws-transport.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from './types.ts';
@@ -121,6 +122,17 @@ describe('WebSocket transport', () => {
     expect((await completed(client, request(user('two')))).text).toBe('You said: two');
     expect(emu.requests.map((q) => q.transport)).toEqual(['http', 'http']);
     expect(support).toEqual(['no']);
+  });
+
+  it('an upgrade refused for a bad key is reported as HTTP reports it, and not remembered as no WebSocket', async () => {
+    // An Azure-mode emulator refuses the Bearer key on the upgrade and on POST alike.
+    const { emu, client, support } = await setup({ azure: {} });
+    await expect(completed(client, request(user('x')))).rejects.toMatchObject({ kind: 'fatal', details: { status: 401 } });
+    expect(emu.requests).toEqual([]);
+    expect(emu.webSocketConnections()).toBe(0);
+    expect(support).toEqual([]);
+    expect(refusesWebSocket(401)).toBe(false);
+    expect(refusesWebSocket(404)).toBe(true);
   });
 
   it('goes through a CONNECT proxy (HTTP_PROXY for ws://)', async () => {
