@@ -1,0 +1,142 @@
+// wss:// through a real forward proxy (CONNECT) with TLS verified against a private CA made here
+// with openssl, in front of the emulator's WebSocket mode; and a dead proxy named in one line.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
+import { createOpenAIClient } from './client.ts';
+import type { ModelClient, ModelRequest } from './types.ts';
+
+const VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'AGENTX_CA_FILE'];
+
+let dir = '';
+let emu: Emulator;
+let tlsServer: tls.Server;
+let tlsPort = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'agentx-ws-proxy-'));
+  const openssl = (...args: string[]): void => {
+    execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  };
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx ws test CA');
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+  writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'ext.cnf');
+  emu = await startEmulator();
+  // TLS in front of the emulator (the private CA's certificate for localhost), plaintext behind.
+  tlsServer = tls.createServer({ key: readFileSync(path.join(dir, 'server.key')), cert: readFileSync(path.join(dir, 'server.pem')) }, (socket) => {
+    const up = net.connect(emu.port, '127.0.0.1');
+    socket.pipe(up);
+    up.pipe(socket);
+    up.on('error', () => socket.destroy());
+    socket.on('error', () => up.destroy());
+  });
+  await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.1', r));
+  tlsPort = (tlsServer.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await emu.close();
+  await new Promise((r) => tlsServer.close(r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const saved: Record<string, string | undefined> = {};
+beforeEach(() => {
+  for (const v of VARS) {
+    saved[v] = process.env[v];
+    delete process.env[v];
+  }
+});
+afterEach(() => {
+  for (const v of VARS) {
+    if (saved[v] === undefined) delete process.env[v];
+    else process.env[v] = saved[v];
+  }
+});
+
+/** A CONNECT-only forward proxy recording the tunnels and the Proxy-Authorization it got. */
+async function startProxy(): Promise<{ url: string; tunnels: string[]; auth: (string | undefined)[]; close(): Promise<void> }> {
+  const tunnels: string[] = [];
+  const auth: (string | undefined)[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = http.createServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req: http.IncomingMessage, client: net.Socket) => {
+    sockets.add(client);
+    tunnels.push(req.url ?? '');
+    auth.push(req.headers['proxy-authorization']);
+    const [host = '', port = ''] = (req.url ?? '').split(/:(?=\d+$)/);
+    const up = net.connect(Number(port), host === 'localhost' ? '127.0.0.1' : host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      up.pipe(client);
+      client.pipe(up);
+    });
+    sockets.add(up);
+    up.on('error', () => client.destroy());
+    client.on('error', () => up.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels, auth,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+const REQUEST: ModelRequest = {
+  model: 'gpt-5', instructions: 'sys', store: true, stream: true, tools: [],
+  input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'over wss' }] }],
+};
+
+async function text(client: ModelClient): Promise<string> {
+  for await (const ev of client.stream(REQUEST, new AbortController().signal)) if (ev.type === 'completed') return ev.response.text;
+  throw new Error('no completed response');
+}
+
+const wsClient = (): Promise<ModelClient> => createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${tlsPort}/v1`, idleTimeoutMs: 5000, transport: 'websocket' });
+
+describe('wss through a proxy', () => {
+  it('tunnels with CONNECT, verifies TLS against AGENTX_CA_FILE, sends credentials only to the proxy', async () => {
+    const proxy = await startProxy();
+    try {
+      process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://alice:s%3Acret@');
+      process.env.AGENTX_CA_FILE = path.join(dir, 'ca.pem');
+      const before = emu.requests.length;
+      expect(await text(await wsClient())).toBe('You said: over wss');
+      expect(proxy.tunnels).toEqual([`localhost:${tlsPort}`]);
+      expect(proxy.auth).toEqual([`Basic ${Buffer.from('alice:s:cret').toString('base64')}`]);
+      const reqs = emu.requests.slice(before);
+      expect(reqs.map((q) => q.transport)).toEqual(['websocket']);
+      expect(reqs[0]?.headers['proxy-authorization']).toBeUndefined();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('without the private CA the certificate is refused: one retryable line, no fallback to plaintext', async () => {
+    const proxy = await startProxy();
+    try {
+      process.env.HTTPS_PROXY = proxy.url;
+      await expect(text(await wsClient())).rejects.toMatchObject({ kind: 'retryable', message: expect.stringMatching(/^connection failed: .*(certificate|self-signed|issuer)/i) as unknown });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a dead proxy is named, its password never', async () => {
+    const dead = await startProxy();
+    await dead.close();
+    process.env.HTTPS_PROXY = dead.url.replace('http://', 'http://bob:hunter2@');
+    const failure = await text(await wsClient()).catch((e: unknown) => e as Error);
+    expect(failure).toMatchObject({ message: `connection failed: proxy ${dead.url} could not be reached: ECONNREFUSED (https://localhost:${tlsPort}/v1)` });
+  });
+});
