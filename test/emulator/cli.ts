@@ -7,7 +7,8 @@ import type { ContextOptions } from './context.ts';
 
 const USAGE =
   'usage: emulator [--port N] [--host H] [--latency MS] [--no-validate] [--no-auth] [--stateless]\n' +
-  '                [--context-window TOKENS] [--overflow http|failed|error|error_nested] [--no-context-management] [--no-compact-endpoint]';
+  '                [--context-window TOKENS] [--overflow http|failed|error|error_nested] [--no-context-management] [--no-compact-endpoint]\n' +
+  '                [--no-websocket] [--websocket-limit MS] [--azure [API_VERSION]]';
 
 function parseArgs(argv: string[]): EmulatorOptions {
   const opts: EmulatorOptions = {};
@@ -25,6 +26,13 @@ function parseArgs(argv: string[]): EmulatorOptions {
     else if (arg === '--no-validate') opts.validate = false;
     else if (arg === '--no-auth') opts.requireAuth = false;
     else if (arg === '--stateless') opts.stateless = true;
+    else if (arg === '--no-websocket') opts.websocket = false;
+    else if (arg === '--websocket-limit') opts.websocketLimitMs = number(arg, argv[++i]);
+    else if (arg === '--azure') {
+      // An optional version: the next argument unless it is another flag.
+      const next = argv[i + 1];
+      opts.azure = next !== undefined && !next.startsWith('--') ? { apiVersion: argv[++i] } : {};
+    }
     else if (arg === '--context-window') context.windowTokens = number(arg, argv[++i]) || null;
     else if (arg === '--overflow') {
       const form = OVERFLOW_FORMS.find((f) => f === argv[i + 1]);
