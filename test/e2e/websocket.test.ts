@@ -2,7 +2,7 @@
 // WebSocket mode: a tool loop on one connection, a socket dropped mid-stream after a command ran
 // (the retry resends the same output; the command does not run again), and a server that
 // refuses the upgrade (HTTP for the session, remembered in servers.json).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulator/server.ts';
@@ -61,6 +61,32 @@ describe('WebSocket transport (CLI)', () => {
     expect(r.stdout).toBe('You said: hello\n');
     expect(emu.requests.map((q) => q.transport)).toEqual(['http']);
     expect(rememberedWebSocket(box, emu.baseUrl)).toBe('no');
+  });
+
+  it('an HTTP session never loads the WebSocket client; a WebSocket one does', async () => {
+    const { emu, box } = await start();
+    const probe = join(box.home, 'probe.cjs');
+    writeFileSync(probe, "process.once('exit', () => process.stderr.write(`WS_LOADED ${Object.keys(require.cache).some((k) => k.includes('/node_modules/ws/'))}\\n`));\n");
+    const withProbe = (transport: string): NodeJS.ProcessEnv => ({ ...box.env, AGENTX_TRANSPORT: transport, NODE_OPTIONS: `--require ${probe}` });
+    const http = await runCli(['hello'], { ...box, env: withProbe('http') });
+    expect(http.stderr).toContain('WS_LOADED false');
+    const ws = await runCli(['hello'], { ...box, env: withProbe('websocket') });
+    expect(ws.stderr).toContain('WS_LOADED true');
+    expect(emu.requests.map((q) => q.transport)).toEqual(['http', 'websocket']);
+  });
+
+  it('AGENTX_HEADERS reach the server on the handshake and never the debug log', async () => {
+    const { emu, box } = await start();
+    const env = { ...box.env, AGENTX_HEADERS: 'X-Title=agentx,X-Gateway-Key=gw-secret-0123456789' };
+    const r = await runCli(['--debug', 'hello'], { ...box, env });
+    expect(r.code).toBe(0);
+    expect(emu.requests[0]?.headers['x-gateway-key']).toBe('gw-secret-0123456789');
+    expect(emu.requests[0]?.headers['x-title']).toBe('agentx');
+    const logs = join(box.home, '.agentx-logs');
+    const text = readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n');
+    expect(text.length).toBeGreaterThan(0);
+    expect(text).not.toContain('gw-secret-0123456789');
+    expect(JSON.stringify(readdirSync(box.cwd).map((f) => f.startsWith('.agentx') ? readFileSync(join(box.cwd, f), 'utf8') : ''))).not.toContain('gw-secret');
   });
 
   it('a bad AGENTX_TRANSPORT or AGENTX_HEADERS is one line at start', async () => {
