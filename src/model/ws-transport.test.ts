@@ -112,6 +112,9 @@ describe('WebSocket transport', () => {
     await expect(completed(client, request(user('x')))).rejects.toMatchObject({ kind: 'chain_broken' });
     emu.enqueue({ kind: 'http_error', status: 503 });
     await expect(completed(client, request(user('x')))).rejects.toMatchObject({ kind: 'retryable', details: { status: 503 } });
+    // A stream error event without a status (nested as some servers send it) reads like the SSE one.
+    emu.enqueue({ kind: 'raw', body: 'data: {"type":"error","error":{"code":"server_error","message":"the model crashed"}}\n\n' });
+    await expect(completed(client, request(user('x')))).rejects.toMatchObject({ kind: 'retryable', message: 'the model crashed (server_error)' });
     expect((await completed(client, request(user('ok')))).text).toBe('You said: ok');
     expect(emu.webSocketConnections()).toBe(1);
   });

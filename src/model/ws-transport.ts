@@ -220,6 +220,10 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
             finished = true;
             throw opts.apiError(event.status, error);
           }
+          // Without a status: the stream's own error event, read by client.ts at the top level.
+          finished = true;
+          yield { type: 'error', code: error.code, message: error.message };
+          return;
         }
         sawEvent = true;
         yield event;
