@@ -95,6 +95,18 @@ describe('WebSocket transport', () => {
     expect(emu.webSocketConnections()).toBe(2);
   });
 
+  it('a socket closed before the request got any event is reopened and the request sent again, once', async () => {
+    const { emu, client } = await setup();
+    // A raw step with no bytes that drops the connection: as a server closing an idle socket as we send.
+    emu.enqueue({ kind: 'raw', body: '', cut: true });
+    expect((await completed(client, request(user('resent')))).text).toBe('You said: resent');
+    expect(emu.requests.map((q) => q.transport)).toEqual(['websocket', 'websocket']);
+    expect(emu.webSocketConnections()).toBe(2);
+    // Twice in a row is not papered over: the second drop is a retryable cut for the engine.
+    emu.enqueue({ kind: 'raw', body: '', cut: true }, { kind: 'raw', body: '', cut: true });
+    await expect(completed(client, request(user('x')))).rejects.toMatchObject({ kind: 'retryable', message: expect.stringMatching(/cut off/) as unknown });
+  });
+
   it('the connection-limit error reconnects and sends the same request once more', async () => {
     const { emu, client } = await setup();
     await completed(client, request(user('first')));

@@ -61,6 +61,17 @@ export function socketUrl(baseUrl: string, query: Record<string, string>): URL {
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
+/** The socket closed under a request; a cut stream unless it happened before any event. */
+class SocketClosed extends Error {
+  constructor(readonly code: number) {
+    super(`WebSocket closed${code ? `, code ${code}` : ''}`);
+  }
+
+  asCut(): ModelError {
+    return new ModelError(`the stream was cut off (${this.message})`, 'retryable');
+  }
+}
+
 /** One request's events as they arrive, read with `await next()`; a failure ends it. */
 class EventQueue {
   private items: unknown[] = [];
@@ -181,7 +192,7 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
     return entry;
   }
 
-  async function* once(request: ModelRequest, signal: AbortSignal, retriedLimit: boolean): AsyncGenerator<unknown> {
+  async function* once(request: ModelRequest, signal: AbortSignal, retried: boolean): AsyncGenerator<unknown> {
     const conn = await open(signal);
     const queue = new EventQueue();
     const onMessage = (data: WebSocket.RawData): void => {
@@ -191,7 +202,7 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
         queue.fail(err as Error);
       }
     };
-    const onClose = (code: number): void => queue.fail(new ModelError(`the stream was cut off (WebSocket closed${code ? `, code ${code}` : ''})`, 'retryable'));
+    const onClose = (code: number): void => queue.fail(new SocketClosed(code));
     const onError = (err: Error): void => queue.fail(new ModelError(`the stream was cut off (${err.message})`, 'retryable'));
     const onAbort = (): void => queue.fail(new ModelError('request cancelled', 'aborted'));
     conn.ws.on('message', onMessage);
@@ -206,10 +217,22 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
       const { stream: _stream, ...body } = request as ModelRequest & { stream?: unknown };
       conn.ws.send(JSON.stringify({ type: 'response.create', ...body }));
       for (;;) {
-        const event = await queue.next();
+        let event: unknown;
+        try {
+          event = await queue.next();
+        } catch (err) {
+          // Closed before this request got a single event: most likely a server closing an idle
+          // connection as we sent. No answer was started, so a new connection gets it, once.
+          if (!(err instanceof SocketClosed)) throw err;
+          if (sawEvent || retried || signal.aborted) throw err.asCut();
+          finished = true;
+          drop();
+          yield* once(request, signal, true);
+          return;
+        }
         if (isLoose(event) && event.type === 'error') {
           const error = isLoose(event.error) ? event.error : event;
-          if (error.code === CONNECTION_LIMIT_CODE && !sawEvent && !retriedLimit) {
+          if (error.code === CONNECTION_LIMIT_CODE && !sawEvent && !retried) {
             // Nothing ran: a new connection gets the same request.
             finished = true;
             drop();
