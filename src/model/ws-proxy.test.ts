@@ -10,6 +10,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
+import { runCli, sandbox } from '../../test/e2e/harness.ts';
 import { createOpenAIClient } from './client.ts';
 import type { ModelClient, ModelRequest } from './types.ts';
 
@@ -122,6 +123,21 @@ describe('wss through a proxy', () => {
     }
   });
 
+  it('the built CLI: a one-shot over wss through the proxy answers and exits (the idle socket holds nothing open)', async () => {
+    const proxy = await startProxy();
+    try {
+      const box = sandbox(`https://localhost:${tlsPort}/v1`, { AGENTX_TRANSPORT: 'websocket', HTTPS_PROXY: proxy.url, AGENTX_CA_FILE: path.join(dir, 'ca.pem') });
+      const before = emu.requests.length;
+      const r = await runCli(['run: echo hi'], { ...box, timeoutMs: 15_000 });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/Ran it/);
+      expect(proxy.tunnels).toEqual([`localhost:${tlsPort}`]);
+      expect(emu.requests.slice(before).map((q) => q.transport)).toEqual(['websocket', 'websocket']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('without the private CA the certificate is refused: one retryable line, no fallback to plaintext', async () => {
     const proxy = await startProxy();
     try {
@@ -138,5 +154,12 @@ describe('wss through a proxy', () => {
     process.env.HTTPS_PROXY = dead.url.replace('http://', 'http://bob:hunter2@');
     const failure = await text(await wsClient()).catch((e: unknown) => e as Error);
     expect(failure).toMatchObject({ message: `connection failed: proxy ${dead.url} could not be reached: ECONNREFUSED (https://localhost:${tlsPort}/v1)` });
+  });
+});
+
+describe('wss settings errors', () => {
+  it('an unreadable AGENTX_CA_FILE is one fatal line naming it', async () => {
+    process.env.AGENTX_CA_FILE = path.join(dir, 'missing.pem');
+    await expect(text(await wsClient())).rejects.toMatchObject({ kind: 'fatal', message: `connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT (https://localhost:${tlsPort}/v1)` });
   });
 });

@@ -113,11 +113,12 @@ async function loadWs(): Promise<WsModule> {
 }
 
 /** ws's createConnection, async: through a CONNECT tunnel when a proxy applies (callback form, see node:http). */
-function tunnelConnection(proxy: URL, url: URL, ca: string[] | undefined): (opts: ClientRequestArgs, done: (err: Error | null, s?: Duplex) => void) => undefined {
+function tunnelConnection(proxy: URL, url: URL, ca: string[] | undefined, onTunnel: (raw: Socket) => void): (opts: ClientRequestArgs, done: (err: Error | null, s?: Duplex) => void) => undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? (url.protocol === 'wss:' ? 443 : 80) : Number(url.port);
   return (_opts, done) => {
     openTunnel(proxy, host, port).then(async (raw) => {
+      onTunnel(raw);
       if (url.protocol !== 'wss:') return done(null, raw);
       const { default: tls } = await import('node:tls');
       const secure = tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
@@ -130,7 +131,8 @@ function tunnelConnection(proxy: URL, url: URL, ca: string[] | undefined): (opts
 
 export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
   const url = socketUrl(opts.baseUrl, opts.query);
-  let current: { ws: WebSocket; raw: Socket | undefined } | undefined;
+  /** The connection and the sockets under it (TLS and, through a proxy, the tunnel), to ref and unref. */
+  let current: { ws: WebSocket; sockets: Socket[] } | undefined;
 
   const drop = (): void => {
     current?.ws.removeAllListeners();
@@ -152,17 +154,24 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
     let ca: string[] | undefined;
     if (url.protocol === 'wss:') {
       const { default: tls } = await import('node:tls');
-      ca = extraCa(tls, process.env.AGENTX_CA_FILE);
+      try {
+        ca = extraCa(tls, process.env.AGENTX_CA_FILE);
+      } catch (err) {
+        // extraCa speaks fetch's language (a TypeError with the reason as its cause).
+        const reason = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
+        throw new ModelError(`connection failed: ${reason} (${opts.endpoint})`, 'fatal');
+      }
     }
+    const sockets: Socket[] = [];
     const ws = new WebSocketClass(url, {
       headers: opts.headers,
       perMessageDeflate: false,
       handshakeTimeout: opts.handshakeTimeoutMs,
       maxPayload: 256 * 1024 * 1024,
       ...(ca ? { ca } : {}),
-      ...(proxy ? { createConnection: tunnelConnection(proxy, url, ca) as unknown as WebSocket.ClientOptions['createConnection'] } : {}),
+      ...(proxy ? { createConnection: tunnelConnection(proxy, url, ca, (raw) => sockets.push(raw)) as unknown as WebSocket.ClientOptions['createConnection'] } : {}),
     });
-    const entry: NonNullable<typeof current> = { ws, raw: undefined };
+    const entry: NonNullable<typeof current> = { ws, sockets };
     await new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
         ws.terminate();
@@ -170,7 +179,7 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       ws.once('upgrade', (res: IncomingMessage) => {
-        entry.raw = res.socket;
+        entry.sockets.push(res.socket);
       });
       ws.once('open', () => {
         signal.removeEventListener('abort', onAbort);
@@ -209,7 +218,7 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
     conn.ws.on('close', onClose);
     conn.ws.on('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
-    conn.raw?.ref();
+    for (const socket of conn.sockets) socket.ref();
     let finished = false;
     let sawEvent = false;
     try {
@@ -263,7 +272,7 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
       // A request left mid-answer (cancelled, cut, a malformed event) would interleave its rest
       // with the next one's events: that connection is not used again.
       if (!finished) drop();
-      else conn.raw?.unref();
+      else for (const socket of conn.sockets) socket.unref();
     }
   }
 
