@@ -29,7 +29,9 @@ it(`survives ${RUNS} SIGKILLs at random moments, resuming with every menu choice
   for (let i = 0; i < LANES; i++) {
     const emu = await startEmulator();
     emulators.push(emu);
-    const lane = new Lane(i, emu, sandbox(emu.baseUrl, { AGENTX_API_KEY: key }), tally, rngFrom(seed + i * 7919));
+    // Every other lane talks WebSocket (docs/transport.md): the same journal and recovery must hold on either transport.
+    const transport = i % 2 === 1 ? { AGENTX_TRANSPORT: 'websocket' } : {};
+    const lane = new Lane(i, emu, sandbox(emu.baseUrl, { AGENTX_API_KEY: key, ...transport }), tally, rngFrom(seed + i * 7919));
     await lane.seed();
     lanes.push(lane);
   }
@@ -56,8 +58,14 @@ it(`survives ${RUNS} SIGKILLs at random moments, resuming with every menu choice
     }
     scanForSecret(key, [dirname(lane.sb.home)], { ...lane.outputs, 'request bodies': JSON.stringify(lane.emu.requests.map((r) => r.body)) }, tally);
   }
+  for (const lane of lanes.filter((l) => l.id % 2 === 1)) {
+    // agentx's own requests (the harness seeds the chain over HTTP with another key).
+    const posts = lane.emu.requests.filter((r) => r.path === '/v1/responses' && r.headers.authorization === `Bearer ${key}`);
+    expect(posts.length).toBeGreaterThan(0);
+    expect(posts.every((r) => r.transport === 'websocket')).toBe(true);
+  }
   tally.count('ledger tokens that ran twice (each after a Retry of a `started` call)', lanes.reduce((n, l) => n + l.repeats, 0));
-  tally.notes.push(`${LANES} lanes in parallel, each a project directory with its own emulator; seed ${seed} (replay with FAULT_SEED=${seed}).`);
+  tally.notes.push(`${LANES} lanes in parallel (odd lanes on the WebSocket transport), each a project directory with its own emulator; seed ${seed} (replay with FAULT_SEED=${seed}).`);
   const report = tally.save();
   expect(report.runs).toBeGreaterThanOrEqual(RUNS);
   expect(report.failures).toEqual([]);
