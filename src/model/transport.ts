@@ -61,6 +61,7 @@ function handshakeHeaders(opts: SocketTransportOptions): Record<string, string> 
 export function socketTransport(opts: SocketTransportOptions): (request: ModelRequest, signal: AbortSignal) => Promise<AsyncIterable<unknown> | null> {
   let useSocket = wantsWebSocket(opts.transport ?? 'http', opts.baseUrl, opts.websocketSupport?.get() ?? 'unknown');
   let socket: ResponsesSocket | undefined;
+  let softRefusals = 0;
   return async (request, signal) => {
     if (!useSocket) return null;
     const { createResponsesSocket, UpgradeRefused } = await import('./ws-transport.ts');
@@ -78,11 +79,18 @@ export function socketTransport(opts: SocketTransportOptions): (request: ModelRe
       opts.log?.('error', { message: `${err.message}: using HTTP`, kind: 'transport' });
       // A bad key, a rate limit or a failing server says nothing about WebSocket support: this
       // request goes over HTTP (which reports it in full), the next one tries the socket again.
-      if (!refusesWebSocket(err.status)) return null;
+      // Twice in a row (a proxy that blocks upgrades with 403, say) and the session stays on HTTP,
+      // rather than paying for a refused handshake before every request.
+      if (!refusesWebSocket(err.status)) {
+        softRefusals += 1;
+        if (softRefusals >= 2) useSocket = false;
+        return null;
+      }
       opts.websocketSupport?.set('no');
       useSocket = false;
       return null;
     }
+    softRefusals = 0;
     if (opts.websocketSupport?.get() !== 'yes') opts.websocketSupport?.set('yes');
     return (async function* () {
       if (first.done !== true) yield first.value;

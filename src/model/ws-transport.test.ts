@@ -146,6 +146,12 @@ describe('WebSocket transport', () => {
     expect(emu.requests).toEqual([]);
     expect(emu.webSocketConnections()).toBe(0);
     expect(support).toEqual([]);
+    // A second such refusal keeps the session on HTTP (no handshake before every request); still nothing remembered.
+    await expect(completed(client, request(user('x')))).rejects.toMatchObject({ details: { status: 401 } });
+    expect(emu.webSocketAttempts()).toBe(2);
+    await expect(completed(client, request(user('x')))).rejects.toMatchObject({ details: { status: 401 } });
+    expect(emu.webSocketAttempts()).toBe(2);
+    expect(support).toEqual([]);
     expect(refusesWebSocket(401)).toBe(false);
     expect(refusesWebSocket(404)).toBe(true);
   });

@@ -36,6 +36,8 @@ export interface Emulator {
   configureContext(opts: ContextOptions): ContextSettings;
   /** WebSocket connections accepted so far (websocket.ts). */
   webSocketConnections(): number;
+  /** WebSocket upgrade requests so far, refused ones included. */
+  webSocketAttempts(): number;
   /** From now on a connection older than `ms` answers its next response.create with the 60-minute-limit error. */
   setWebSocketLimit(ms: number | undefined): void;
   close(): Promise<void>;
@@ -310,6 +312,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         check();
       }),
     webSocketConnections: () => sockets?.connections() ?? 0,
+    webSocketAttempts: () => sockets?.attempts() ?? 0,
     setWebSocketLimit: (ms) => {
       websocketLimitMs = ms;
     },

@@ -94,6 +94,8 @@ export interface WebSocketHooks {
 export interface WebSocketMode {
   /** Connections accepted so far. */
   connections(): number;
+  /** Upgrade requests so far, refused ones included. */
+  attempts(): number;
   closeAll(): void;
 }
 
@@ -105,6 +107,7 @@ function refuse(socket: Duplex, status: number, body: unknown): void {
 export function attachWebSocket(server: Server, hooks: WebSocketHooks): WebSocketMode {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
   let accepted = 0;
+  let attempts = 0;
 
   const serve = (ws: WebSocket, upgrade: IncomingMessage): void => {
     const openedAt = Date.now();
@@ -153,6 +156,7 @@ export function attachWebSocket(server: Server, hooks: WebSocketHooks): WebSocke
   };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    attempts += 1;
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/v1/responses') {
       refuse(socket, 404, { error: { message: `Invalid URL (GET ${path ?? ''})`, type: 'invalid_request_error', param: null, code: null } });
@@ -171,6 +175,7 @@ export function attachWebSocket(server: Server, hooks: WebSocketHooks): WebSocke
 
   return {
     connections: () => accepted,
+    attempts: () => attempts,
     closeAll: () => {
       for (const ws of wss.clients) ws.terminate();
       wss.close();
