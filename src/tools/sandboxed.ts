@@ -20,7 +20,8 @@ import { commandEnvironment, redactSecrets, sandboxedEnvironment } from '../sand
 import { noFilterMessage, unixSocketFilter } from '../sandbox/seccomp.ts';
 import { agentxPaths, buildPolicy, hiddenCandidates, isInside, realPathProbe, resolveHiddenPaths, type PathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
-import { SANDBOX_SECCOMP_FD } from './supervisor.ts';
+import type { SessionLaunch } from './exec/exec-tool.ts';
+import { resolveUserShell, SANDBOX_SECCOMP_FD } from './supervisor.ts';
 
 export type RerunAnswer = 'no' | 'once' | 'always';
 
@@ -70,6 +71,13 @@ export interface CommandRunner {
    * off-if-unavailable without bwrap); a message when they must not start at all.
    */
   childWrapper(): Promise<((argv: string[], cwd: string) => string[]) | null | { refused: string }>;
+  /**
+   * For exec sessions (tools/exec/): the argv and environment of a long-running model command,
+   * run like `run` runs one (same sandbox, hidden paths, filter, scrubbed environment).
+   */
+  sessionLaunch(command: string, cwd: string): Promise<SessionLaunch>;
+  /** The key out of a text a command printed (what `run` does to its results). */
+  redact(text: string): string;
 }
 
 function failure(message: string): ShellRunResult {
@@ -182,6 +190,21 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     return afterDenial(opts, result, policy);
   };
 
+  // The sandbox wrapper of long-running children (MCP servers, hooks, exec sessions).
+  const childWrapper = async (): Promise<((argv: string[], cwd: string) => string[]) | null | { refused: string }> => {
+    if (sessionUnsandboxed) return null;
+    const found = await availability();
+    if (!found.ok) {
+      if (setup.setting.offIfUnavailable) return null;
+      return { refused: found.message };
+    }
+    const policy = policyNow();
+    if (!policy) return null;
+    if (noFilter !== undefined) return { refused: noFilter };
+    if (!filter) return (argv, cwd) => [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv })];
+    return (argv, cwd) => withFilterPipe(filter, [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv, seccompFd: SANDBOX_SECCOMP_FD })]);
+  };
+
   return {
     run,
     runUnsandboxed: async (opts) => redacted(await runUnsandboxed(redactLive(opts))),
@@ -196,18 +219,17 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       const real = realPathOfAny(path);
       return resolveHiddenPaths(hiddenCandidates(paths), visible, anyPathProbe).some((h) => isInside(real, h.path));
     },
-    childWrapper: async () => {
-      if (sessionUnsandboxed) return null;
-      const found = await availability();
-      if (!found.ok) {
-        if (setup.setting.offIfUnavailable) return null;
-        return { refused: found.message };
+    childWrapper: () => childWrapper(),
+    sessionLaunch: async (command, cwd) => {
+      const inner = [resolveUserShell(baseEnv.SHELL), '-c', command];
+      const wrap = await childWrapper();
+      if (wrap === null) return { ok: true, argv: inner, env: baseEnv };
+      if ('refused' in wrap) {
+        noticeOnce(wrap.refused);
+        return { ok: false, error: wrap.refused };
       }
-      const policy = policyNow();
-      if (!policy) return null;
-      if (noFilter !== undefined) return { refused: noFilter };
-      if (!filter) return (argv, cwd) => [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv })];
-      return (argv, cwd) => withFilterPipe(filter, [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv, seccompFd: SANDBOX_SECCOMP_FD })]);
+      return { ok: true, argv: wrap(inner, cwd), env: sandboxedEnvironment(baseEnv, policyNow()?.unixSockets === true) };
     },
+    redact: (text) => redactSecrets(text, setup.secrets),
   };
 }
