@@ -13,7 +13,8 @@
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { homeDir } from '../paths.ts';
-import { bwrapArgs } from '../sandbox/bwrap.ts';
+import { bwrapCommand } from '../sandbox/bwrap.ts';
+import { sessionNetns } from '../sandbox/netns.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
 import { commandEnvironment, redactSecrets, sandboxedEnvironment } from '../sandbox/env.ts';
@@ -145,6 +146,17 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   const policyNow = (): SandboxPolicy | undefined =>
     buildPolicy({ setting: setup.setting, sessionDir: setup.sessionDir, tempDir, paths, probe: realPathProbe });
 
+  // With the network off, commands share the agentx session's namespace (sandbox/netns.ts): a
+  // server one starts is reachable from the next, and nothing outside is.
+  const sandboxPolicy = async (bwrapPath: string): Promise<SandboxPolicy | undefined> => {
+    const policy = policyNow();
+    if (!policy || policy.network || setup.setting.sharedNetwork === false) return policy;
+    const ns = await sessionNetns(bwrapPath, process.getuid?.() === 0);
+    if ('prefix' in ns) return { ...policy, joinNetns: ns.prefix };
+    noticeOnce(`the sandbox's network namespace cannot be shared between commands (${ns.failed}): a server a command starts is not reachable from the next one.`);
+    return policy;
+  };
+
   const afterDenial = async (opts: ShellRunOptions, result: ShellRunResult, policy: SandboxPolicy): Promise<SandboxedRunResult> => {
     const denial = looksLikeSandboxDenial(result, policy);
     if (!denial) return result;
@@ -182,7 +194,7 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       }
       return refuse(found.message, opts);
     }
-    const policy = policyNow();
+    const policy = await sandboxPolicy(found.bwrapPath);
     if (!policy) return runUnsandboxed(opts);
     if (noFilter !== undefined) return refuse(noFilter, opts);
     const env = sandboxedEnvironment(envFor(opts), policy.unixSockets === true);
@@ -198,11 +210,11 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       if (setup.setting.offIfUnavailable) return null;
       return { refused: found.message };
     }
-    const policy = policyNow();
+    const policy = await sandboxPolicy(found.bwrapPath);
     if (!policy) return null;
     if (noFilter !== undefined) return { refused: noFilter };
-    if (!filter) return (argv, cwd) => [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv })];
-    return (argv, cwd) => withFilterPipe(filter, [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv, seccompFd: SANDBOX_SECCOMP_FD })]);
+    if (!filter) return (argv, cwd) => bwrapCommand(found.bwrapPath, { policy, cwd, argv });
+    return (argv, cwd) => withFilterPipe(filter, bwrapCommand(found.bwrapPath, { policy, cwd, argv, seccompFd: SANDBOX_SECCOMP_FD }));
   };
 
   return {
