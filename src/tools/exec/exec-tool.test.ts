@@ -1,5 +1,6 @@
 // Exec sessions end to end below the engine: real processes on pipes and on a real PTY, the
 // manager's limits, and the model-facing answers.
+import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FunctionCallItem } from '../../wire/items.ts';
 import type { Tool, ToolContext, ToolProgress } from '../tool.ts';
@@ -129,6 +130,18 @@ describe('exec_command with pipes', () => {
       big.killAllNow();
     }
   }, 30_000);
+});
+
+describe('after a crash', () => {
+  it('never starts again an exec_command that was journaled started when agentx died', async () => {
+    const marker = dir.file('ran');
+    const c = { ...ctx(), retry: true };
+    const out = await call(execTool, { cmd: `touch ${marker}` }, c);
+    expect(out).toMatch(/^error: agentx stopped while this command was being started.*not started again/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(marker)).toBe(false);
+    expect(manager.runningCount()).toBe(0);
+  });
 });
 
 describe('exec_command with a PTY', () => {
