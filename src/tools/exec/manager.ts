@@ -5,6 +5,7 @@
 //
 // Sessions never outlive agentx: each supervisor watches the lifeline FIFO (lifeline.ts), which
 // closes however agentx dies; on a normal exit the groups are also signalled at once ('exit').
+import { StringDecoder } from 'node:string_decoder';
 import { killProcessGroup, signalProcessGroup } from '../process-group.ts';
 import { openLifeline, type Lifeline } from './lifeline.ts';
 import { MAX_SESSIONS, SESSION_KILL_GRACE_MS } from './limits.ts';
@@ -30,7 +31,7 @@ export type StartResult = { ok: true; session: ExecSession } | { ok: false; erro
 
 /** Output events are batched: at most one per session per this interval, of at most CHUNK_EVENT_BYTES. */
 const CHUNK_EVENT_MS = 100;
-const CHUNK_EVENT_CHARS = 16 * 1024;
+const CHUNK_EVENT_BYTES = 16 * 1024;
 
 export interface ExecManagerOptions {
   graceMs?: number;
@@ -97,7 +98,7 @@ export class ExecManager {
     const id = this.nextId++;
     const now = this.opts.now ?? Date.now;
     const batch = chunkBatcher((chunk, dropped) => this.emit({ type: 'exec_output', sessionId: id, chunk, droppedBytes: dropped }));
-    const session = new ExecSession(id, spec.command, spec.tty, now(), (text) => batch.push(text));
+    const session = new ExecSession(id, spec.command, spec.tty, now(), (chunk) => batch.push(chunk));
     try {
       session.process = await spawnExecProcess({
         argv: spec.argv, cwd: spec.cwd, env: spec.env, tty: spec.tty, lifeline: this.ensureLifeline().path,
@@ -151,26 +152,35 @@ export class ExecManager {
   }
 }
 
-/** Batches a session's live output for events: one per CHUNK_EVENT_MS, bounded, the excess counted. */
-function chunkBatcher(send: (chunk: string, droppedBytes: number) => void): { push(text: string): void; flush(): void } {
-  let pending = '';
+/**
+ * Batches a session's live output for events: one per CHUNK_EVENT_MS, of at most
+ * CHUNK_EVENT_BYTES, the excess counted. Bytes are decoded only for what is sent.
+ */
+function chunkBatcher(send: (chunk: string, droppedBytes: number) => void): { push(chunk: Buffer): void; flush(): void } {
+  const decoder = new StringDecoder('utf8');
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
   let dropped = 0;
   let timer: NodeJS.Timeout | undefined;
   const flush = (): void => {
     clearTimeout(timer);
     timer = undefined;
-    if (pending === '' && dropped === 0) return;
-    const chunk = pending;
+    if (pendingBytes === 0 && dropped === 0) return;
+    const text = decoder.write(Buffer.concat(pending));
     const d = dropped;
-    pending = '';
+    pending = [];
+    pendingBytes = 0;
     dropped = 0;
-    send(chunk, d);
+    send(text, d);
   };
   return {
-    push(text) {
-      const room = CHUNK_EVENT_CHARS - pending.length;
-      if (room > 0) pending += text.slice(0, room);
-      if (text.length > room) dropped += Buffer.byteLength(text.slice(Math.max(0, room)));
+    push(chunk) {
+      const room = CHUNK_EVENT_BYTES - pendingBytes;
+      const take = Math.min(room, chunk.length);
+      // A copy: a slice would pin the pipe's whole chunk until the flush.
+      if (take > 0) pending.push(Buffer.from(chunk.subarray(0, take)));
+      pendingBytes += take;
+      dropped += chunk.length - take;
       timer ??= setTimeout(flush, CHUNK_EVENT_MS);
       timer.unref();
     },

@@ -1,7 +1,6 @@
 // One exec session: a running command, the output it printed since the model last read, and its
 // end. Output between reads is kept in a bounded head+tail buffer (SESSION_BUFFER_BYTES); a read
 // takes what is there and says how much of the middle was dropped.
-import { StringDecoder } from 'node:string_decoder';
 import { OutputCollector } from '../output.ts';
 import { SESSION_BUFFER_BYTES } from './limits.ts';
 import type { ExecProcess } from './process.ts';
@@ -36,7 +35,6 @@ const LAST_LINE_CHARS = 200;
 
 export class ExecSession {
   private buffer = new OutputCollector(SESSION_BUFFER_BYTES);
-  private readonly decoder = new StringDecoder('utf8');
   private lastLineText = '';
   private exitInfo: SessionExit | undefined;
   private readonly waiters = new Set<() => void>();
@@ -48,8 +46,8 @@ export class ExecSession {
     readonly command: string,
     readonly tty: boolean,
     readonly startedAt: number,
-    /** Each chunk as it comes (--json output events, throttled by the caller). */
-    private readonly onChunk?: (text: string) => void,
+    /** Each chunk as it comes (--json output events, batched by the caller). */
+    private readonly onChunk?: (chunk: Buffer) => void,
   ) {}
 
   get exit(): SessionExit | undefined {
@@ -61,17 +59,16 @@ export class ExecSession {
   }
 
   push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
     this.buffer.push(chunk);
-    const text = this.decoder.write(chunk);
-    if (text === '') return;
-    this.rememberLastLine(text);
-    this.onChunk?.(text);
-    this.wake();
+    this.rememberLastLine(chunk);
+    this.onChunk?.(chunk);
   }
 
-  private rememberLastLine(text: string): void {
-    // Only the end of a chunk can hold the last line: scanning a flood's whole chunk is wasted work.
-    const tail = text.slice(-4 * LAST_LINE_CHARS);
+  private rememberLastLine(chunk: Buffer): void {
+    // Only the end of a chunk can hold the last line, and decoding a flood whole would make
+    // garbage at its own rate: the last bytes only (a character cut at their start is trimmed away).
+    const tail = chunk.subarray(Math.max(0, chunk.length - 4 * LAST_LINE_CHARS)).toString('utf8');
     const lines = tail.split(/\r?\n|\r/).map((l) => l.trim()).filter((l) => l !== '');
     const last = lines.at(-1);
     if (last !== undefined) this.lastLineText = last.slice(-LAST_LINE_CHARS);
@@ -83,8 +80,6 @@ export class ExecSession {
 
   ended(code: number | null, signal: string | null): void {
     if (this.exitInfo) return;
-    const rest = this.decoder.end();
-    if (rest !== '') this.onChunk?.(rest);
     this.exitInfo = { code, signal, stopped: this.stopRequested };
     this.process?.release();
     this.wake();
