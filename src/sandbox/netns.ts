@@ -5,9 +5,9 @@
 // command joins it: they share a loopback interface, and nothing else (no route out).
 //
 // How, with what bwrap 0.8 offers (it can create a network namespace but not join one):
-// - The holder is `bwrap --unshare-net … sleep infinity`; bwrap brings its loopback up. Its
-//   `--info-fd` says the pid of the process inside, whose /proc/PID/ns/net is the namespace.
-//   `--die-with-parent`: it dies with agentx, however agentx dies (kill -9 included).
+// - The holder is `bwrap --unshare-net … cat`; bwrap brings its loopback up. Its `--info-fd` says
+//   the pid of the process inside, whose /proc/PID/ns/net is the namespace. `cat` reads a pipe
+//   only agentx writes to: it ends with agentx, however agentx ends (kill -9 included).
 // - A command joins with `nsenter --net=/proc/PID/ns/net` (plus the holder's user namespace, which
 //   owns the network namespace, when agentx is not root) in front of its own bwrap, which then
 //   leaves out --unshare-net.
@@ -62,9 +62,14 @@ function runsOk(argv: string[]): Promise<boolean> {
 async function startHolder(bwrapPath: string, isRoot: boolean): Promise<SessionNetns | { failed: string }> {
   const child = nodeChildProcess().spawn(bwrapPath, [
     '--die-with-parent', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--cap-drop', 'ALL',
-    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--info-fd', '3', '--', 'sleep', 'infinity',
-  ], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], detached: true });
+    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--info-fd', '3', '--', 'cat',
+  ], { stdio: ['pipe', 'ignore', 'ignore', 'pipe'], detached: true });
   child.once('error', () => undefined);
+  // Its lifeline: `cat` inside reads this pipe, whose only writer is agentx. When agentx ends, however
+  // it ends, the kernel closes it, cat sees EOF and the holder ends (--die-with-parent alone does
+  // not end the outer bwrap, only the process inside).
+  child.stdin?.on('error', () => undefined);
+  if (child.stdin instanceof Socket) child.stdin.unref();
   child.unref();
   let pid: number;
   try {
