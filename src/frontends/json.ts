@@ -2,6 +2,7 @@
 // output"). Every line comes from here: the engine's events through toJsonLine (a pure function
 // of the event), plus the session line at start and the error line at the end.
 import type { AgentEvent } from '../engine/events.ts';
+import type { ExecEvent } from '../tools/exec/manager.ts';
 import type { FileChange } from '../tools/tool.ts';
 
 export type JsonLine =
@@ -41,6 +42,9 @@ export type JsonLine =
   }
   | { type: 'workspace_changed'; changes: { status: 'A' | 'M' | 'D'; path: string }[] }
   | { type: 'final'; response_id: string; text: string; duration_ms: number }
+  | { type: 'exec_session_start'; session_id: number; command: string; tty: boolean; pid: number }
+  | { type: 'exec_output'; session_id: number; chunk: string; dropped_bytes: number }
+  | { type: 'exec_session_exit'; session_id: number; exit_code: number | null; signal: string | null; stopped: boolean }
   | { type: 'error'; kind: string; message: string; exit_code: number };
 
 export interface JsonFileChange { path: string; moved_to: string | null; operation: FileChange['operation']; added: number; removed: number }
@@ -104,6 +108,15 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
   }
 }
 
+
+/** Exec sessions (tools/exec/manager.ts): start, output batched per 100 ms, exit; the key redacted. */
+export function execEventLine(ev: ExecEvent, redact: (text: string) => string): JsonLine {
+  switch (ev.type) {
+    case 'exec_start': return { type: 'exec_session_start', session_id: ev.sessionId, command: redact(ev.command), tty: ev.tty, pid: ev.pid };
+    case 'exec_output': return { type: 'exec_output', session_id: ev.sessionId, chunk: redact(ev.chunk), dropped_bytes: ev.droppedBytes };
+    case 'exec_exit': return { type: 'exec_session_exit', session_id: ev.sessionId, exit_code: ev.code, signal: ev.signal, stopped: ev.stopped };
+  }
+}
 
 export function sessionLine(p: { cwd: string; model: string; previousResponseId: string | null; stateFile: string }): JsonLine {
   return { type: 'session', mode: 'oneshot', cwd: p.cwd, model: p.model, previous_response_id: p.previousResponseId, state_file: p.stateFile };

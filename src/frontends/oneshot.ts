@@ -20,7 +20,9 @@ import { prepareTerminalOutput, terminalRenderOptions } from '../ui/terminal-out
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
 import { supportsHyperlinks } from '../ui/hyperlink.ts';
-import { errorLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
+import { errorLine, execEventLine, jsonLine, sessionLine, toJsonLine } from './json.ts';
+import { execManager } from '../tools/exec/manager.ts';
+import { redactSecrets } from '../sandbox/env.ts';
 import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
 import { createCommands, createTurnDeps, denyApprovals, planModeConfig, sessionStartHooks } from './runtime.ts';
@@ -122,6 +124,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     show(ev);
   };
   if (cli.json) {
+    // Exec sessions the model starts report their start, output and end as they happen.
+    execManager().subscribe((ev) => process.stdout.write(jsonLine(execEventLine(ev, (t) => redactSecrets(t, [config.apiKey ?? ''])))));
     process.stdout.write(jsonLine(sessionLine({ cwd, model: config.model, previousResponseId: session.state.response_id, stateFile: statePath })));
   }
 

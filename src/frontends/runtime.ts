@@ -38,6 +38,8 @@ import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
 import { createViewImageTool } from '../tools/view-image.ts';
+import { createExecTools } from '../tools/exec/exec-tool.ts';
+import { execManager } from '../tools/exec/manager.ts';
 import { createSkillTool, type SkillEntry } from '../tools/skill-tool.ts';
 import { loadSkills } from '../config/skills.ts';
 
@@ -80,6 +82,8 @@ export function createCommands(r: CommandsInput): CommandRunner {
     disableForSession: () => runner.disableForSession(),
     childWrapper: () => runner.childWrapper(),
     hides: (path) => runner.hides(path),
+    sessionLaunch: (command, cwd) => runner.sessionLaunch(command, cwd),
+    redact: (text) => runner.redact(text),
   };
 }
 
@@ -98,6 +102,7 @@ export function buildRegistry(r: {
     ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
+    ...createExecTools({ manager: execManager(), launch: (cmd, cwd) => r.commands.sessionLaunch(cmd, cwd), redact: (t) => r.commands.redact(t) }),
     createPlanTool({ save: r.savePlan ?? (() => undefined) }),
     ...(r.skills !== undefined && r.skills.length > 0 ? [createSkillTool(r.skills)] : []),
     // Hosted tools: the server runs them; these only offer them and show their items.

@@ -37,7 +37,9 @@ export interface BwrapInvocation {
 }
 
 function namespaceArgs(policy: SandboxPolicy): string[] {
-  return ['--unshare-pid', '--unshare-ipc', ...(policy.network ? [] : ['--unshare-net'])];
+  // Joining the session's namespace (netns.ts), bwrap keeps the one it starts in: nsenter's.
+  const privateNet = !policy.network && policy.joinNetns === undefined;
+  return ['--unshare-pid', '--unshare-ipc', ...(privateNet ? ['--unshare-net'] : [])];
 }
 
 function mountArgs(policy: SandboxPolicy): string[] {
@@ -66,4 +68,9 @@ export function bwrapArgs(inv: BwrapInvocation): string[] {
     '--chdir', inv.cwd,
     '--', ...inv.argv,
   ];
+}
+
+/** The whole command line: bwrap and its arguments, behind the shared namespace's nsenter when joined. */
+export function bwrapCommand(bwrapPath: string, inv: BwrapInvocation): string[] {
+  return [...(inv.policy.network ? [] : inv.policy.joinNetns ?? []), bwrapPath, ...bwrapArgs(inv)];
 }

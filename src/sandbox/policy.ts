@@ -16,6 +16,8 @@ export interface SandboxSetting {
   network: boolean;
   /** AGENTX_SANDBOX_UNIX_SOCKETS=on: commands may create Unix sockets (no seccomp filter). Absent: off. */
   unixSockets?: boolean;
+  /** false: each command gets a private network namespace instead of the session's shared one (netns.ts). Absent: shared. */
+  sharedNetwork?: boolean;
 }
 
 export const DEFAULT_SANDBOX_SETTING: SandboxSetting = { mode: DEFAULT_SANDBOX_MODE, offIfUnavailable: false, network: false, unixSockets: false };
@@ -51,6 +53,11 @@ export interface SandboxPolicy {
   readOnly: string[];
   hidden: HiddenPath[];
   network: boolean;
+  /**
+   * With the network off: argv that runs bwrap inside the agentx session's shared network
+   * namespace (netns.ts), so commands reach each other's servers on loopback. Absent: a private one.
+   */
+  joinNetns?: string[];
   /** Unix sockets allowed (AGENTX_SANDBOX_UNIX_SOCKETS=on); absent or false: the seccomp filter refuses them. */
   unixSockets?: boolean;
   /**

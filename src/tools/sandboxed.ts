@@ -13,14 +13,16 @@
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { homeDir } from '../paths.ts';
-import { bwrapArgs } from '../sandbox/bwrap.ts';
+import { bwrapCommand } from '../sandbox/bwrap.ts';
+import { sessionNetns } from '../sandbox/netns.ts';
 import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
 import { commandEnvironment, redactSecrets, sandboxedEnvironment } from '../sandbox/env.ts';
 import { noFilterMessage, unixSocketFilter } from '../sandbox/seccomp.ts';
 import { agentxPaths, buildPolicy, hiddenCandidates, isInside, realPathProbe, resolveHiddenPaths, type PathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
-import { SANDBOX_SECCOMP_FD } from './supervisor.ts';
+import type { SessionLaunch } from './exec/exec-tool.ts';
+import { resolveUserShell, SANDBOX_SECCOMP_FD } from './supervisor.ts';
 
 export type RerunAnswer = 'no' | 'once' | 'always';
 
@@ -70,6 +72,13 @@ export interface CommandRunner {
    * off-if-unavailable without bwrap); a message when they must not start at all.
    */
   childWrapper(): Promise<((argv: string[], cwd: string) => string[]) | null | { refused: string }>;
+  /**
+   * For exec sessions (tools/exec/): the argv and environment of a long-running model command,
+   * run like `run` runs one (same sandbox, hidden paths, filter, scrubbed environment).
+   */
+  sessionLaunch(command: string, cwd: string): Promise<SessionLaunch>;
+  /** The key out of a text a command printed (what `run` does to its results). */
+  redact(text: string): string;
 }
 
 function failure(message: string): ShellRunResult {
@@ -137,6 +146,17 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   const policyNow = (): SandboxPolicy | undefined =>
     buildPolicy({ setting: setup.setting, sessionDir: setup.sessionDir, tempDir, paths, probe: realPathProbe });
 
+  // With the network off, commands share the agentx session's namespace (sandbox/netns.ts): a
+  // server one starts is reachable from the next, and nothing outside is.
+  const sandboxPolicy = async (bwrapPath: string): Promise<SandboxPolicy | undefined> => {
+    const policy = policyNow();
+    if (!policy || policy.network || setup.setting.sharedNetwork === false) return policy;
+    const ns = await sessionNetns(bwrapPath, process.getuid?.() === 0);
+    if ('prefix' in ns) return { ...policy, joinNetns: ns.prefix };
+    noticeOnce(`the sandbox's network namespace cannot be shared between commands (${ns.failed}): a server a command starts is not reachable from the next one.`);
+    return policy;
+  };
+
   const afterDenial = async (opts: ShellRunOptions, result: ShellRunResult, policy: SandboxPolicy): Promise<SandboxedRunResult> => {
     const denial = looksLikeSandboxDenial(result, policy);
     if (!denial) return result;
@@ -174,12 +194,27 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       }
       return refuse(found.message, opts);
     }
-    const policy = policyNow();
+    const policy = await sandboxPolicy(found.bwrapPath);
     if (!policy) return runUnsandboxed(opts);
     if (noFilter !== undefined) return refuse(noFilter, opts);
     const env = sandboxedEnvironment(envFor(opts), policy.unixSockets === true);
     const result = await runShellCommand({ ...opts, env, sandbox: { bwrapPath: found.bwrapPath, policy, seccomp: filter } });
     return afterDenial(opts, result, policy);
+  };
+
+  // The sandbox wrapper of long-running children (MCP servers, hooks, exec sessions).
+  const childWrapper = async (): Promise<((argv: string[], cwd: string) => string[]) | null | { refused: string }> => {
+    if (sessionUnsandboxed) return null;
+    const found = await availability();
+    if (!found.ok) {
+      if (setup.setting.offIfUnavailable) return null;
+      return { refused: found.message };
+    }
+    const policy = await sandboxPolicy(found.bwrapPath);
+    if (!policy) return null;
+    if (noFilter !== undefined) return { refused: noFilter };
+    if (!filter) return (argv, cwd) => bwrapCommand(found.bwrapPath, { policy, cwd, argv });
+    return (argv, cwd) => withFilterPipe(filter, bwrapCommand(found.bwrapPath, { policy, cwd, argv, seccompFd: SANDBOX_SECCOMP_FD }));
   };
 
   return {
@@ -196,18 +231,17 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       const real = realPathOfAny(path);
       return resolveHiddenPaths(hiddenCandidates(paths), visible, anyPathProbe).some((h) => isInside(real, h.path));
     },
-    childWrapper: async () => {
-      if (sessionUnsandboxed) return null;
-      const found = await availability();
-      if (!found.ok) {
-        if (setup.setting.offIfUnavailable) return null;
-        return { refused: found.message };
+    childWrapper: () => childWrapper(),
+    sessionLaunch: async (command, cwd) => {
+      const inner = [resolveUserShell(baseEnv.SHELL), '-c', command];
+      const wrap = await childWrapper();
+      if (wrap === null) return { ok: true, argv: inner, env: baseEnv };
+      if ('refused' in wrap) {
+        noticeOnce(wrap.refused);
+        return { ok: false, error: wrap.refused };
       }
-      const policy = policyNow();
-      if (!policy) return null;
-      if (noFilter !== undefined) return { refused: noFilter };
-      if (!filter) return (argv, cwd) => [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv })];
-      return (argv, cwd) => withFilterPipe(filter, [found.bwrapPath, ...bwrapArgs({ policy, cwd, argv, seccompFd: SANDBOX_SECCOMP_FD })]);
+      return { ok: true, argv: wrap(inner, cwd), env: sandboxedEnvironment(baseEnv, policyNow()?.unixSockets === true) };
     },
+    redact: (text) => redactSecrets(text, setup.secrets),
   };
 }

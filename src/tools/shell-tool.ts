@@ -84,6 +84,7 @@ export function shellDefinitions(form: ShellToolForm): ToolDefinition[] {
 }
 
 export function describeResult(r: CommandResultInfo): string {
+  if (r.backgroundSession !== undefined) return `running as exec session ${r.backgroundSession}`;
   if (r.interrupted) return 'interrupted by the user';
   if (r.timedOut) return 'timed out';
   return `exit ${r.exitCode ?? 'signal'}`;

@@ -35,7 +35,7 @@ import { Socket } from 'node:net';
 import { basename, isAbsolute } from 'node:path';
 import { nodeChildProcess } from '../lib/builtins.ts';
 import { errorCode, isExecutableFile } from '../lib/fsutil.ts';
-import { bwrapArgs } from '../sandbox/bwrap.ts';
+import { bwrapCommand } from '../sandbox/bwrap.ts';
 import type { SandboxPolicy } from '../sandbox/policy.ts';
 import { blankInheritedDescriptors, type ChildStdio } from './inherited-fds.ts';
 
@@ -112,7 +112,7 @@ export function commandArgv(shell: string, opts: Pick<SupervisedSpawn, 'command'
   if (!opts.sandbox) return inner;
   const marked = [FALLBACK_SHELL, '-c', START_MARKER_SCRIPT, 'agentx-sandbox', ...inner];
   const seccompFd = opts.sandbox.seccomp ? SANDBOX_SECCOMP_FD : undefined;
-  return [opts.sandbox.bwrapPath, ...bwrapArgs({ policy: opts.sandbox.policy, cwd: opts.cwd, argv: marked, seccompFd })];
+  return bwrapCommand(opts.sandbox.bwrapPath, { policy: opts.sandbox.policy, cwd: opts.cwd, argv: marked, seccompFd });
 }
 
 /**

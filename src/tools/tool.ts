@@ -16,6 +16,8 @@ export interface CommandResultInfo {
   truncatedBytes: number;
   stdout: string;
   stderr: string;
+  /** An exec session still running when the call returned (tools/exec/): its id. */
+  backgroundSession?: number;
 }
 
 /** A file a tool changed, for display and --json. */

@@ -195,7 +195,7 @@ export class Renderer {
         this.output = undefined;
         if (elided > 0) this.err.write(t.dim(`  … ${elided} more lines\n`));
         const ok = ev.exitCode === 0 && !ev.timedOut && !ev.interrupted;
-        const status = ok ? t.green('✓ exit 0') : t.red(`✗ ${describeResult(ev)}`);
+        const status = ok ? t.green('✓ exit 0') : ev.backgroundSession !== undefined ? t.dim(`… ${describeResult(ev)}`) : t.red(`✗ ${describeResult(ev)}`);
         const cut = ev.truncatedBytes > 0 ? t.dim(` · ${ev.truncatedBytes} bytes of output cut for the model`) : '';
         this.note(`  ${status}${this.opts.showTimers ? t.dim(` · ${formatDuration(ev.durationMs)}`) : ''}${cut}`);
         break;

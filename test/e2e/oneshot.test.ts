@@ -25,7 +25,7 @@ describe('one-shot', () => {
     const body = bodyOf(before);
     expect(body.store).toBe(true);
     expect(body.stream).toBe(true);
-    expect(body.tools).toEqual([{ type: 'shell', environment: { type: 'local' } }, { type: 'apply_patch' }, expect.objectContaining({ type: 'function', name: 'view_image' }), expect.objectContaining({ type: 'function', name: 'update_plan' })]);
+    expect(body.tools).toEqual([{ type: 'shell', environment: { type: 'local' } }, { type: 'apply_patch' }, expect.objectContaining({ type: 'function', name: 'view_image' }), expect.objectContaining({ type: 'function', name: 'exec_command' }), expect.objectContaining({ type: 'function', name: 'write_stdin' }), expect.objectContaining({ type: 'function', name: 'update_plan' })]);
     expect(body.previous_response_id).toBeUndefined();
     expect(r.stderr).toMatch(/tokens: \d+ in/);
     // success removes the isolated state file

@@ -1,0 +1,53 @@
+// /ps and /stop: the exec sessions the model started (tools/exec/), as the person sees and
+// controls them. What /ps lists is what runs: both read the one process manager. Everything a
+// command printed passes the sanitizer before it is shown.
+import { execManager, type ExecManager } from '../../tools/exec/manager.ts';
+import type { SessionInfo } from '../../tools/exec/session.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
+import { say, type ReplContext } from './context.ts';
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The /ps listing: id, age, command, last output line (one line each). */
+export function formatSessions(sessions: readonly SessionInfo[], now: number): string[] {
+  if (sessions.length === 0) return ['No exec sessions are running.'];
+  return sessions.map((s) => {
+    const last = s.lastLine === '' ? '' : `  — ${clip(sanitizeLine(s.lastLine), 60)}`;
+    return `  ${s.id}  ${age(now - s.startedAt).padStart(6)}  ${s.tty ? '[tty] ' : ''}${clip(sanitizeLine(s.command), 60)}${last}`;
+  });
+}
+
+/** The status line's count ("2 sessions running"), empty when none: for the composer's status line. */
+export function sessionsStatus(manager: ExecManager = execManager()): string {
+  const n = manager.runningCount();
+  return n === 0 ? '' : `${n} exec session${n === 1 ? '' : 's'} running (/ps)`;
+}
+
+export function psCommand(ctx: ReplContext, manager: ExecManager = execManager()): void {
+  say(ctx, formatSessions(manager.list(), Date.now()).join('\n'));
+}
+
+/** /stop [ID]: stops one session, or all of them. */
+export async function stopCommand(ctx: ReplContext, arg: string, manager: ExecManager = execManager()): Promise<void> {
+  const t = ctx.theme;
+  if (arg === '' || arg === 'all') {
+    const n = await manager.stopAll();
+    say(ctx, n === 0 ? 'No exec sessions are running.' : t.green(`✓ stopped ${n} exec session${n === 1 ? '' : 's'}`));
+    return;
+  }
+  if (!/^\d+$/.test(arg)) {
+    say(ctx, t.red('usage: /stop [ID] (see /ps for the ids)'));
+    return;
+  }
+  const stopped = await manager.stop(Number(arg));
+  say(ctx, stopped ? t.green(`✓ stopped exec session ${arg}`) : t.red(`No exec session ${arg} is running (see /ps).`));
+}

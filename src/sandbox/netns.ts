@@ -1,0 +1,98 @@
+// One network namespace per agentx session (docs/exec-sessions.md, "The network"). With the
+// network off, each sandboxed command used to get a fresh namespace of its own (bwrap
+// --unshare-net): a dev server started by one command was unreachable from the next. Now a
+// holder process keeps one namespace alive for the whole agentx process, and every sandboxed
+// command joins it: they share a loopback interface, and nothing else (no route out).
+//
+// How, with what bwrap 0.8 offers (it can create a network namespace but not join one):
+// - The holder is `bwrap --unshare-net … cat`; bwrap brings its loopback up. Its `--info-fd` says
+//   the pid of the process inside, whose /proc/PID/ns/net is the namespace. `cat` reads a pipe
+//   only agentx writes to: it ends with agentx, however agentx ends (kill -9 included).
+// - A command joins with `nsenter --net=/proc/PID/ns/net` (plus the holder's user namespace, which
+//   owns the network namespace, when agentx is not root) in front of its own bwrap, which then
+//   leaves out --unshare-net.
+// - The join is tried once (a sandboxed `true`); when it fails (no nsenter, a kernel that refuses),
+//   commands keep their private namespace as before and the person is told once.
+import type { ChildProcess } from 'node:child_process';
+import { Socket } from 'node:net';
+import { nodeChildProcess } from '../lib/builtins.ts';
+
+export interface SessionNetns {
+  /** What goes before the bwrap executable to run inside the shared namespace. */
+  prefix: string[];
+}
+
+let holder: Promise<SessionNetns | { failed: string }> | undefined;
+
+/** Reads `{"child-pid": N}` from bwrap's info fd. */
+function childPid(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const info = (child.stdio as readonly unknown[])[3];
+    if (!(info instanceof Socket)) {
+      reject(new Error('no info pipe'));
+      return;
+    }
+    let text = '';
+    const timer = setTimeout(() => reject(new Error('bwrap said nothing on its info fd')), 5_000);
+    info.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
+      if (pid === undefined) return;
+      clearTimeout(timer);
+      info.destroy();
+      resolve(Number(pid));
+    });
+    info.on('error', () => undefined);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error('the namespace holder exited'));
+    });
+  });
+}
+
+function runsOk(argv: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const [file = '', ...args] = argv;
+    const p = nodeChildProcess().spawn(file, args, { stdio: 'ignore' });
+    p.once('error', () => resolve(false));
+    p.once('exit', (code) => resolve(code === 0));
+  });
+}
+
+async function startHolder(bwrapPath: string, isRoot: boolean): Promise<SessionNetns | { failed: string }> {
+  const child = nodeChildProcess().spawn(bwrapPath, [
+    '--die-with-parent', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--cap-drop', 'ALL',
+    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--info-fd', '3', '--', 'cat',
+  ], { stdio: ['pipe', 'ignore', 'ignore', 'pipe'], detached: true });
+  child.once('error', () => undefined);
+  // Its lifeline: `cat` inside reads this pipe, whose only writer is agentx. When agentx ends, however
+  // it ends, the kernel closes it, cat sees EOF and the holder ends (--die-with-parent alone does
+  // not end the outer bwrap, only the process inside).
+  child.stdin?.on('error', () => undefined);
+  if (child.stdin instanceof Socket) child.stdin.unref();
+  child.unref();
+  let pid: number;
+  try {
+    pid = await childPid(child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    return { failed: err instanceof Error ? err.message : String(err) };
+  }
+  const ns = `/proc/${pid}/ns`;
+  // Not root: the namespace belongs to the holder's user namespace, which must be joined too.
+  const prefix = isRoot ? ['nsenter', `--net=${ns}/net`, '--'] : ['nsenter', `--user=${ns}/user`, `--net=${ns}/net`, '--preserve-credentials', '--'];
+  if (!(await runsOk([...prefix, bwrapPath, '--ro-bind', '/', '/', '--', 'true']))) {
+    child.kill('SIGKILL');
+    return { failed: 'joining it (nsenter) failed' };
+  }
+  return { prefix };
+}
+
+/**
+ * The agentx process's shared network namespace, started on first use; a reason when there is
+ * none (then each command gets a private one, as bwrap --unshare-net gives).
+ */
+export function sessionNetns(bwrapPath: string, isRoot: boolean): Promise<SessionNetns | { failed: string }> {
+  holder ??= startHolder(bwrapPath, isRoot);
+  return holder;
+}

@@ -1,0 +1,63 @@
+// Exec sessions in the real sandbox (bwrap): a server started with exec_command is reachable by
+// the model's later commands (shell tool and exec_command) in the same agentx session, through
+// the session's shared network namespace, while the outside network stays off.
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FunctionCallItem } from '../../wire/items.ts';
+import type { Tool, ToolContext } from '../tool.ts';
+import { makeLayout, TEST_KEY, type Layout } from '../../../test/support/sandbox.ts';
+import { createCommandRunner, type CommandRunner } from '../sandboxed.ts';
+import { createExecTools } from './exec-tool.ts';
+import { ExecManager } from './manager.ts';
+
+let box: Layout;
+let runner: CommandRunner;
+let tools: [Tool, Tool];
+const manager = new ExecManager({ graceMs: 300 });
+beforeEach(() => {
+  box = makeLayout();
+  runner = createCommandRunner({
+    setting: { mode: 'workspace-write', offIfUnavailable: false, network: false },
+    sessionDir: box.workspace, tempDir: box.tempDir, env: box.env, configFile: box.configFile,
+    secrets: [TEST_KEY], platform: 'linux', notice: () => undefined,
+  });
+  tools = createExecTools({ manager, launch: (c, cwd) => runner.sessionLaunch(c, cwd), redact: (t) => runner.redact(t) }) as [Tool, Tool];
+});
+afterEach(async () => {
+  await manager.stopAll();
+  box.remove();
+});
+afterAll(() => manager.killAllNow());
+
+async function call(tool: Tool, args: Record<string, unknown>): Promise<string> {
+  const item: FunctionCallItem = { type: 'function_call', call_id: 'c', name: tool.name, arguments: JSON.stringify(args) };
+  const parsed = tool.parse(item);
+  if (!parsed.ok) return parsed.error;
+  const ctx: ToolContext = { cwd: box.workspace, workspaceRoot: box.workspace, signal: new AbortController().signal, retry: false, progress: () => undefined };
+  const r = await tool.run(parsed.call, ctx);
+  return r.output.type === 'function_call_output' && typeof r.output.output === 'string' ? r.output.output : '';
+}
+
+const PORT = 18000 + Math.floor(Math.random() * 1000);
+
+describe('exec sessions in the sandbox', () => {
+  it('serves HTTP to later commands of the same session, and nothing reaches outside', async () => {
+    await call(tools[0], { cmd: 'echo hello-from-server > index.html' });
+    const server = await call(tools[0], { cmd: `python3 -m http.server ${PORT} --bind 127.0.0.1`, yield_time_ms: 1_500 });
+    expect(server).toMatch(/Process running with session ID/);
+    // The shell tool's command, a separate bwrap, reaches it.
+    const r = await runner.run({ command: `curl -s --retry 10 --retry-connrefused --retry-delay 0 http://127.0.0.1:${PORT}/index.html`, cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 65536 });
+    expect(r.stdout).toBe('hello-from-server\n');
+    // So does another exec session.
+    const again = await call(tools[0], { cmd: `curl -s http://127.0.0.1:${PORT}/index.html` });
+    expect(again).toContain('hello-from-server');
+    // The network is still off for the outside world: only loopback exists.
+    const out = await runner.run({ command: 'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "', cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 65536 });
+    expect(out.stdout.trim()).toBe('lo');
+  }, 30_000);
+
+  it('hides the same paths as the shell tool and keeps the key out', async () => {
+    const out = await call(tools[0], { cmd: `cat ${box.configFile} 2>&1; env | grep -c '${TEST_KEY}' || true` });
+    expect(out).not.toContain(TEST_KEY);
+    expect(out).toMatch(/Process exited with code 0/);
+  });
+});

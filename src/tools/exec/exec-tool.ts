@@ -1,0 +1,154 @@
+// The exec tools: exec_command starts a session and answers with what it printed within the
+// yield time, and its exit code or its session id; write_stdin types into a session (or polls
+// it) and answers the same way. The process manager (manager.ts) owns the sessions; this module
+// turns calls into manager operations and replies into text in Codex's shape.
+import { isAbsolute, resolve } from 'node:path';
+import { nodeCrypto } from '../../lib/builtins.ts';
+import { capOutput } from '../output.ts';
+import { cwdProblem } from '../supervisor.ts';
+import type { ParseResult, Tool, ToolContext, ToolResult } from '../tool.ts';
+import { acceptsExec, EXEC_COMMAND, execDefinitions, parseExecCall, shownChars, WRITE_STDIN, type ExecCommandCall, type WriteStdinCall } from './calls.ts';
+import { BYTES_PER_TOKEN, clampYield, EXEC_DEFAULT_YIELD_MS, outputCapBytes, writeYield } from './limits.ts';
+import type { ExecManager } from './manager.ts';
+import type { ExecSession } from './session.ts';
+
+/** How a model command is to be started: the same sandbox, environment and filter as the shell tool's (tools/sandboxed.ts). */
+export type SessionLaunch = { ok: true; argv: string[]; env: NodeJS.ProcessEnv } | { ok: false; error: string };
+
+export interface ExecToolOptions {
+  manager: ExecManager;
+  launch: (command: string, cwd: string) => Promise<SessionLaunch>;
+  /** The key out of what the model is sent (tools/sandboxed.ts redactSecrets). */
+  redact: (text: string) => string;
+}
+
+type ExecCall = ExecCommandCall | WriteStdinCall;
+
+/**
+ * The answer to "require_escalated" while agentx cannot ask the person for it here. The one
+ * place to plug the escalation question (issue 24) into: return undefined to let the call run.
+ */
+export function escalationAnswer(call: ExecCommandCall): string | undefined {
+  if (call.escalation === undefined) return undefined;
+  return 'escalation is not available for exec_command: it always runs in the sandbox. Run it again without "sandbox_permissions" (it may work sandboxed), or use the shell tool, whose sandbox refusals the user can choose to lift.';
+}
+
+function reply(callId: string, text: string, summary: string[], interrupted = false): ToolResult {
+  return { output: { type: 'function_call_output', call_id: callId, output: text }, summary, interrupted };
+}
+
+function errorReply(callId: string, message: string): ToolResult {
+  return reply(callId, `error: ${message}`, [`error: ${message}`]);
+}
+
+interface Answer {
+  session: ExecSession;
+  startedAt: number;
+  maxOutputTokens: number | undefined;
+  interrupted: boolean;
+}
+
+/** The reply text: chunk id, wall time, how the process stands, the output (cut to the cap). */
+function answerText(a: Answer, redact: (t: string) => string): { text: string; status: string } {
+  const read = a.session.read();
+  const exit = a.session.exit;
+  let status: string;
+  if (!exit) status = `Process running with session ID ${a.session.id}`;
+  else if (exit.stopped) status = 'Process was stopped by agentx or the user';
+  else if (exit.code !== null) status = `Process exited with code ${exit.code}`;
+  else status = `Process was killed by ${exit.signal ?? 'a signal'}`;
+  const capped = capOutput(redact(read.text), outputCapBytes(a.maxOutputTokens));
+  const lines = [
+    `Chunk ID: ${nodeCrypto().randomBytes(3).toString('hex')}`,
+    `Wall time: ${((performance.now() - a.startedAt) / 1000).toFixed(4)} seconds`,
+    status,
+    `Original token count: ${Math.ceil(read.totalBytes / BYTES_PER_TOKEN)}`,
+  ];
+  if (read.cutBytes > 0) lines.push(`Note: ${read.cutBytes} bytes from the middle of the output were dropped (a session keeps the first and last 512 KiB between reads).`);
+  if (a.interrupted && !exit) lines.push(`Note: the user interrupted the turn; the session keeps running (write_stdin "\\u0003" interrupts it).`);
+  lines.push('Output:', capped.text);
+  return { text: lines.join('\n'), status };
+}
+
+function resolveDir(ctx: ToolContext, workdir: string | undefined): string {
+  if (workdir === undefined) return ctx.cwd;
+  return isAbsolute(workdir) ? workdir : resolve(ctx.cwd, workdir);
+}
+
+/** Live output of one session to the turn's progress while the call waits. */
+function showLive(manager: ExecManager, session: ExecSession, ctx: ToolContext, redact: (t: string) => string): () => void {
+  return manager.subscribe((ev) => {
+    if (ev.type === 'exec_output' && ev.sessionId === session.id) ctx.progress({ type: 'command_output', callId: '', chunk: redact(ev.chunk), stream: 'stdout' });
+  });
+}
+
+async function waitAndAnswer(o: ExecToolOptions, call: ExecCall, session: ExecSession, ctx: ToolContext, yieldMs: number, startedAt: number): Promise<ToolResult> {
+  const live = showLive(o.manager, session, ctx, o.redact);
+  try {
+    await session.wait(yieldMs, ctx.signal);
+  } finally {
+    live();
+  }
+  // Ctrl-C ends the turn, never the session: a server the model started keeps serving.
+  const interrupted = ctx.signal.aborted;
+  const { text, status } = answerText({ session, startedAt, maxOutputTokens: call.maxOutputTokens, interrupted }, o.redact);
+  const exit = session.exit;
+  if (exit) o.manager.forget(session.id);
+  ctx.progress({
+    type: 'command_done', callId: call.callId, command: session.command, exitCode: exit?.code ?? null,
+    timedOut: false, interrupted: false, durationMs: Math.round(performance.now() - startedAt), truncatedBytes: 0,
+    stdout: '', stderr: '', ...(exit ? {} : { backgroundSession: session.id }),
+  });
+  return reply(call.callId, text, [`${call.title} → ${status}`], interrupted);
+}
+
+async function runExec(o: ExecToolOptions, call: ExecCommandCall, ctx: ToolContext): Promise<ToolResult> {
+  if (ctx.retry) {
+    return errorReply(call.callId, 'agentx stopped while this command was being started; if it started, it ended with agentx (sessions never outlive agentx) and it is not started again. Run it again if it is still needed.');
+  }
+  const refusal = escalationAnswer(call);
+  if (refusal !== undefined) return errorReply(call.callId, refusal);
+  const cwd = resolveDir(ctx, call.workdir);
+  const problem = cwdProblem(cwd);
+  if (problem !== undefined) return errorReply(call.callId, problem);
+  const startedAt = performance.now();
+  const launch = await o.launch(call.cmd, cwd);
+  if (!launch.ok) return errorReply(call.callId, launch.error);
+  const started = await o.manager.start({ command: call.cmd, argv: launch.argv, cwd, env: launch.env, tty: call.tty });
+  if (!started.ok) return errorReply(call.callId, started.error);
+  ctx.progress({ type: 'command_start', callId: call.callId, command: call.cmd });
+  return waitAndAnswer(o, call, started.session, ctx, clampYield(call.yieldTimeMs, EXEC_DEFAULT_YIELD_MS), startedAt);
+}
+
+/** What the model is told about a session id that is not (or no longer) there. */
+export function unknownSessionAnswer(id: number, running: readonly number[]): string {
+  const list = running.length === 0 ? 'No exec session is running now.' : `Running sessions: ${running.join(', ')}.`;
+  return `no exec session ${id} is running: it has exited (its exit was reported), was stopped, or ended when agentx exited (sessions never outlive agentx and are never restarted). ${list} Start the command again with exec_command if it is still needed.`;
+}
+
+async function runWrite(o: ExecToolOptions, call: WriteStdinCall, ctx: ToolContext): Promise<ToolResult> {
+  const session = o.manager.get(call.sessionId);
+  if (!session) return errorReply(call.callId, unknownSessionAnswer(call.sessionId, o.manager.list().map((s) => s.id)));
+  // Ended since the last read: its last output and how it ended, once (then it is forgotten).
+  if (session.exit) return waitAndAnswer(o, call, session, ctx, 0, performance.now());
+  const startedAt = performance.now();
+  ctx.progress({ type: 'command_start', callId: call.callId, command: `[session ${session.id}] ${shownChars(call.chars)}` });
+  if (call.chars !== '') session.process?.write(call.chars);
+  return waitAndAnswer(o, call, session, ctx, writeYield(call.yieldTimeMs, call.chars), startedAt);
+}
+
+function execToolFor(name: string, o: ExecToolOptions, definitionIndex: number): Tool<ExecCall> {
+  return {
+    name,
+    writes: true,
+    definitions: () => [execDefinitions()[definitionIndex]].filter((d) => d !== undefined),
+    accepts: (item) => acceptsExec(item) && item.type === 'function_call' && item.name === name,
+    parse: (item): ParseResult<ExecCall> => parseExecCall(item),
+    run: (call, ctx) => (call.kind === 'exec' ? runExec(o, call, ctx) : runWrite(o, call, ctx)),
+  };
+}
+
+/** exec_command and write_stdin, sharing one process manager. */
+export function createExecTools(o: ExecToolOptions): Tool[] {
+  return [execToolFor(EXEC_COMMAND, o, 0), execToolFor(WRITE_STDIN, o, 1)] as Tool[];
+}

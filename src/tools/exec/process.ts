@@ -1,0 +1,144 @@
+// One exec session's process: the command under the supervisor (tools/supervisor.ts), with its
+// stdin, stdout and stderr on pipes, or on a pseudo-terminal (tty: true) from @lydell/node-pty,
+// loaded only when a PTY is first asked for (prebuilt binaries, kept out of the bundle).
+//
+// The supervisor's lifeline here is the session lifeline FIFO (lifeline.ts) instead of an
+// inherited socket: node-pty cannot hand a child extra descriptors, and one mechanism for both
+// kinds keeps "dies with agentx, even on kill -9" a single thing to get right.
+import type { ChildProcess } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import { nodeChildProcess } from '../../lib/builtins.ts';
+import { blankInheritedDescriptors } from '../inherited-fds.ts';
+import { SUPERVISOR_SCRIPT } from '../supervisor.ts';
+
+export interface ExecProcess {
+  /** The supervisor's pid: the process group (and, as setsid made it, session) of the command. */
+  readonly pid: number;
+  write(data: string): void;
+  /** Releases agentx's ends (after exit, or when stopping). */
+  release(): void;
+}
+
+export interface ExecSpawn {
+  /** What the supervisor execs (the shell with the command, wrapped in bwrap when sandboxed). */
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  tty: boolean;
+  /** The FIFO whose last writer is agentx (lifeline.ts). */
+  lifeline: string;
+  graceMs: number;
+  onData(chunk: Buffer): void;
+  onExit(code: number | null, signal: string | null): void;
+}
+
+/**
+ * Opens the lifeline as fd 3 first (a missing FIFO means no guard: the command must not start),
+ * then is the supervisor script, which reads fd 3 in its watcher and closes it for the command.
+ */
+const LIFELINE_SCRIPT = `exec 3<"$1" || exit 125\nshift\n${SUPERVISOR_SCRIPT}`;
+
+function supervisorArgs(s: ExecSpawn): string[] {
+  const graceSeconds = String(Math.max(1, Math.ceil(s.graceMs / 1000)));
+  return ['-c', LIFELINE_SCRIPT, 'agentx-exec', s.lifeline, graceSeconds, ...s.argv];
+}
+
+/** After the command exits, how long its pipes may still deliver output (a background job may hold them forever). */
+const DRAIN_MS = 100;
+
+function spawnPipes(s: ExecSpawn): ExecProcess {
+  const child: ChildProcess = nodeChildProcess().spawn('/bin/sh', supervisorArgs(s), {
+    cwd: s.cwd, env: s.env, detached: true, stdio: blankInheritedDescriptors(['pipe', 'pipe', 'pipe']),
+  });
+  child.stdin?.on('error', () => undefined);
+  let exitStatus: { code: number | null; signal: string | null } | undefined;
+  let openStreams = 0;
+  let reported = false;
+  const report = (): void => {
+    if (reported || !exitStatus) return;
+    reported = true;
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    s.onExit(exitStatus.code, exitStatus.signal);
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    openStreams++;
+    stream.on('data', (chunk: Buffer) => s.onData(chunk));
+    stream.on('error', () => undefined);
+    stream.once('close', () => {
+      openStreams--;
+      if (openStreams === 0) report();
+    });
+  }
+  // Output still in the pipes arrives first: the end is reported when both pipes are closed, or
+  // DRAIN_MS after the exit when something the command left behind holds them open.
+  const finish = (code: number | null, signal: string | null): void => {
+    if (exitStatus) return;
+    exitStatus = { code, signal };
+    if (openStreams === 0) report();
+    else setTimeout(report, DRAIN_MS).unref();
+  };
+  child.once('exit', (code, signal) => finish(code, signal));
+  child.once('error', (err) => {
+    s.onData(Buffer.from(`agentx: cannot start the command: ${err.message}\n`));
+    finish(127, null);
+  });
+  if (child.pid === undefined) throw new Error('the command could not be started');
+  return {
+    pid: child.pid,
+    write: (data) => { child.stdin?.write(data); },
+    release: () => {
+      child.stdin?.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    },
+  };
+}
+
+type PtyModule = typeof import('@lydell/node-pty');
+let ptyModule: Promise<PtyModule> | undefined;
+
+/** node-pty, loaded on first use: a session without a PTY (and every other run) never pays for it. */
+function loadPty(): Promise<PtyModule> {
+  ptyModule ??= import('@lydell/node-pty');
+  return ptyModule;
+}
+
+async function spawnPty(s: ExecSpawn): Promise<ExecProcess> {
+  let pty: PtyModule;
+  try {
+    pty = await loadPty();
+  } catch (err) {
+    ptyModule = undefined;
+    throw new Error(`tty: true needs the @lydell/node-pty package, which could not be loaded (${err instanceof Error ? err.message : String(err)}); use tty: false`);
+  }
+  const term = pty.spawn('/bin/sh', supervisorArgs(s), {
+    name: s.env.TERM !== undefined && s.env.TERM !== 'dumb' ? s.env.TERM : 'xterm-256color',
+    cols: 120, rows: 40, cwd: s.cwd, env: s.env,
+  });
+  const data = term.onData((text) => s.onData(Buffer.from(text, 'utf8')));
+  const exit = term.onExit(({ exitCode, signal }) => {
+    if (signal === undefined || signal === 0) s.onExit(exitCode, null);
+    else s.onExit(null, signalName(signal));
+  });
+  return {
+    pid: term.pid,
+    write: (text) => { term.write(text); },
+    release: () => {
+      // The group is already stopped (manager.ts); node-pty closes the master when the slave hangs up.
+      data.dispose();
+      exit.dispose();
+    },
+  };
+}
+
+function signalName(signal: number): string {
+  const found = Object.entries(osConstants.signals).find(([, n]) => n === signal);
+  return found ? found[0] : `signal ${signal}`;
+}
+
+/** Starts the process; throws with a one-line reason when it cannot start. */
+export async function spawnExecProcess(s: ExecSpawn): Promise<ExecProcess> {
+  return s.tty ? spawnPty(s) : spawnPipes(s);
+}
