@@ -24,11 +24,11 @@ const REPO = join(import.meta.dirname, '..');
 export async function buildCli({ outFile, version, minify = true }) {
   const result = await build({
     bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning',
-    format: 'cjs', entryPoints: [join(REPO, 'src/main.ts')], external: ['ws'], write: false, outfile: outFile, minify, keepNames: !minify,
+    format: 'cjs', entryPoints: [join(REPO, 'src/main.ts')], write: false, outfile: outFile, minify, keepNames: !minify,
     supported: { 'dynamic-import': false },
     // A native addon with prebuilt binaries: required at run time from node_modules, only when an
     // exec session first asks for a PTY (tools/exec/process.ts).
-    external: ['@lydell/node-pty'],
+    external: ['ws', '@lydell/node-pty'],
     define: { __AGENTX_VERSION__: JSON.stringify(version), 'import.meta.url': '__agentxBundleUrl' },
     banner: { js: '"use strict";var __agentxBundleUrl=require("node:url").pathToFileURL(__filename).href;' },
   });
