@@ -20,6 +20,30 @@
 // - A cache V8 rejects is replaced at exit. Any failure only means no cache. AGENTX_CODE_CACHE=off
 //   turns it off.
 'use strict';
+// Fast path (startup goal: `agentx --version` within 1.3x `node -e 0`): a lone --version or --help
+// is answered from dist/fixed-output.json, which the build writes from the bundle's own output,
+// without reading or compiling the 1.2 MB bundle. Anything unexpected (no file, other arguments)
+// takes the normal path below, which prints the same text.
+if (process.argv.length === 3 && ['--version', '-v', '--help', '-h'].includes(process.argv[2])) {
+  let text;
+  try {
+    const fixed = JSON.parse(require('node:fs').readFileSync(`${__dirname}/../dist/fixed-output.json`, 'utf8'));
+    text = ['--help', '-h'].includes(process.argv[2]) ? fixed.help : fixed.version;
+  } catch {
+    text = undefined;
+  }
+  if (typeof text === 'string') {
+    // Straight to fd 1: creating process.stdout would load Node's stream stack (see src/main.ts).
+    const bytes = Buffer.from(text);
+    let offset = 0;
+    try {
+      while (offset < bytes.length) offset += require('node:fs').writeSync(1, bytes, offset);
+    } catch {
+      process.stdout.write(bytes.subarray(offset));
+    }
+    return;
+  }
+}
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');

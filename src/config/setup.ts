@@ -3,7 +3,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { CliOptions } from '../cli/args.ts';
 import { UsageError } from '../cli/errors.ts';
-import { writeFileAtomicSync } from '../store/store.ts';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { configPath } from '../paths.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readConfigFile } from './config.ts';
 import { serializeDotenv } from './dotenv.ts';

@@ -1,7 +1,7 @@
 // Taking over a stale lock file without a race, for both lock files that hold "<pid>\n<token>\n"
-// (store/lock.ts, the session lock; workspace/store-lock.ts, the snapshot store lock). Each
-// brings its own ways of reading and creating files (the session lock fsyncs, refuses symlinks
-// and works without hard links; the store lock does not need to); the protocol is this one:
+// (store/lock.ts, the session lock; workspace/store-lock.ts, the snapshot store lock). Both create
+// files with lib/atomic-file.ts (complete or not at all, also without hard links); each brings its
+// own way of reading a lock (the session lock checks a seal). The protocol is this one:
 //  1. Takers claim the stale lock by creating `<lock>.<claim>-<inode>-<n>` exclusively, so
 //     exactly one of them holds a claim on that particular stale file. A claim whose owner died
 //     mid-takeover is skipped by moving on to the next n, never deleted by others.
@@ -12,6 +12,7 @@
 //     step 2, because the lock it saw is gone (token compared too, in case the inode is reused).
 
 import * as fs from 'node:fs';
+import { createFileExclusive, writeTempFile } from './atomic-file.ts';
 import { isPidAlive, unlinkQuiet } from './fsutil.ts';
 
 export interface LockInfo {
@@ -23,12 +24,8 @@ export interface LockInfo {
 }
 
 export interface LockFiles {
-  /** Creates `file` holding `text` only if it does not exist; false when it does. */
-  createExclusive(file: string, text: string): boolean;
   /** The lock or claim file at `file`, null when there is none. */
   readInfo(file: string): LockInfo | null;
-  /** A complete new file beside `file` holding `text`, to be renamed over it. */
-  writeTemp(file: string, text: string): string;
 }
 
 const MAX_CLAIMS = 16;
@@ -46,14 +43,20 @@ function claimHolderAlive(claim: LockInfo | null): boolean {
 export function takeOverStaleLock(lockFile: string, stale: LockInfo, text: string, claimName: string, files: LockFiles): boolean {
   const claimOf = (n: number): string => `${lockFile}.${claimName}-${stale.ino}-${n}`;
   for (let n = 0; n < MAX_CLAIMS; n++) {
-    if (!files.createExclusive(claimOf(n), `${process.pid}\n`)) {
+    if (!createFileExclusive(claimOf(n), `${process.pid}\n`)) {
       if (claimHolderAlive(files.readInfo(claimOf(n)))) return false;
       continue;
     }
     try {
       const now = files.readInfo(lockFile);
       if (now === null || now.ino !== stale.ino || now.pid !== stale.pid || now.token !== stale.token) return false;
-      fs.renameSync(files.writeTemp(lockFile, text), lockFile);
+      const tmp = writeTempFile(lockFile, text);
+      try {
+        fs.renameSync(tmp, lockFile);
+      } catch (error) {
+        unlinkQuiet(tmp);
+        throw error;
+      }
       return true;
     } finally {
       for (let k = 0; k <= n; k++) unlinkQuiet(claimOf(k));

@@ -1,73 +1,12 @@
-// File-system primitives of the session store: crash-safe atomic replace, and the trust checks
-// that decide whether a path may be read, replaced or moved aside (docs/SPEC.md §6).
+// File-system primitives of the session store: the trust checks that decide whether a path may
+// be read, replaced or moved aside (docs/SPEC.md §6). The crash-safe replace they guard is
+// lib/atomic-file.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { currentUid, errorCode, fileStamp, fsyncDirectory, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { currentUid, errorCode, fileStamp } from '../lib/fsutil.ts';
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
-
-/**
- * Crash-safe replace: a uniquely named temp file in the same directory (so the rename stays on
- * one filesystem), written, fsynced, renamed over the target, then the directory fsynced so the
- * rename itself survives a power loss. rename() replaces a symlink at the target rather than
- * writing through it, and O_EXCL|O_NOFOLLOW means the temp file cannot be a planted link.
- */
-export interface WriteOptions {
-  /**
-   * false skips both fsyncs: the rename still makes the write atomic against a crash of the
-   * process (the page cache survives it), only a power loss may lose it. Used for one-shot
-   * files, which hold diagnosis data, not the conversation.
-   */
-  durable?: boolean;
-}
-
-/**
- * One encode buffer for the process, grown on demand and reused: a fresh Buffer per save of a
- * 190 KB state costs ~1 ms in allocation and page faults (bench/: --cpu-prof of the state write).
- */
-let scratch = Buffer.alloc(0);
-
-/** UTF-8 of the parts, concatenated, in the reused scratch buffer (valid until the next call). */
-function encodeParts(parts: readonly string[]): Buffer {
-  let length = 0;
-  for (const part of parts) {
-    // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
-    if (length + part.length * 3 > scratch.length) {
-      const grown = Buffer.allocUnsafe(Math.max(2 * scratch.length, length + part.length * 3, 64 * 1024));
-      scratch.copy(grown, 0, 0, length);
-      scratch = grown;
-    }
-    length += scratch.write(part, length, 'utf8');
-  }
-  return scratch.subarray(0, length);
-}
-
-/** `data` may come in parts (written in order, as one string would be): see pretty-json.ts. */
-export function writeFileAtomicSync(target: string, data: string | readonly string[], mode = 0o600, opts: WriteOptions = {}): void {
-  const durable = opts.durable !== false;
-  const dir = path.dirname(target);
-  const tmp = path.join(dir, `${path.basename(target)}.tmp-${process.pid}-${randomHex(12)}`);
-  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW;
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(tmp, flags, mode);
-    // The umask can only remove bits from `mode`; fchmod makes the mode exact either way.
-    fs.fchmodSync(fd, mode);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : encodeParts(data);
-    for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(fd, bytes, offset);
-    // fdatasync: the data and the size that reaches it, without a second metadata write.
-    if (durable) fs.fdatasyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(tmp, target);
-  } catch (error) {
-    if (fd !== undefined) fs.closeSync(fd);
-    unlinkQuiet(tmp);
-    throw error;
-  }
-  if (durable) fsyncDirectory(dir);
-}
 
 export type Inspection =
   | { kind: 'absent' }

@@ -1,16 +1,17 @@
 // The interactive session lock, `.agentx_responseid.lock` (SPEC §3.1: a second interactive
 // agentx in the same directory never interleaves writes).
 //
-// The lock file holds "<pid>\n<token>\nseal:<hmac>\n" (seal.ts). It is created complete: written to a temp file and
-// hard-linked into place, so nobody ever reads a half-written lock (link fails with EEXIST
-// when the lock is held). The random token tells our lock from one left by an earlier process
-// that had the same pid (common in containers, where agentx may always be pid 1).
+// The lock file holds "<pid>\n<token>\nseal:<hmac>\n" (seal.ts). It is created complete
+// (lib/atomic-file.ts createFileExclusive: a temp file hard-linked into place, or an O_EXCL
+// create where there are no hard links), so nobody reads a half-written lock. The random token
+// tells our lock from one left by an earlier process that had the same pid (common in containers, where agentx may always be pid 1).
 //
 // A lock whose pid is dead (or unparsable and old) is taken over without a race by claiming it
 // first (lib/lock-takeover.ts); the claims here are `<lock>.takeover-<inode>-<n>`.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createFileExclusive } from '../lib/atomic-file.ts';
 import { errorCode, isPidAlive, randomHex, sleepMs, unlinkQuiet } from '../lib/fsutil.ts';
 import { takeOverStaleLock, type LockFiles, type LockInfo } from '../lib/lock-takeover.ts';
 import { sealLock, unsealLock } from './seal.ts';
@@ -34,45 +35,6 @@ function newToken(): string {
 /** The lock's text, sealed (seal.ts): a lock nobody but agentx can write. */
 function content(lockPath: string, token: string): string {
   return sealLock(lockPath, `${process.pid}\n${token}\n`);
-}
-
-/** A complete file with `text`, named so cleanupStaleOneshots can reap it after a crash. */
-function writeTemp(lockPath: string, text: string): string {
-  const tmp = `${lockPath}.tmp-${process.pid}-${newToken()}`;
-  const fd = fs.openSync(tmp, 'wx', 0o600);
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } catch (error) {
-    // A full disk: no half-written temp file is left behind.
-    fs.closeSync(fd);
-    unlinkQuiet(tmp);
-    throw error;
-  }
-  fs.closeSync(fd);
-  return tmp;
-}
-
-/** Creates `target` holding `text` only if it does not exist; false when it does. */
-function createExclusive(target: string, text: string): boolean {
-  const tmp = writeTemp(target, text);
-  try {
-    fs.linkSync(tmp, target);
-    return true;
-  } catch (error) {
-    if (errorCode(error) === 'EEXIST') return false;
-    // No hard links here (some network/FUSE filesystems): O_EXCL create, briefly empty,
-    // which the unparsable-grace rule covers.
-    try {
-      fs.writeFileSync(target, text, { flag: 'wx', mode: 0o600 });
-      return true;
-    } catch (fallback) {
-      if (errorCode(fallback) === 'EEXIST') return false;
-      throw fallback;
-    }
-  } finally {
-    unlinkQuiet(tmp);
-  }
 }
 
 function readInfo(p: string): LockInfo | null {
@@ -109,7 +71,7 @@ function isLive(info: LockInfo): boolean {
   return isPidAlive(info.pid);
 }
 
-const FILES: LockFiles = { createExclusive, readInfo, writeTemp };
+const FILES: LockFiles = { readInfo };
 
 function held(lockPath: string, token: string): SessionLock {
   heldTokens.add(token);
@@ -135,7 +97,7 @@ export function acquireSessionLock(dir: string): SessionLock {
   let last: LockInfo | null = null;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const token = newToken();
-    if (createExclusive(lockPath, content(lockPath, token))) return held(lockPath, token);
+    if (createFileExclusive(lockPath, content(lockPath, token))) return held(lockPath, token);
     last = readInfo(lockPath);
     if (last === null) continue;
     if (isLive(last)) return { ok: false, pid: last.pid ?? 0 };

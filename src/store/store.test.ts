@@ -13,8 +13,8 @@ import {
   oneshotStatePath,
   saveCheckpoint,
   saveState,
-  writeFileAtomicSync,
 } from './store.ts';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { emptyState, recordTurn } from './state.ts';
 import type { SessionState } from './state.ts';
 

@@ -19,9 +19,8 @@ import type { Checkpoint } from './checkpoint.ts';
 import { currentUid, errorCode, fileStamp, isPidAlive } from '../lib/fsutil.ts';
 import { oversizeNotice, partsOverLimit, REPAIRABLE_MAX_BYTES, repairTarget, trimStateToLimit } from './trim.ts';
 import { sealingEnabled, sealJson, unsealJson } from './seal.ts';
-import { assertReplaceable, inspect, moveAside, readChecked, untouchable, writeFileAtomicSync, type WriteOptions } from './fs.ts';
-
-export { writeFileAtomicSync, type WriteOptions } from './fs.ts';
+import { assertReplaceable, inspect, moveAside, readChecked, untouchable } from './fs.ts';
+import { writeFileAtomicSync, type WriteOptions } from '../lib/atomic-file.ts';
 
 export { acquireSessionLock, LOCK_FILE } from './lock.ts';
 export type { SessionLock } from './lock.ts';

@@ -1,9 +1,10 @@
-// Filesystem helpers only the snapshot store uses. The ones every layer shares (errorCode,
-// isPidAlive, randomHex, unlinkQuiet, fsyncDirectory) are in lib/fsutil.ts.
+// Filesystem helpers only the snapshot store uses. The ones every layer shares are in
+// lib/fsutil.ts (errorCode, isPidAlive, randomHex, unlinkQuiet, fsyncDirectory) and
+// lib/atomic-file.ts (the crash-safe write).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { errorCode, fsyncDirectory, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { errorCode } from '../lib/fsutil.ts';
 
 export function readTextOrNull(file: string): string | null {
   try {
@@ -22,28 +23,6 @@ export function lstatOrNull(file: string): fs.Stats | null {
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw error;
   }
-}
-
-/**
- * Writes `data` to `file` completely or not at all: temp file beside it, fsync, rename, and
- * (when `durable`) fsync of the directory so the rename itself survives a power cut.
- */
-export function atomicWriteFile(file: string, data: string | Buffer, durable = false): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomHex(8)}`;
-  const fd = fs.openSync(tmp, 'wx', 0o600);
-  try {
-    fs.writeFileSync(fd, data);
-    if (durable) fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, file);
-  } catch (error) {
-    unlinkQuiet(tmp);
-    throw error;
-  }
-  if (durable) fsyncDirectory(path.dirname(file));
 }
 
 /** Bytes on disk under `dir` (allocated blocks, so thousands of tiny files count honestly). */

@@ -14,7 +14,8 @@ import { isObjectId, runGit, splitNul, type GitContext } from './git.ts';
 import { BlobReader } from './blob-reader.ts';
 import { placeEntry, removeDeadTemps } from './file-place.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../lib/fsutil.ts';
-import { atomicWriteFile, readTextOrNull } from './fs-util.ts';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
+import { readTextOrNull } from './fs-util.ts';
 import { sameEntry } from './diff.ts';
 import { isUnsafePath, manualRestoreHint, type RestoreAction, type RestorePlan, type SkippedRestore } from './restore-plan.ts';
 import { acquireStoreLock } from './store-lock.ts';
@@ -68,7 +69,7 @@ export function applyRestore(deps: RestoreDeps, plan: RestorePlan, now: Date): P
     const journal: Journal = {
       version: 1, pid: process.pid, startedAt: now.toISOString(), workspace: plan.workspace, startSnapshot: plan.startSnapshot, actions: plan.actions,
     };
-    atomicWriteFile(deps.paths.journalFile, `${JSON.stringify(journal)}\n`, true);
+    writeFileAtomicSync(deps.paths.journalFile, `${JSON.stringify(journal)}\n`);
     const result = await execute(deps, journal);
     finishJournal(deps.paths);
     return { ...result, skipped: [...plan.skipped, ...result.skipped] };

@@ -14,7 +14,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GitError, joinNul, runGit, splitNul, type GitContext } from './git.ts';
 import { randomHex, unlinkQuiet } from '../lib/fsutil.ts';
-import { atomicWriteFile, lstatOrNull, readTextOrNull } from './fs-util.ts';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
+import { lstatOrNull, readTextOrNull } from './fs-util.ts';
 import { buildExcludeText, isSkipDir } from './ignore-rules.ts';
 import { hasSnapshotRef, readLast, writeLast, writeSnapshotRef, type StorePaths } from './store.ts';
 
@@ -67,7 +68,7 @@ function writeExcludeIfChanged(cfg: SnapshotConfig): void {
   const text = buildExcludeText({ workspace: cfg.workspace, storeRoot: cfg.paths.root, skipDirs: cfg.skipDirs });
   if (readTextOrNull(file) === text) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  atomicWriteFile(file, text);
+  writeFileAtomicSync(file, text, 0o600, { durable: false });
 }
 
 /**

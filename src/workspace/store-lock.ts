@@ -1,7 +1,7 @@
 // The store lock: snapshots share the store; a restore, a prune or the size cap has it alone.
 //
-// Exclusive: the lock file holds "<pid>\n<token>\n" and appears complete or not at all (written
-// to a temp file, then hard-linked into place; link fails when the lock exists). A lock whose
+// Exclusive: the lock file holds "<pid>\n<token>\n" and appears complete or not at all
+// (lib/atomic-file.ts createFileExclusive, shared with the session lock). A lock whose
 // process is dead is taken over in two steps so that two takers cannot both win: a taker first
 // creates the claim file `<lock>.claim-<inode>-<n>` exclusively, re-reads the lock, and only if
 // it is still the same stale file renames a fresh lock over it (lib/lock-takeover.ts, shared with
@@ -15,7 +15,8 @@
 // records a half-restored tree.
 
 import * as fs from 'node:fs';
-import { errorCode, isPidAlive, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { createFileExclusive } from '../lib/atomic-file.ts';
+import { isPidAlive, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
 import { takeOverStaleLock, type LockFiles, type LockInfo } from '../lib/lock-takeover.ts';
 
 export type LockResult = { ok: true; release: () => void } | { ok: false; pid: number };
@@ -23,25 +24,6 @@ export type LockResult = { ok: true; release: () => void } | { ok: false; pid: n
 /** An unparsable lock this young may still be being written by hand or by a foreign tool. */
 const UNPARSABLE_GRACE_MS = 10_000;
 const POLL_MS = 25;
-
-function tempWith(lockFile: string, text: string): string {
-  const tmp = `${lockFile}.tmp-${process.pid}-${randomHex(8)}`;
-  fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
-  return tmp;
-}
-
-function createExclusive(target: string, text: string): boolean {
-  const tmp = tempWith(target, text);
-  try {
-    fs.linkSync(tmp, target);
-    return true;
-  } catch (error) {
-    if (errorCode(error) === 'EEXIST') return false;
-    throw error;
-  } finally {
-    unlinkQuiet(tmp);
-  }
-}
 
 function readInfo(lockFile: string): LockInfo | null {
   try {
@@ -58,11 +40,11 @@ function isStale(info: LockInfo, now: number): boolean {
   return info.pid !== process.pid && !isPidAlive(info.pid);
 }
 
-const FILES: LockFiles = { createExclusive, readInfo, writeTemp: tempWith };
+const FILES: LockFiles = { readInfo };
 
 function tryAcquire(lockFile: string, token: string): { ok: true } | { ok: false; pid: number } {
   const text = `${process.pid}\n${token}\n`;
-  if (createExclusive(lockFile, text)) return { ok: true };
+  if (createFileExclusive(lockFile, text)) return { ok: true };
   const info = readInfo(lockFile);
   if (info === null) return { ok: false, pid: 0 };
   if (isStale(info, Date.now()) && takeOverStaleLock(lockFile, info, text, 'claim', FILES)) return { ok: true };

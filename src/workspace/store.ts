@@ -13,7 +13,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runGit, type GitContext } from './git.ts';
 import { randomHex } from '../lib/fsutil.ts';
-import { atomicWriteFile, readTextOrNull } from './fs-util.ts';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
+import { readTextOrNull } from './fs-util.ts';
 
 export interface StorePaths {
   /** All projects' stores. */
@@ -78,9 +79,9 @@ export async function ensureStore(paths: StorePaths, ctx: GitContext, workspace:
   const attributes = path.join(paths.gitDir, 'info', 'attributes');
   if (readTextOrNull(attributes) !== STORE_ATTRIBUTES) {
     fs.mkdirSync(path.dirname(attributes), { recursive: true });
-    atomicWriteFile(attributes, STORE_ATTRIBUTES);
+    writeFileAtomicSync(attributes, STORE_ATTRIBUTES, 0o600, { durable: false });
   }
-  if (readTextOrNull(paths.workspaceFile) !== `${workspace}\n`) atomicWriteFile(paths.workspaceFile, `${workspace}\n`);
+  if (readTextOrNull(paths.workspaceFile) !== `${workspace}\n`) writeFileAtomicSync(paths.workspaceFile, `${workspace}\n`, 0o600, { durable: false });
 }
 
 /** The ref that keeps a snapshot alive: one loose ref file per snapshot (refs are never packed). */
@@ -91,7 +92,7 @@ export function snapshotRefFile(paths: StorePaths, id: string): string {
 export function writeSnapshotRef(paths: StorePaths, id: string): void {
   const file = snapshotRefFile(paths, id);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  atomicWriteFile(file, `${id}\n`);
+  writeFileAtomicSync(file, `${id}\n`, 0o600, { durable: false });
 }
 
 export function hasSnapshotRef(paths: StorePaths, id: string): boolean {
@@ -119,5 +120,5 @@ export function readLast(paths: StorePaths): LastSnapshot | null {
 }
 
 export function writeLast(paths: StorePaths, last: LastSnapshot): void {
-  atomicWriteFile(paths.lastFile, `${last.commit} ${last.tree}\n`);
+  writeFileAtomicSync(paths.lastFile, `${last.commit} ${last.tree}\n`, 0o600, { durable: false });
 }

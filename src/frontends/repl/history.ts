@@ -1,7 +1,7 @@
 // Persistent input history (~/.agentx_history, mode 0600): one entry per line, oldest first,
 // with newlines and backslashes escaped so a multi-line message stays one entry.
 import { readFileSync } from 'node:fs';
-import { writeFileAtomicSync } from '../../store/store.ts';
+import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 
 export const HISTORY_MAX = 1000;
