@@ -108,7 +108,10 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
     const leftover = term.leftoverKeys as Key[];
     term.leftoverKeys = [];
     if (leftover.length > 0) handleKeys(leftover);
-    if (!done) term.replayTypeAhead();
+    if (!done && term.queued !== '') {
+      screen.printAbove(opts.theme.dim('(what you typed during the turn)\n'));
+      term.replayTypeAhead();
+    }
   });
 }
 

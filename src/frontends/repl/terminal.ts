@@ -7,6 +7,7 @@
 // terminal: on stop, on any exit (a crash included), and around Ctrl-Z (see TerminalModes).
 import type { KeySource } from '../../ui/menu.ts';
 import { TerminalModes } from './terminal-modes.ts';
+import { keyBytes, parseKeys } from './composer/keys.ts';
 
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';
@@ -17,8 +18,6 @@ export const PASTE_TAB = '\u2409';
 const CTRL_C = '\x03';
 const CTRL_T = '\x14';
 const CTRL_Z = '\x1a';
-const CTRL_U = '\x15';
-const ESC = '\x1b';
 
 function encodePasted(s: string): string {
   return s
@@ -106,7 +105,8 @@ export class PasteFilter {
     const m = /^([\s\S]*?)([\r\n]*)$/.exec(s);
     const body = m?.[1] ?? s;
     const trailing = m?.[2] ?? '';
-    if (!/[\r\n]/.test(body)) {
+    // Escape sequences are keys (arrows, Alt-Enter after a Ctrl-J typed fast), not pasted text.
+    if (!/[\r\n]/.test(body) || body.includes('\x1b')) {
       add('keys', s);
       return;
     }
@@ -200,7 +200,7 @@ export class TerminalInput implements KeySource {
 
   /** Hands what was typed ahead to the active prompt (unsent if the turn was interrupted). */
   replayTypeAhead(): void {
-    const keys = this.typeAheadHeld ? this.typeAhead.replace(/\r/g, '\n') : this.typeAhead;
+    const keys = this.typeAheadHeld ? this.typeAhead.replace(/\r+$/, '').replace(/\r/g, '\n') : this.typeAhead;
     this.typeAhead = '';
     this.typeAheadHeld = false;
     if (keys !== '') this.route(keys);
@@ -212,19 +212,20 @@ export class TerminalInput implements KeySource {
       this.interrupt?.();
       return;
     }
-    if (data === ESC) {
-      // Esc interrupts like Ctrl-C; Esc-Esc also takes back what was typed ahead.
-      this.escapes++;
-      this.typeAheadHeld = true;
-      if (this.escapes >= 2) this.typeAhead = '';
-      this.interrupt?.();
-      return;
+    // Keys arrive together when typed fast: "keep me⏎" and Esc can be one chunk.
+    for (const key of parseKeys(data)) {
+      if (key.kind === 'key' && key.name === 'esc') {
+        // Esc interrupts like Ctrl-C; Esc-Esc also takes back what was typed ahead.
+        this.escapes++;
+        this.typeAheadHeld = true;
+        if (this.escapes >= 2) this.typeAhead = '';
+        this.interrupt?.();
+      } else if (key.kind === 'key' && key.name === 'killLineStart') {
+        this.typeAhead = '';
+      } else {
+        this.typeAhead += keyBytes(key);
+      }
     }
-    if (data === CTRL_U) {
-      this.typeAhead = '';
-      return;
-    }
-    this.typeAhead += data;
   }
 
   /** A SIGINT from outside (kill -INT) acts like Ctrl-C on whatever is running; false if nothing is. */

@@ -75,3 +75,14 @@ export function parseKeys(data: string): Key[] {
   flush();
   return keys;
 }
+
+const BYTES: Partial<Record<KeyName, string>> = {
+  ...Object.fromEntries(Object.entries(CONTROLS).map(([bytes, name]) => [name, bytes])),
+  ...Object.fromEntries(Object.entries(SEQUENCES).map(([bytes, name]) => [name, bytes])),
+};
+
+/** A key as terminal bytes again (the type-ahead queue keeps raw input for the next prompt). */
+export function keyBytes(key: Key): string {
+  if (key.kind !== 'key') return key.text;
+  return BYTES[key.name] ?? '';
+}
