@@ -12,6 +12,9 @@ import type { Theme } from '../../ui/theme.ts';
 import type { CommandRunner, HostedInput } from '../runtime.ts';
 import type { SnapshotSession } from '../workspace-session.ts';
 import type { TerminalInput } from './terminal.ts';
+import { activeScreen } from './screen.ts';
+import { contextLeft } from '../../engine/context.ts';
+import type { StatusFields } from '../../ui/status-line.ts';
 import type { CostTracker } from './usage-view.ts';
 
 export interface ReplContext {
@@ -50,9 +53,23 @@ export interface ReplContext {
   hooks?: SessionHooks;
 }
 
-/** One line of information for the user, on its own line. */
+/** One line of information for the user, on its own line — above the prompt when one is shown. */
 export function say(ctx: Pick<ReplContext, 'out'>, line: string): void {
-  ctx.out.write(`${line}\n`);
+  const screen = activeScreen(ctx.out);
+  if (screen) screen.printAbove(`${line}\n`);
+  else ctx.out.write(`${line}\n`);
+}
+
+/** What the status line under the prompt shows today (approval and background sessions come later). */
+export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'session' | 'planMode'>): StatusFields {
+  const shape = ctx.engine.deps.shape;
+  const window = ctx.engine.contextWindow();
+  const left = contextLeft(ctx.session.state.context_tokens, window);
+  return {
+    model: shape.model, reasoningEffort: shape.reasoningEffort,
+    contextLeft: { fraction: left.leftFraction, assumed: left.windowSource === 'default' },
+    sandbox: ctx.config.sandbox.mode, network: ctx.config.sandbox.network ? 'on' : 'off', planMode: ctx.planMode,
+  };
 }
 
 export function tildePath(path: string, home: string): string {

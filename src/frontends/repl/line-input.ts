@@ -1,8 +1,15 @@
-// One prompt = one node:readline interface over the terminal's line stream. A fresh interface
-// per prompt means nothing of the editor listens while a turn, a menu or a command owns the keys.
-import { createInterface, type Completer } from 'node:readline';
-import { decodeMessage, type TerminalInput } from './terminal.ts';
+// One prompt = one composer (composer/reduce.ts) drawn by a ComposerScreen, fed by the terminal's
+// keys while it is active. Nothing of the editor listens while a turn, a menu or a command owns
+// the keys; what is typed then is queued by TerminalInput and replayed here first (type-ahead).
+import { composerFrame } from '../../ui/composer-view.ts';
+import type { Theme } from '../../ui/theme.ts';
+import { parseKeys, type Key } from './composer/keys.ts';
+import { expandPastes, type PasteStore } from './composer/paste.ts';
+import { reduce, type Completion, type Effect } from './composer/reduce.ts';
+import { EMPTY, type ComposerState } from './composer/state.ts';
 import { HISTORY_MAX } from './history.ts';
+import { ComposerScreen } from './screen.ts';
+import { decodeMessage, type InputPiece, type TerminalInput } from './terminal.ts';
 
 export type LineResult =
   | { kind: 'line'; text: string }
@@ -11,54 +18,109 @@ export type LineResult =
 
 export interface LineOptions {
   prompt: string;
-  /** Newest first; readline adds entered lines to it in place. */
+  /** Newest first; a sent message is added to it in place (pasted blocks as their placeholder). */
   history: string[];
-  completer?: Completer;
+  pastes: PasteStore;
+  theme: Theme;
+  complete?: (text: string, cursor: number) => Completion;
+  /** The status line under the prompt (formatted); undefined: none. */
+  status?: (columns: number) => string | undefined;
   onHistory?: (history: string[]) => void;
+  /** Ctrl-O: the full output of the last command, printed above the prompt. */
+  lastOutput?: () => string;
 }
+
+const NO_COMPLETION = (_text: string, cursor: number): Completion => ({ start: cursor, candidates: [] });
 
 export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: LineOptions): Promise<LineResult> {
   if (term.ended) return Promise.resolve({ kind: 'eof' });
   return new Promise((resolve) => {
-    term.lineActive = true;
-    const rl = createInterface({
-      input: term.lineStream,
-      output,
-      terminal: true,
-      history: opts.history,
-      historySize: HISTORY_MAX,
-      removeHistoryDuplicates: true,
-      completer: opts.completer,
-      prompt: opts.prompt,
-      tabSize: 4,
-    });
+    const screen = new ComposerScreen(output);
+    const env = { history: opts.history, pastes: opts.pastes, complete: opts.complete ?? NO_COMPLETION };
+    let state: ComposerState = EMPTY;
     let done = false;
-    // Pasted text is inserted in one step: readline measures the whole line for every key, so
-    // 100 KB typed key by key through it would take minutes.
-    term.pasteSink = (text) => rl.write(text);
-    // Back from Ctrl-Z (fg): the prompt and what was typed so far, drawn again.
-    const offResume = term.subscribeResume(() => rl.prompt(true));
-    const finish = (result: LineResult): void => {
+    const draw = (): void => {
       if (done) return;
+      const columns = output.columns > 0 ? output.columns : 80;
+      const rows = output.rows > 0 ? output.rows : 24;
+      screen.draw(composerFrame({
+        prompt: opts.prompt, text: state.text, cursor: state.cursor, columns, maxRows: Math.max(3, rows - 2),
+        search: state.search ? { query: state.search.query, found: state.search.match !== undefined } : undefined,
+        completions: state.completions, status: opts.status?.(columns), theme: opts.theme,
+      }));
+    };
+    const finish = (result: LineResult, echo?: string): void => {
+      if (done) return;
+      screen.finish();
+      if (echo !== undefined) output.write(echo);
       done = true;
+      term.keySink = undefined;
       term.lineActive = false;
-      term.pasteSink = undefined;
       offResume();
-      rl.close();
+      offResize();
       resolve(result);
     };
-    rl.on('line', (line) => finish({ kind: 'line', text: decodeMessage(line) }));
-    rl.on('history', (h: string[]) => opts.onHistory?.(h));
-    // Ctrl-D on an empty line: readline closes itself.
-    rl.on('close', () => {
-      if (!done) output.write('\n');
-      finish({ kind: 'eof' });
-    });
-    rl.on('SIGINT', () => {
-      const hadText = rl.line.length > 0;
-      output.write('^C\n');
-      finish({ kind: 'interrupt', hadText });
-    });
-    rl.prompt();
+    const act = (effect: Effect): void => {
+      switch (effect.kind) {
+        case 'submit': {
+          const entry = effect.text;
+          if (entry.trim() !== '') remember(opts, entry);
+          finish({ kind: 'line', text: decodeMessage(expandPastes(entry, opts.pastes)) });
+          return;
+        }
+        case 'eof': finish({ kind: 'eof' }); return;
+        case 'interrupt': finish({ kind: 'interrupt', hadText: effect.hadText }, '^C\n'); return;
+        case 'clearScreen':
+          output.write('\x1b[H\x1b[2J');
+          screen.forget();
+          return;
+        case 'showLastOutput': screen.printAbove(opts.lastOutput?.() ?? 'no command output yet\n'); return;
+      }
+    };
+    const handleKeys = (keys: Key[]): void => {
+      for (const [i, key] of keys.entries()) {
+        if (done) {
+          // Two messages typed ahead: the second waits for the next prompt.
+          term.leftoverKeys = keys.slice(i);
+          return;
+        }
+        const step = reduce(state, key, env);
+        state = step.state;
+        for (const effect of step.effects) act(effect);
+      }
+      draw();
+    };
+    const onPiece = (piece: InputPiece): void => {
+      handleKeys(piece.kind === 'paste' ? [{ kind: 'paste', text: decodeMessage(piece.text) }] : parseKeys(piece.text));
+    };
+    // Back from Ctrl-Z (fg), or a new width: the prompt and what was typed so far, drawn again.
+    const offResume = term.subscribeResume(() => screen.redraw());
+    const onResize = (): void => screen.redraw();
+    output.on('resize', onResize);
+    const offResize = (): void => {
+      output.off('resize', onResize);
+    };
+    screen.attach();
+    term.lineActive = true;
+    term.keySink = onPiece;
+    draw();
+    // What was typed while the last turn ran, as if typed now (an Enter in it sends it).
+    const leftover = term.leftoverKeys as Key[];
+    term.leftoverKeys = [];
+    if (leftover.length > 0) handleKeys(leftover);
+    if (!done && term.queued !== '') {
+      screen.printAbove(opts.theme.dim('(what you typed during the turn)\n'));
+      term.replayTypeAhead();
+    }
   });
+}
+
+/** Newest first, no older duplicate, at most HISTORY_MAX. */
+function remember(opts: LineOptions, entry: string): void {
+  const h = opts.history;
+  const old = h.indexOf(entry);
+  if (old !== -1) h.splice(old, 1);
+  h.unshift(entry);
+  if (h.length > HISTORY_MAX) h.length = HISTORY_MAX;
+  opts.onHistory?.(h);
 }

@@ -14,8 +14,11 @@ import { sanitizeLine } from '../../ui/sanitize.ts';
 import { prepareTerminalOutput } from '../../ui/terminal-output.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
-import { completeCommand, dispatch, type CommandHooks } from './commands.ts';
-import { promptText, say, tildePath, turnNotes, type ReplContext } from './context.ts';
+import { dispatch, SLASH_COMMANDS, type CommandHooks } from './commands.ts';
+import { completer } from './composer/complete.ts';
+import type { PasteStore } from './composer/paste.ts';
+import { formatStatusLine } from '../../ui/status-line.ts';
+import { promptText, say, statusFields, tildePath, turnNotes, type ReplContext } from './context.ts';
 import { loadHistory, saveHistory } from './history.ts';
 import { readLine } from './line-input.ts';
 import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
@@ -266,11 +269,17 @@ async function settleLeftovers(ctx: ReplContext, runner: TurnRunner): Promise<vo
 
 async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, historyFile: string): Promise<void> {
   let exitArmed = false;
+  // Pasted blocks of this session, by placeholder (history keeps the placeholder).
+  const pastes: PasteStore = new Map();
+  const complete = completer(SLASH_COMMANDS, () => ctx.cwd, ctx.home);
   for (;;) {
     const line = await readLine(ctx.term, ctx.out, {
       prompt: promptText(ctx),
       history: ctx.history,
-      completer: completeCommand,
+      pastes,
+      theme: ctx.theme,
+      complete,
+      status: (columns) => formatStatusLine(statusFields(ctx), columns, ctx.theme),
       onHistory: (h) => {
         const problem = saveHistory(historyFile, h);
         if (problem) say(ctx, ctx.theme.yellow(`⚠ ${problem}`));

@@ -10,7 +10,13 @@ export class Spinner {
   private startedAt = 0;
   private shown: string;
 
-  constructor(private readonly out: { write(s: string): unknown }, private readonly theme: Theme, private readonly label = 'thinking…') {
+  constructor(
+    private readonly out: { write(s: string): unknown },
+    private readonly theme: Theme,
+    private readonly label = 'thinking…',
+    /** A note after the label (what is queued for the next prompt). */
+    private readonly note: () => string = () => '',
+  ) {
     this.shown = label;
   }
 
@@ -38,6 +44,6 @@ export class Spinner {
     const seconds = Math.floor((Date.now() - this.startedAt) / 1000);
     const glyph = FRAMES[this.frame++ % FRAMES.length] ?? '';
     const elapsed = seconds >= 2 ? ` ${seconds}s` : '';
-    this.out.write(`\r${this.theme.cyan(glyph)} ${this.theme.dim(`${this.shown}${elapsed} (Ctrl-C to cancel)`)}\x1b[K`);
+    this.out.write(`\r${this.theme.cyan(glyph)} ${this.theme.dim(`${this.shown}${elapsed} (Ctrl-C or Esc to cancel)${this.note()}`)}\x1b[K`);
   }
 }

@@ -1,12 +1,13 @@
 // Owns the terminal's input for the whole session. stdin stays in raw mode and every chunk is
-// routed to exactly one consumer: a menu or question (key subscribers), the line editor, or —
-// while a turn or command runs — the interrupt handler (Ctrl-C / Ctrl-T). Raw mode is what
+// routed to exactly one consumer: a menu or question (key subscribers), the composer, or —
+// while a turn or command runs — the interrupt handler (Ctrl-C / Ctrl-T / Esc) and the
+// type-ahead queue (the rest, replayed into the next prompt). Raw mode is what
 // makes Ctrl-C reach agentx as a byte instead of a SIGINT to the terminal's process group.
 // The modes it changes (raw mode, bracketed paste) are given back whenever agentx leaves the
 // terminal: on stop, on any exit (a crash included), and around Ctrl-Z (see TerminalModes).
-import { PassThrough } from 'node:stream';
 import type { KeySource } from '../../ui/menu.ts';
 import { TerminalModes } from './terminal-modes.ts';
+import { keyBytes, parseKeys } from './composer/keys.ts';
 
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';
@@ -104,7 +105,8 @@ export class PasteFilter {
     const m = /^([\s\S]*?)([\r\n]*)$/.exec(s);
     const body = m?.[1] ?? s;
     const trailing = m?.[2] ?? '';
-    if (!/[\r\n]/.test(body)) {
+    // Escape sequences are keys (arrows, Alt-Enter after a Ctrl-J typed fast), not pasted text.
+    if (!/[\r\n]/.test(body) || body.includes('\x1b')) {
       add('keys', s);
       return;
     }
@@ -114,14 +116,17 @@ export class PasteFilter {
 }
 
 export class TerminalInput implements KeySource {
-  /** What the line editor reads: stdin after paste handling, only while a prompt is active. */
-  readonly lineStream = new PassThrough();
   lineActive = false;
-  /**
-   * Set by the line editor while a prompt is active: inserts pasted text in one step. Without
-   * it pasted text goes through `lineStream` like keys.
-   */
-  pasteSink: ((text: string) => void) | undefined;
+  /** Set by the composer while a prompt is active: keys and pasted blocks, in order. */
+  keySink: ((piece: InputPiece) => void) | undefined;
+  /** Keys the last prompt did not use (a second message typed ahead); the next prompt takes them. */
+  leftoverKeys: unknown[] = [];
+  /** Typed while a turn or command ran (raw), replayed into the next prompt. */
+  private typeAhead = '';
+  /** The turn was interrupted while keys were queued: they come back unsent (Enter → newline). */
+  private typeAheadHeld = false;
+  /** Esc pressed during this turn (a second one drops what was queued). */
+  private escapes = 0;
   /** stdin reached its end (the terminal is gone): no prompt can be answered any more. */
   ended = false;
   private subscribers: ((data: string) => void)[] = [];
@@ -133,7 +138,7 @@ export class TerminalInput implements KeySource {
   private readonly onData = (data: Buffer | string): void => this.route(typeof data === 'string' ? data : data.toString('utf8'));
   private readonly onEnd = (): void => {
     this.ended = true;
-    this.lineStream.end();
+    this.keySink?.({ kind: 'keys', text: '\x04' });
   };
 
   constructor(private readonly stdin: NodeJS.ReadStream, private readonly stdout: NodeJS.WriteStream) {
@@ -182,9 +187,45 @@ export class TerminalInput implements KeySource {
     };
   }
 
-  /** While set (a turn or command runs), Ctrl-C and Ctrl-T call it; other keys are dropped. */
+  /** While set (a turn or command runs), Ctrl-C, Ctrl-T and Esc call it; other keys are queued. */
   setInterruptHandler(handler: (() => void) | undefined): void {
     this.interrupt = handler;
+    if (handler) this.escapes = 0;
+  }
+
+  /** Whether keys typed during the turn wait for the next prompt. */
+  get queued(): string {
+    return this.typeAhead;
+  }
+
+  /** Hands what was typed ahead to the active prompt (unsent if the turn was interrupted). */
+  replayTypeAhead(): void {
+    const keys = this.typeAheadHeld ? this.typeAhead.replace(/\r+$/, '').replace(/\r/g, '\n') : this.typeAhead;
+    this.typeAhead = '';
+    this.typeAheadHeld = false;
+    if (keys !== '') this.route(keys);
+  }
+
+  private queue(data: string): void {
+    if (data.includes(CTRL_C) || data.includes(CTRL_T)) {
+      this.typeAheadHeld = true;
+      this.interrupt?.();
+      return;
+    }
+    // Keys arrive together when typed fast: "keep me⏎" and Esc can be one chunk.
+    for (const key of parseKeys(data)) {
+      if (key.kind === 'key' && key.name === 'esc') {
+        // Esc interrupts like Ctrl-C; Esc-Esc also takes back what was typed ahead.
+        this.escapes++;
+        this.typeAheadHeld = true;
+        if (this.escapes >= 2) this.typeAhead = '';
+        this.interrupt?.();
+      } else if (key.kind === 'key' && key.name === 'killLineStart') {
+        this.typeAhead = '';
+      } else {
+        this.typeAhead += keyBytes(key);
+      }
+    }
   }
 
   /** A SIGINT from outside (kill -INT) acts like Ctrl-C on whatever is running; false if nothing is. */
@@ -222,13 +263,10 @@ export class TerminalInput implements KeySource {
       subscriber(data);
       return;
     }
-    if (this.lineActive) {
-      for (const piece of this.paste.pieces(data)) {
-        if (piece.kind === 'paste' && this.pasteSink) this.pasteSink(piece.text);
-        else this.lineStream.write(piece.text);
-      }
+    if (this.lineActive && this.keySink) {
+      for (const piece of this.paste.pieces(data)) this.keySink(piece);
       return;
     }
-    if (data.includes(CTRL_C) || data.includes(CTRL_T)) this.interrupt?.();
+    this.queue(data);
   }
 }

@@ -15,6 +15,7 @@ import { terminalRenderOptions } from '../../ui/terminal-output.ts';
 import { markCodeCacheWorthy } from '../code-cache.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
+import { turnEndedSignal } from './notify.ts';
 
 export type { TurnOutcome } from '../../engine/engine.ts';
 
@@ -33,6 +34,13 @@ class LineTracker implements Writer {
   }
 }
 
+/** ` · queued: "next ques…"` — typed during the turn, sent when it ends (Ctrl-U takes it back). */
+function queuedNote(raw: string): string {
+  const text = raw.replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  if (text === '') return '';
+  return ` · queued: "${sanitizeLine(text.length > 30 ? `${text.slice(0, 29)}…` : text)}" (Ctrl-U drops it)`;
+}
+
 export class TurnRunner {
   private readonly spinner: Spinner;
   private readonly writer: LineTracker;
@@ -41,7 +49,7 @@ export class TurnRunner {
   private alwaysRun = false;
 
   constructor(private readonly ctx: ReplContext) {
-    this.spinner = new Spinner(ctx.out, ctx.theme);
+    this.spinner = new Spinner(ctx.out, ctx.theme, undefined, () => queuedNote(ctx.term.queued));
     this.writer = new LineTracker(ctx.out);
     this.renderer = this.newRenderer();
   }
@@ -135,7 +143,10 @@ export class TurnRunner {
 
   async run(operation: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<TurnOutcome> {
     this.ctx.costs.beginTurn();
+    const started = Date.now();
     const outcome = await this.interruptible(operation);
+    // A long turn has ended while the person may be looking elsewhere (notify.ts).
+    if (this.ctx.out.isTTY && outcome.kind !== 'interrupted') this.ctx.out.write(turnEndedSignal(this.ctx.env, Date.now() - started, 'agentx: the turn has finished'));
     if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
     const t = this.ctx.theme;
     if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(outcome.failure.message)}`));
