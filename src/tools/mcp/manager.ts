@@ -13,6 +13,8 @@ import type { JsonObject } from './schema.ts';
 import type { McpServerSpec } from './spec.ts';
 import { redactSecrets, SECRET_ENV_NAMES } from '../../sandbox/env.ts';
 import { redactionSecrets } from './manager-secrets.ts';
+import { defaultImageLimits } from './images.ts';
+import type { ImageLimits } from './images.ts';
 
 export const DEFAULT_START_TIMEOUT_MS = 10_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
@@ -35,6 +37,8 @@ export interface McpManagerOptions {
   callTimeoutMs?: number;
   maxOutputBytes?: number;
   maxDescriptionChars?: number;
+  /** Where images from tools are kept and their size limit (default: the private state store, 5 MB); false: notes only. */
+  images?: ImageLimits | false;
   killGraceMs?: number;
   clientVersion?: string;
   onEvent?: (event: McpEvent) => void;
@@ -174,6 +178,7 @@ export class McpManager {
       signal: opts.signal,
       timeoutMs: opts.timeoutMs ?? connection?.spec.toolTimeoutMs ?? this.opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       maxOutputBytes: this.opts.maxOutputBytes ?? DEFAULT_MCP_OUTPUT_BYTES,
+      imageLimits: this.opts.images === false ? undefined : (this.opts.images ?? defaultImageLimits(this.opts.env)),
       unavailable,
       serverError: () => connection?.error,
       send: (args, o) => {
