@@ -62,8 +62,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cli.command === 'mcp-list') {
-    const { listMcpServers } = await import('./tools/mcp/list.ts');
-    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION });
+    const [{ listMcpServers }, { mcpFetch }] = await Promise.all([import('./tools/mcp/list.ts'), import('./frontends/mcp-fetch.ts')]);
+    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION, fetch: mcpFetch });
     process.stdout.write(`${list.lines.join('\n')}\n`);
     return list.ok ? 0 : 1;
   }

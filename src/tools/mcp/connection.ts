@@ -26,6 +26,8 @@ export interface ConnectionOptions {
   clientVersion: string;
   /** Removes agentx's secrets from text that came from the server (its stderr in error lines). */
   redact?: (text: string) => string;
+  /** The fetch HTTP transports use (the front-end's proxy-aware one); default: Node's. */
+  fetch?: typeof fetch;
   /** Called when the state or the tool list changed (start, failure, exit, list_changed). */
   onChange: () => void;
 }
@@ -181,10 +183,11 @@ export class McpConnection {
   private async connectHttp(server: ResolvedHttpServer, signal: AbortSignal): Promise<void> {
     const { sdk } = this.opts;
     const url = new URL(server.url);
+    const baseFetch = this.opts.fetch ?? fetch;
     const fetchWithHeaders: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
       for (const [k, v] of Object.entries(server.headers)) headers.set(k, v);
-      return fetch(input, { ...init, headers });
+      return baseFetch(input, { ...init, headers });
     };
     if (server.transport === 'sse') {
       this.transportKind = 'sse';

@@ -42,6 +42,8 @@ export interface McpManagerOptions {
   killGraceMs?: number;
   clientVersion?: string;
   onEvent?: (event: McpEvent) => void;
+  /** The fetch for HTTP servers (the front-end passes one that honours proxies and AGENTX_CA_FILE). */
+  fetch?: typeof fetch;
   /** For tests and benchmarks; the default is the dynamic import of the SDK. */
   loadSdk?: () => Promise<SdkModule>;
 }
@@ -102,6 +104,7 @@ export class McpManager {
       killGraceMs: opts.killGraceMs,
       clientVersion: opts.clientVersion ?? '0.0.0',
       redact: this.redact,
+      fetch: opts.fetch,
       onChange: () => this.changed(connection),
       });
       return connection;
