@@ -28,11 +28,11 @@ function printFixed(text: string): void {
 let stdio: StdioGuard | undefined;
 
 async function main(argv: string[]): Promise<number> {
-  // `agentx mcp add|remove|get …` has its own flags (--env, --url, --header) and a command after --.
-  if (argv[0] === 'mcp' && ['add', 'remove', 'get'].includes(argv[1] ?? '')) {
+  // `agentx mcp add|remove|get|login|logout …` has its own flags (--env, --url, --header) and a command after --.
+  if (argv[0] === 'mcp' && ['add', 'remove', 'get', 'login', 'logout'].includes(argv[1] ?? '')) {
     stdio = guardStdio(process);
     const { runMcpCommand } = await import('./cli/mcp-command.ts');
-    return runMcpCommand(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
+    return runMcpCommand(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`), process.cwd());
   }
   const cli = parseArgs(argv);
   if (cli.command === 'help') {

@@ -1,4 +1,4 @@
-// `agentx mcp add|remove|get NAME`: edits the person's MCP file with the JSON it already uses
+// `agentx mcp add|remove|get NAME` (and login|logout, mcp-login.ts): edits the person's MCP file with the JSON it already uses
 // (tools/mcp/edit.ts), so a server can be added without opening an editor:
 //   agentx mcp add files -- npx -y @modelcontextprotocol/server-filesystem ~/notes
 //   agentx mcp add db --env DB_URL='${DATABASE_URL}' -- node db-server.js
@@ -18,7 +18,7 @@ type Entry = Record<string, unknown>;
 
 export type McpCommand =
   | { action: 'add'; name: string; entry: Entry }
-  | { action: 'remove' | 'get'; name: string };
+  | { action: 'remove' | 'get' | 'login' | 'logout'; name: string };
 
 const USAGE = 'usage: agentx mcp add NAME [--env K=V]… -- COMMAND [ARGS…] | agentx mcp add NAME --url URL [--header "K: V"]… [--sse]';
 
@@ -86,12 +86,12 @@ function parseAdd(rest: readonly string[]): McpCommand {
 export function parseMcpCommand(args: readonly string[]): McpCommand {
   const [action = '', ...rest] = args;
   if (action === 'add') return parseAdd(rest);
-  if (action === 'remove' || action === 'get') {
+  if (action === 'remove' || action === 'get' || action === 'login' || action === 'logout') {
     const name = checkName(rest[0], action);
     if (rest.length > 1) throw new UsageError(`mcp ${action}: takes one NAME, got ${rest.length}`);
     return { action, name };
   }
-  throw new UsageError(`unknown command 'mcp ${action}'; mcp commands: list, add, remove, get`);
+  throw new UsageError(`unknown command 'mcp ${action}'; mcp commands: list, add, remove, get, login, logout`);
 }
 
 function readText(file: string): string | undefined {
@@ -115,8 +115,14 @@ function write(file: string, text: string): void {
 }
 
 /** Runs the command; `out` prints one line (already sanitized here). Returns the exit status. */
-export function runMcpCommand(args: readonly string[], env: NodeJS.ProcessEnv, out: (line: string) => void): number {
+export async function runMcpCommand(args: readonly string[], env: NodeJS.ProcessEnv, out: (line: string) => void, projectDir: string): Promise<number> {
   const cmd = parseMcpCommand(args);
+  if (cmd.action === 'login' || cmd.action === 'logout') {
+    // The SDK, node:http and the proxy-aware fetch load only for these two.
+    const [{ runMcpLogin, runMcpLogout }, { mcpFetch }] = await Promise.all([import('./mcp-login.ts'), import('../frontends/mcp-fetch.ts')]);
+    const o = { name: cmd.name, env, projectDir, out };
+    return cmd.action === 'login' ? runMcpLogin({ ...o, fetch: mcpFetch }) : runMcpLogout(o);
+  }
   const file = userMcpConfigPath(env);
   const print = (line: string): void => out(sanitizeLine(line));
   try {

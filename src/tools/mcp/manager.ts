@@ -14,6 +14,7 @@ import type { McpServerSpec } from './spec.ts';
 import { redactSecrets, SECRET_ENV_NAMES } from '../../sandbox/env.ts';
 import { redactionSecrets } from './manager-secrets.ts';
 import { defaultImageLimits } from './images.ts';
+import { oauthStorePath } from './oauth-store.ts';
 import type { ImageLimits } from './images.ts';
 
 export const DEFAULT_START_TIMEOUT_MS = 10_000;
@@ -42,6 +43,8 @@ export interface McpManagerOptions {
   killGraceMs?: number;
   clientVersion?: string;
   onEvent?: (event: McpEvent) => void;
+  /** Where sign-ins are kept (default: the private state store); false: none are used. */
+  oauthStorePath?: string | false;
   /** The fetch for HTTP servers (the front-end passes one that honours proxies and AGENTX_CA_FILE). */
   fetch?: typeof fetch;
   /** For tests and benchmarks; the default is the dynamic import of the SDK. */
@@ -105,6 +108,7 @@ export class McpManager {
       clientVersion: opts.clientVersion ?? '0.0.0',
       redact: this.redact,
       fetch: opts.fetch,
+      oauthStorePath: opts.oauthStorePath === false ? undefined : (opts.oauthStorePath ?? oauthStorePath(opts.env)),
       onChange: () => this.changed(connection),
       });
       return connection;
