@@ -188,7 +188,11 @@ export class McpConnection {
     const { sdk } = this.opts;
     const url = new URL(server.url);
     const baseFetch = this.opts.fetch ?? fetch;
+    // The configured headers (often a token) go to the server's own origin only, not to an
+    // OAuth authorization server the SDK talks to through the same fetch.
     const fetchWithHeaders: typeof fetch = (input, init) => {
+      const target = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+      if (target.origin !== url.origin) return baseFetch(input, init);
       const headers = new Headers(init?.headers);
       for (const [k, v] of Object.entries(server.headers)) headers.set(k, v);
       return baseFetch(input, { ...init, headers });
