@@ -28,6 +28,12 @@ function printFixed(text: string): void {
 let stdio: StdioGuard | undefined;
 
 async function main(argv: string[]): Promise<number> {
+  // `agentx mcp add|remove|get|login|logout …` has its own flags (--env, --url, --header) and a command after --.
+  if (argv[0] === 'mcp' && ['add', 'remove', 'get', 'login', 'logout'].includes(argv[1] ?? '')) {
+    stdio = guardStdio(process);
+    const { runMcpCommand } = await import('./cli/mcp-command.ts');
+    return runMcpCommand(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`), process.cwd());
+  }
   const cli = parseArgs(argv);
   if (cli.command === 'help') {
     printFixed(helpText(VERSION));
@@ -62,8 +68,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cli.command === 'mcp-list') {
-    const { listMcpServers } = await import('./tools/mcp/list.ts');
-    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION });
+    const [{ listMcpServers }, { mcpFetch }] = await Promise.all([import('./tools/mcp/list.ts'), import('./frontends/mcp-fetch.ts')]);
+    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION, fetch: mcpFetch });
     process.stdout.write(`${list.lines.join('\n')}\n`);
     return list.ok ? 0 : 1;
   }

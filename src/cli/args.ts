@@ -227,6 +227,8 @@ export function helpText(version: string): string {
     '  agentx - < prompt.txt       one-shot with the message read from stdin',
     '  cmd | agentx "message"      one-shot: the message, then what cmd printed',
     ...commands,
+    '  agentx mcp add|get|remove NAME  edit your MCP servers (agentx mcp add NAME -- cmd args…; docs/mcp.md)',
+    '  agentx mcp login|logout NAME    OAuth sign-in to a remote MCP server',
     '',
     'Unknown commands are errors, not prompts: a command word with other words (agentx mcp add)',
     '  or a lone word like resume or login. Quote such a message as one argument',

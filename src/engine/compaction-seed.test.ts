@@ -1,7 +1,7 @@
 // Compaction checkpoints and seeds: where the next request starts, summaries, tool output caps.
 import { describe, expect, it } from 'vitest';
 import { emptyState, withCompaction, type CompactionCheckpoint, type SessionState, type TranscriptEntry } from '../store/state.ts';
-import { userMessage, type FunctionCallOutputItem, type InputItem, type ShellCallOutputItem } from '../wire/items.ts';
+import { functionOutputText, userMessage, type FunctionCallOutputItem, type InputItem, type ShellCallOutputItem } from '../wire/items.ts';
 import { chainStart, inputForNewChain, localSummary, recentUserMessages, summarySeed } from './compaction-seed.ts';
 import { capToolOutputItem, capToolOutputs, trimToolOutputs } from './tool-output-caps.ts';
 import type { ContextWindow } from './context.ts';
@@ -13,7 +13,7 @@ const checkpoint = (over: Partial<CompactionCheckpoint> = {}): CompactionCheckpo
 });
 const shellOutput: ShellCallOutputItem = { type: 'shell_call_output', call_id: 'call_1', output: [{ stdout: 'out', stderr: 'warn', outcome: { type: 'exit', exit_code: 2 } }] };
 const fnOutput = (output: string): FunctionCallOutputItem => ({ type: 'function_call_output', call_id: 'c', output });
-const outputOf = (v: InputItem | undefined): string => (v?.type === 'function_call_output' ? v.output : '');
+const outputOf = (v: InputItem | undefined): string => (v?.type === 'function_call_output' ? functionOutputText(v.output) : '');
 const userMsg = userMessage([], 'next');
 const said = (role: TranscriptEntry['role'], text: string): TranscriptEntry => ({ role, text });
 

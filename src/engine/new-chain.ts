@@ -1,7 +1,7 @@
 // Rebuilding a conversation on a new chain when the server no longer has the old one
 // (SPEC §3.6): the bounded local transcript and pending shell transcript become context.
 import type { SessionState } from '../store/state.ts';
-import { userMessage, type InputItem, type ToolOutputItem } from '../wire/items.ts';
+import { functionOutputText, userMessage, type InputItem, type ToolOutputItem } from '../wire/items.ts';
 import type { ContextWindow } from './context.ts';
 
 /** The local record sent to a new chain, at most (less when the context window is smaller). */
@@ -38,6 +38,7 @@ export function outputAsText(item: ToolOutputItem): string {
     case 'apply_patch_call_output': return `Result of patch ${item.call_id} (${item.status}):\n${item.output}`;
     // The approval request is on the lost chain: say what was decided instead.
     case 'mcp_approval_response': return `The user ${item.approve ? 'approved' : 'denied'} MCP approval request ${item.approval_request_id}${item.reason ? ` (${item.reason})` : ''}.`;
+    case 'function_call_output': return `Result of tool call ${item.call_id}:\n${functionOutputText(item.output)}`;
     default: return `Result of tool call ${item.call_id}:\n${item.output}`;
   }
 }

@@ -68,9 +68,9 @@ export async function startMcpSession(given: McpSessionOptions): Promise<McpSess
   const usable = wrapper !== null && 'refused' in wrapper ? specs.filter((spec) => spec.transport !== 'stdio') : specs;
   if (usable.length === 0) return { remote: remote.servers };
   const wrapCommand = typeof wrapper === 'function' ? (argv: string[], server: { cwd: string }): string[] => wrapper(argv, server.cwd) : undefined;
-  const { McpManager } = await import('../tools/mcp/manager.ts');
+  const [{ McpManager }, { mcpFetch }] = await Promise.all([import('../tools/mcp/manager.ts'), import('./mcp-fetch.ts')]);
   const options = {
-    specs: usable, env: o.env, secrets: [o.apiKey], projectDir: o.projectDir, clientVersion: VERSION, wrapCommand,
+    specs: usable, env: o.env, secrets: [o.apiKey], projectDir: o.projectDir, clientVersion: VERSION, wrapCommand, fetch: mcpFetch,
     onEvent: (ev: { type: string; server: string; reason?: string }) => {
       if (ev.type === 'server_failed') o.notice(`mcp: server ${ev.server} failed to start: ${ev.reason ?? 'unknown reason'}`);
     },

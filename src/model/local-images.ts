@@ -3,13 +3,18 @@
 // just before the request is sent. An image that is gone or changed since it was attached is
 // replaced by a one-line note, so a retry never sends different bytes than were shown.
 import { readImageFile, type ImageRead } from '../lib/image-file.ts';
-import type { ConversationItem, LocalImagePart, MessageItem, MessagePart } from '../wire/items.ts';
+import type { ConversationItem, FunctionCallOutputItem, LocalImagePart, MessageItem, MessagePart } from '../wire/items.ts';
 import type { ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
 export type ImageReader = (path: string) => Promise<ImageRead>;
 
-function hasLocalImage(item: ConversationItem): item is MessageItem {
+function hasLocalImage(item: ConversationItem): item is MessageItem | FunctionCallOutputItem {
+  if (item.type === 'function_call_output') return Array.isArray(item.output) && item.output.some((p) => p.type === 'local_image');
   return item.type === 'message' && item.role !== 'assistant' && item.content.some((p) => p.type === 'local_image');
+}
+
+async function inlineParts<P extends MessagePart>(parts: readonly P[], read: ImageReader): Promise<MessagePart[]> {
+  return Promise.all(parts.map((p) => (p.type === 'local_image' ? toWirePart(p, read) : Promise.resolve(p))));
 }
 
 async function toWirePart(part: LocalImagePart, read: ImageReader): Promise<MessagePart> {
@@ -24,8 +29,9 @@ export async function materializeImages<T extends ConversationItem>(input: T[], 
   if (!input.some(hasLocalImage)) return input;
   return Promise.all(input.map(async (item): Promise<T> => {
     if (!hasLocalImage(item)) return item;
-    const content = await Promise.all(item.content.map((p) => (p.type === 'local_image' ? toWirePart(p, read) : Promise.resolve(p))));
-    return { ...item, content };
+    // An MCP tool's images go inside its function_call_output (the API takes content parts there).
+    if (item.type === 'function_call_output') return { ...item, output: await inlineParts(typeof item.output === 'string' ? [] : item.output, read) };
+    return { ...item, content: await inlineParts(item.content, read) };
   }));
 }
 

@@ -1,6 +1,7 @@
 // MCP servers' tools as one registry entry: every tool of every connected server is offered as a
 // function `mcp__<server>__<tool>` (tools/mcp/naming.ts) and journaled, confirmed and shown like
 // any other call. The manager is passed in: its SDK is loaded lazily, only when servers exist.
+import type { FunctionOutputPart } from '../wire/items.ts';
 import type { McpCallRecord } from './mcp/call.ts';
 import type { McpManager } from './mcp/manager.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
@@ -16,8 +17,12 @@ export function createMcpTool(manager: McpManager): Tool<McpCall> {
       type: 'mcp_call_done', callId: call.callId, server: call.record.server, tool: call.record.tool,
       status: outcome.status, durationMs: outcome.durationMs, outputBytes: Buffer.byteLength(outcome.output, 'utf8'), truncatedBytes: outcome.cutBytes,
     });
+    // With images the output is content parts: the text, then each image (`input_image` once sent).
+    const output: string | FunctionOutputPart[] = outcome.images.length === 0
+      ? outcome.output
+      : [{ type: 'input_text', text: outcome.output }, ...outcome.images];
     return {
-      output: { type: 'function_call_output', call_id: call.callId, output: outcome.output },
+      output: { type: 'function_call_output', call_id: call.callId, output },
       summary: [`${call.title} → ${outcome.status}\n${outcome.output.slice(0, 400)}`],
       interrupted: outcome.status === 'interrupted',
     };

@@ -177,7 +177,18 @@ export interface ShellCallOutputItem {
   max_output_length?: number;
 }
 
-export interface FunctionCallOutputItem { type: 'function_call_output'; call_id: string; output: string }
+/**
+ * A function's output: text, or content parts (an MCP tool's text and images). Images are kept
+ * as `local_image` parts like a message's and become `input_image` only when sent.
+ */
+export interface FunctionCallOutputItem { type: 'function_call_output'; call_id: string; output: string | FunctionOutputPart[] }
+export type FunctionOutputPart = InputText | InputImage | LocalImagePart;
+
+/** A function output as text alone (images named), where content parts cannot go. */
+export function functionOutputText(output: string | readonly FunctionOutputPart[]): string {
+  if (typeof output === 'string') return output;
+  return output.map((p) => (p.type === 'input_text' ? p.text : p.type === 'local_image' ? `[image ${p.mime}, ${p.bytes} bytes]` : '[image]')).join('\n');
+}
 export interface CustomToolCallOutputItem { type: 'custom_tool_call_output'; call_id: string; output: string }
 export interface ApplyPatchCallOutputItem {
   type: 'apply_patch_call_output';
@@ -236,7 +247,7 @@ export function isToolOutputItem(v: unknown): v is ToolOutputItem {
   if (!isLoose(v) || typeof v.call_id !== 'string') return false;
   switch (v.type) {
     case 'shell_call_output': return Array.isArray(v.output) && v.output.every(isShellChunk);
-    case 'function_call_output':
+    case 'function_call_output': return typeof v.output === 'string' || (Array.isArray(v.output) && v.output.every(isMessagePart));
     case 'custom_tool_call_output': return typeof v.output === 'string';
     case 'apply_patch_call_output': return (v.status === 'completed' || v.status === 'failed') && typeof v.output === 'string';
     default: return false;

@@ -312,7 +312,7 @@ describe('connection errors', () => {
 
 describe('unknown subcommands are errors, not paid prompts', () => {
   const cases: [string[], RegExp][] = [
-    [['mcp', 'add', 'docs'], /^agentx: unknown command 'mcp add'; commands: setup, mcp list, clean \(to send it as a message, quote it: agentx "mcp add docs"\)/],
+    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
     [['resume'], /^agentx: 'resume' is not a command; commands: setup, mcp list, clean \(to send it as a message: agentx -- resume\)/],
     [['setup', 'eslint'], /unknown command 'setup eslint'/],
   ];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox, type Sandbox } from '../e2e/harness.ts';
-import { readMarks, STDIO_SERVER } from './helpers.ts';
+import { readMarks, RED_PNG, STDIO_SERVER } from './helpers.ts';
 
 let emu: Emulator;
 beforeAll(async () => { emu = await startEmulator(); });
@@ -41,6 +41,28 @@ describe('MCP tools in a session', () => {
     expect(types.slice(-2)).toEqual(['function_call', 'function_call_output']);
     expect(types.slice(0, -2).every((t) => t === 'message')).toBe(true);
     expect(replay.at(-1)?.output).toContain('once');
+  });
+
+  it('an image from an MCP tool reaches the model as input_image inside the function_call_output, also when the chain is replayed', async () => {
+    const box = sandbox(emu.baseUrl, {});
+    mkdirSync(join(box.home, '.config', 'agentx'), { recursive: true });
+    writeFileSync(join(box.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
+      kit: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'kit', 'photo'] },
+    } }));
+    const n = emu.requests.length;
+    emu.enqueue({ kind: 'function', name: 'mcp__kit__photo', arguments: '{}' }, { kind: 'forget' }, { kind: 'text', text: 'a red square' });
+    const r = await runCli(['look at the photo'], { cwd: box.cwd, env: box.env, timeoutMs: 30_000 });
+    expect(r).toMatchObject({ code: 0, stdout: 'a red square\n' });
+    const sent = emu.requests.slice(n).filter((q) => q.path === '/v1/responses');
+    expect(sent.map((q) => q.status)).toEqual([200, 400, 200]);
+    for (const q of [sent[1], sent[2]]) {
+      const input = (q?.body as { input: { type?: string; output?: unknown }[] }).input;
+      const output = input.find((i) => i.type === 'function_call_output')?.output;
+      expect(output).toEqual([
+        { type: 'input_text', text: 'a red square\n[image image/png, 73 bytes: image 1, attached]\n[audio audio/wav, 4 bytes: not shown]' },
+        { type: 'input_image', image_url: `data:image/png;base64,${RED_PNG}`, detail: 'auto' },
+      ]);
+    }
   });
 
   it('offers the tools, runs a call once and sends its output back; --json has the call', async () => {

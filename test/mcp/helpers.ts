@@ -10,6 +10,9 @@ export const SERVERS_DIR = fileURLToPath(new URL('./servers/', import.meta.url))
 export const STDIO_SERVER = join(SERVERS_DIR, 'stdio-server.mjs');
 export const HTTP_SERVER = join(SERVERS_DIR, 'http-server.mjs');
 
+/** The PNG the test servers' `photo` tool returns (servers/tools.mjs), base64. */
+export const RED_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==';
+
 export function stdioSpec(name: string, args: string[], extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
   return { name, file: '/test/.mcp.json', scope: 'user', transport: 'stdio', command: process.execPath, args: [STDIO_SERVER, ...args], env: {}, ...extra };
 }

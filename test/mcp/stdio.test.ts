@@ -1,11 +1,13 @@
 // The manager against real stdio MCP servers (test/mcp/servers): start in parallel with a
 // timeout, failures reported in one line, calls and their results, cancellation reaching the
 // server, list_changed, the environment servers get, and close() leaving no process behind.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpManager } from '../../src/tools/mcp/manager.ts';
 import type { McpEvent } from '../../src/tools/mcp/manager.ts';
 import { isAlive } from '../support/tools.ts';
-import { readMarks, stdioSpec, tempDir, waitUntil } from './helpers.ts';
+import { readMarks, RED_PNG, stdioSpec, tempDir, waitUntil } from './helpers.ts';
 import type { TempDir } from './helpers.ts';
 
 let dir: TempDir;
@@ -64,7 +66,7 @@ describe('stdio servers', () => {
     manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't'])], env: process.env, projectDir: dir.path, maxOutputBytes: 1000 });
     const call = (name: string, args: unknown = {}) => manager!.call(record(manager!, `mcp__t__${name}`, args));
     expect((await call('echo', { text: 'héllo' })).output).toBe('héllo');
-    expect((await call('image')).output).toBe('a red dot\n[image image/png, 16 bytes: not shown]');
+    expect((await call('image')).output).toBe('a red dot\n[image image/png, 16 bytes: not shown, not a PNG, JPEG, GIF or WebP image]');
     expect((await call('resources')).output).toBe([
       '[resource link: report.txt file:///tmp/report.txt (text/plain) — the report]',
       '[resource memo://one (text/plain)]', 'embedded text',
@@ -78,6 +80,27 @@ describe('stdio servers', () => {
     expect(await call('echo', {})).toMatchObject({ status: 'ok', output: 'undefined' });
     const bad = await manager.call({ kind: 'mcp', server: 't', tool: 'echo', arguments: '[1,2]' });
     expect(bad).toMatchObject({ status: 'not_sent', output: 'MCP tool echo on server t: arguments must be a JSON object' });
+  });
+
+  it('keeps an image for the model (0600, named by its hash); one over the size limit is refused with a note', async () => {
+    dir = tempDir();
+    const images = join(dir.path, 'images');
+    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't'])], env: process.env, projectDir: dir.path, images: { dir: images, maxBytes: 1024 } });
+    const photo = await manager.call(record(manager, 'mcp__t__photo', {}));
+    expect(photo.output).toBe('a red square\n[image image/png, 73 bytes: image 1, attached]\n[audio audio/wav, 4 bytes: not shown]');
+    expect(photo.images).toHaveLength(1);
+    const part = photo.images[0]!;
+    expect(part).toMatchObject({ type: 'local_image', mime: 'image/png', bytes: 73 });
+    expect(part.path).toBe(join(images, `${part.sha256}.png`));
+    expect(readFileSync(part.path).toString('base64')).toBe(RED_PNG);
+    expect(statSync(part.path).mode & 0o777).toBe(0o600);
+    expect(statSync(images).mode & 0o777).toBe(0o700);
+    await manager.close();
+    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't'])], env: process.env, projectDir: dir.path, images: { dir: join(dir.path, 'small'), maxBytes: 50 } });
+    const refused = await manager.call(record(manager, 'mcp__t__photo', {}));
+    expect(refused.images).toEqual([]);
+    expect(refused.output).toContain('[image image/png, 73 bytes: not shown, over the 50 bytes limit for images]');
+    expect(existsSync(join(dir.path, 'small'))).toBe(false);
   });
 
   it('aborting a call sends the MCP cancellation, which reaches the server', async () => {

@@ -3,7 +3,9 @@
 // `function_call_output`. Failures are outputs for the model, never exceptions.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { oneLine } from './connection.ts';
-import { resultToText } from './result.ts';
+import type { LocalImagePart } from '../../wire/items.ts';
+import type { ImageLimits } from './images.ts';
+import { resultToContent } from './result.ts';
 
 /** What the journal's `started` record holds for an MCP call: enough to show it and to resend it. */
 export interface McpCallRecord {
@@ -30,6 +32,8 @@ export interface McpCallOutcome {
   status: McpCallStatus;
   /** The text of the function_call_output. */
   output: string;
+  /** Images the tool returned, kept for the model (sent after the text, inside the same output). */
+  images: LocalImagePart[];
   cutBytes: number;
   durationMs: number;
 }
@@ -77,6 +81,8 @@ export interface RunContext {
   signal?: AbortSignal;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** Where images are kept and how large one may be; undefined: images become notes. */
+  imageLimits?: ImageLimits;
   /** Why the server cannot take the call now, if it cannot (then nothing is sent). */
   unavailable?: string;
   /** Reason given when the server went away during the call. */
@@ -103,17 +109,17 @@ function failureOutcome(err: unknown, ctx: RunContext): Pick<McpCallOutcome, 'st
 export async function runMcpCall(argsJson: string, ctx: RunContext): Promise<McpCallOutcome> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
-  const notSent = (why: string): McpCallOutcome => ({ status: 'not_sent', output: `MCP tool ${ctx.tool} on server ${ctx.server}: ${why}`, cutBytes: 0, durationMs: elapsed() });
+  const notSent = (why: string): McpCallOutcome => ({ status: 'not_sent', output: `MCP tool ${ctx.tool} on server ${ctx.server}: ${why}`, images: [], cutBytes: 0, durationMs: elapsed() });
   const args = parseArguments(argsJson);
   if (!args.ok) return notSent(args.error);
   if (ctx.unavailable !== undefined) return notSent(`not called: ${ctx.unavailable}`);
-  if (ctx.signal?.aborted) return { status: 'interrupted', output: `MCP tool ${ctx.tool} on server ${ctx.server}: interrupted before it was sent.`, cutBytes: 0, durationMs: 0 };
+  if (ctx.signal?.aborted) return { status: 'interrupted', output: `MCP tool ${ctx.tool} on server ${ctx.server}: interrupted before it was sent.`, images: [], cutBytes: 0, durationMs: 0 };
   try {
     const result = await ctx.send(args.value, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
-    const text = resultToText(result, ctx.maxOutputBytes);
-    return { status: text.isError ? 'tool_error' : 'ok', output: text.text, cutBytes: text.cutBytes, durationMs: elapsed() };
+    const content = await resultToContent(result, ctx.maxOutputBytes, ctx.imageLimits);
+    return { status: content.isError ? 'tool_error' : 'ok', output: content.text, images: content.images, cutBytes: content.cutBytes, durationMs: elapsed() };
   } catch (err) {
-    return { ...failureOutcome(err, ctx), cutBytes: 0, durationMs: elapsed() };
+    return { ...failureOutcome(err, ctx), images: [], cutBytes: 0, durationMs: elapsed() };
   }
 }
 

@@ -8,6 +8,8 @@ import { resolveSpec } from './resolve.ts';
 import type { ResolvedHttpServer, ResolvedStdioServer } from './resolve.ts';
 import type { McpServerSpec } from './spec.ts';
 import { SupervisedStdioTransport } from './stdio-transport.ts';
+import { StoredOAuthProvider } from './oauth-provider.ts';
+import { oauthKey, readOAuthEntry } from './oauth-store.ts';
 
 export type SdkModule = typeof Sdk;
 export type ServerState = 'starting' | 'ready' | 'failed' | 'closed';
@@ -26,6 +28,10 @@ export interface ConnectionOptions {
   clientVersion: string;
   /** Removes agentx's secrets from text that came from the server (its stderr in error lines). */
   redact?: (text: string) => string;
+  /** Where `agentx mcp login` keeps sign-ins; a signed-in HTTP server gets its tokens from there. */
+  oauthStorePath?: string;
+  /** The fetch HTTP transports use (the front-end's proxy-aware one); default: Node's. */
+  fetch?: typeof fetch;
   /** Called when the state or the tool list changed (start, failure, exit, list_changed). */
   onChange: () => void;
 }
@@ -181,18 +187,30 @@ export class McpConnection {
   private async connectHttp(server: ResolvedHttpServer, signal: AbortSignal): Promise<void> {
     const { sdk } = this.opts;
     const url = new URL(server.url);
+    const baseFetch = this.opts.fetch ?? fetch;
+    // The configured headers (often a token) go to the server's own origin only, not to an
+    // OAuth authorization server the SDK talks to through the same fetch.
     const fetchWithHeaders: typeof fetch = (input, init) => {
+      const target = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+      if (target.origin !== url.origin) return baseFetch(input, init);
       const headers = new Headers(init?.headers);
       for (const [k, v] of Object.entries(server.headers)) headers.set(k, v);
-      return fetch(input, { ...init, headers });
+      return baseFetch(input, { ...init, headers });
     };
+    // Signed in with `agentx mcp login`: the SDK adds the token and refreshes it on a 401.
+    const store = this.opts.oauthStorePath;
+    const key = oauthKey(this.name, server.url);
+    const authProvider = store !== undefined && readOAuthEntry(store, key)?.tokens !== undefined
+      ? new StoredOAuthProvider({ storePath: store, key, server: this.name })
+      : undefined;
+    const options = { fetch: fetchWithHeaders, ...(authProvider ? { authProvider } : {}) };
     if (server.transport === 'sse') {
       this.transportKind = 'sse';
-      return this.connectWith(this.newClient(), new sdk.SSEClientTransport(url, { fetch: fetchWithHeaders }), signal);
+      return this.connectWith(this.newClient(), new sdk.SSEClientTransport(url, options), signal);
     }
     this.transportKind = 'http';
     try {
-      await this.connectWith(this.newClient(), new sdk.StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders }), signal);
+      await this.connectWith(this.newClient(), new sdk.StreamableHTTPClientTransport(url, options), signal);
       return;
     } catch (err) {
       if (signal.aborted) throw err;
@@ -200,11 +218,13 @@ export class McpConnection {
       // Servers from before Streamable HTTP answer its POST with an error: try their protocol.
       this.transportKind = 'sse';
       try {
-        await this.connectWith(this.newClient(), new sdk.SSEClientTransport(url, { fetch: fetchWithHeaders }), signal);
+        await this.connectWith(this.newClient(), new sdk.SSEClientTransport(url, options), signal);
       } catch (sseErr) {
         if (signal.aborted) throw sseErr;
         this.transportKind = 'http';
-        throw new Error(`Streamable HTTP: ${messageOf(err)}; HTTP+SSE: ${messageOf(sseErr)}`);
+        const refused = httpStatus(err) === 401 || httpStatus(sseErr) === 401;
+        const hint = refused && authProvider === undefined ? ` (if it needs sign-in: agentx mcp login ${this.name})` : '';
+        throw new Error(`Streamable HTTP: ${messageOf(err)}; HTTP+SSE: ${messageOf(sseErr)}${hint}`);
       }
     }
   }

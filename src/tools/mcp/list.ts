@@ -12,6 +12,7 @@ export interface McpListOptions {
   clientVersion: string;
   startTimeoutMs?: number;
   wrapCommand?: McpManagerOptions['wrapCommand'];
+  fetch?: McpManagerOptions['fetch'];
 }
 
 export interface McpList {
@@ -83,7 +84,7 @@ export async function listMcpServers(opts: McpListOptions): Promise<McpList> {
     const { McpManager } = await import('./manager.ts');
     const manager = await McpManager.start({
       specs, env: opts.env, projectDir: opts.projectDir, clientVersion: opts.clientVersion,
-      startTimeoutMs: opts.startTimeoutMs, wrapCommand: opts.wrapCommand,
+      startTimeoutMs: opts.startTimeoutMs, wrapCommand: opts.wrapCommand, fetch: opts.fetch,
     });
     statuses = manager.servers();
     await manager.close();

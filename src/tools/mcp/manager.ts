@@ -13,6 +13,9 @@ import type { JsonObject } from './schema.ts';
 import type { McpServerSpec } from './spec.ts';
 import { redactSecrets, SECRET_ENV_NAMES } from '../../sandbox/env.ts';
 import { redactionSecrets } from './manager-secrets.ts';
+import { defaultImageLimits } from './images.ts';
+import { oauthStorePath } from './oauth-store.ts';
+import type { ImageLimits } from './images.ts';
 
 export const DEFAULT_START_TIMEOUT_MS = 10_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
@@ -35,9 +38,15 @@ export interface McpManagerOptions {
   callTimeoutMs?: number;
   maxOutputBytes?: number;
   maxDescriptionChars?: number;
+  /** Where images from tools are kept and their size limit (default: the private state store, 5 MB); false: notes only. */
+  images?: ImageLimits | false;
   killGraceMs?: number;
   clientVersion?: string;
   onEvent?: (event: McpEvent) => void;
+  /** Where sign-ins are kept (default: the private state store); false: none are used. */
+  oauthStorePath?: string | false;
+  /** The fetch for HTTP servers (the front-end passes one that honours proxies and AGENTX_CA_FILE). */
+  fetch?: typeof fetch;
   /** For tests and benchmarks; the default is the dynamic import of the SDK. */
   loadSdk?: () => Promise<SdkModule>;
 }
@@ -98,6 +107,8 @@ export class McpManager {
       killGraceMs: opts.killGraceMs,
       clientVersion: opts.clientVersion ?? '0.0.0',
       redact: this.redact,
+      fetch: opts.fetch,
+      oauthStorePath: opts.oauthStorePath === false ? undefined : (opts.oauthStorePath ?? oauthStorePath(opts.env)),
       onChange: () => this.changed(connection),
       });
       return connection;
@@ -174,6 +185,7 @@ export class McpManager {
       signal: opts.signal,
       timeoutMs: opts.timeoutMs ?? connection?.spec.toolTimeoutMs ?? this.opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       maxOutputBytes: this.opts.maxOutputBytes ?? DEFAULT_MCP_OUTPUT_BYTES,
+      imageLimits: this.opts.images === false ? undefined : (this.opts.images ?? defaultImageLimits(this.opts.env)),
       unavailable,
       serverError: () => connection?.error,
       send: (args, o) => {

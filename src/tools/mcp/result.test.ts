@@ -85,7 +85,7 @@ describe('call helpers', () => {
 
   it('gives the --json event fields of a finished call', () => {
     const record = { kind: 'mcp', server: 's', tool: 't', arguments: '{"a":1}' } as const;
-    expect(callEventFields(record, { status: 'tool_error', output: 'é', cutBytes: 3, durationMs: 12 })).toEqual({
+    expect(callEventFields(record, { status: 'tool_error', output: 'é', images: [], cutBytes: 3, durationMs: 12 })).toEqual({
       server: 's', tool: 't', arguments: '{"a":1}', status: 'tool_error', is_error: true, duration_ms: 12, output_bytes: 2, truncated_bytes: 3,
     });
   });

@@ -1,10 +1,14 @@
-// An MCP tool result turned into the text of a `function_call_output`. Text content is passed
-// through; images, audio and binary resources become a short note (the output is text, and
-// base64 would only burn context); resource links and embedded text resources are named with
-// their URI. The whole is capped head+tail like shell output.
+// An MCP tool result turned into the content of a `function_call_output`. Text content is passed
+// through; images go to the model as images when a place to keep them is given (images.ts),
+// else (and when too large or not an image) as a short note; audio and binary resources become a
+// note (base64 would only burn context); resource links and embedded text resources are named
+// with their URI. The text is capped head+tail like shell output.
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/client';
 import { capOutput } from '../output.ts';
 import { formatBytes } from '../../lib/text.ts';
+import type { LocalImagePart } from '../../wire/items.ts';
+import { base64Bytes, MAX_IMAGES_PER_RESULT, saveMcpImage } from './images.ts';
+import type { ImageLimits } from './images.ts';
 
 export interface ResultText {
   text: string;
@@ -14,12 +18,6 @@ export interface ResultText {
 }
 
 export const ERROR_PREFIX = 'The tool reported an error:';
-
-function base64Bytes(data: string): number {
-  const clean = data.replace(/\s+/g, '');
-  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
-}
 
 /** Content types newer than this code are named, not shown. */
 function typeName(block: unknown): string {
@@ -63,4 +61,32 @@ export function resultToText(result: CallToolResult, maxBytes: number): ResultTe
   if (body === '') body = isError ? '(no details)' : '(no output)';
   const capped = capOutput(isError ? `${ERROR_PREFIX}\n${body}` : body, maxBytes);
   return { text: capped.text, isError, cutBytes: capped.cutBytes };
+}
+
+export interface ResultContent extends ResultText {
+  /** Images for the model, in the order the server sent them (each named in the text too). */
+  images: LocalImagePart[];
+}
+
+/** As resultToText, with image blocks kept as images for the model where `limits` allow. */
+export async function resultToContent(result: CallToolResult, maxBytes: number, limits: ImageLimits | undefined): Promise<ResultContent> {
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  if (limits === undefined || !blocks.some((b) => b.type === 'image')) return { ...resultToText(result, maxBytes), images: [] };
+  const images: LocalImagePart[] = [];
+  const texts: ContentBlock[] = [];
+  for (const block of blocks) {
+    if (block.type !== 'image') {
+      texts.push(block);
+      continue;
+    }
+    const label = `[image ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}`;
+    if (images.length >= MAX_IMAGES_PER_RESULT) {
+      texts.push({ type: 'text', text: `${label}: not shown, only ${MAX_IMAGES_PER_RESULT} images of one result are]` });
+      continue;
+    }
+    const saved = await saveMcpImage(block.data, block.mimeType, limits);
+    if (saved.ok) images.push(saved.part);
+    texts.push({ type: 'text', text: saved.ok ? `${label}: image ${images.length}, attached]` : saved.note });
+  }
+  return { ...resultToText({ ...result, content: texts }, maxBytes), images };
 }

@@ -4,14 +4,17 @@
 //               names the POST endpoint /messages?sessionId=…); a POST to /sse is refused,
 //               as such servers do, which is what makes a client fall back
 // Flags: --token T  requires "Authorization: Bearer T" on every request (else 401).
+//        --oauth    is also its own OAuth authorization server (oauth.mjs) and requires a token it issued.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { createTestServer } from './tools.mjs';
+import { createAuthServer } from './oauth.mjs';
 
 const args = process.argv.slice(2);
 const token = args.includes('--token') ? args[args.indexOf('--token') + 1] : undefined;
+const oauth = args.includes('--oauth') ? createAuthServer() : undefined;
 
 const streamable = new Map(); // session id → transport
 const legacy = new Map(); // session id → LegacySseTransport
@@ -99,7 +102,22 @@ async function handleLegacy(req, res, url) {
   res.writeHead(405).end('method not allowed');
 }
 
+async function route(req, res) {
+  const url = new URL(req.url, 'http://localhost');
+  const base = `http://${req.headers.host}`;
+  if (await oauth.handle(req, res, url, base)) return;
+  if (!oauth.authorized(req)) return oauth.challenge(res, base);
+  await (url.pathname === '/mcp' ? handleStreamable(req, res) : handleLegacy(req, res, url));
+}
+
 const server = createServer((req, res) => {
+  if (oauth) {
+    route(req, res).catch((err) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(err));
+    });
+    return;
+  }
   if (token && req.headers.authorization !== `Bearer ${token}`) {
     res.writeHead(401, { 'content-type': 'text/plain' }).end('missing or wrong token');
     return;

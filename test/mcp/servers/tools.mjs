@@ -5,6 +5,9 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/server';
 
+/** A real 2×2 red PNG (73 bytes), for tests that the model gets the image itself. */
+const RED_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==';
+
 const LONG_TOOL = `a_tool_name_that_goes_on_${'and_on_'.repeat(8)}end`;
 
 /** Tool definitions, each with a schema of a different kind. */
@@ -34,6 +37,7 @@ function baseTools() {
     },
     { name: 'no_args', description: 'Takes nothing.', inputSchema: { type: 'object' } },
     { name: 'image', description: 'Returns an image and a caption.', inputSchema: { type: 'object', properties: {} } },
+    { name: 'photo', description: 'Returns a real PNG, a caption and a short audio clip.', inputSchema: { type: 'object', properties: {} } },
     { name: 'resources', description: 'Returns a resource link and an embedded resource.', inputSchema: { type: 'object' } },
     { name: 'fail', description: 'Always reports an error.', inputSchema: { type: 'object' } },
     {
@@ -82,6 +86,13 @@ async function call(name, args, ctx, state) {
     case 'no_args': return { content: [{ type: 'text', text: 'nothing needed' }] };
     case 'image': return {
       content: [{ type: 'text', text: 'a red dot' }, { type: 'image', data: Buffer.from('not really a png').toString('base64'), mimeType: 'image/png' }],
+    };
+    case 'photo': return {
+      content: [
+        { type: 'text', text: 'a red square' },
+        { type: 'image', data: RED_PNG, mimeType: 'image/png' },
+        { type: 'audio', data: Buffer.from('RIFF').toString('base64'), mimeType: 'audio/wav' },
+      ],
     };
     case 'resources': return {
       content: [

@@ -1,0 +1,141 @@
+// MCP over HTTP through a real forward proxy (fixtures/forward-proxy.ts): an http server reached
+// with absolute-URI requests, an https one through a CONNECT tunnel with TLS verified against a
+// private CA made here with openssl (AGENTX_CA_FILE), NO_PROXY going direct, and a dead proxy
+// named in one line without its credentials. The fetch is the front-end's (frontends/mcp-fetch.ts).
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mcpFetch } from '../../src/frontends/mcp-fetch.ts';
+import { McpManager } from '../../src/tools/mcp/manager.ts';
+import { startForwardProxy, type ForwardProxy } from './fixtures/forward-proxy.ts';
+import { HTTP_SERVER, httpSpec, tempDir, waitUntil } from './helpers.ts';
+import type { TempDir } from './helpers.ts';
+
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'AGENTX_CA_FILE'];
+
+let server: ChildProcess;
+let port = 0;
+let dir: TempDir;
+let tlsServer: tls.Server;
+let tlsPort = 0;
+let proxy: ForwardProxy;
+let manager: McpManager | undefined;
+
+beforeAll(async () => {
+  dir = tempDir('agentx-mcp-proxy-');
+  const openssl = (...args: string[]): void => { execFileSync('openssl', args, { cwd: dir.path, stdio: 'ignore' }); };
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx mcp test CA');
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+  execFileSync('sh', ['-c', 'echo "subjectAltName=DNS:localhost,IP:127.0.0.1" > ext.cnf'], { cwd: dir.path });
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'ext.cnf');
+  server = spawn(process.execPath, [HTTP_SERVER, '--token', 'tok-123'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  server.stdout?.on('data', (c: Buffer) => { out += c.toString('utf8'); });
+  port = Number(await waitUntil(() => /listening (\d+)/.exec(out)?.[1], 'the HTTP test server'));
+  // TLS in front of the MCP server: the private CA's certificate for localhost, plaintext behind.
+  tlsServer = tls.createServer({ key: readFileSync(join(dir.path, 'server.key')), cert: readFileSync(join(dir.path, 'server.pem')) }, (socket) => {
+    const up = net.connect(port, '127.0.0.1');
+    socket.pipe(up);
+    up.pipe(socket);
+    up.on('error', () => socket.destroy());
+    socket.on('error', () => up.destroy());
+  });
+  await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.1', r));
+  tlsPort = (tlsServer.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.kill();
+  await new Promise((r) => tlsServer.close(r));
+  dir.cleanup();
+});
+
+const saved: Record<string, string | undefined> = {};
+beforeEach(async () => {
+  for (const v of PROXY_VARS) {
+    saved[v] = process.env[v];
+    delete process.env[v];
+  }
+  proxy = await startForwardProxy();
+});
+afterEach(async () => {
+  await manager?.close();
+  manager = undefined;
+  await proxy.close();
+  for (const v of PROXY_VARS) {
+    if (saved[v] === undefined) delete process.env[v];
+    else process.env[v] = saved[v];
+  }
+});
+
+const headers = { Authorization: 'Bearer tok-123' };
+const withCredentials = (url: string): string => url.replace('http://', 'http://alice:s%3Acret@');
+const start = (url: string, transport: 'http' | 'sse' = 'http'): Promise<McpManager> =>
+  McpManager.start({ specs: [httpSpec('web', url, { headers, transport })], env: process.env, projectDir: '/', fetch: mcpFetch, images: false });
+
+async function echo(m: McpManager, text: string): Promise<string> {
+  return (await m.call(m.describeCall('mcp__web__echo', JSON.stringify({ text }))!)).output;
+}
+
+describe('MCP over HTTP through a proxy', () => {
+  it('http: Streamable HTTP via HTTP_PROXY with absolute-URI requests; the proxy alone gets its credentials', async () => {
+    process.env.HTTP_PROXY = withCredentials(proxy.url);
+    manager = await start(`http://127.0.0.1:${port}/mcp`);
+    expect(manager.servers()[0]).toMatchObject({ state: 'ready', transport: 'http' });
+    expect(await echo(manager, 'via proxy')).toBe('via proxy');
+    expect(proxy.forwarded).toContain(`POST http://127.0.0.1:${port}/mcp`);
+    expect(proxy.auth.every((a) => a === `Basic ${Buffer.from('alice:s:cret').toString('base64')}`)).toBe(true);
+    expect(JSON.stringify(manager.servers())).not.toContain('cret');
+  });
+
+  it('the older HTTP+SSE protocol streams through the proxy too', async () => {
+    process.env.HTTP_PROXY = proxy.url;
+    manager = await start(`http://127.0.0.1:${port}/sse`, 'sse');
+    expect(manager.servers()[0]).toMatchObject({ state: 'ready', transport: 'sse' });
+    expect(await echo(manager, 'old protocol')).toBe('old protocol');
+    expect(proxy.forwarded.some((f) => f.startsWith(`GET http://127.0.0.1:${port}/sse`))).toBe(true);
+  });
+
+  it('https: a CONNECT tunnel through HTTPS_PROXY, TLS verified against AGENTX_CA_FILE', async () => {
+    process.env.HTTPS_PROXY = withCredentials(proxy.url);
+    process.env.AGENTX_CA_FILE = join(dir.path, 'ca.pem');
+    manager = await start(`https://localhost:${tlsPort}/mcp`);
+    expect(manager.servers()[0]).toMatchObject({ state: 'ready', transport: 'http' });
+    expect(await echo(manager, 'tunnelled')).toBe('tunnelled');
+    expect(proxy.tunnels).toContain(`localhost:${tlsPort}`);
+    expect(proxy.forwarded).toEqual([]);
+  });
+
+  it('https with the private CA and no proxy: verified directly', async () => {
+    process.env.AGENTX_CA_FILE = join(dir.path, 'ca.pem');
+    manager = await start(`https://localhost:${tlsPort}/mcp`);
+    expect(await echo(manager, 'direct tls')).toBe('direct tls');
+    expect(proxy.tunnels).toEqual([]);
+  });
+
+  it('NO_PROXY sends a matching server directly', async () => {
+    process.env.HTTP_PROXY = proxy.url;
+    process.env.NO_PROXY = 'example.com, 127.0.0.0/8';
+    manager = await start(`http://127.0.0.1:${port}/mcp`);
+    expect(await echo(manager, 'direct')).toBe('direct');
+    expect(proxy.forwarded).toEqual([]);
+  });
+
+  it('a dead proxy: the server fails in one line naming the proxy, never its password', async () => {
+    const dead = await startForwardProxy();
+    const deadUrl = dead.url;
+    await dead.close();
+    process.env.HTTPS_PROXY = withCredentials(deadUrl);
+    process.env.AGENTX_CA_FILE = join(dir.path, 'ca.pem');
+    manager = await start(`https://localhost:${tlsPort}/mcp`);
+    const [line = ''] = manager.startupReport();
+    expect(line).toMatch(/^mcp: server web failed to start: .*proxy http:\/\/127\.0\.0\.1:\d+.*could not be reached/);
+    expect(line).not.toContain('cret');
+    expect(JSON.stringify(manager.servers())).not.toContain('cret');
+  });
+});
