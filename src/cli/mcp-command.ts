@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { userMcpConfigPath } from '../tools/mcp/approval.ts';
 import { addServer, getServer, McpEditError, removeServer, withHiddenValues } from '../tools/mcp/edit.ts';
-import { writeFileAtomicSync } from '../store/fs.ts';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { sanitizeLine } from '../ui/sanitize.ts';
 import { AgentxError, EXIT_FAILED, UsageError } from './errors.ts';
 
