@@ -70,6 +70,27 @@ function openPty(file, args, { cwd, env }) {
 }
 
 /**
+ * Process start to a ready prompt in a pty: spawn → the `ready` pattern on screen, `runs` times,
+ * each in a fresh process (what a person waits for every time they type `agentx`).
+ */
+export async function measureStart({ file, args, cwd, env, ready, runs }) {
+  const startMs = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = now();
+    const t = openPty(file, args, { cwd, env });
+    try {
+      const seen = await t.until(0, (s) => ready.test(strip(s)), 30_000, 'the prompt');
+      startMs.push(seen - t0);
+    } finally {
+      t.close();
+    }
+    // Let the killed process go before the next start, so runs do not overlap.
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return startMs;
+}
+
+/**
  * One conversation of `turns` turns. Each message is typed one key at a time (each letter's echo
  * timed), then Enter; first-token render is Enter → the first model output on screen (reasoning
  * summary or answer text of the emulator's default brain). Turns before `warmup` are not counted.

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { HAVE_TIME, REPO, writeBenchSection, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
-import { driveConversation } from './interactive.mjs';
+import { driveConversation, measureStart } from './interactive.mjs';
 import { compactionBench, compactionSection } from './compaction.mjs';
 import { cleanupDaily, hugeOutputRss, longSessionRss, oneshotVsNode } from './daily.mjs';
 
@@ -180,6 +180,24 @@ try {
     if (!hit) throw new Error('no request for turn 10 in the emulator log');
     return { bytes: hit.bytes, requests: requests.length, inputItems: Array.isArray(hit.body.input) ? hit.body.input.length : 1, previous: hit.body.previous_response_id ?? null, store: hit.body.store };
   };
+  // Start to a ready prompt, alternating the two programs so that machine noise hits both alike.
+  const starts = { agentx: [], codex: [] };
+  await section('interactive start', async () => {
+    const agentxStart = { file: process.execPath, args: [CLI], cwd: tmp('agentx-start'), env: agentxEnv, ready: /> \s*$/, runs: 1 };
+    const codexStart = peer.ok ? { file: peer.bin, args: [], cwd: tmp('codex-start'), env: codexEnv(codexHome(emu.baseUrl, () => tmp('codex-start-home'))), ready: /Ask Codex to do anything|for shortcuts/, runs: 1 } : null;
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      const a = await measureStart(agentxStart);
+      const c = codexStart ? await measureStart(codexStart) : [];
+      if (i >= WARMUP) { starts.agentx.push(...a); starts.codex.push(...c); }
+    }
+    const a = withSamples(starts.agentx);
+    const c = starts.codex.length > 0 ? withSamples(starts.codex) : null;
+    row({
+      name: 'interactive start: process start → ready prompt in a pty', agentx: `${spread(a)}, n=${a.n}`,
+      other: c ? `codex: ${spread(c)}, n=${c.n}` : peerNA ?? 'codex start failed', ratio: c ? `**${x(a.median / c.median)}**` : '—', target: 'report', verdict: 'reported',
+    });
+    notes.push('Interactive start: a fresh process in a 120×40 pty each time, from spawn until the prompt is drawn (agentx: its `>` prompt; codex: its composer hint), the two alternating, the first 3 of each not counted.');
+  });
   await section('interactive agentx', async () => {
     await emu.reset();
     const cwd = tmp('agentx-repl');
