@@ -47,8 +47,8 @@ it('is named so that `npm install -g` and `npx` find this package, and the comma
   expect([lock.name, lock.packages['']?.name]).toEqual([pkg.name, pkg.name]);
 });
 
-it('packs the launcher, the bundle, its fixed output and the README, and no sources, tests or benchmarks', () => {
-  expect(packed).toEqual(['README.md', 'bin/agentx.js', 'bin/package.json', 'dist/agentx.cjs', 'dist/fixed-output.json', 'package.json']);
+it('packs the launcher, the bundle, its fixed output, the README and the licence, and no sources, tests or benchmarks', () => {
+  expect(packed).toEqual(['LICENSE', 'README.md', 'bin/agentx.js', 'bin/package.json', 'dist/agentx.cjs', 'dist/fixed-output.json', 'package.json']);
 });
 
 it('installs globally from the tarball without the network, and the installed agentx answers', () => {
