@@ -94,6 +94,8 @@ function ratioCells(a, b) {
 }
 const spread = (s) => `${fmt(s.median)} (p10–p90 ${fmt(s.p10)}–${fmt(s.p90)})`;
 const withSamples = (samples) => ({ ...stats(samples), samples });
+/** agentx's REPL is ready: its prompt is drawn, with the status line under it (the composer). */
+const AGENTX_READY = /> \s*(?:\r?\n[^\n]*context left[^\n]*\s*)?$/;
 const verdict = (ok) => (ok ? 'met' : '**missed**');
 async function section(name, fn) {
   log(`== ${name}`);
@@ -183,7 +185,7 @@ try {
   // Start to a ready prompt, alternating the two programs so that machine noise hits both alike.
   const starts = { agentx: [], codex: [] };
   await section('interactive start', async () => {
-    const agentxStart = { file: process.execPath, args: [CLI], cwd: tmp('agentx-start'), env: agentxEnv, ready: /> \s*$/, runs: 1 };
+    const agentxStart = { file: process.execPath, args: [CLI], cwd: tmp('agentx-start'), env: agentxEnv, ready: AGENTX_READY, runs: 1 };
     const codexStart = peer.ok ? { file: peer.bin, args: [], cwd: tmp('codex-start'), env: codexEnv(codexHome(emu.baseUrl, () => tmp('codex-start-home'))), ready: /Ask Codex to do anything|for shortcuts/, runs: 1 } : null;
     for (let i = 0; i < WARMUP + RUNS; i++) {
       const a = await measureStart(agentxStart);
@@ -202,7 +204,7 @@ try {
     await emu.reset();
     const cwd = tmp('agentx-repl');
     interactive.agentx = await driveConversation({
-      file: process.execPath, args: [CLI], cwd, env: agentxEnv, ready: /> \s*$/, turns: TURNS, warmup: WARMUP,
+      file: process.execPath, args: [CLI], cwd, env: agentxEnv, ready: AGENTX_READY, turns: TURNS, warmup: WARMUP,
       onTurn: (n) => process.stderr.write(`\r  agentx REPL: turn ${n}/${TURNS}   `),
     });
     process.stderr.write('\n');

@@ -3,7 +3,7 @@
 // or a freeform custom tool. Parsing, matching and the all-or-nothing workspace writes live in
 // tools/patch/; this module plugs them into the registry.
 import type { ToolCallItem, ToolDefinition } from '../wire/items.ts';
-import { formatPatch, parsePatchCall, patchCallForm, patchToolDefinition, runPatchCall, type FileChange as PatchChange, type PatchToolForm } from './patch/index.ts';
+import { formatPatch, parsePatchCall, patchCallForm, patchToolDefinition, runPatchCall, type FileChange as PatchChange, type ParsedPatch, type PatchToolForm } from './patch/index.ts';
 import { notRunOutput } from './registry.ts';
 import type { FileChange, ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
 
@@ -12,6 +12,8 @@ export const PATCH_TOOL_SETTINGS: readonly PatchToolSetting[] = ['builtin', 'fun
 
 export interface PatchCall extends ParsedCall {
   item: ToolCallItem;
+  /** The call as parsed once, in `parse`: its form and operations. */
+  patch: ParsedPatch;
 }
 
 export interface PatchToolOptions {
@@ -37,7 +39,7 @@ export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
       ctx.progress({ type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: false, changes: [], message });
       return { output: notRunOutput(call.item, message), summary: [`apply_patch refused: ${message}`], interrupted: false };
     }
-    const outcome = await runPatchCall(call.item, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry, ...(opts.hidden ? { hidden: opts.hidden } : {}) });
+    const outcome = await runPatchCall(call.patch, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry, ...(opts.hidden ? { hidden: opts.hidden } : {}) });
     const changes = outcome.result.ok ? outcome.result.changes.map(fileChange) : [];
     ctx.progress({
       type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: outcome.result.ok, changes,
@@ -58,7 +60,7 @@ export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
       const title = ops.map((op) => (op.type === 'update' && op.moveTo !== null ? `${op.path} → ${op.moveTo}` : op.path)).join(', ');
       const lines = formatPatch(ops).split('\n');
       const preview = lines.length > PREVIEW_LINES ? [...lines.slice(0, PREVIEW_LINES), `… ${lines.length - PREVIEW_LINES} more lines`] : lines;
-      return { ok: true, call: { callId: item.call_id, title: `edit ${title}`, commands: [], preview, item } };
+      return { ok: true, call: { callId: item.call_id, title: `edit ${title}`, commands: [], preview, item, patch: parsed.call } };
     },
     run,
   };

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyPatch, parsePatch, runPatchCall } from './index.ts';
+import { applyPatch, parsePatch, parsePatchCall, runPatchCall, type ParsedPatch } from './index.ts';
 
 let root: string;
 beforeEach(() => {
@@ -13,23 +13,24 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const PATCH = '*** Begin Patch\n*** Update File: a.txt\n x\n+inserted\n y\n*** Update File: b.txt\n-b\n+B\n*** End Patch\n';
-const custom = (input: string) => ({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'call_c', input });
+const custom = (input: string): ParsedPatch => {
+  const parsed = parsePatchCall({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'call_c', input });
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.call;
+};
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
 
 describe('runPatchCall', () => {
-  it('applies a call and returns its output item, event and display data', async () => {
+  it('applies a call and returns its output item and the changes', async () => {
     const out = await runPatchCall(custom(PATCH), { root });
     expect(out.output).toEqual({ type: 'custom_tool_call_output', call_id: 'call_c', output: 'Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)' });
-    expect(out.event).toMatchObject({ status: 'completed', added: 2, removed: 1 });
-    expect(out.display.ok && out.display.files.map((f) => f.summary)).toEqual(['Updated a.txt (+1 -0)', 'Updated b.txt (+1 -1)']);
+    expect(out.result.ok && out.result.changes.map((c) => [c.path, c.added, c.removed])).toEqual([['a.txt', 1, 0], ['b.txt', 1, 1]]);
   });
 
-  it('answers a malformed call as failed without touching anything', async () => {
-    const item = { type: 'apply_patch_call', call_id: 'call_b', status: 'completed', operation: { type: 'update_file', path: 'a.txt', diff: 'nonsense\n' } };
-    const out = await runPatchCall(item, { root });
+  it('a call that fails answers in its own form, as failed, without touching anything', async () => {
+    const out = await runPatchCall({ form: 'builtin', callId: 'call_b', operations: [{ type: 'delete', path: 'missing.txt' }, { type: 'delete', path: 'a.txt' }] }, { root });
     expect(out.output).toMatchObject({ type: 'apply_patch_call_output', call_id: 'call_b', status: 'failed' });
-    expect(out.output.output).toContain('line 1: "nonsense" in the update of a.txt is not a diff line');
-    expect(out.event).toMatchObject({ status: 'failed', files: [] });
+    expect(out.output.output).toContain('cannot delete missing.txt: no such file');
     expect(read('a.txt')).toBe('x\ny\n');
   });
 

@@ -17,7 +17,7 @@ export { alreadyApplied, preImage } from './applied.ts';
 export type { AppliedCheck } from './applied.ts';
 export { formatPatch, toBuiltinOperation } from './serialize.ts';
 export { parsePatchCall, patchCallForm, patchOutputItem } from './wire.ts';
-export type { ParsedPatchCall, PatchCall, PatchOutputItem } from './wire.ts';
+export type { ParsedPatchCall, PatchCall as ParsedPatch, PatchOutputItem } from './wire.ts';
 export {
   APPLY_PATCH_NAME,
   CUSTOM_DESCRIPTION,
@@ -28,7 +28,5 @@ export {
   patchToolDefinition,
 } from './definitions.ts';
 export type { PatchToolDefinition, PatchToolForm } from './definitions.ts';
-export { patchDisplay, patchEventData } from './report.ts';
-export type { PatchDisplay, PatchEventData, PatchFileDisplay, PatchFileEvent } from './report.ts';
 export { runPatchCall } from './call.ts';
 export type { PatchCallOutcome } from './call.ts';

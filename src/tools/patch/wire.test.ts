@@ -1,15 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  applyPatch,
   FUNCTION_PARAMETERS,
   LARK_GRAMMAR,
   parsePatchCall,
   patchCallForm,
-  patchDisplay,
-  patchEventData,
   patchOutputItem,
   patchToolDefinition,
 } from './index.ts';
@@ -71,31 +65,6 @@ describe('patchToolDefinition', () => {
     expect(custom.type === 'custom' && custom.description).toContain('freeform');
     for (const marker of ['*** Begin Patch', '*** Add File: ', '*** Delete File: ', '*** Update File: ', '*** Move to: ', '*** End of File', '*** End Patch', '%import common.LF']) {
       expect(LARK_GRAMMAR).toContain(marker);
-    }
-  });
-});
-
-describe('patchEventData / patchDisplay', () => {
-  it('describe a completed and a failed call', async () => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-wire-')));
-    try {
-      writeFileSync(join(root, 'b.txt'), 'b\n');
-      const parsed = parsePatchCall({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'c1', input: ENVELOPE });
-      if (!parsed.ok) throw new Error(parsed.error);
-      const done = await applyPatch(parsed.call.operations, { root });
-      expect(patchEventData('c1', 'custom', parsed.call.operations, done)).toEqual({
-        call_id: 'c1', form: 'custom', status: 'completed', added: 1, removed: 0, error: null,
-        files: [{ operation: 'add', path: 'a.txt', move_path: null, added: 1, removed: 0 }],
-      });
-      expect(patchDisplay(done)).toEqual({ ok: true, files: [{ summary: 'Added a.txt (+1 -0)', added: 1, removed: 0, diff: '--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,1 @@\n+hi\n' }] });
-      const ops = [{ type: 'update' as const, path: 'b.txt', moveTo: 'c.txt', hunks: [] }, { type: 'delete' as const, path: 'missing.txt' }];
-      const failed = await applyPatch(ops, { root });
-      const event = patchEventData('c2', 'function', ops, failed);
-      expect(event).toMatchObject({ status: 'failed', added: 0, removed: 0, files: [{ operation: 'move', path: 'b.txt', move_path: 'c.txt', added: null }, { operation: 'delete', path: 'missing.txt' }] });
-      expect(event.error).toBe('cannot delete missing.txt: no such file');
-      expect(patchDisplay(failed)).toEqual({ ok: false, error: 'cannot delete missing.txt: no such file' });
-    } finally {
-      rmSync(root, { recursive: true, force: true });
     }
   });
 });
