@@ -228,42 +228,58 @@ function toWireEvent(raw: unknown): WireEvent {
   }
 }
 
-export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
-  // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
-  installLiteWebGlobals();
-  const { default: OpenAI } = await import('openai');
-  const endpoint = displayUrl(opts.baseUrl);
-  const auth = wireAuth(opts.provider ?? 'openai', opts.apiKey, opts.azureApiVersion);
-  const sdk = new OpenAI({
-    defaultHeaders: { ...opts.extraHeaders, ...auth.headers },
-    defaultQuery: auth.query,
-    apiKey: opts.apiKey,
-    baseURL: opts.baseUrl,
-    organization: opts.organization ?? null,
-    project: opts.project ?? null,
-    // Our own recovery decides about retries (SPEC §3.6); the idle timer below catches stuck streams.
-    maxRetries: 0,
-    // The SDK's timeout ends when fetch resolves, i.e. it is exactly a time-to-headers limit.
-    timeout: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-    fetch: nodeFetch,
-    // The SDK logs unparsable events to the console; we report them as one classified failure.
-    logLevel: 'off',
-  });
+type OpenAIClass = (typeof import('openai'))['default'];
+
+/**
+ * The model client: one streamed Responses call (over HTTP+SSE through the SDK, or over the
+ * WebSocket transport) turned into our events, with idle and header timeouts and classified
+ * failures; and the /responses/compact call. Built by createOpenAIClient once the SDK is loaded.
+ */
+export class ResponsesClient implements ModelClient {
+  readonly #OpenAI: OpenAIClass;
+  readonly #sdk: InstanceType<OpenAIClass>;
+  readonly #opts: ClientOptions;
+  readonly #endpoint: string;
+  readonly #socketEvents: ReturnType<typeof socketTransport>;
+
+  constructor(OpenAI: OpenAIClass, opts: ClientOptions) {
+    this.#OpenAI = OpenAI;
+    this.#opts = opts;
+    this.#endpoint = displayUrl(opts.baseUrl);
+    const auth = wireAuth(opts.provider ?? 'openai', opts.apiKey, opts.azureApiVersion);
+    this.#sdk = new OpenAI({
+      defaultHeaders: { ...opts.extraHeaders, ...auth.headers },
+      defaultQuery: auth.query,
+      apiKey: opts.apiKey,
+      baseURL: opts.baseUrl,
+      organization: opts.organization ?? null,
+      project: opts.project ?? null,
+      // Our own recovery decides about retries (SPEC §3.6); the idle timer below catches stuck streams.
+      maxRetries: 0,
+      // The SDK's timeout ends when fetch resolves, i.e. it is exactly a time-to-headers limit.
+      timeout: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      fetch: nodeFetch,
+      // The SDK logs unparsable events to the console; we report them as one classified failure.
+      logLevel: 'off',
+    });
+    // WebSocket mode when chosen (transport.ts); null means "send this one over HTTP".
+    this.#socketEvents = socketTransport({
+      ...opts, query: auth.query, endpoint: this.#endpoint, handshakeTimeoutMs: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      apiError: (status, body) => OpenAI.APIError.generate(status, { error: body }, undefined, new Headers()),
+    });
+  }
 
   /** The SDK error class, by instanceof (class names do not survive minification). */
-  const sdkKindOf = (err: unknown): 'abort' | 'timeout' | 'connection' | undefined => (
-    err instanceof OpenAI.APIUserAbortError ? 'abort'
+  #sdkKindOf(err: unknown): 'abort' | 'timeout' | 'connection' | undefined {
+    const OpenAI = this.#OpenAI;
+    return err instanceof OpenAI.APIUserAbortError ? 'abort'
       : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout'
-        : err instanceof OpenAI.APIConnectionError ? 'connection' : undefined
-  );
+        : err instanceof OpenAI.APIConnectionError ? 'connection' : undefined;
+  }
 
-  // WebSocket mode when chosen (transport.ts); null means "send this one over HTTP".
-  const socketEvents = socketTransport({
-    ...opts, query: auth.query, endpoint, handshakeTimeoutMs: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-    apiError: (status, body) => OpenAI.APIError.generate(status, { error: body }, undefined, new Headers()),
-  });
-
-  async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const opts = this.#opts;
+    const endpoint = this.#endpoint;
     const idle = new AbortController();
     let idleTimer: NodeJS.Timeout | undefined;
     // After response.completed the rest of the stream is only drained (so the keep-alive
@@ -284,7 +300,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     log?.('request', withoutToolSecrets(request));
     try {
       touch();
-      const events = (await socketEvents(request, combined)) ?? await sdk.responses.create(toSdkRequest(request), { signal: combined });
+      const events = (await this.#socketEvents(request, combined)) ?? await this.#sdk.responses.create(toSdkRequest(request), { signal: combined });
       streaming = true;
       for await (const raw of events) {
         touch();
@@ -333,7 +349,7 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
       if (idle.signal.aborted && !signal.aborted) {
         throw new ModelError(`no data from the server for ${Math.round(opts.idleTimeoutMs / 1000)} s`, 'retryable', { partialText });
       }
-      const sdkKind = sdkKindOf(err);
+      const sdkKind = this.#sdkKindOf(err);
       let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText })
         : sdkKind === 'timeout' ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, endpoint)
           : classifyFailure(err, sdkKind, endpoint);
@@ -357,19 +373,25 @@ export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClie
     }
   }
 
-  async function compact(request: CompactRequest, signal: AbortSignal): Promise<CompactedOutput> {
+  async compact(request: CompactRequest, signal: AbortSignal): Promise<CompactedOutput> {
+    const opts = this.#opts;
     opts.log?.('request', { compact: request });
     try {
       // A signal of its own: the SDK leaves a listener on the signal it is given, and the turn's
       // signal lives for many requests.
-      const res = await sdk.responses.compact(request, { signal: AbortSignal.any([signal]), timeout: opts.idleTimeoutMs });
+      const res = await this.#sdk.responses.compact(request, { signal: AbortSignal.any([signal]), timeout: opts.idleTimeoutMs });
       return { id: res.id, output: compactedInput(Array.isArray(res.output) ? res.output : []), usage: toUsage(res.usage) };
     } catch (err) {
-      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, sdkKindOf(err), endpoint);
+      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err, this.#sdkKindOf(err), this.#endpoint);
       opts.log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
       throw failure;
     }
   }
+}
 
-  return { stream, compact };
+export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
+  // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
+  installLiteWebGlobals();
+  const { default: OpenAI } = await import('openai');
+  return new ResponsesClient(OpenAI, opts);
 }
