@@ -158,12 +158,15 @@ describe('exec_command with a PTY', () => {
   it('interrupts the foreground program with \\u0003', async () => {
     const script = 'import time\ntry:\n    print("ready", flush=True); time.sleep(600)\nexcept KeyboardInterrupt:\n    print("interrupted", flush=True)\n';
     const first = await call(execTool, { cmd: `python3 -c '${script}'`, tty: true, yield_time_ms: 1_500 });
-    expect(first).toContain('ready');
+    // On a loaded machine python may take longer than the yield to start: poll until it is ready.
+    let seen = first;
+    for (let i = 0; i < 4 && !seen.includes('ready'); i++) seen = await call(writeTool, { session_id: sessionOf(first), chars: '' });
+    expect(seen).toContain('ready');
     const after = await call(writeTool, { session_id: sessionOf(first), chars: '\u0003', yield_time_ms: 3_000 });
     expect(after).toContain('interrupted');
     // The program caught it; the shell around it may die of the same SIGINT.
     expect(after).toMatch(/Process (exited with code 0|was killed by SIGINT)/);
-  }, 15_000);
+  }, 40_000);
 
   it('is a terminal for the command', async () => {
     const out = await call(execTool, { cmd: 'test -t 0 && test -t 1 && echo is-a-tty', tty: true, yield_time_ms: 3_000 });

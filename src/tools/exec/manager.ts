@@ -44,6 +44,8 @@ export class ExecManager {
   private readonly listeners = new Set<(ev: ExecEvent) => void>();
   private lifeline: Lifeline | undefined;
   private nextId = 1000;
+  /** Sessions of an earlier agentx process of this conversation, which ended with it (store/exec-registry.ts). */
+  private readonly endedEarlier = new Map<number, string>();
   private exitHook: (() => void) | undefined;
 
   constructor(private readonly opts: ExecManagerOptions = {}) {}
@@ -75,6 +77,22 @@ export class ExecManager {
 
   get(id: number): ExecSession | undefined {
     return this.sessions.get(id);
+  }
+
+  /**
+   * Sessions an earlier agentx process ran, which ended with it: their ids are not given out
+   * again (the model may still write to one), and write_stdin to one is told what happened.
+   */
+  rememberEndedEarlier(sessions: readonly { id: number; command: string }[]): void {
+    for (const s of sessions) {
+      this.endedEarlier.set(s.id, s.command);
+      this.nextId = Math.max(this.nextId, s.id + 1);
+    }
+  }
+
+  /** The command of a session that ended with an earlier agentx process, if `id` was one. */
+  endedEarlierCommand(id: number): string | undefined {
+    return this.endedEarlier.get(id);
   }
 
   /** Forgets an ended session once the model has been told how it ended. */

@@ -32,10 +32,13 @@ export interface SessionInfo {
 
 /** Longest last line kept for /ps; the rest of a long line is of no use in a listing. */
 const LAST_LINE_CHARS = 200;
+/** The end of the output kept for the crash report (what the session printed last, whatever was read). */
+const RECENT_CHARS = 1000;
 
 export class ExecSession {
   private buffer = new OutputCollector(SESSION_BUFFER_BYTES);
   private lastLineText = '';
+  private recentText = '';
   private exitInfo: SessionExit | undefined;
   private readonly waiters = new Set<() => void>();
   private stopRequested = false;
@@ -61,17 +64,25 @@ export class ExecSession {
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
     this.buffer.push(chunk);
-    this.rememberLastLine(chunk);
+    this.rememberEnd(chunk);
     this.onChunk?.(chunk);
   }
 
-  private rememberLastLine(chunk: Buffer): void {
+  private rememberEnd(chunk: Buffer): void {
     // Only the end of a chunk can hold the last line, and decoding a flood whole would make
     // garbage at its own rate: the last bytes only (a character cut at their start is trimmed away).
-    const tail = chunk.subarray(Math.max(0, chunk.length - 4 * LAST_LINE_CHARS)).toString('utf8');
+    const cut = chunk.length > RECENT_CHARS * 4;
+    const tail = chunk.subarray(cut ? chunk.length - RECENT_CHARS * 4 : 0).toString('utf8');
+    // A chunk longer than what is kept replaces it; a short one extends it.
+    this.recentText = (cut ? tail : this.recentText + tail).slice(-RECENT_CHARS);
     const lines = tail.split(/\r?\n|\r/).map((l) => l.trim()).filter((l) => l !== '');
     const last = lines.at(-1);
     if (last !== undefined) this.lastLineText = last.slice(-LAST_LINE_CHARS);
+  }
+
+  /** The end of everything it printed (about the last 1000 characters), read or not. */
+  recentOutput(): string {
+    return this.recentText;
   }
 
   markStopping(): void {
