@@ -38,9 +38,25 @@ export interface ExecSpawn {
  */
 const LIFELINE_SCRIPT = `exec 3<"$1" || exit 125\nshift\n${SUPERVISOR_SCRIPT}`;
 
+/** Where the supervisor's watcher gets its descriptors (supervisor.ts): standard input first. */
+const WATCHER_REDIRECTS = ') </dev/null';
+
+/**
+ * With a PTY the watcher also keeps a descriptor on the terminal (fd 6, a copy of its standard
+ * output: sh gives a background job /dev/null as standard input before any redirection) for as
+ * long as the session lives. Without it, a program that closes its terminal and runs on (a
+ * daemon, `exec >/dev/null 2>&1`) closes the last descriptor of the slave: node-pty reads EIO,
+ * closes the master, and the kernel hangs the program up (SIGHUP) — a running server reported as
+ * "killed by SIGHUP" 20 ms after it detached.
+ */
+export const PTY_LIFELINE_SCRIPT = (() => {
+  if (!LIFELINE_SCRIPT.includes(WATCHER_REDIRECTS)) throw new Error('the supervisor script changed: its watcher redirects are not where exec sessions expect them');
+  return LIFELINE_SCRIPT.replace(WATCHER_REDIRECTS, ') 6>&1 </dev/null');
+})();
+
 function supervisorArgs(s: ExecSpawn): string[] {
   const graceSeconds = String(Math.max(1, Math.ceil(s.graceMs / 1000)));
-  return ['-c', LIFELINE_SCRIPT, 'agentx-exec', s.lifeline, graceSeconds, ...s.argv];
+  return ['-c', s.tty ? PTY_LIFELINE_SCRIPT : LIFELINE_SCRIPT, 'agentx-exec', s.lifeline, graceSeconds, ...s.argv];
 }
 
 /** After the command exits, how long its pipes may still deliver output (a background job may hold them forever). */
