@@ -49,9 +49,11 @@ describe('exec sessions in the REPL', () => {
     await prompt(a);
     const child = `sleep 5${Math.floor(Math.random() * 90 + 10)}`;
     const fg = `sleep 4${Math.floor(Math.random() * 90 + 10)}`;
+    // One that leaves the session's process group and session (setsid): the sandbox's PID namespace still ends it.
+    const escaped = `sleep 3${Math.floor(Math.random() * 90 + 10)}`;
     const mark = `ready-${Math.random().toString(36).slice(2, 8)}`;
     suite.emu.enqueue(
-      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `${child} & echo ${mark}; ${fg}`, yield_time_ms: 500 }) },
+      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `${child} & setsid ${escaped} & echo ${mark}; ${fg}`, yield_time_ms: 500 }) },
       { kind: 'text', text: 'server started' },
     );
     await turn(a, 'start it', 'server started');
@@ -59,10 +61,11 @@ describe('exec sessions in the REPL', () => {
     expect(session).toBeDefined();
     expect(processesRunning(child).length).toBeGreaterThan(0);
     expect(processesRunning(fg).length).toBeGreaterThan(0);
+    expect(processesRunning(escaped).length).toBeGreaterThan(0);
     process.kill(a.pid, 'SIGKILL');
     await a.exited;
     // The lifeline: the foreground command and the child it left in the background, both gone.
-    expect(await waitFor(() => processesRunning(child).length === 0 && processesRunning(fg).length === 0, 5_000)).toBe(true);
+    expect(await waitFor(() => [child, fg, escaped].every((m) => processesRunning(m).length === 0), 5_000)).toBe(true);
 
     const b = suite.start(sb);
     await b.waitFor('1 exec session ended when the previous agentx process ended');
