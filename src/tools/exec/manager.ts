@@ -120,7 +120,7 @@ export class ExecManager {
     try {
       session.process = await spawnExecProcess({
         argv: spec.argv, cwd: spec.cwd, env: spec.env, tty: spec.tty, lifeline: this.ensureLifeline().path,
-        graceMs: this.opts.graceMs ?? SESSION_KILL_GRACE_MS,
+        graceMs: this.opts.graceMs ?? SESSION_KILL_GRACE_MS, tempDir: this.opts.tempDir,
         onData: (chunk) => session.push(chunk),
         onExit: (code, signal) => {
           session.ended(code, signal);
