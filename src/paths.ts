@@ -51,3 +51,8 @@ export function conversationLogPath(env: NodeJS.ProcessEnv, home: string, worksp
 export function logDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(homeDir(env), '.agentx-logs');
 }
+
+/** The project's exec-session registry files (store/exec-registry.ts): `<private store>/exec-sessions/<project>/`. */
+export function execRegistryDir(env: NodeJS.ProcessEnv, home: string, workspaceRealPath: string): string {
+  return join(privateStateDir(env, home), 'exec-sessions', projectName(workspaceRealPath));
+}

@@ -23,3 +23,22 @@ export function isExitedProcess(pid: number, read?: (path: string) => string): b
   const state = procState(pid, read);
   return state === 'Z' || state === 'X';
 }
+
+/**
+ * When the process started, in clock ticks since boot (field 22 of /proc/<pid>/stat), or
+ * undefined when unreadable. A pid and its start time name one process: a pid the kernel has
+ * reused belongs to a process that started later.
+ */
+export function procStartTime(pid: number, read: (path: string) => string = (p) => readFileSync(p, 'latin1')): string | undefined {
+  let stat: string;
+  try {
+    stat = read(`/proc/${pid}/stat`);
+  } catch {
+    return undefined;
+  }
+  const close = stat.lastIndexOf(')');
+  if (close === -1) return undefined;
+  // After "pid (comm)" the fields start at 3 (state); start time is field 22.
+  const value = stat.slice(close + 1).trim().split(' ')[22 - 3];
+  return value !== undefined && /^\d+$/.test(value) ? value : undefined;
+}

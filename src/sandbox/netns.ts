@@ -8,18 +8,25 @@
 // - The holder is `bwrap --unshare-net … cat`; bwrap brings its loopback up. Its `--info-fd` says
 //   the pid of the process inside, whose /proc/PID/ns/net is the namespace. `cat` reads a pipe
 //   only agentx writes to: it ends with agentx, however agentx ends (kill -9 included).
-// - A command joins with `nsenter --net=/proc/PID/ns/net` (plus the holder's user namespace, which
-//   owns the network namespace, when agentx is not root) in front of its own bwrap, which then
-//   leaves out --unshare-net.
+// - agentx opens the holder's /proc/PID/ns/net (and ns/user) at once, while the holder is known to
+//   be alive, and keeps them open. A command joins with `nsenter --net=/proc/<agentx>/fd/N` (plus
+//   the user namespace, which owns the network namespace, when agentx is not root) in front of its
+//   own bwrap, which then leaves out --unshare-net. Joining through agentx's own descriptors, not
+//   the holder's pid: if the holder died and the kernel gave its pid to another process, a path
+//   by pid would put the command in *that* process's namespaces (the host network, say); a
+//   descriptor always names the namespace agentx created, and keeps it alive too.
 // - The join is tried once (a sandboxed `true`); when it fails (no nsenter, a kernel that refuses),
 //   commands keep their private namespace as before and the person is told once.
 import type { ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { nodeChildProcess } from '../lib/builtins.ts';
 
 export interface SessionNetns {
   /** What goes before the bwrap executable to run inside the shared namespace. */
   prefix: string[];
+  /** The process inside the holder (diagnostics and tests; commands never join by it). */
+  holderPid: number;
 }
 
 let holder: Promise<SessionNetns | { failed: string }> | undefined;
@@ -78,14 +85,37 @@ async function startHolder(bwrapPath: string, isRoot: boolean): Promise<SessionN
     child.kill('SIGKILL');
     return { failed: err instanceof Error ? err.message : String(err) };
   }
-  const ns = `/proc/${pid}/ns`;
+  // Opened now, while bwrap still runs (it exits with the process inside, and the exit has not
+  // been seen): the pid is the holder's, not a reused one.
+  const held = child.exitCode === null && child.signalCode === null ? openNamespaces(pid, isRoot) : undefined;
+  if (held === undefined) {
+    child.kill('SIGKILL');
+    return { failed: 'the namespace holder ended before its namespace could be opened' };
+  }
+  const fd = (n: number): string => `/proc/${process.pid}/fd/${n}`;
   // Not root: the namespace belongs to the holder's user namespace, which must be joined too.
-  const prefix = isRoot ? ['nsenter', `--net=${ns}/net`, '--'] : ['nsenter', `--user=${ns}/user`, `--net=${ns}/net`, '--preserve-credentials', '--'];
+  const prefix = held.user === undefined
+    ? ['nsenter', `--net=${fd(held.net)}`, '--']
+    : ['nsenter', `--user=${fd(held.user)}`, `--net=${fd(held.net)}`, '--preserve-credentials', '--'];
   if (!(await runsOk([...prefix, bwrapPath, '--ro-bind', '/', '/', '--', 'true']))) {
     child.kill('SIGKILL');
+    closeSync(held.net);
+    if (held.user !== undefined) closeSync(held.user);
     return { failed: 'joining it (nsenter) failed' };
   }
-  return { prefix };
+  return { prefix, holderPid: pid };
+}
+
+/** Descriptors on the holder's namespaces (kept for the life of agentx; close-on-exec, so no command inherits them). */
+function openNamespaces(pid: number, isRoot: boolean): { net: number; user: number | undefined } | undefined {
+  let net: number | undefined;
+  try {
+    net = openSync(`/proc/${pid}/ns/net`, 'r');
+    return { net, user: isRoot ? undefined : openSync(`/proc/${pid}/ns/user`, 'r') };
+  } catch {
+    if (net !== undefined) closeSync(net);
+    return undefined;
+  }
 }
 
 /**

@@ -1,10 +1,12 @@
 // Exec sessions in the REPL (real pty): a `sleep 600` the model leaves running does not block the
-// next turn, /ps lists what runs, /stop ends it, and quitting agentx ends the rest.
+// next turn, /ps lists what runs, /stop ends it, and quitting agentx ends the rest. After kill -9
+// of agentx nothing of a session is left (its background children included), and the next start
+// reports the sessions as ended, to the person and to the model, and never reuses their ids.
 import { describe, expect, it } from 'vitest';
 import { processesRunning } from '../support/sandbox.ts';
 import { waitFor } from '../support/tools.ts';
 import { sandbox } from './harness.ts';
-import { prompt, replSuite, turn } from './repl-fixtures.ts';
+import { body, prompt, replSuite, toolOutputs, turn, userText } from './repl-fixtures.ts';
 
 const suite = replSuite();
 
@@ -40,4 +42,57 @@ describe('exec sessions in the REPL', () => {
     await a.exited;
     expect(await waitFor(() => processesRunning(other).length === 0, 5_000)).toBe(true);
   }, 60_000);
+
+  it('kill -9: the session and its children die with agentx; the next start reports them to the person and the model', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    const child = `sleep 5${Math.floor(Math.random() * 90 + 10)}`;
+    const fg = `sleep 4${Math.floor(Math.random() * 90 + 10)}`;
+    // One that leaves the session's process group and session (setsid): the sandbox's PID namespace still ends it.
+    const escaped = `sleep 3${Math.floor(Math.random() * 90 + 10)}`;
+    const mark = `ready-${Math.random().toString(36).slice(2, 8)}`;
+    suite.emu.enqueue(
+      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `${child} & setsid ${escaped} & echo ${mark}; ${fg}`, yield_time_ms: 500 }) },
+      { kind: 'text', text: 'server started' },
+    );
+    await turn(a, 'start it', 'server started');
+    const session = /session ID (\d+)/.exec(JSON.stringify(suite.emu.requests.at(-1)?.body))?.[1];
+    expect(session).toBeDefined();
+    expect(processesRunning(child).length).toBeGreaterThan(0);
+    expect(processesRunning(fg).length).toBeGreaterThan(0);
+    expect(processesRunning(escaped).length).toBeGreaterThan(0);
+    process.kill(a.pid, 'SIGKILL');
+    await a.exited;
+    // The lifeline: the foreground command and the child it left in the background, both gone.
+    expect(await waitFor(() => [child, fg, escaped].every((m) => processesRunning(m).length === 0), 5_000)).toBe(true);
+
+    const b = suite.start(sb);
+    await b.waitFor('1 exec session ended when the previous agentx process ended');
+    await b.waitFor(mark);
+    await prompt(b);
+    const n = suite.emu.requests.length;
+    suite.emu.enqueue(
+      { kind: 'function', name: 'write_stdin', arguments: JSON.stringify({ session_id: Number(session), chars: '' }) },
+      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo fresh' }) },
+      { kind: 'text', text: 'noted' },
+    );
+    await turn(b, 'is it still up?', 'noted');
+    const first = suite.emu.requests[n];
+    const told = [userText(first), JSON.stringify(body(first).input)].join('\n');
+    expect(told).toContain('agentx was restarted');
+    expect(told).toContain(`session ${session ?? ''}`);
+    expect(told).toContain(mark);
+    const outputs = toolOutputs(suite.emu.requests[n + 1]).map((o) => String(o.output));
+    expect(outputs[0]).toMatch(/no longer exists: it ended when the agentx process that started it ended/);
+    // Started after the report, a new session never takes the old id.
+    const fresh = toolOutputs(suite.emu.requests[n + 2]).map((o) => String(o.output))[0] ?? '';
+    expect(fresh).toMatch(/Process exited with code 0/);
+    // Told once: a restart after a clean quit with nothing running says nothing.
+    b.line('quit');
+    await b.exited;
+    const c = suite.start(sb);
+    await prompt(c);
+    expect(c.screen()).not.toContain('exec session');
+  }, 90_000);
 });

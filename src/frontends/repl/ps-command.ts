@@ -1,6 +1,9 @@
 // /ps and /stop: the exec sessions the model started (tools/exec/), as the person sees and
 // controls them. What /ps lists is what runs: both read the one process manager. Everything a
 // command printed passes the sanitizer before it is shown.
+import { resumeExecSessions } from '../../engine/ended-sessions.ts';
+import { execRegistryDir } from '../../paths.ts';
+import { ExecRegistry } from '../../store/exec-registry.ts';
 import { execManager, type ExecManager } from '../../tools/exec/manager.ts';
 import type { SessionInfo } from '../../tools/exec/session.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
@@ -50,4 +53,19 @@ export async function stopCommand(ctx: ReplContext, arg: string, manager: ExecMa
   }
   const stopped = await manager.stop(Number(arg));
   say(ctx, stopped ? t.green(`✓ stopped exec session ${arg}`) : t.red(`No exec session ${arg} is running (see /ps).`));
+}
+
+/**
+ * At start: sessions an earlier agentx of this project ran ended with it (a crash, kill -9, an
+ * exit); the person is told now, the model with the next message (engine/ended-sessions.ts).
+ * From here on this process's sessions are recorded for the next start.
+ */
+export function reportEndedSessions(ctx: ReplContext, manager: ExecManager = execManager()): void {
+  const t = ctx.theme;
+  const registry = new ExecRegistry(execRegistryDir(ctx.env, ctx.home, ctx.session.dir));
+  const { report } = resumeExecSessions(manager, registry, (message) => say(ctx, t.yellow(`⚠ ${sanitizeLine(message)}`)));
+  if (report === null) return;
+  const [first = '', ...rest] = report.person;
+  say(ctx, [t.yellow(`⚠ ${sanitizeLine(first)}`), ...rest.map((l) => t.dim(sanitizeLine(l)))].join('\n'));
+  ctx.engine.noteForNextMessage(report.model);
 }

@@ -31,6 +31,7 @@ import type { HostedInput } from '../runtime.ts';
 import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { planModeConfig, sessionStartHooks } from '../runtime.ts';
+import { reportEndedSessions } from './ps-command.ts';
 import { startHooks } from '../hooks/session.ts';
 import type { SessionHooks } from '../../engine/hooks.ts';
 import { offerApproval } from './plan-command.ts';
@@ -185,6 +186,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
     // After the last rebuild: what SessionStart hooks print waits in this engine for the first message.
     await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
+    reportEndedSessions(ctx);
     // Calls left by a dead session may be MCP calls: the menu must know their tools (and their
     // retry warning), so it waits for the servers (each bounded by its start timeout).
     if (ctx.mcp && ctx.session.state.pending_tool_calls.length > 0) await ctx.mcp.ready;

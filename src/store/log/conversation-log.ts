@@ -11,10 +11,12 @@
 // without copying anything: a branch is a path through the records. Several processes append
 // to one file (O_APPEND, one write per record); a torn line from a crash is skipped when read
 // and said once, and the next append starts on a fresh line.
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
+import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { nodeCrypto } from '../../lib/builtins.ts';
-import { errorMessage } from '../../lib/fsutil.ts';
+import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
+import { hasCompaction, recordsToKeep } from './prune.ts';
 import { isConversationItem, isLoose, type ConversationItem } from '../../wire/items.ts';
 
 /** One exchange: the request's own items (not a replay's copy) and the response's output. */
@@ -71,6 +73,22 @@ export interface LogStats {
   appends: number;
   bytesWritten: number;
   fsyncs: number;
+  /** Times this process rewrote the log smaller (prune.ts). */
+  prunes?: number;
+}
+
+/**
+ * The log is pruned when an append finds it past this size: rewritten with what replays can
+ * still need (prune.ts), the whole old file kept beside it as `<log>.1` until the next prune.
+ * So the project's log takes at most about twice this on disk.
+ */
+export const PRUNE_AT_BYTES = 32 * 1024 * 1024;
+
+/** A prune another process started this long ago and never finished (it died) no longer holds the next one off. */
+const PRUNE_LOCK_STALE_MS = 60_000;
+
+export interface LogOptions {
+  pruneAtBytes?: number;
 }
 
 export class ConversationLog {
@@ -78,15 +96,28 @@ export class ConversationLog {
   /** How many bytes of the file have been read into `records`. */
   private readOffset = 0;
   private partial = '';
+  /** The file `readOffset` counts in: another process's prune replaces it with a new one. */
+  private readIno: number | undefined;
+  private archiveReadIno: number | undefined;
   private damaged = 0;
   private told = false;
+  /** A prune that kept nearly everything is not tried again until the file has grown this far. */
+  private nextPruneAt: number;
   readonly stats: LogStats = { appends: 0, bytesWritten: 0, fsyncs: 0 };
 
   constructor(
     readonly path: string,
     /** One line for the person (a damaged record was skipped). */
     private readonly notice: (line: string) => void = () => {},
-  ) {}
+    private readonly options: LogOptions = {},
+  ) {
+    this.nextPruneAt = options.pruneAtBytes ?? PRUNE_AT_BYTES;
+  }
+
+  /** The previous generation, kept by the last prune: where a record a prune dropped (or a concurrent append landed) is still found. */
+  get archivePath(): string {
+    return `${this.path}.1`;
+  }
 
   /**
    * Appends one exchange durably (written and fsync'd) before returning. Throws LogWriteError
@@ -95,15 +126,18 @@ export class ConversationLog {
   append(record: LogRecord): void {
     const line = encodeRecord(record);
     let fd: number | undefined;
+    let sizeAfter = 0;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       fd = openSync(this.path, 'a+', 0o600);
+      const before = fstatSync(fd);
       // After a crash mid-write the file may end inside a line: start on a fresh one.
-      const text = endsInsideLine(fd, fstatSync(fd)) ? `\n${line}` : line;
+      const text = endsInsideLine(fd, before) ? `\n${line}` : line;
       const bytes = Buffer.from(text, 'utf8');
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written);
       fsyncSync(fd);
+      sizeAfter = before.size + bytes.length;
       this.stats.appends++;
       this.stats.bytesWritten += bytes.length;
       this.stats.fsyncs++;
@@ -113,6 +147,66 @@ export class ConversationLog {
       if (fd !== undefined) closeSync(fd);
     }
     this.records.set(record.response_id, record);
+    // After the record is safe: a prune that fails costs nothing but the space.
+    if (sizeAfter >= this.nextPruneAt) this.prune(sizeAfter);
+  }
+
+  /**
+   * Rewrites the log with what replays can still need (prune.ts), atomically: the kept records
+   * go to a new file renamed over the log; the old file stays whole as the archive (a hard link
+   * made first), so a process appending to it at that moment loses nothing — its record is found
+   * there. One prune at a time per log (an exclusive lock file); never throws.
+   */
+  private prune(size: number): void {
+    const lock = `${this.path}.pruning`;
+    try {
+      if (!createFileExclusive(lock, `${process.pid}\n`)) {
+        if (Date.now() - statSync(lock).mtimeMs > PRUNE_LOCK_STALE_MS) unlinkQuiet(lock);
+        return;
+      }
+    } catch {
+      return;
+    }
+    try {
+      this.readNew();
+      this.readArchive();
+      const all = [...this.records.values()];
+      const limit = this.options.pruneAtBytes ?? PRUNE_AT_BYTES;
+      const kept = recordsToKeep(all, { maxBytes: limit / 2, size: (r) => Buffer.byteLength(encodeRecord(r)) });
+      const text = kept.map(encodeRecord).join('');
+      const bytes = Buffer.byteLength(text);
+      if (bytes > size * 0.9) {
+        this.nextPruneAt = Math.max(this.nextPruneAt, size * 2);
+        return;
+      }
+      const tmp = writeTempFile(this.path, text);
+      const archiveTmp = `${this.archivePath}.tmp-${process.pid}`;
+      try {
+        unlinkQuiet(archiveTmp);
+        linkSync(this.path, archiveTmp);
+        renameSync(archiveTmp, this.archivePath);
+        renameSync(tmp, this.path);
+        fsyncDirectory(dirname(this.path));
+      } catch {
+        unlinkQuiet(tmp);
+        unlinkQuiet(archiveTmp);
+        return;
+      }
+      this.records.clear();
+      for (const r of kept) this.records.set(r.response_id, r);
+      this.readIno = statSync(this.path).ino;
+      this.readOffset = bytes;
+      this.partial = '';
+      this.archiveReadIno = undefined;
+      this.stats.prunes = (this.stats.prunes ?? 0) + 1;
+      this.nextPruneAt = Math.max(limit, bytes * 2);
+    } catch {
+      // Pruning is housekeeping: the log as it was stays valid.
+    } finally {
+      try {
+        unlinkSync(lock);
+      } catch { /* gone already */ }
+    }
   }
 
   /** The record that came with a response, reading what other processes appended when needed. */
@@ -120,6 +214,9 @@ export class ConversationLog {
     const known = this.records.get(responseId);
     if (known !== undefined) return known;
     this.readNew();
+    const found = this.records.get(responseId);
+    if (found !== undefined) return found;
+    this.readArchive();
     return this.records.get(responseId);
   }
 
@@ -135,7 +232,8 @@ export class ConversationLog {
       const record = this.find(id);
       if (record === undefined || path.length >= MAX_CHAIN_RECORDS) return null;
       path.push(record);
-      id = record.prev;
+      // Nothing before a compaction is replayed, so nothing before it need be there (prune.ts).
+      id = hasCompaction(record) ? null : record.prev;
     }
     const items = path.reverse().flatMap((r) => [...r.input, ...r.output]);
     return sinceLastCompaction(items);
@@ -149,12 +247,14 @@ export class ConversationLog {
       return; // No log yet: nothing to read.
     }
     try {
-      const size = fstatSync(fd).size;
-      if (size < this.readOffset) {
-        // Replaced (restored from a backup, or removed and begun again): read it whole.
+      const stats = fstatSync(fd);
+      const size = stats.size;
+      if (size < this.readOffset || (this.readIno !== undefined && stats.ino !== this.readIno)) {
+        // Replaced (pruned by another process, restored from a backup, removed and begun again): read it whole.
         this.readOffset = 0;
         this.partial = '';
       }
+      this.readIno = stats.ino;
       const chunk = Buffer.alloc(64 * 1024);
       while (this.readOffset < size) {
         const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - this.readOffset), this.readOffset);
@@ -168,6 +268,37 @@ export class ConversationLog {
     if (this.damaged > 0 && !this.told) {
       this.told = true;
       this.notice(`the conversation log ${this.path} had ${this.damaged} damaged record${this.damaged === 1 ? '' : 's'} (a crash while writing, or an edit): ${this.damaged === 1 ? 'it was' : 'they were'} skipped`);
+    }
+  }
+
+  /** Reads the archive a prune left (once per archive file): records only it holds are found there. */
+  private readArchive(): void {
+    let fd: number;
+    try {
+      fd = openSync(this.archivePath, 'r');
+    } catch {
+      return;
+    }
+    try {
+      const stats = fstatSync(fd);
+      if (stats.ino === this.archiveReadIno) return;
+      this.archiveReadIno = stats.ino;
+      const chunk = Buffer.alloc(64 * 1024);
+      let partial = '';
+      for (let offset = 0; offset < stats.size; ) {
+        const n = readSync(fd, chunk, 0, Math.min(chunk.length, stats.size - offset), offset);
+        if (n <= 0) break;
+        offset += n;
+        const lines = (partial + chunk.subarray(0, n).toString('latin1')).split('\n');
+        partial = lines.pop() ?? '';
+        for (const raw of lines) {
+          const record = raw === '' ? null : decodeRecord(Buffer.from(raw, 'latin1').toString('utf8'));
+          // The live log's copy wins: the archive only fills gaps.
+          if (record !== null && !this.records.has(record.response_id)) this.records.set(record.response_id, record);
+        }
+      }
+    } finally {
+      closeSync(fd);
     }
   }
 

@@ -158,12 +158,35 @@ describe('exec_command with a PTY', () => {
   it('interrupts the foreground program with \\u0003', async () => {
     const script = 'import time\ntry:\n    print("ready", flush=True); time.sleep(600)\nexcept KeyboardInterrupt:\n    print("interrupted", flush=True)\n';
     const first = await call(execTool, { cmd: `python3 -c '${script}'`, tty: true, yield_time_ms: 1_500 });
-    expect(first).toContain('ready');
+    // On a loaded machine python may take longer than the yield to start: poll until it is ready.
+    let seen = first;
+    for (let i = 0; i < 4 && !seen.includes('ready'); i++) seen = await call(writeTool, { session_id: sessionOf(first), chars: '' });
+    expect(seen).toContain('ready');
     const after = await call(writeTool, { session_id: sessionOf(first), chars: '\u0003', yield_time_ms: 3_000 });
     expect(after).toContain('interrupted');
     // The program caught it; the shell around it may die of the same SIGINT.
     expect(after).toMatch(/Process (exited with code 0|was killed by SIGINT)/);
-  }, 15_000);
+  }, 40_000);
+
+  it('keeps a session whose process closed its PTY but runs on, until it exits or is stopped', async () => {
+    const pids = dir.file('pty-pids');
+    // Closes every descriptor on the terminal, keeps running, then exits with a code of its own.
+    const closing = `echo before-close; echo $$ > ${pids}; exec </dev/null >/dev/null 2>&1; sleep 2; exit 4`;
+    const first = await call(execTool, { cmd: closing, tty: true, yield_time_ms: 1_000 });
+    expect(first).toContain('before-close');
+    expect(first).toMatch(/Process running with session ID \d+/);
+    const [pid = 0] = await waitForPids(pids, 1);
+    expect(isAlive(pid)).toBe(true);
+    expect(manager.list().map((s) => s.id)).toContain(sessionOf(first));
+    const end = await call(writeTool, { session_id: sessionOf(first), chars: '', yield_time_ms: 10_000 });
+    expect(end).toMatch(/Process exited with code 4/);
+    // One that never exits is stopped like any other, its process gone.
+    const stays = await call(execTool, { cmd: `echo $$ > ${pids}-2; exec </dev/null >/dev/null 2>&1; sleep 600`, tty: true, yield_time_ms: 500 });
+    const [stayPid = 0] = await waitForPids(`${pids}-2`, 1);
+    expect(stays).toMatch(/Process running with session ID \d+/);
+    expect(await manager.stop(sessionOf(stays))).toBe(true);
+    expect(await waitFor(() => !isAlive(stayPid), 3_000)).toBe(true);
+  }, 30_000);
 
   it('is a terminal for the command', async () => {
     const out = await call(execTool, { cmd: 'test -t 0 && test -t 1 && echo is-a-tty', tty: true, yield_time_ms: 3_000 });

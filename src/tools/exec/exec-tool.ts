@@ -126,9 +126,19 @@ export function unknownSessionAnswer(id: number, running: readonly number[]): st
   return `no exec session ${id} is running: it has exited (its exit was reported), was stopped, or ended when agentx exited (sessions never outlive agentx and are never restarted). ${list} Start the command again with exec_command if it is still needed.`;
 }
 
+/** A session of an agentx process that has ended (a crash, kill -9, an exit): it ended with it. */
+export function endedEarlierAnswer(id: number, command: string, running: readonly number[]): string {
+  const list = running.length === 0 ? 'No exec session is running now.' : `Running sessions: ${running.join(', ')}.`;
+  return `exec session ${id} (${JSON.stringify(command.slice(0, 200))}) no longer exists: it ended when the agentx process that started it ended (a crash, a kill or an exit; sessions never outlive agentx), and agentx never restarts it. ${list} Start the command again with exec_command if it is still needed.`;
+}
+
 async function runWrite(o: ExecToolOptions, call: WriteStdinCall, ctx: ToolContext): Promise<ToolResult> {
   const session = o.manager.get(call.sessionId);
-  if (!session) return errorReply(call.callId, unknownSessionAnswer(call.sessionId, o.manager.list().map((s) => s.id)));
+  if (!session) {
+    const earlier = o.manager.endedEarlierCommand(call.sessionId);
+    const running = o.manager.list().map((s) => s.id);
+    return errorReply(call.callId, earlier === undefined ? unknownSessionAnswer(call.sessionId, running) : endedEarlierAnswer(call.sessionId, earlier, running));
+  }
   // Ended since the last read: its last output and how it ended, once (then it is forgotten).
   if (session.exit) return waitAndAnswer(o, call, session, ctx, 0, performance.now());
   const startedAt = performance.now();

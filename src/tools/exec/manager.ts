@@ -44,6 +44,8 @@ export class ExecManager {
   private readonly listeners = new Set<(ev: ExecEvent) => void>();
   private lifeline: Lifeline | undefined;
   private nextId = 1000;
+  /** Sessions of an earlier agentx process of this conversation, which ended with it (store/exec-registry.ts). */
+  private readonly endedEarlier = new Map<number, string>();
   private exitHook: (() => void) | undefined;
 
   constructor(private readonly opts: ExecManagerOptions = {}) {}
@@ -77,6 +79,22 @@ export class ExecManager {
     return this.sessions.get(id);
   }
 
+  /**
+   * Sessions an earlier agentx process ran, which ended with it: their ids are not given out
+   * again (the model may still write to one), and write_stdin to one is told what happened.
+   */
+  rememberEndedEarlier(sessions: readonly { id: number; command: string }[]): void {
+    for (const s of sessions) {
+      this.endedEarlier.set(s.id, s.command);
+      this.nextId = Math.max(this.nextId, s.id + 1);
+    }
+  }
+
+  /** The command of a session that ended with an earlier agentx process, if `id` was one. */
+  endedEarlierCommand(id: number): string | undefined {
+    return this.endedEarlier.get(id);
+  }
+
   /** Forgets an ended session once the model has been told how it ended. */
   forget(id: number): void {
     const s = this.sessions.get(id);
@@ -102,7 +120,7 @@ export class ExecManager {
     try {
       session.process = await spawnExecProcess({
         argv: spec.argv, cwd: spec.cwd, env: spec.env, tty: spec.tty, lifeline: this.ensureLifeline().path,
-        graceMs: this.opts.graceMs ?? SESSION_KILL_GRACE_MS,
+        graceMs: this.opts.graceMs ?? SESSION_KILL_GRACE_MS, tempDir: this.opts.tempDir,
         onData: (chunk) => session.push(chunk),
         onExit: (code, signal) => {
           session.ended(code, signal);

@@ -6,10 +6,13 @@
 // inherited socket: node-pty cannot hand a child extra descriptors, and one mechanism for both
 // kinds keeps "dies with agentx, even on kill -9" a single thing to get right.
 import type { ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { nodeChildProcess } from '../../lib/builtins.ts';
 import { blankInheritedDescriptors } from '../inherited-fds.ts';
 import { SUPERVISOR_SCRIPT } from '../supervisor.ts';
+import { takeOutputPipe } from './pipes.ts';
 
 export interface ExecProcess {
   /** The supervisor's pid: the process group (and, as setsid made it, session) of the command. */
@@ -28,6 +31,9 @@ export interface ExecSpawn {
   /** The FIFO whose last writer is agentx (lifeline.ts). */
   lifeline: string;
   graceMs: number;
+  /** Where the output pipes' FIFOs are made for a moment (pipes.ts); the system's by default. */
+  tempDir?: string;
+  /** A chunk of output: only valid during the call (the pipe reader reuses its memory). */
   onData(chunk: Buffer): void;
   onExit(code: number | null, signal: string | null): void;
 }
@@ -38,45 +44,77 @@ export interface ExecSpawn {
  */
 const LIFELINE_SCRIPT = `exec 3<"$1" || exit 125\nshift\n${SUPERVISOR_SCRIPT}`;
 
+/** Where the supervisor's watcher gets its descriptors (supervisor.ts): standard input first. */
+const WATCHER_REDIRECTS = ') </dev/null';
+
+/**
+ * With a PTY the watcher also keeps a descriptor on the terminal (fd 6, a copy of its standard
+ * output: sh gives a background job /dev/null as standard input before any redirection) for as
+ * long as the session lives. Without it, a program that closes its terminal and runs on (a
+ * daemon, `exec >/dev/null 2>&1`) closes the last descriptor of the slave: node-pty reads EIO,
+ * closes the master, and the kernel hangs the program up (SIGHUP) — a running server reported as
+ * "killed by SIGHUP" 20 ms after it detached.
+ */
+export const PTY_LIFELINE_SCRIPT = (() => {
+  if (!LIFELINE_SCRIPT.includes(WATCHER_REDIRECTS)) throw new Error('the supervisor script changed: its watcher redirects are not where exec sessions expect them');
+  return LIFELINE_SCRIPT.replace(WATCHER_REDIRECTS, ') 6>&1 </dev/null');
+})();
+
 function supervisorArgs(s: ExecSpawn): string[] {
   const graceSeconds = String(Math.max(1, Math.ceil(s.graceMs / 1000)));
-  return ['-c', LIFELINE_SCRIPT, 'agentx-exec', s.lifeline, graceSeconds, ...s.argv];
+  return ['-c', s.tty ? PTY_LIFELINE_SCRIPT : LIFELINE_SCRIPT, 'agentx-exec', s.lifeline, graceSeconds, ...s.argv];
 }
 
 /** After the command exits, how long its pipes may still deliver output (a background job may hold them forever). */
 const DRAIN_MS = 100;
 
+/** One read's worth: the size of a Linux pipe, so a full pipe empties in one read. */
+const READ_BYTES = 64 * 1024;
+
 function spawnPipes(s: ExecSpawn): ExecProcess {
-  const child: ChildProcess = nodeChildProcess().spawn('/bin/sh', supervisorArgs(s), {
-    cwd: s.cwd, env: s.env, detached: true, stdio: blankInheritedDescriptors(['pipe', 'pipe', 'pipe']),
-  });
+  // stdout and stderr share one pipe, read into one buffer reused for every read (pipes.ts):
+  // the session copies what it keeps, so a flood allocates nothing per chunk.
+  const pipe = takeOutputPipe(s.tempDir);
+  let child: ChildProcess;
+  try {
+    child = nodeChildProcess().spawn('/bin/sh', supervisorArgs(s), {
+      cwd: s.cwd, env: s.env, detached: true, stdio: blankInheritedDescriptors(['pipe', pipe.write, pipe.write]),
+    });
+  } catch (err) {
+    closeSync(pipe.read);
+    throw err;
+  } finally {
+    // The child has its copies; with ours closed, the read ends when the command's last writer does.
+    closeSync(pipe.write);
+  }
   child.stdin?.on('error', () => undefined);
+  const readBuffer = Buffer.allocUnsafe(READ_BYTES);
+  // `onread` is taken by the constructor too (Node ≥ 12), though the typings name it only for connect().
+  const options = {
+    fd: pipe.read, readable: true, writable: false,
+    onread: { buffer: readBuffer, callback: (n: number, buf: Uint8Array): void => { s.onData(Buffer.from(buf.buffer, buf.byteOffset, n)); } },
+  };
+  const output = new Socket(options);
+  output.on('error', () => undefined);
   let exitStatus: { code: number | null; signal: string | null } | undefined;
-  let openStreams = 0;
+  let outputOpen = true;
   let reported = false;
   const report = (): void => {
     if (reported || !exitStatus) return;
     reported = true;
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    output.destroy();
     s.onExit(exitStatus.code, exitStatus.signal);
   };
-  for (const stream of [child.stdout, child.stderr]) {
-    if (!stream) continue;
-    openStreams++;
-    stream.on('data', (chunk: Buffer) => s.onData(chunk));
-    stream.on('error', () => undefined);
-    stream.once('close', () => {
-      openStreams--;
-      if (openStreams === 0) report();
-    });
-  }
-  // Output still in the pipes arrives first: the end is reported when both pipes are closed, or
-  // DRAIN_MS after the exit when something the command left behind holds them open.
+  output.once('close', () => {
+    outputOpen = false;
+    report();
+  });
+  // Output still in the pipe arrives first: the end is reported when the pipe is closed, or
+  // DRAIN_MS after the exit when something the command left behind holds it open.
   const finish = (code: number | null, signal: string | null): void => {
     if (exitStatus) return;
     exitStatus = { code, signal };
-    if (openStreams === 0) report();
+    if (!outputOpen) report();
     else setTimeout(report, DRAIN_MS).unref();
   };
   child.once('exit', (code, signal) => finish(code, signal));
@@ -90,8 +128,7 @@ function spawnPipes(s: ExecSpawn): ExecProcess {
     write: (data) => { child.stdin?.write(data); },
     release: () => {
       child.stdin?.destroy();
-      child.stdout?.destroy();
-      child.stderr?.destroy();
+      output.destroy();
     },
   };
 }

@@ -1,8 +1,8 @@
 // One exec session: a running command, the output it printed since the model last read, and its
 // end. Output between reads is kept in a bounded head+tail buffer (SESSION_BUFFER_BYTES); a read
 // takes what is there and says how much of the middle was dropped.
-import { OutputCollector } from '../output.ts';
 import { SESSION_BUFFER_BYTES } from './limits.ts';
+import { SessionBuffer } from './session-buffer.ts';
 import type { ExecProcess } from './process.ts';
 
 export interface SessionExit {
@@ -32,10 +32,18 @@ export interface SessionInfo {
 
 /** Longest last line kept for /ps; the rest of a long line is of no use in a listing. */
 const LAST_LINE_CHARS = 200;
+/** The end of the output kept for /ps and the crash report (what the session printed last, whatever was read). */
+const RECENT_BYTES = 4000;
+const RECENT_CHARS = 1000;
+
+function newBuffer(): SessionBuffer {
+  return new SessionBuffer(SESSION_BUFFER_BYTES / 2, SESSION_BUFFER_BYTES / 2);
+}
 
 export class ExecSession {
-  private buffer = new OutputCollector(SESSION_BUFFER_BYTES);
-  private lastLineText = '';
+  private readonly buffer = newBuffer();
+  /** The last bytes printed, raw: decoded only when asked for (a flood decodes nothing). */
+  private readonly recent = new SessionBuffer(0, RECENT_BYTES);
   private exitInfo: SessionExit | undefined;
   private readonly waiters = new Set<() => void>();
   private stopRequested = false;
@@ -55,23 +63,25 @@ export class ExecSession {
   }
 
   info(): SessionInfo {
-    return { id: this.id, command: this.command, tty: this.tty, startedAt: this.startedAt, lastLine: this.lastLineText, running: this.exitInfo === undefined };
+    return { id: this.id, command: this.command, tty: this.tty, startedAt: this.startedAt, lastLine: this.lastLine(), running: this.exitInfo === undefined };
   }
 
+  /** `chunk` is copied: the caller may reuse its memory once this returns. */
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
     this.buffer.push(chunk);
-    this.rememberLastLine(chunk);
+    this.recent.push(chunk);
     this.onChunk?.(chunk);
   }
 
-  private rememberLastLine(chunk: Buffer): void {
-    // Only the end of a chunk can hold the last line, and decoding a flood whole would make
-    // garbage at its own rate: the last bytes only (a character cut at their start is trimmed away).
-    const tail = chunk.subarray(Math.max(0, chunk.length - 4 * LAST_LINE_CHARS)).toString('utf8');
-    const lines = tail.split(/\r?\n|\r/).map((l) => l.trim()).filter((l) => l !== '');
-    const last = lines.at(-1);
-    if (last !== undefined) this.lastLineText = last.slice(-LAST_LINE_CHARS);
+  private lastLine(): string {
+    const lines = this.recent.peekTail().split(/\r?\n|\r/).map((l) => l.trim()).filter((l) => l !== '');
+    return (lines.at(-1) ?? '').slice(-LAST_LINE_CHARS);
+  }
+
+  /** The end of everything it printed (about the last 1000 characters), read or not. */
+  recentOutput(): string {
+    return this.recent.peekTail().slice(-RECENT_CHARS);
   }
 
   markStopping(): void {
@@ -87,10 +97,7 @@ export class ExecSession {
 
   /** Takes the output since the last read. */
   read(): SessionRead {
-    const total = this.buffer.totalBytes;
-    const { text, cutBytes } = this.buffer.result();
-    this.buffer = new OutputCollector(SESSION_BUFFER_BYTES);
-    return { text, cutBytes, totalBytes: total };
+    return this.buffer.take();
   }
 
   /**

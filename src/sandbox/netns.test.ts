@@ -1,0 +1,34 @@
+// The session's network namespace with the real bwrap and nsenter: commands join it through
+// agentx's own descriptors, so a holder that died (its pid free for the kernel to give to anyone)
+// changes nothing: the next command still joins the namespace agentx created, never another
+// process's.
+import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { bwrapPath } from '../../test/support/sandbox.ts';
+import { isAlive, waitFor } from '../../test/support/tools.ts';
+import { sessionNetns } from './netns.ts';
+
+const bwrap = bwrapPath();
+const isRoot = process.getuid?.() === 0;
+
+/** The network namespace a sandboxed command joined with `prefix` runs in. */
+function joinedNamespace(prefix: string[]): string {
+  const [file = '', ...args] = [...prefix, bwrap, '--ro-bind', '/', '/', '--proc', '/proc', '--', 'readlink', '/proc/self/ns/net'];
+  return execFileSync(file, args, { encoding: 'utf8' }).trim();
+}
+
+it('joins the namespace agentx created, by descriptor, also after its holder died', async () => {
+  const ns = await sessionNetns(bwrap, isRoot);
+  if (!('prefix' in ns)) throw new Error(`no shared namespace: ${ns.failed}`);
+  // The prefix names agentx's descriptors, never the holder's pid.
+  expect(ns.prefix.join(' ')).not.toContain(`/proc/${ns.holderPid}/`);
+  expect(ns.prefix.join(' ')).toContain(`/proc/${process.pid}/fd/`);
+  const first = joinedNamespace(ns.prefix);
+  expect(first).toMatch(/^net:\[\d+\]$/);
+  expect(first).not.toBe(readlinkSync('/proc/self/ns/net'));
+  // The holder dies (its pid can now be reused): the namespace is still the one joined.
+  process.kill(ns.holderPid, 'SIGKILL');
+  expect(await waitFor(() => !isAlive(ns.holderPid), 3_000)).toBe(true);
+  expect(joinedNamespace(ns.prefix)).toBe(first);
+}, 20_000);
