@@ -74,7 +74,7 @@ describe('tracking and the report', () => {
     const file = join(dir.path, `${process.pid}.json`);
     const started = await manager.start({ command: 'echo up-and-running; sleep 30', argv: ['/bin/sh', '-c', 'echo up-and-running; sleep 30'], cwd: dir.path, env: process.env, tty: false });
     expect(started.ok).toBe(true);
-    // Written durably at the start, before any output.
+    // Written at the start, before any output.
     expect(existsSync(file)).toBe(true);
     expect(await waitFor(() => readFileSync(file, 'utf8').includes('up-and-running'), 5_000)).toBe(true);
     await manager.stopAll();

@@ -20,29 +20,30 @@ function liveRecords(manager: ExecManager): LiveSessionRecord[] {
 }
 
 /**
- * Keeps `registry` in step with `manager`: at once (durably) when a session starts, at once when
- * one ends, and every OUTPUT_FLUSH_MS while sessions print. Returns the unsubscribe.
+ * Keeps `registry` in step with `manager`: at once when a session starts or ends, and every
+ * OUTPUT_FLUSH_MS while sessions print. Returns the unsubscribe. Not fsync'd: what the file is
+ * for is agentx's own death (kill -9, a crash), which the page cache survives; an fsync would
+ * add milliseconds to every exec_command for the power-loss case only.
  * A registry that cannot be written costs the report after a crash, never a session: `onError`
  * is told once.
  */
 export function trackLiveSessions(manager: ExecManager, registry: ExecRegistry, onError: (message: string) => void): () => void {
   let timer: NodeJS.Timeout | undefined;
   let failed = false;
-  const write = (durable: boolean): void => {
+  const write = (): void => {
     clearTimeout(timer);
     timer = undefined;
     try {
-      registry.write(liveRecords(manager), durable);
+      registry.write(liveRecords(manager), false);
     } catch (err) {
       if (!failed) onError(`cannot record the running exec sessions in ${registry.dir} (${err instanceof Error ? err.message : String(err)}); after a crash they will not be reported`);
       failed = true;
     }
   };
   const unsubscribe = manager.subscribe((ev) => {
-    if (ev.type === 'exec_start') write(true);
-    else if (ev.type === 'exec_exit') write(false);
+    if (ev.type === 'exec_start' || ev.type === 'exec_exit') write();
     else {
-      timer ??= setTimeout(() => write(false), OUTPUT_FLUSH_MS);
+      timer ??= setTimeout(() => write(), OUTPUT_FLUSH_MS);
       timer.unref();
     }
   });

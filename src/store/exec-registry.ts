@@ -77,10 +77,7 @@ export class ExecRegistry {
     this.start = procStartTime(pid) ?? null;
   }
 
-  /**
-   * Records the sessions that run now; none: the file goes. `durable` when a session started
-   * (a crash right after must still find it); output updates need not be.
-   */
+  /** Records the sessions that run now (atomically replaced; fsync'd when `durable`); none: the file goes. */
   write(sessions: readonly LiveSessionRecord[], durable: boolean): void {
     if (sessions.length === 0) {
       try {

@@ -1,6 +1,6 @@
 // Exec sessions end to end below the engine: real processes on pipes and on a real PTY, the
 // manager's limits, and the model-facing answers.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FunctionCallItem } from '../../wire/items.ts';
 import type { Tool, ToolContext, ToolProgress } from '../tool.ts';
@@ -118,6 +118,17 @@ describe('exec_command with pipes', () => {
     expect(first).toContain('END');
     expect(first.length).toBeLessThan(2_000);
   }, 30_000);
+
+  it('leaves no descriptor open once sessions have ended (pipes come in batches of 8)', async () => {
+    const fds = (): number => readdirSync('/proc/self/fd').length;
+    const eight = async (): Promise<void> => {
+      for (let i = 0; i < 8; i++) expect(await call(execTool, { cmd: 'echo done' })).toMatch(/Process exited with code 0/);
+    };
+    await eight();
+    const after8 = fds();
+    await eight();
+    expect(fds()).toBe(after8);
+  });
 
   it('refuses a 65th session', async () => {
     const big = new ExecManager({ graceMs: 100 });
