@@ -130,6 +130,7 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
     else if (r.exitCode !== 0) say(ctx, t.red(`✗ exit ${r.exitCode ?? r.signal ?? '?'}`));
     const note = r.interrupted ? '[interrupted by the user]\n' : '';
     const output = `${r.stdout}${r.stderr}${note}`;
+    ctx.lastOutput?.record(command, output);
     ctx.engine.recordLocalCommand({ command, cwd: ctx.cwd, exit_code: r.exitCode, output, truncated: r.truncatedBytes > 0 });
   } finally {
     ctx.term.setInterruptHandler(undefined);
