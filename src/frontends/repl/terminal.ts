@@ -187,7 +187,12 @@ export class TerminalInput implements KeySource {
     };
   }
 
-  /** While set (a turn or command runs), Ctrl-C, Ctrl-T and Esc call it; other keys are queued. */
+  /**
+   * While set (a turn or command runs), Ctrl-C, Ctrl-T and Esc call it; other keys are queued.
+   * Ctrl-T is Ctrl-C's twin (the whole turn stops, its command with it): stopping the model's
+   * command alone while the turn goes on would need the engine to abort one call; /help and
+   * docs/composer.md say what it does today.
+   */
   setInterruptHandler(handler: (() => void) | undefined): void {
     this.interrupt = handler;
     if (handler) this.escapes = 0;
