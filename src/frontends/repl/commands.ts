@@ -15,6 +15,7 @@ import { customCommand, initCommand, skillsCommand } from './extensions.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { usageReport } from './usage-view.ts';
 import { psCommand, stopCommand } from './ps-command.ts';
+import { modelCommand } from './model-command.ts';
 
 export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/ps', '/stop', '/help'];
 
@@ -39,7 +40,7 @@ const HELP = [
   '  /usage             tokens and estimated cost of the last turn and the session, context window left',
   '  /compact           compact the conversation now to free context (agentx also does it near the limit)',
   '  /clear             start a fresh conversation, after a yes (/rollback undo brings the old one back)',
-  '  /model [NAME]      show or switch the model for later requests',
+  '  /model [NAME]      switch the model for later requests; alone: the models the server offers',
   '  /mcp               MCP servers: state, transport and tool count',
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
   '  /plan [TEXT]       plan mode: the model reads and plans, changes nothing; /plan approve carries',
@@ -146,15 +147,6 @@ async function mcpCommand(ctx: ReplContext): Promise<void> {
   for (const line of formatMcpList(config, ctx.mcp?.servers() ?? [])) say(ctx, line);
 }
 
-function modelCommand(ctx: ReplContext, name: string): void {
-  if (name === '') {
-    say(ctx, `model: ${ctx.engine.deps.shape.model}`);
-    return;
-  }
-  ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model: name };
-  say(ctx, ctx.theme.green(`✓ model for the next requests: ${name}`));
-}
-
 export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: string): Promise<Dispatch> {
   const line = input.trim();
   if (line === '') return { kind: 'done' };
@@ -181,7 +173,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
     case 'compact': await hooks.compact(); break;
     case 'clear': await clearCommand(ctx); break;
-    case 'model': modelCommand(ctx, arg); break;
+    case 'model': await modelCommand(ctx, arg); break;
     case 'mcp': await mcpCommand(ctx); break;
     case 'image': await imageCommand(ctx, arg); break;
     case 'setup': await hooks.setup(); break;
