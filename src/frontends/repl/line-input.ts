@@ -127,13 +127,18 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
     term.lineActive = true;
     term.keySink = onPiece;
     draw();
-    // What was typed while the last turn ran, as if typed now (an Enter in it sends it).
-    const leftover = term.leftoverKeys as Key[];
+    // What was typed while the last turn ran, as if typed now (an Enter in it sends it; what
+    // follows that Enter waits for the prompt after this one).
+    const leftover = term.leftoverKeys;
     term.leftoverKeys = [];
     if (leftover.length > 0) handleKeys(leftover);
-    if (!done && term.queued !== '') {
-      screen.printAbove(opts.theme.dim('(what you typed during the turn)\n'));
-      term.replayTypeAhead();
+    const typedAhead = term.takeTypeAhead();
+    if (typedAhead.length > 0) {
+      if (done) term.leftoverKeys = [...term.leftoverKeys, ...typedAhead];
+      else {
+        screen.printAbove(opts.theme.dim('(what you typed during the turn)\n'));
+        handleKeys(typedAhead);
+      }
     }
   });
 }
