@@ -7,9 +7,11 @@ const BOUNDARY = new Set(['/', '.', '-', '_', ' ']);
 
 /** A score for `path` (higher is better), or -1 when the query is not a subsequence of it. */
 export function fuzzyScore(path: string, query: string): number {
-  if (query === '') return 0;
-  const p = path.toLowerCase();
-  const q = query.toLowerCase();
+  return lowerScore(path.toLowerCase(), query.toLowerCase());
+}
+
+function lowerScore(p: string, q: string): number {
+  if (q === '') return 0;
   const nameStart = p.lastIndexOf('/') + 1;
   // A substring of the file name beats anything scattered: it is what the person is typing.
   const inName = p.indexOf(q, nameStart);
@@ -36,13 +38,22 @@ export function fuzzyScore(path: string, query: string): number {
   return score * 10 - p.length;
 }
 
+/** Lower-cased once per file list, not once per typed character. */
+const lowered = new WeakMap<readonly string[], string[]>();
+
 /** The best `limit` paths for the query, best first (in list order for an empty query). */
 export function rankPaths(paths: readonly string[], query: string, limit: number): string[] {
   if (limit <= 0) return [];
   if (query === '') return paths.slice(0, limit);
+  let lower = lowered.get(paths);
+  if (!lower) {
+    lower = paths.map((p) => p.toLowerCase());
+    lowered.set(paths, lower);
+  }
+  const q = query.toLowerCase();
   const top: { path: string; score: number }[] = [];
-  for (const path of paths) {
-    const score = fuzzyScore(path, query);
+  for (const [n, path] of paths.entries()) {
+    const score = lowerScore(lower[n] ?? '', q);
     if (score < 0) continue;
     if (top.length === limit && score <= (top[limit - 1]?.score ?? 0)) continue;
     let i = top.length;
