@@ -81,3 +81,20 @@ describe('composer: files', () => {
     await prompt(a);
   });
 });
+
+describe('status line: background sessions', () => {
+  it('counts the exec sessions still running and is redrawn when one ends', async () => {
+    const a = suite.start(sandbox(suite.emu.baseUrl));
+    await prompt(a);
+    suite.emu.enqueue(
+      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: 'sleep 2', yield_time_ms: 200 }) },
+      { kind: 'text', text: 'left it running' },
+    );
+    a.line('start a sleeper');
+    await a.waitFor('left it running');
+    await a.waitFor('network off · 1 background session (/ps)');
+    // No key is pressed: the end of the session alone redraws the line.
+    await expect.poll(() => /network off\s*$/.test(a.screen()), { timeout: 10_000 }).toBe(true);
+  });
+});
+
