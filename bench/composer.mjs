@@ -120,6 +120,11 @@ try {
     'pty round trip and Node\'s event loop on a shared machine. The finder lists the files once per',
     '30 s (in the background; a stale list is shown meanwhile), so a typed character after `@` pays',
     'only the ranking row.',
+    '',
+    `Against issue 26's targets: keystroke to echo ≤ 1 ms — median ${ms(ptyEmpty.median)} / ${ms(ptyFull.median)} in the pty, ${ms(inside.full.median)} in process with 100 lines;`,
+    `the tails (p99) are the shared machine's scheduling. "The finder lists 100k files in < 200 ms" is not met here:`,
+    `git ls-files alone takes ${ms(f.list.median)} on this loaded machine. It runs in the background, once per 30 s;`,
+    'until the first list arrives the finder says `listing project files…`.',
   ].join('\n');
   process.stdout.write(`${md}\n`);
   if (process.argv.includes('--write')) writeBenchSection('composer', md);
