@@ -73,7 +73,7 @@ describe('composer: files', () => {
     const a = suite.start(sandbox(suite.emu.baseUrl));
     await prompt(a);
     suite.emu.enqueue({ kind: 'shell', commands: ['seq 101 140'] });
-    await turn(a, 'count', '… 28 more lines');
+    await turn(a, 'count', '… 28 more lines (Ctrl-O at the prompt shows them)');
     a.write(CTRL_O);
     await a.waitFor('full output of $ seq 101 140');
     await a.waitFor(/139\s+140\s+── end of output/);

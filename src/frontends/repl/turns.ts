@@ -65,7 +65,7 @@ export class TurnRunner {
     const c = this.ctx.cli;
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
       quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
-      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, ...terminalRenderOptions(this.ctx.out),
+      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, elidedHint: ' (Ctrl-O at the prompt shows them)', ...terminalRenderOptions(this.ctx.out),
       hyperlinks: supportsHyperlinks(this.ctx.out, this.ctx.env),
     });
   }
