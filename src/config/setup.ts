@@ -2,7 +2,7 @@
 // Flags configure without prompts (scripts, CI); on a TTY it asks, keeping current values on Enter.
 import { createInterface } from 'node:readline/promises';
 import type { CliOptions } from '../cli/args.ts';
-import { UsageError } from '../cli/errors.ts';
+import { EXIT_INTERRUPTED, UsageError } from '../cli/errors.ts';
 import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { configPath } from '../paths.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readConfigFile } from './config.ts';
@@ -23,6 +23,13 @@ export function maskKey(key: string | undefined): string {
   return key.length <= 8 ? '****' : `${key.slice(0, 3)}…${key.slice(-4)}`;
 }
 
+/** Ctrl-C during the dialogue: nothing was saved (the file is written once, at the end). */
+export class SetupCancelled extends Error {
+  constructor() {
+    super('Ctrl-C; nothing was saved');
+  }
+}
+
 /** Reads a line without echoing it (for the API key). */
 async function askHidden(question: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string> {
   const wasRaw = input.isRaw;
@@ -31,7 +38,7 @@ async function askHidden(question: string, input: NodeJS.ReadStream, output: Nod
   input.setRawMode(true);
   input.resume();
   output.write(question);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let value = '';
     const onData = (buf: Buffer): void => {
       for (const ch of buf.toString('utf8')) {
@@ -43,7 +50,8 @@ async function askHidden(question: string, input: NodeJS.ReadStream, output: Nod
           resolve(value);
           return;
         }
-        if (ch === '\u0003') { value = ''; output.write('\n'); input.off('data', onData); input.setRawMode(wasRaw); input.pause(); resolve(''); return; }
+        // Ctrl-C cancels the whole setup at once (nothing is written), not just this answer.
+        if (ch === '\u0003') { output.write('\n'); input.off('data', onData); input.setRawMode(wasRaw); input.pause(); reject(new SetupCancelled()); return; }
         if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
         else if (ch >= ' ') value += ch;
       }
@@ -57,9 +65,23 @@ export async function interactiveSetup(path: string, input: NodeJS.ReadStream, o
   output.write(`Configuring agentx (${path}). Press Enter to keep a value.\n`);
   const apiKey = await askHidden(`API key [${maskKey(current.AGENTX_API_KEY)}]: `, input, output);
   const rl = createInterface({ input, output, terminal: true });
+  // readline pauses on Ctrl-C when nobody listens: the question would wait forever.
+  const cancel = new AbortController();
+  rl.on('SIGINT', () => cancel.abort());
+  const ask = async (question: string): Promise<string> => {
+    try {
+      return (await rl.question(question, { signal: cancel.signal })).trim();
+    } catch (err) {
+      if (cancel.signal.aborted) {
+        output.write('\n');
+        throw new SetupCancelled();
+      }
+      throw err;
+    }
+  };
   try {
-    const model = (await rl.question(`Model [${current.AGENTX_MODEL ?? DEFAULT_MODEL}]: `)).trim();
-    const baseUrl = (await rl.question(`Base URL [${current.AGENTX_BASE_URL ?? DEFAULT_BASE_URL}]: `)).trim();
+    const model = await ask(`Model [${current.AGENTX_MODEL ?? DEFAULT_MODEL}]: `);
+    const baseUrl = await ask(`Base URL [${current.AGENTX_BASE_URL ?? DEFAULT_BASE_URL}]: `);
     if (baseUrl) {
       try { new URL(baseUrl); } catch { throw new UsageError(`not a URL: "${baseUrl}"`); }
     }
@@ -82,6 +104,12 @@ export async function runSetupCommand(cli: CliOptions, env: NodeJS.ProcessEnv): 
   if (!process.stdin.isTTY) {
     throw new UsageError('setup needs a terminal, or the values as flags: agentx setup --api-key KEY [--model NAME] [--base-url URL]');
   }
-  await interactiveSetup(path, process.stdin, process.stdout);
+  try {
+    await interactiveSetup(path, process.stdin, process.stdout);
+  } catch (err) {
+    if (!(err instanceof SetupCancelled)) throw err;
+    process.stderr.write(`agentx: setup cancelled: ${err.message}\n`);
+    return EXIT_INTERRUPTED;
+  }
   return 0;
 }

@@ -15,6 +15,8 @@ export interface ComposerFrameInput {
   maxRows: number;
   search?: { query: string; found: boolean };
   completions?: readonly string[];
+  /** The `@` file finder's list (undefined matches: still reading the project's files). */
+  finder?: { query: string; matches: readonly string[] | undefined; selected: number };
   /** Already formatted (status-line.ts); undefined: none. */
   status?: string;
   theme: Theme;
@@ -92,6 +94,8 @@ export function composerFrame(input: ComposerFrameInput): Frame {
   if (input.search) {
     const note = input.search.found || input.search.query === '' ? '' : t.yellow(' (no match)');
     extra.push(t.dim(`search history: ${input.search.query}`) + note + t.dim('  (Ctrl-R older · Enter takes · Esc cancels)'));
+  } else if (input.finder) {
+    extra.push(...finderRows(input.finder, columns, t));
   } else if (input.completions && input.completions.length > 0) {
     extra.push(...completionRows(input.completions, columns, t));
   }
@@ -102,6 +106,20 @@ export function composerFrame(input: ComposerFrameInput): Frame {
   if (body.length > room) first = Math.min(Math.max(0, wrapped.cursorRow - room + 1), body.length - room);
   const shown = body.slice(first, first + room);
   return { rows: [...shown, ...extra], cursorRow: wrapped.cursorRow - first, cursorColumn: wrapped.cursorColumn, bodyRows: shown.length };
+}
+
+/** Paths come from the file system: shown with control characters as pictures, clipped to the width. */
+function finderRows(f: NonNullable<ComposerFrameInput['finder']>, columns: number, t: Theme): string[] {
+  if (f.matches === undefined) return [t.dim('  listing project files…')];
+  const query = [...f.query].map(visible).join('');
+  if (f.matches.length === 0) return [t.dim(`  no file matches @${query}  (Esc closes)`)];
+  const rows = f.matches.map((path, i) => {
+    let shown = [...path].map(visible).join('');
+    if (stringWidth(shown) > columns - 3) shown = `…${[...shown].slice(-(columns - 4)).join('')}`;
+    return i === f.selected ? `${t.cyan('›')} ${t.inverse(shown)}` : `  ${shown}`;
+  });
+  rows.push(t.dim('  ↑/↓ choose · Tab or Enter inserts · Esc closes'));
+  return rows;
 }
 
 function completionRows(candidates: readonly string[], columns: number, t: Theme): string[] {

@@ -38,6 +38,8 @@ export interface RenderOptions {
   streamText: boolean;
   /** Lines of live command output shown per command before eliding. */
   maxCommandLines: number;
+  /** After "… N more lines": how to see them (the REPL's Ctrl-O); nothing when absent. */
+  elidedHint?: string;
   /** Terminal width: command output is folded to it, Markdown wrapped. Default 80. */
   columns?: () => number;
   /** Renders the answer as Markdown (a terminal with colours, no --raw); plain text without. */
@@ -193,7 +195,7 @@ export class Renderer {
         if (!this.opts.showShellCalls) break;
         const elided = this.output?.end() ?? 0;
         this.output = undefined;
-        if (elided > 0) this.err.write(t.dim(`  … ${elided} more lines\n`));
+        if (elided > 0) this.err.write(t.dim(`  … ${elided} more lines${this.opts.elidedHint ?? ''}\n`));
         const ok = ev.exitCode === 0 && !ev.timedOut && !ev.interrupted;
         const status = ok ? t.green('✓ exit 0') : ev.backgroundSession !== undefined ? t.dim(`… ${describeResult(ev)}`) : t.red(`✗ ${describeResult(ev)}`);
         const cut = ev.truncatedBytes > 0 ? t.dim(` · ${ev.truncatedBytes} bytes of output cut for the model`) : '';

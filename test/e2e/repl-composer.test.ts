@@ -87,6 +87,35 @@ describe('composer: while a turn runs', () => {
     await prompt(a);
   });
 
+  it('two messages typed ahead stay two messages; a pasted block typed ahead stays one', async () => {
+    const a = start(sandbox(suite.emu.baseUrl));
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'text', text: 'slow words arrive one by one', chunks: 6, delayMs: 250 });
+    const n = suite.emu.requests.length;
+    a.line('start');
+    await a.waitFor('slow');
+    // Typed key by key as a person types (each key its own chunk, no bracketed paste): each Enter ends a message.
+    for (const key of ['s', 'e', 'c', 'o', 'n', 'd', KEY.enter, 't', 'h', 'i', 'r', 'd', KEY.enter]) {
+      a.write(key);
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    await a.waitFor('one by one');
+    expect(await sentText(n + 1)).toBe('second');
+    expect(await sentText(n + 2)).toBe('third');
+    await a.waitFor('You said: third');
+    await prompt(a);
+    // A bracketed paste during a turn keeps its newlines: one message.
+    suite.emu.enqueue({ kind: 'text', text: 'more slow words arrive here', chunks: 6, delayMs: 250 });
+    const m = suite.emu.requests.length;
+    a.line('again');
+    await a.waitFor('more');
+    a.write('\x1b[200~line one\nline two\x1b[201~');
+    a.write(KEY.enter);
+    await a.waitFor('arrive here');
+    expect(await sentText(m + 1)).toBe('line one\nline two');
+    await prompt(a);
+  });
+
   it('Ctrl-U takes the queued text back: nothing is sent', async () => {
     const a = start(sandbox(suite.emu.baseUrl));
     await prompt(a);

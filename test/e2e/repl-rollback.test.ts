@@ -31,10 +31,18 @@ describe('/rollback', () => {
     // By number: 2 = the second newest = "two".
     a.line('/rollback');
     await a.waitFor('Roll back to which checkpoint?');
-    await a.waitFor('❯ 1.');
+    // Each checkpoint shows the context it goes back to (its context_tokens), not billed totals.
+    const tokensOf = (i: number): number => (three.history[i] as { context_tokens?: number } | undefined)?.context_tokens ?? -1;
+    expect(tokensOf(1)).toBeGreaterThan(1000);
+    expect(tokensOf(2)).toBeLessThan(100_000);
+    // Shown to a tenth of a thousand (2084 → 2.1k).
+    const contextOf = (i: number): string => `${(tokensOf(i) / 1000).toFixed(1)}k`;
+    await a.waitFor(`"three" → "You said: three" (context ${contextOf(2)} tokens)`);
+    await a.waitFor(`"two" → "You said: two" (context ${contextOf(1)} tokens)`);
     a.write('2');
     a.write(KEY.enter);
-    await a.waitFor('Rolled back to checkpoint 2');
+    await a.waitFor(`Rolled back to checkpoint 2`);
+    await a.waitFor(`2 turns, context ${contextOf(1)} tokens, last: "two"`);
     await a.waitFor('NOT undone');
     await prompt(a);
     const rolled = readState(sb);

@@ -112,7 +112,16 @@ describe('repl', () => {
     a.line('clear');
     await prompt(a);
     expect(stateExists(sb)).toBe(true);
+    // /clear asks first; no keeps the conversation.
     a.line('/clear');
+    await a.waitFor('Clear the conversation (1 turn)?');
+    a.write('n');
+    await a.waitFor('Kept the conversation.');
+    await prompt(a);
+    expect(readState(sb).last_user_message).toBe('remember me');
+    a.line('/clear');
+    await a.waitFor('Clear the conversation (1 turn)?');
+    a.write('y');
     await a.waitFor('cleared');
     await prompt(a);
     expect(readState(sb).response_id).toBeNull();

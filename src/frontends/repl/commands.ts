@@ -7,7 +7,7 @@ import { OutputView } from '../../ui/output-view.ts';
 import { isColorTheme } from '../../ui/theme.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
 import { imageCommand } from './images.ts';
-import { clearSession } from './recovery.ts';
+import { clearCommand } from './recovery.ts';
 import { diffCommand } from './diff-command.ts';
 import { rollbackCommand } from './rollback.ts';
 import { planCommand, type PlanModeSwitch } from './plan-command.ts';
@@ -15,6 +15,7 @@ import { customCommand, initCommand, skillsCommand } from './extensions.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { usageReport } from './usage-view.ts';
 import { psCommand, stopCommand } from './ps-command.ts';
+import { modelCommand } from './model-command.ts';
 
 export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/ps', '/stop', '/help'];
 
@@ -38,8 +39,8 @@ const HELP = [
   '  /diff [N]          what tool calls changed in files: in the last turn, or since checkpoint N',
   '  /usage             tokens and estimated cost of the last turn and the session, context window left',
   '  /compact           compact the conversation now to free context (agentx also does it near the limit)',
-  '  /clear             start a fresh conversation (/rollback undo brings the old one back)',
-  '  /model [NAME]      show or switch the model for later requests',
+  '  /clear             start a fresh conversation, after a yes (/rollback undo brings the old one back)',
+  '  /model [NAME]      switch the model for later requests; alone: the models the server offers',
   '  /mcp               MCP servers: state, transport and tool count',
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
   '  /plan [TEXT]       plan mode: the model reads and plans, changes nothing; /plan approve carries',
@@ -53,9 +54,11 @@ const HELP = [
   '  /setup             configure API key, model and base URL',
   '  clear              clear the screen',
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
-  'Keys: Ctrl-C cancels the running request or command (twice on an empty prompt exits),',
-  '  Ctrl-T stops a running command, ↑/↓ history, Tab completes /commands,',
-  '  pasted text with several lines is sent as one message.',
+  'Keys: Enter sends; Alt-Enter, Ctrl-J or \\ then Enter start a new line; ↑/↓ move over lines, then history;',
+  '  Ctrl-R searches history; Tab completes /commands and paths; @ finds a project file (@path attaches it);',
+  '  Ctrl-O shows the last command\'s full output; Esc-Esc or Ctrl-U clears; Ctrl-C twice on an empty prompt exits.',
+  '  While the model works: Esc or Ctrl-C (Ctrl-T too) stops the turn and the command it runs;',
+  '  what you type meanwhile is queued and sent when the turn ends (Ctrl-U drops it). Docs: docs/composer.md',
 ].join('\n');
 
 /** node:readline completer for slash commands. */
@@ -106,7 +109,7 @@ export function changeDirectory(ctx: ReplContext, rawArg: string): void {
   if (arg === '-') say(ctx, tildePath(ctx.cwd, ctx.home));
 }
 
-/** `!command`: live output; Ctrl-C / Ctrl-T stop only it; its transcript waits for the next request. */
+/** `!command`: live output; Ctrl-C / Ctrl-T / Esc stop it; its transcript waits for the next request. */
 export async function runBang(ctx: ReplContext, command: string): Promise<void> {
   if (command.trim() === '') {
     say(ctx, ctx.theme.red('usage: !COMMAND'));
@@ -130,6 +133,7 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
     else if (r.exitCode !== 0) say(ctx, t.red(`✗ exit ${r.exitCode ?? r.signal ?? '?'}`));
     const note = r.interrupted ? '[interrupted by the user]\n' : '';
     const output = `${r.stdout}${r.stderr}${note}`;
+    ctx.lastOutput?.record(command, output);
     ctx.engine.recordLocalCommand({ command, cwd: ctx.cwd, exit_code: r.exitCode, output, truncated: r.truncatedBytes > 0 });
   } finally {
     ctx.term.setInterruptHandler(undefined);
@@ -141,15 +145,6 @@ async function mcpCommand(ctx: ReplContext): Promise<void> {
   const { formatMcpList } = await import('../../tools/mcp/list.ts');
   const config = await loadMcpConfig({ projectDir: ctx.session.dir, env: ctx.env });
   for (const line of formatMcpList(config, ctx.mcp?.servers() ?? [])) say(ctx, line);
-}
-
-function modelCommand(ctx: ReplContext, name: string): void {
-  if (name === '') {
-    say(ctx, `model: ${ctx.engine.deps.shape.model}`);
-    return;
-  }
-  ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model: name };
-  say(ctx, ctx.theme.green(`✓ model for the next requests: ${name}`));
 }
 
 export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: string): Promise<Dispatch> {
@@ -177,8 +172,8 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'diff': await diffCommand(ctx, arg); break;
     case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
     case 'compact': await hooks.compact(); break;
-    case 'clear': clearSession(ctx); break;
-    case 'model': modelCommand(ctx, arg); break;
+    case 'clear': await clearCommand(ctx); break;
+    case 'model': await modelCommand(ctx, arg); break;
     case 'mcp': await mcpCommand(ctx); break;
     case 'image': await imageCommand(ctx, arg); break;
     case 'setup': await hooks.setup(); break;

@@ -16,6 +16,8 @@ import { activeScreen } from './screen.ts';
 import { contextLeft } from '../../engine/context.ts';
 import type { StatusFields } from '../../ui/status-line.ts';
 import type { CostTracker } from './usage-view.ts';
+import type { LastOutput } from './last-output.ts';
+import { execManager } from '../../tools/exec/manager.ts';
 
 export interface ReplContext {
   cli: CliOptions;
@@ -51,6 +53,8 @@ export interface ReplContext {
   reviewPatchesOnce?: boolean;
   /** The person's hooks (frontends/hooks/), given to every engine this session builds. */
   hooks?: SessionHooks;
+  /** The last command's whole output, for Ctrl-O (the turn runner's, `!commands` recorded too). */
+  lastOutput?: LastOutput;
 }
 
 /** One line of information for the user, on its own line — above the prompt when one is shown. */
@@ -69,7 +73,13 @@ export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'sessi
     model: shape.model, reasoningEffort: shape.reasoningEffort,
     contextLeft: { fraction: left.leftFraction, assumed: left.windowSource === 'default' },
     sandbox: ctx.config.sandbox.mode, network: ctx.config.sandbox.network ? 'on' : 'off', planMode: ctx.planMode,
+    backgroundSessions: backgroundSessionCount(),
   };
+}
+
+/** Exec sessions the model started that still run (/ps lists them). */
+function backgroundSessionCount(): number {
+  return execManager().runningCount();
 }
 
 export function tildePath(path: string, home: string): string {

@@ -5,7 +5,9 @@ import { composerFrame } from '../../ui/composer-view.ts';
 import type { Theme } from '../../ui/theme.ts';
 import { parseKeys, type Key } from './composer/keys.ts';
 import { expandPastes, type PasteStore } from './composer/paste.ts';
-import { reduce, type Completion, type Effect } from './composer/reduce.ts';
+import { reduce, type Completion, type ComposerEnv, type Effect } from './composer/reduce.ts';
+import { withFinder } from './composer/finder.ts';
+import { rankPaths } from './composer/fuzzy.ts';
 import { EMPTY, type ComposerState } from './composer/state.ts';
 import { HISTORY_MAX } from './history.ts';
 import { ComposerScreen } from './screen.ts';
@@ -26,8 +28,15 @@ export interface LineOptions {
   /** The status line under the prompt (formatted); undefined: none. */
   status?: (columns: number) => string | undefined;
   onHistory?: (history: string[]) => void;
-  /** Ctrl-O: the full output of the last command, printed above the prompt. */
-  lastOutput?: () => string;
+  /** Ctrl-O: the full output of the last command (sanitized, ending in a newline), printed above the prompt. */
+  lastOutput?: () => string | undefined;
+  /**
+   * The project's files for the `@` finder (relative to the working directory); undefined while
+   * they are being read, and `onReady` is called when they are known. Absent: no finder.
+   */
+  listFiles?: (onReady: () => void) => readonly string[] | undefined;
+  /** Calls `redraw` when what the status line shows changed meanwhile (a background session ended); returns the unsubscribe. */
+  watchStatus?: (redraw: () => void) => () => void;
 }
 
 const NO_COMPLETION = (_text: string, cursor: number): Completion => ({ start: cursor, candidates: [] });
@@ -36,9 +45,21 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
   if (term.ended) return Promise.resolve({ kind: 'eof' });
   return new Promise((resolve) => {
     const screen = new ComposerScreen(output);
-    const env = { history: opts.history, pastes: opts.pastes, complete: opts.complete ?? NO_COMPLETION };
     let state: ComposerState = EMPTY;
     let done = false;
+    const filesReady = (): void => {
+      if (done || !state.finder) return;
+      state = withFinder(state, env, true);
+      draw();
+    };
+    const listFiles = opts.listFiles;
+    const env: ComposerEnv = {
+      history: opts.history, pastes: opts.pastes, complete: opts.complete ?? NO_COMPLETION,
+      findFiles: listFiles ? (query, limit) => {
+        const files = listFiles(filesReady);
+        return files === undefined ? undefined : rankPaths(files, query, limit);
+      } : undefined,
+    };
     const draw = (): void => {
       if (done) return;
       const columns = output.columns > 0 ? output.columns : 80;
@@ -46,7 +67,7 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
       screen.draw(composerFrame({
         prompt: opts.prompt, text: state.text, cursor: state.cursor, columns, maxRows: Math.max(3, rows - 2),
         search: state.search ? { query: state.search.query, found: state.search.match !== undefined } : undefined,
-        completions: state.completions, status: opts.status?.(columns), theme: opts.theme,
+        completions: state.completions, finder: state.finder, status: opts.status?.(columns), theme: opts.theme,
       }));
     };
     const finish = (result: LineResult, echo?: string): void => {
@@ -58,6 +79,7 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
       term.lineActive = false;
       offResume();
       offResize();
+      offStatus();
       resolve(result);
     };
     const act = (effect: Effect): void => {
@@ -74,7 +96,7 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
           output.write('\x1b[H\x1b[2J');
           screen.forget();
           return;
-        case 'showLastOutput': screen.printAbove(opts.lastOutput?.() ?? 'no command output yet\n'); return;
+        case 'showLastOutput': screen.printAbove(opts.lastOutput?.() ?? opts.theme.dim('No command has run in this session yet.\n')); return;
       }
     };
     const handleKeys = (keys: Key[]): void => {
@@ -100,17 +122,23 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
     const offResize = (): void => {
       output.off('resize', onResize);
     };
+    const offStatus = opts.watchStatus?.(() => draw()) ?? ((): void => undefined);
     screen.attach();
     term.lineActive = true;
     term.keySink = onPiece;
     draw();
-    // What was typed while the last turn ran, as if typed now (an Enter in it sends it).
-    const leftover = term.leftoverKeys as Key[];
+    // What was typed while the last turn ran, as if typed now (an Enter in it sends it; what
+    // follows that Enter waits for the prompt after this one).
+    const leftover = term.leftoverKeys;
     term.leftoverKeys = [];
     if (leftover.length > 0) handleKeys(leftover);
-    if (!done && term.queued !== '') {
-      screen.printAbove(opts.theme.dim('(what you typed during the turn)\n'));
-      term.replayTypeAhead();
+    const typedAhead = term.takeTypeAhead();
+    if (typedAhead.length > 0) {
+      if (done) term.leftoverKeys = [...term.leftoverKeys, ...typedAhead];
+      else {
+        screen.printAbove(opts.theme.dim('(what you typed during the turn)\n'));
+        handleKeys(typedAhead);
+      }
     }
   });
 }

@@ -32,7 +32,25 @@ function resetSession(ctx: ReplContext): void {
   ctx.announcedCwd = ctx.session.dir;
 }
 
-/** /clear: a fresh conversation; `/rollback undo` brings the old one back. */
+/**
+ * /clear asks first: only the latest rollback or clear can be undone, so a second one (or a
+ * /rollback later) loses this conversation for good. An empty conversation has nothing to ask about.
+ */
+export async function clearCommand(ctx: ReplContext): Promise<void> {
+  const s = ctx.session.state;
+  const t = ctx.theme;
+  if (s.usage.turns === 0 && s.response_id === null) {
+    say(ctx, 'Nothing to clear: the conversation is empty.');
+    return;
+  }
+  ctx.out.write(`${t.yellow('?')} Clear the conversation (${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'})? /rollback undo brings it back until the next rollback or clear. [y]es / [n]o: `);
+  const answer = await ctx.term.askKey(['y', 'n']);
+  ctx.out.write(`${answer === 'y' ? 'yes' : 'no'}\n`);
+  if (answer === 'y') clearSession(ctx);
+  else say(ctx, t.dim('Kept the conversation.'));
+}
+
+/** A fresh conversation; `/rollback undo` brings the old one back. */
 export function clearSession(ctx: ReplContext): void {
   resetSession(ctx);
   say(ctx, ctx.theme.green('✓ cleared: a fresh conversation starts with your next message (/rollback undo brings the old one back)'));

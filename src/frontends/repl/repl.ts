@@ -36,6 +36,10 @@ import { startHooks } from '../hooks/session.ts';
 import type { SessionHooks } from '../../engine/hooks.ts';
 import { offerApproval } from './plan-command.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
+import { execManager } from '../../tools/exec/manager.ts';
+import { ProjectFiles } from './composer/project-files.ts';
+import { attachMentioned } from './attachments.ts';
+import { isColorTheme } from '../../ui/theme.ts';
 
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const out = process.stdout;
@@ -112,6 +116,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   late.ctx = ctx;
   const runner = new TurnRunner(ctx);
   late.runner = runner;
+  ctx.lastOutput = runner.lastOutput;
   /**
    * The engine for the current mode (same session, same store): plan mode runs commands
    * read-only and offers no edit tool. `keepModel`: a /model choice survives the switch.
@@ -274,6 +279,7 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
   // Pasted blocks of this session, by placeholder (history keeps the placeholder).
   const pastes: PasteStore = new Map();
   const complete = completer(SLASH_COMMANDS, () => ctx.cwd, ctx.home);
+  const projectFiles = new ProjectFiles();
   for (;;) {
     const line = await readLine(ctx.term, ctx.out, {
       prompt: promptText(ctx),
@@ -282,6 +288,11 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
       theme: ctx.theme,
       complete,
       status: (columns) => formatStatusLine(statusFields(ctx), columns, ctx.theme),
+      watchStatus: (redraw) => execManager().subscribe((ev) => {
+        if (ev.type !== 'exec_output') redraw();
+      }),
+      listFiles: (onReady) => projectFiles.get(ctx.cwd, onReady),
+      lastOutput: () => ctx.lastOutput?.show(ctx.theme, ctx.out.columns > 0 ? ctx.out.columns : 80, isColorTheme(ctx.theme)),
       onHistory: (h) => {
         const problem = saveHistory(historyFile, h);
         if (problem) say(ctx, ctx.theme.yellow(`⚠ ${problem}`));
@@ -307,7 +318,10 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
 
 /** One message for the model: a turn with the notes and images waiting for it. */
 async function sendMessage(ctx: ReplContext, runner: TurnRunner, text: string): Promise<TurnOutcome> {
-  const notes = turnNotes(ctx);
+  // `@path` attaches the file (attachments.ts); each is said in one line.
+  const attached = attachMentioned(text, ctx.cwd, ctx.home);
+  for (const a of attached) say(ctx, a.ok ? ctx.theme.dim(`📎 ${sanitizeLine(a.line)}`) : ctx.theme.yellow(`⚠ ${sanitizeLine(a.line)}`));
+  const notes = [...turnNotes(ctx), ...attached.flatMap((a) => (a.note === undefined ? [] : [a.note]))];
   const images = ctx.images;
   const oldest = ctx.session.state.history[0]?.response_id;
   // /init: this turn's patches wait for the person's yes, with their diff shown (other calls run as usual).

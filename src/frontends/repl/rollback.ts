@@ -18,9 +18,18 @@ function localTime(iso: string, now: Date): string {
   return sameDay ? time : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
 }
 
+/** `12.3k`: context sizes are read at a glance, not to the token. */
+function shortTokens(n: number): string {
+  return n < 1000 ? String(n) : n < 100_000 ? `${(n / 1000).toFixed(1)}k` : `${Math.round(n / 1000)}k`;
+}
+
+/**
+ * One checkpoint in the menu: when, what was asked and answered, and how large the context is
+ * that the next request would start from there (not the session's billed totals, which only grow).
+ */
 export function checkpointLabel(h: HistoryEntry, now: Date): string {
-  const tokens = h.usage.inputTokens + h.usage.outputTokens;
-  return `${localTime(h.timestamp, now)}  "${h.user_preview}" → "${h.assistant_preview}"  (${tokens} tokens)`;
+  const context = h.context_tokens === undefined ? '' : `  (context ${shortTokens(h.context_tokens)} tokens)`;
+  return `${localTime(h.timestamp, now)}  "${sanitizeLine(h.user_preview)}" → "${sanitizeLine(h.assistant_preview)}"${context}`;
 }
 
 const SIDE_EFFECTS = 'Shell commands and other side effects since then are NOT undone (files they changed stay changed).';
@@ -33,7 +42,7 @@ const SCOPES: { label: string; scope: RollbackScope }[] = [
 
 function announce(ctx: ReplContext, what: string, filesRestored: boolean): void {
   const s = ctx.session.state;
-  say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
+  say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, context ${shortTokens(s.context_tokens)} tokens, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
   if (!filesRestored) say(ctx, ctx.theme.yellow(SIDE_EFFECTS));
 }
 

@@ -7,7 +7,7 @@
 // terminal: on stop, on any exit (a crash included), and around Ctrl-Z (see TerminalModes).
 import type { KeySource } from '../../ui/menu.ts';
 import { TerminalModes } from './terminal-modes.ts';
-import { keyBytes, parseKeys } from './composer/keys.ts';
+import { keyBytes, parseKeys, type Key } from './composer/keys.ts';
 
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';
@@ -120,9 +120,14 @@ export class TerminalInput implements KeySource {
   /** Set by the composer while a prompt is active: keys and pasted blocks, in order. */
   keySink: ((piece: InputPiece) => void) | undefined;
   /** Keys the last prompt did not use (a second message typed ahead); the next prompt takes them. */
-  leftoverKeys: unknown[] = [];
-  /** Typed while a turn or command ran (raw), replayed into the next prompt. */
-  private typeAhead = '';
+  leftoverKeys: Key[] = [];
+  /**
+   * Typed while a turn or command ran, replayed into the next prompt. Kept as keys and pasted
+   * blocks, not raw bytes: replayed as one chunk, two typed messages would look like a paste.
+   */
+  private typeAhead: Key[] = [];
+  /** Finds bracketed (or chunked) pastes in what is typed during a turn. */
+  private readonly aheadPaste = new PasteFilter();
   /** The turn was interrupted while keys were queued: they come back unsent (Enter → newline). */
   private typeAheadHeld = false;
   /** Esc pressed during this turn (a second one drops what was queued). */
@@ -187,23 +192,37 @@ export class TerminalInput implements KeySource {
     };
   }
 
-  /** While set (a turn or command runs), Ctrl-C, Ctrl-T and Esc call it; other keys are queued. */
+  /**
+   * While set (a turn or command runs), Ctrl-C, Ctrl-T and Esc call it; other keys are queued.
+   * Ctrl-T is Ctrl-C's twin (the whole turn stops, its command with it): stopping the model's
+   * command alone while the turn goes on would need the engine to abort one call; /help and
+   * docs/composer.md say what it does today.
+   */
   setInterruptHandler(handler: (() => void) | undefined): void {
     this.interrupt = handler;
     if (handler) this.escapes = 0;
   }
 
-  /** Whether keys typed during the turn wait for the next prompt. */
+  /** What was typed during the turn, as text (for the spinner's "queued" note); '' when nothing. */
   get queued(): string {
-    return this.typeAhead;
+    return this.typeAhead.map(keyBytes).join('');
   }
 
-  /** Hands what was typed ahead to the active prompt (unsent if the turn was interrupted). */
-  replayTypeAhead(): void {
-    const keys = this.typeAheadHeld ? this.typeAhead.replace(/\r+$/, '').replace(/\r/g, '\n') : this.typeAhead;
-    this.typeAhead = '';
+  /**
+   * Takes what was typed ahead, for the next prompt. After an interrupted turn it comes back
+   * unsent: its Enters become newlines (the last ones dropped).
+   */
+  takeTypeAhead(): Key[] {
+    let keys = this.typeAhead;
+    if (this.typeAheadHeld) {
+      const isEnter = (k: Key | undefined): boolean => k?.kind === 'key' && k.name === 'enter';
+      let end = keys.length;
+      while (end > 0 && isEnter(keys[end - 1])) end--;
+      keys = keys.slice(0, end).map((k) => (isEnter(k) ? { kind: 'key', name: 'newline' } : k));
+    }
+    this.typeAhead = [];
     this.typeAheadHeld = false;
-    if (keys !== '') this.route(keys);
+    return keys;
   }
 
   private queue(data: string): void {
@@ -212,18 +231,24 @@ export class TerminalInput implements KeySource {
       this.interrupt?.();
       return;
     }
-    // Keys arrive together when typed fast: "keep me⏎" and Esc can be one chunk.
-    for (const key of parseKeys(data)) {
-      if (key.kind === 'key' && key.name === 'esc') {
-        // Esc interrupts like Ctrl-C; Esc-Esc also takes back what was typed ahead.
-        this.escapes++;
-        this.typeAheadHeld = true;
-        if (this.escapes >= 2) this.typeAhead = '';
-        this.interrupt?.();
-      } else if (key.kind === 'key' && key.name === 'killLineStart') {
-        this.typeAhead = '';
-      } else {
-        this.typeAhead += keyBytes(key);
+    for (const piece of this.aheadPaste.pieces(data)) {
+      if (piece.kind === 'paste') {
+        this.typeAhead.push({ kind: 'paste', text: decodeMessage(piece.text) });
+        continue;
+      }
+      // Keys arrive together when typed fast: "keep me⏎" and Esc can be one chunk.
+      for (const key of parseKeys(piece.text)) {
+        if (key.kind === 'key' && key.name === 'esc') {
+          // Esc interrupts like Ctrl-C; Esc-Esc also takes back what was typed ahead.
+          this.escapes++;
+          this.typeAheadHeld = true;
+          if (this.escapes >= 2) this.typeAhead = [];
+          this.interrupt?.();
+        } else if (key.kind === 'key' && key.name === 'killLineStart') {
+          this.typeAhead = [];
+        } else {
+          this.typeAhead.push(key);
+        }
       }
     }
   }

@@ -16,6 +16,7 @@ import { markCodeCacheWorthy } from '../code-cache.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
 import { turnEndedSignal } from './notify.ts';
+import { LastOutput } from './last-output.ts';
 
 export type { TurnOutcome } from '../../engine/engine.ts';
 
@@ -47,6 +48,8 @@ export class TurnRunner {
   private renderer: Renderer;
   private controller: AbortController | undefined;
   private alwaysRun = false;
+  /** The output of the last command, in full (Ctrl-O at the prompt). */
+  readonly lastOutput = new LastOutput();
 
   constructor(private readonly ctx: ReplContext) {
     this.spinner = new Spinner(ctx.out, ctx.theme, undefined, () => queuedNote(ctx.term.queued));
@@ -62,7 +65,7 @@ export class TurnRunner {
     const c = this.ctx.cli;
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
       quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
-      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, ...terminalRenderOptions(this.ctx.out),
+      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, elidedHint: ' (Ctrl-O at the prompt shows them)', ...terminalRenderOptions(this.ctx.out),
       hyperlinks: supportsHyperlinks(this.ctx.out, this.ctx.env),
     });
   }
@@ -71,6 +74,9 @@ export class TurnRunner {
   readonly emit = (ev: AgentEvent): void => {
     if (!SILENT_EVENTS.has(ev.type)) this.spinner.stop();
     this.renderer.handle(ev);
+    if (ev.type === 'command_start') this.lastOutput.start(ev.callId, ev.command);
+    else if (ev.type === 'command_output') this.lastOutput.push(ev.callId, ev.chunk, ev.stream);
+    else if (ev.type === 'command_done') this.lastOutput.done(ev.callId);
     if (ev.type === 'request_start' && this.writer.atLineStart) this.spinner.start();
     if (ev.type === 'turn_done') {
       markCodeCacheWorthy();

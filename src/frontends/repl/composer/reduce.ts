@@ -1,6 +1,7 @@
 // The composer as a pure reducer: state + key → state + effects. No terminal here: the screen
 // (prompt-input.ts) draws the state, the REPL acts on the effects.
 import type { Key, KeyName } from './keys.ts';
+import { finderKey, withFinder, type FinderEnv } from './finder.ts';
 import { isLargePaste, placeholderFor, type PasteStore } from './paste.ts';
 import {
   browse, deleteRange, EMPTY, findInHistory, insert, lineBounds, verticalMove, withText, wordEndAfter, wordStartBefore,
@@ -20,7 +21,7 @@ export interface Completion {
   candidates: string[];
 }
 
-export interface ComposerEnv {
+export interface ComposerEnv extends FinderEnv {
   /** Newest first. */
   readonly history: readonly string[];
   readonly pastes: PasteStore;
@@ -33,10 +34,17 @@ export interface Step {
 }
 
 export function reduce(state: ComposerState, key: Key, env: ComposerEnv): Step {
+  const step = edit(state, key, env);
+  return { ...step, state: withFinder(step.state, env) };
+}
+
+function edit(state: ComposerState, key: Key, env: ComposerEnv): Step {
   const s: ComposerState = { ...state, completions: undefined, escArmed: false };
   if (s.search) return searchKey(s, key, env);
   if (key.kind === 'text') return only(insert(s, key.text));
   if (key.kind === 'paste') return only(insert(s, isLargePaste(key.text) ? placeholderFor(key.text, env.pastes) : key.text));
+  const inFinder = state.finder ? finderKey(s, state.finder, key.name) : undefined;
+  if (inFinder) return only(inFinder);
   return named(s, key.name, env, state.escArmed);
 }
 

@@ -14,6 +14,19 @@ export interface ComposerState {
   readonly completions?: readonly string[];
   /** The previous key was a lone Esc (Esc-Esc clears the composer). */
   readonly escArmed: boolean;
+  /** The `@` file finder, open while the word at the cursor starts with `@` (finder.ts). */
+  readonly finder?: FileFinder;
+  /** Where the `@` word starts whose finder Esc closed (it stays closed for that word). */
+  readonly finderClosed?: number;
+}
+
+export interface FileFinder {
+  /** Index just after the `@`. */
+  readonly start: number;
+  readonly query: string;
+  /** Best first; undefined while the project's file list is still being read. */
+  readonly matches: readonly string[] | undefined;
+  readonly selected: number;
 }
 
 export interface HistorySearch {

@@ -1,0 +1,51 @@
+// /model: with a name, the model of the next requests (this session); without one, the model in
+// use and the models the server offers (GET {baseUrl}/models), or, when the server lists none,
+// the model families agentx knows the context window of. Names come from the server: shown
+// through the sanitizer, never obeyed.
+import { KNOWN_WINDOWS } from '../../engine/context.ts';
+import { errorMessage } from '../../lib/fsutil.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
+import { say, type ReplContext } from './context.ts';
+
+/** The server gets this long to answer the list request (it is only a listing). */
+const LIST_TIMEOUT_MS = 5_000;
+/** Names shown at most (some gateways list hundreds). */
+const LIST_MAX = 60;
+
+export type ModelList = { ok: true; ids: string[] } | { ok: false; reason: string };
+
+export async function listServerModels(baseUrl: string, apiKey: string, timeoutMs = LIST_TIMEOUT_MS): Promise<ModelList> {
+  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
+  try {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return { ok: false, reason: `GET ${url} answered ${res.status}` };
+    const body = (await res.json()) as { data?: unknown };
+    const data = Array.isArray(body.data) ? (body.data as unknown[]) : [];
+    const ids = data.map((m) => (typeof m === 'object' && m !== null && typeof (m as { id?: unknown }).id === 'string' ? (m as { id: string }).id : '')).filter((id) => id !== '');
+    return ids.length > 0 ? { ok: true, ids: [...new Set(ids)].sort() } : { ok: false, reason: `GET ${url} listed no models` };
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return { ok: false, reason: `GET ${url} failed (${errorMessage(err)}${cause})` };
+  }
+}
+
+export async function modelCommand(ctx: ReplContext, name: string): Promise<void> {
+  const t = ctx.theme;
+  if (name !== '') {
+    ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model: name };
+    say(ctx, t.green(`✓ model for the next requests: ${sanitizeLine(name)} (this session; /setup stores a default)`));
+    return;
+  }
+  const shape = ctx.engine.deps.shape;
+  say(ctx, `model: ${sanitizeLine(shape.model)}${shape.reasoningEffort === undefined ? '' : `, reasoning effort ${sanitizeLine(shape.reasoningEffort)}`}`);
+  const list = await listServerModels(ctx.config.baseUrl, ctx.config.apiKey);
+  if (list.ok) {
+    const shown = list.ids.slice(0, LIST_MAX).map((id) => (id === shape.model ? t.bold(`${sanitizeLine(id)} *`) : sanitizeLine(id)));
+    const more = list.ids.length > LIST_MAX ? t.dim(` … ${list.ids.length - LIST_MAX} more`) : '';
+    say(ctx, `models the server offers (${list.ids.length}): ${shown.join(', ')}${more}`);
+  } else {
+    say(ctx, t.yellow(`The server lists no models: ${sanitizeLine(list.reason)}.`));
+    say(ctx, `Model families agentx knows the context window of: ${KNOWN_WINDOWS.flatMap((w) => w.family.split(' / ').map((f) => `${f}*`)).join(', ')}`);
+  }
+  say(ctx, t.dim('/model NAME switches for the next requests; AGENTX_REASONING_EFFORT=minimal|low|medium|high sets the effort.'));
+}
