@@ -152,7 +152,7 @@ export class OpenDir {
   }
 
   /** Makes a symlink at `name` (replacing what is there) via a temp name and a rename. */
-  writeSymlink(name: string, target: string, tempName: (name: string) => string): void {
+  writeSymlink(name: string, target: string | Buffer, tempName: (name: string) => string): void {
     const temp = tempName(name);
     this.at(temp, (p) => fs.symlinkSync(target, p));
     try {
@@ -183,6 +183,15 @@ export class OpenDir {
 
   rmdir(name: string): void {
     this.at(name, (p) => fs.rmdirSync(p));
+  }
+
+  /** The names in this directory (read through the descriptor). */
+  names(): string[] {
+    if (procFdUsable()) return fs.readdirSync(`/proc/self/fd/${this.fd}`);
+    this.verify();
+    const names = fs.readdirSync(this.abs);
+    this.verify();
+    return names;
   }
 
   /** lstat of `name` inside this directory, or null when missing. */

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isObjectId, runGit, splitNul, type GitContext } from './git.ts';
 import { BlobReader } from './blob-reader.ts';
-import { placeEntry, removeDeadTemps } from './file-place.ts';
+import { placeEntry, removeDeadTemps, removeDirIfEmpty, removeEntry } from './file-place.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../lib/fsutil.ts';
 import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { readTextOrNull } from './fs-util.ts';
@@ -20,7 +20,7 @@ import { sameEntry } from './diff.ts';
 import { isUnsafePath, manualRestoreHint, type RestoreAction, type RestorePlan, type SkippedRestore } from './restore-plan.ts';
 import { acquireStoreLock } from './store-lock.ts';
 import type { StorePaths } from './store.ts';
-import { blockingParent, currentEntry, isDirectoryEntry } from './worktree-state.ts';
+import { entryInWorkspace, isDirectoryEntry } from './worktree-state.ts';
 
 export interface RestoreDeps {
   ctx: GitContext;
@@ -139,8 +139,7 @@ export async function resumeRestore(deps: RestoreDeps): Promise<ResumeOutcome> {
 function triage(deps: RestoreDeps, ws: string, actions: readonly RestoreAction[], result: RestoreResult): RestoreAction[] {
   const todo: RestoreAction[] = [];
   for (const action of actions) {
-    const blocked = blockingParent(ws, action.path) !== null;
-    const current = blocked ? null : currentEntry(path.join(ws, action.path), deps.maxFileBytes);
+    const { blocked, entry: current } = entryInWorkspace(ws, action.path, deps.maxFileBytes);
     if (!blocked && sameEntry(current, action.target)) result.restored.push(action);
     else if (!blocked && sameEntry(current, action.expected)) todo.push(action);
     else {
@@ -158,7 +157,7 @@ async function execute(deps: RestoreDeps, journal: Journal): Promise<RestoreResu
   const deletes = triage(deps, ws, journal.actions.filter((a) => a.target === null), result).sort((a, b) => depth(b.path) - depth(a.path));
   for (const a of deletes) {
     try {
-      fs.unlinkSync(path.join(ws, a.path));
+      removeEntry(ws, a.path);
       result.restored.push(a);
     } catch (error) {
       result.failed.push({ path: a.path, error: errorMessage(error) });
@@ -185,12 +184,7 @@ async function removeEmptiedDirs(ctx: GitContext, ws: string, startSnapshot: str
     for (let dir = path.posix.dirname(rel); dir !== '.'; dir = path.posix.dirname(dir)) candidates.add(dir);
   }
   for (const dir of [...candidates].sort((a, b) => depth(b) - depth(a))) {
-    if (keep.has(dir)) continue;
-    try {
-      fs.rmdirSync(path.join(ws, dir));
-    } catch {
-      // Not empty (the person's or ignored files are in it), or already gone: left alone.
-    }
+    if (!keep.has(dir)) removeDirIfEmpty(ws, dir);
   }
 }
 

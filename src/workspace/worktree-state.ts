@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { Entry } from './diff.ts';
 import { lstatOrNull } from './fs-util.ts';
+import { openParent, UnsafePathError } from '../lib/dir-walk.ts';
+import { errorCode } from '../lib/fsutil.ts';
 
 export function blobId(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
@@ -23,6 +25,35 @@ export function isDirectoryEntry(e: Entry | null): boolean {
   return e !== null && e.mode === DIRECTORY.mode && e.id === DIRECTORY.id;
 }
 
+/** The entry the file `st` describes, its bytes read by `read` / `readLink` (which may fail: then it changed). */
+function entryOf(st: fs.Stats, maxBytes: number, readFile: () => Buffer, readLink: () => Buffer): Entry {
+  try {
+    if (st.isSymbolicLink()) return { mode: '120000', id: blobId(readLink()) };
+    if (st.isDirectory()) return DIRECTORY;
+    if (!st.isFile()) return foreign('special');
+    if (st.size > maxBytes) return foreign(`large:${st.size}`);
+    return { mode: (st.mode & 0o100) !== 0 ? '100755' : '100644', id: blobId(readFile()) };
+  } catch {
+    // Gone or replaced (a file swapped for a link, or a FIFO) between the lstat and the read: it is
+    // not what agentx recorded, whatever it is now.
+    return CHANGED;
+  }
+}
+
+const CHANGED = foreign('changed');
+
+/** Reads a regular file without following a link or blocking on a FIFO put in its place. */
+function readRegular(p: string, maxBytes: number): Buffer {
+  const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) throw new Error('changed');
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * The current entry at `abs`, or null when nothing is there. Files larger than `maxBytes`
  * are not read: they can never match a snapshot (snapshots leave such files out).
@@ -30,11 +61,36 @@ export function isDirectoryEntry(e: Entry | null): boolean {
 export function currentEntry(abs: string, maxBytes: number): Entry | null {
   const st = lstatOrNull(abs);
   if (st === null) return null;
-  if (st.isSymbolicLink()) return { mode: '120000', id: blobId(fs.readlinkSync(abs, { encoding: 'buffer' })) };
-  if (st.isDirectory()) return DIRECTORY;
-  if (!st.isFile()) return foreign('special');
-  if (st.size > maxBytes) return foreign(`large:${st.size}`);
-  return { mode: (st.mode & 0o100) !== 0 ? '100755' : '100644', id: blobId(fs.readFileSync(abs)) };
+  return entryOf(st, maxBytes, () => readRegular(abs, maxBytes), () => fs.readlinkSync(abs, { encoding: 'buffer' }));
+}
+
+/**
+ * What workspace-relative `rel` holds, read through its parent directories opened from the
+ * workspace without following links (lib/dir-walk.ts): `blocked` when one of them is a symlink
+ * or not a directory, so a restore neither trusts nor touches anything behind it.
+ */
+export function entryInWorkspace(ws: string, rel: string, maxBytes: number): { blocked: boolean; entry: Entry | null } {
+  let opened;
+  try {
+    opened = openParent(ws, rel, false);
+  } catch (error) {
+    if (error instanceof UnsafePathError) return { blocked: true, entry: null };
+    const code = errorCode(error);
+    if (code === 'ENOENT') return { blocked: false, entry: null };
+    throw error;
+  }
+  const { dir, name } = opened;
+  try {
+    const st = dir.lstat(name);
+    if (st === null) return { blocked: false, entry: null };
+    const entry = entryOf(st, maxBytes, () => dir.at(name, (p) => readRegular(p, maxBytes)), () => dir.at(name, (p) => fs.readlinkSync(p, { encoding: 'buffer' })));
+    return { blocked: false, entry };
+  } catch (error) {
+    if (error instanceof UnsafePathError) return { blocked: true, entry: null };
+    throw error;
+  } finally {
+    dir.close();
+  }
 }
 
 /**
