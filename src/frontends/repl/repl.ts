@@ -247,7 +247,9 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
 
 function greet(ctx: ReplContext, existed: boolean): void {
   const t = ctx.theme;
-  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · /help for commands, Ctrl-D to quit`));
+  // What commands may do, said at once: the sandbox, its network and the approval mode (/approvals).
+  const access = `sandbox ${ctx.config.sandbox.mode}, network ${ctx.config.sandbox.network ? 'on' : 'off'}, approval ${ctx.permissions.mode}`;
+  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · ${access} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
     say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
