@@ -114,3 +114,12 @@ describe('parseArgs', () => {
     expect(help).toContain('AGENTX_MAX_RETRIES');
   });
 });
+
+describe('--approval', () => {
+  it('takes a mode; --confirm is untrusted; a bad mode is one clear line', () => {
+    expect(parseArgs(['--approval', 'never', 'hi']).approval).toBe('never');
+    expect(parseArgs(['--confirm', 'hi']).approval).toBe('untrusted');
+    expect(parseArgs(['hi']).approval).toBeUndefined();
+    expect(() => parseArgs(['--approval', 'sometimes', 'hi'])).toThrow(/--approval: expected untrusted, on-request, never, got "sometimes"/);
+  });
+});

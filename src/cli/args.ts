@@ -1,6 +1,7 @@
 // Flag parsing for agentx. Hand-written instead of a library: the grammar is small and every
 // millisecond of startup counts. Pure: takes argv, returns options or throws UsageError.
 import { parseSandboxValue, SANDBOX_VALUES_TEXT } from '../sandbox/policy.ts';
+import { APPROVAL_MODES, type ApprovalMode } from '../tools/permissions/escalation.ts';
 import { UsageError } from './errors.ts';
 
 export type ShellToolKind = 'builtin' | 'function';
@@ -29,6 +30,8 @@ export interface CliOptions {
   imageGeneration?: boolean;  // --image-generation on|off (hosted tool)
   patchTool?: PatchToolKind;
   sandbox?: string;           // --sandbox MODE, checked by parseSandboxValue
+  /** `--approval MODE` (untrusted | on-request | never); `--confirm` is `--approval untrusted`. */
+  approval?: ApprovalMode;
   readStdin: boolean;         // `agentx -`
   /** `--fresh`: the one-shot starts from an empty conversation, not from .agentx_checkpoint. */
   fresh: boolean;
@@ -54,7 +57,8 @@ const FLAGS: FlagSpec[] = [
   { long: 'quiet', short: 'q', help: 'print the answer only', apply: (o) => { o.quiet = true; } },
   { long: 'json', help: 'JSONL events on stdout (errors too)', apply: (o) => { o.json = true; } },
   { long: 'fresh', help: 'one-shot from an empty conversation, not the last checkpoint', apply: (o) => { o.fresh = true; } },
-  { long: 'confirm', help: 'ask before each model shell command', apply: (o) => { o.confirm = true; } },
+  { long: 'confirm', help: 'same as --approval untrusted', apply: (o) => { o.confirm = true; o.approval ??= 'untrusted'; } },
+  { long: 'approval', value: 'MODE', help: 'untrusted (ask before commands no rule allows), on-request (REPL default), never (one-shot default)', apply: (o, v) => { o.approval = checkApproval(v, '--approval'); } },
   { long: 'plan', help: 'plan mode: the model reads and plans, changes nothing (commands read-only, no edits)', apply: (o) => { o.plan = true; } },
   { long: 'debug', help: 'log requests/responses to ~/.agentx-logs (secrets redacted)', apply: (o) => { o.debug = true; } },
   { long: 'no-color', help: 'no colours', apply: (o) => { o.color = false; } },
@@ -69,6 +73,11 @@ const FLAGS: FlagSpec[] = [
   { long: 'web-search', value: 'on|off', help: 'offer the hosted web search tool (default: on for api.openai.com)', apply: (o, v) => { o.webSearch = checkOnOff(v, '--web-search'); } },
   { long: 'image-generation', value: 'on|off', help: 'offer the hosted image generation tool (default off)', apply: (o, v) => { o.imageGeneration = checkOnOff(v, '--image-generation'); } },
 ];
+
+export function checkApproval(v: string, where: string): ApprovalMode {
+  if ((APPROVAL_MODES as readonly string[]).includes(v)) return v as ApprovalMode;
+  throw new UsageError(`${where}: expected ${APPROVAL_MODES.join(', ')}, got "${v}"`);
+}
 
 export function checkOnOff(v: string, where: string): boolean {
   if (v === 'on' || v === 'off') return v === 'on';
@@ -245,6 +254,7 @@ export function helpText(version: string): string {
     '  AGENTX_MODEL, AGENTX_REASONING_EFFORT, AGENTX_SHELL_TOOL, AGENTX_PATCH_TOOL, AGENTX_CONFIG (default ~/.agentx),',
     '  AGENTX_SANDBOX (a --sandbox mode, or off-if-unavailable), AGENTX_SANDBOX_NETWORK=on|off (default off),',
     '  AGENTX_SANDBOX_UNIX_SOCKETS=on|off (Unix sockets in the sandbox, default off),',
+    '  AGENTX_APPROVAL=untrusted|on-request|never (an --approval mode; rules: docs/permissions.md),',
     '  AGENTX_WEB_SEARCH=on|off (default on for api.openai.com), AGENTX_IMAGE_GENERATION=on|off (default off).',
     'Timeouts and limits: AGENTX_HEADERS_TIMEOUT_MS (wait for response headers, default 60000),',
     '  AGENTX_STREAM_IDLE_MS (silence inside a stream, default 300000), AGENTX_MAX_OUTPUT_BYTES',

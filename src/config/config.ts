@@ -6,6 +6,7 @@ import { ConfigError } from '../cli/errors.ts';
 import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
 import { parseStoreSetting, type StoreSetting } from '../engine/conversation.ts';
 import { configPath } from '../paths.ts';
+import { APPROVAL_MODES, type ApprovalMode } from '../tools/permissions/escalation.ts';
 import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
 import { resolveSnapshotSettings, type SnapshotSettings } from './snapshots.ts';
@@ -46,6 +47,8 @@ export interface Config {
   extraHeaders: Record<string, string>;
   /** AGENTX_TRANSPORT: auto | websocket | http (docs/transport.md). */
   transport: TransportSetting;
+  /** --approval / --confirm, AGENTX_APPROVAL (env or config file); undefined: the front-end's default (docs/permissions.md). */
+  approval: ApprovalMode | undefined;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -109,7 +112,15 @@ function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileVa
   return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network, unixSockets };
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'>, env: NodeJS.ProcessEnv): Config {
+function resolveApproval(flag: ApprovalMode | undefined, env: NodeJS.ProcessEnv, fileValues: Record<string, string>): ApprovalMode | undefined {
+  if (flag !== undefined) return flag;
+  const raw = pick(env.AGENTX_APPROVAL, fileValues.AGENTX_APPROVAL);
+  if (raw === undefined) return undefined;
+  if (!(APPROVAL_MODES as readonly string[]).includes(raw)) throw new ConfigError(`AGENTX_APPROVAL: expected ${APPROVAL_MODES.join(', ')}, got "${raw}"`);
+  return raw as ApprovalMode;
+}
+
+export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'> & { approval?: ApprovalMode }, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -141,6 +152,7 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
     apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
     // Absolute, as it was read (relative to the working directory): the sandbox hides exactly this file.
     configFile: resolve(file), sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues), store, ...wire,
+    approval: resolveApproval(flags.approval, env, fileValues),
   };
 }
 

@@ -59,6 +59,7 @@ const EXEC = [
 const ESCALATION = [
   '## When the sandbox is in the way',
   'If a command fails only because of the sandbox (no network, a read-only path) and the task really needs it, run it again with `sandbox_permissions` set to `require_escalated` and a one-sentence `justification` the user can answer yes or no to. Ask only for the command that needs it, never for the whole task, and never to work around a refusal the user already gave.',
+  'You may add `prefix_rule`, a short command prefix the user can allow from now on (for example `["npm", "install"]`); never a shell, an interpreter or `sudo` alone. If the answer says the user declined, or that a rule denies the command, do not retry it: take another approach or ask. If the user said what to do instead, do that.',
 ].join('\n');
 
 const NO_ESCALATION = 'If the sandbox blocks something the task needs (no network, a read-only path), do not try to work around it: tell the user what you need and why; only they can change it.';

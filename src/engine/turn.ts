@@ -20,6 +20,10 @@ import { TurnFiles, type WorkspaceFiles } from './files.ts';
 import type { Attempt, Conversation } from './conversation.ts';
 import type { EnvironmentFacts } from './environment.ts';
 import { hookToolInput, hookToolName, type SessionHooks } from './hooks.ts';
+import type { AskPerson, Permissions } from './permissions.ts';
+import { QuestionChannel } from './questions.ts';
+import { recordApproval, type ToolJournalEntry } from '../store/state.ts';
+import type { Authorization, Tool, ToolContext } from '../tools/tool.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */
 export interface SessionHandle {
@@ -52,8 +56,12 @@ export interface TurnDeps {
   cwd(): string;
   workspaceRoot: string;
   emit: EmitEvent;
-  /** --confirm: asked before each call runs; false sends the model a refusal. */
+  /** Asked before a call that is not a command (a patch) runs under --approval untrusted or /init; false sends the model a refusal. */
   confirm?: (request: ConfirmRequest) => Promise<boolean>;
+  /** The question channel (questions.ts): command approvals, escalations and sandbox re-runs are asked through it. */
+  questions?: QuestionChannel;
+  /** The approval mode and the command rules (permissions.ts); absent: commands run as configured, unasked. */
+  permissions?: Permissions;
   policy: RetryPolicy;
   /** The context window: compaction before requests that would not fit, overflow recovery (turn-compaction.ts). */
   compaction: Compaction;
@@ -183,7 +191,7 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
       outputs.push(entry.output);
       continue;
     }
-    const step = await handleCall(deps, callItemOf(entry), { skip: interrupted || signal.aborted, retry: entry.status === 'started' }, signal, summaries, files);
+    const step = await handleCall(deps, entry, { skip: interrupted || signal.aborted, retry: entry.status === 'started' }, signal, summaries, files);
     // Saved with the next call's `started` mark, or by the flush below (issue 22 §6: one durable
     // write per call instead of two). Until then a crash leaves this call `started`: never re-run
     // without the person's Retry, exactly as a crash while it ran.
@@ -198,8 +206,9 @@ export async function executeCalls(deps: TurnDeps, signal: AbortSignal, summarie
 }
 
 async function handleCall(
-  deps: TurnDeps, item: ReturnType<typeof callItemOf>, how: { skip: boolean; retry: boolean }, signal: AbortSignal, summaries: string[], files: TurnFiles,
+  deps: TurnDeps, entry: ToolJournalEntry, how: { skip: boolean; retry: boolean }, signal: AbortSignal, summaries: string[], files: TurnFiles,
 ): Promise<CallStep> {
+  const item = callItemOf(entry);
   const resolved = deps.registry.resolve(item);
   const shown: Pick<ParsedCall, 'title' | 'commands'> = resolved.ok ? resolved.call : { title: resolved.title, commands: [] };
   deps.emit({ type: 'tool_call', callId: item.call_id, kind: item.type, tool: resolved.ok ? resolved.tool.name : 'unknown', title: shown.title, commands: shown.commands });
@@ -213,8 +222,14 @@ async function handleCall(
   // The person's answer, a hook or a snapshot may take long: the previous call's staged
   // `completed` mark goes to disk first, so a kill meanwhile does not lose its output.
   if (deps.confirm !== undefined || deps.hooks?.has('PreToolUse') === true || (tool.writes && files.snapshotsFirst)) deps.session.flush();
-  if (deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
+  const commandTool = call.permission !== undefined && deps.permissions !== undefined;
+  if (!commandTool && deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
+  }
+  const allowed = commandTool ? await authorizeCall(deps, entry, tool, call, signal) : undefined;
+  if (allowed !== undefined && 'refused' in allowed) {
+    deps.emit({ type: 'tool_error', callId: item.call_id, message: allowed.refused });
+    return notRun(allowed.refused);
   }
   const hookName = hookToolName(tool.name, item);
   if (deps.hooks?.has('PreToolUse') === true) {
@@ -236,7 +251,13 @@ async function handleCall(
     deps.emit({ type: 'save_failed', message: `${err.message}; the call was not run`, blocking: true });
     return notRun(`agentx could not record this call in its journal (${err.message}), so it was not run`);
   }
-  const result = await tool.run(call, { cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit, retry: how.retry });
+  const perms = deps.permissions;
+  const ctx: ToolContext = {
+    cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit, retry: how.retry,
+    ...(allowed !== undefined ? { scope: allowed.run } : {}),
+    ...(perms !== undefined ? { authorize: (request) => perms.authorize({ ...request, callId: item.call_id, tool: tool.name }, askPerson(deps), signal) } : {}),
+  };
+  const result = await tool.run(call, ctx);
   summaries.push(...result.summary);
   if (deps.hooks?.has('PostToolUse') === true) {
     const response = 'output' in result.output ? result.output.output : result.output;
@@ -244,6 +265,39 @@ async function handleCall(
   }
   // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
   return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted, attachments: result.attachments };
+}
+
+/** Asks through the session's channel (none: nobody can answer, every question is no), the journal on disk first. */
+function askPerson(deps: TurnDeps): AskPerson {
+  deps.questions ??= new QuestionChannel(deps.emit, undefined);
+  const channel = deps.questions;
+  return (question, signal) => {
+    // The person may take long: the previous call's staged `completed` mark goes to disk first.
+    deps.session.flush();
+    return channel.ask(question, signal);
+  };
+}
+
+/**
+ * Whether a command call may run, and how: the mode, the rules and, when needed, the person
+ * decide (permissions.ts). An approval is journaled with the call before it starts, so a Retry
+ * after a crash between the approval and the run reuses it instead of asking twice.
+ */
+async function authorizeCall(deps: TurnDeps, entry: ToolJournalEntry, tool: Tool, call: ParsedCall, signal: AbortSignal): Promise<Authorization> {
+  const perms = deps.permissions as Permissions;
+  const request = call.permission as NonNullable<ParsedCall['permission']>;
+  if (entry.approval !== undefined) {
+    deps.emit({ type: 'permission_applied', callId: call.callId, scope: entry.approval.scope, why: `approved before agentx stopped (${entry.approval.by}), from the journal` });
+    return { run: entry.approval.scope, why: 'from the journal', decidedBy: 'journal' };
+  }
+  const decided = await perms.authorize({ ...request, callId: call.callId, tool: tool.name }, askPerson(deps), signal);
+  if ('refused' in decided) return decided;
+  const approval = { scope: decided.run, by: decided.decidedBy };
+  // The person's yes is on disk before the call starts; a rule's or the mode's rides with the `started` write.
+  if (decided.decidedBy === 'person') deps.session.update((s) => recordApproval(s, call.callId, approval));
+  else deps.session.stage((s) => recordApproval(s, call.callId, approval));
+  if (decided.decidedBy !== 'person') deps.emit({ type: 'permission_applied', callId: call.callId, scope: decided.run, why: decided.why });
+  return decided;
 }
 
 /** The request shape of the next request: the engine's shape and the tools the registry offers now. */

@@ -58,6 +58,28 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'mcp_approval', callId: 'a', server: 'docs', tool: 'search', approved: false, decidedBy: 'policy', reason: 'one-shot' },
     { type: 'mcp_approval', call_id: 'a', server: 'docs', tool: 'search', approved: false, decided_by: 'policy', reason: 'one-shot' },
   ],
+  approval_requested: [
+    {
+      type: 'approval_requested',
+      question: {
+        kind: 'command', callId: 'c1', tool: 'shell', title: 'npm install', commands: ['npm install'], preview: [], escalated: true,
+        justification: 'Install the dependencies?', offerPrefix: { prefix: ['npm', 'install'], savedAs: '{"prefix":["npm","install"],"decision":"allow"}', file: '/h/rules.json' },
+        reasons: ['"npm install" matches no rule'], choices: ['once', 'once-network', 'prefix', 'no', 'tell'],
+      },
+    },
+    {
+      type: 'approval_requested', call_id: 'c1', kind: 'command', tool: 'shell', commands: ['npm install'], escalated: true,
+      justification: 'Install the dependencies?', offer_prefix: ['npm', 'install'], reasons: ['"npm install" matches no rule'], choices: ['once', 'once-network', 'prefix', 'no', 'tell'],
+    },
+  ],
+  approval_decided: [
+    { type: 'approval_decided', callId: 'c1', kind: 'command', decision: 'no', decidedBy: 'policy', reason: 'nobody can answer here' },
+    { type: 'approval_decided', call_id: 'c1', kind: 'command', decision: 'no', decided_by: 'policy', text: null, reason: 'nobody can answer here' },
+  ],
+  permission_applied: [
+    { type: 'permission_applied', callId: 'c1', scope: 'sandboxed', why: 'allowed by a rule' },
+    { type: 'permission_applied', call_id: 'c1', scope: 'sandboxed', why: 'allowed by a rule' },
+  ],
   image_generation: [
     { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70 },
     { type: 'image_generation', id: 'ig', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70, error: null },

@@ -24,6 +24,12 @@ export type JsonLine =
   | { type: 'remote_mcp_tools'; id: string; server: string; tools: string[]; error: string | null }
   | { type: 'remote_mcp_call'; id: string; server: string; tool: string; arguments: string; ok: boolean; error: string | null; output_bytes: number }
   | { type: 'mcp_approval'; call_id: string; server: string; tool: string; approved: boolean; decided_by: string; reason: string | null }
+  | {
+    type: 'approval_requested'; call_id: string; kind: string; tool: string; commands: string[]; escalated: boolean;
+    justification: string | null; offer_prefix: string[] | null; reasons: string[]; choices: string[];
+  }
+  | { type: 'approval_decided'; call_id: string; kind: string; decision: string; decided_by: string; text: string | null; reason: string | null }
+  | { type: 'permission_applied'; call_id: string; scope: string | null; why: string }
   | { type: 'image_generation'; id: string; status: string; path: string | null; bytes: number | null; error: string | null }
   | { type: 'image_attached'; call_id: string; path: string; mime: string; bytes: number; sha256: string }
   | { type: 'plan'; call_id: string; explanation: string | null; plan: { step: string; status: string }[] }
@@ -77,6 +83,17 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
     case 'mcp_approval': return {
       type: 'mcp_approval', call_id: ev.callId, server: ev.server, tool: ev.tool, approved: ev.approved, decided_by: ev.decidedBy, reason: ev.reason ?? null,
     };
+    case 'approval_requested': {
+      const q = ev.question;
+      return {
+        type: 'approval_requested', call_id: q.callId, kind: q.kind, tool: q.tool, commands: q.commands, escalated: q.escalated,
+        justification: q.justification ?? null, offer_prefix: q.offerPrefix?.prefix ?? null, reasons: q.reasons, choices: [...q.choices],
+      };
+    }
+    case 'approval_decided': return {
+      type: 'approval_decided', call_id: ev.callId, kind: ev.kind, decision: ev.decision, decided_by: ev.decidedBy, text: ev.text ?? null, reason: ev.reason ?? null,
+    };
+    case 'permission_applied': return { type: 'permission_applied', call_id: ev.callId, scope: ev.scope, why: ev.why };
     case 'image_generation': return { type: 'image_generation', id: ev.id, status: ev.status, path: ev.path ?? null, bytes: ev.bytes ?? null, error: ev.error ?? null };
     case 'image_attached': return { type: 'image_attached', call_id: ev.callId, path: ev.path, mime: ev.mime, bytes: ev.bytes, sha256: ev.sha256 };
     case 'plan_updated': return { type: 'plan', call_id: ev.callId, explanation: ev.plan.explanation ?? null, plan: ev.plan.steps.map((s) => ({ step: s.step, status: s.status })) };

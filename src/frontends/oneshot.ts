@@ -25,7 +25,8 @@ import { execManager } from '../tools/exec/manager.ts';
 import { redactSecrets } from '../sandbox/env.ts';
 import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
-import { createCommands, createTurnDeps, denyApprovals, planModeConfig, sessionStartHooks } from './runtime.ts';
+import { createCommands, createPermissions, createTurnDeps, denyApprovals, planModeConfig, sessionStartHooks } from './runtime.ts';
+import type { AnswerQuestion } from '../engine/questions.ts';
 import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
 import { homeDir, stateKeyPath } from '../paths.ts';
@@ -43,10 +44,21 @@ export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, 
   return composed;
 }
 
-function declineInOneshot(quiet: boolean): (request: ConfirmRequest) => Promise<boolean> {
+function declineInOneshot(flag: string, quiet: boolean): (request: ConfirmRequest) => Promise<boolean> {
   return (request) => {
-    if (!quiet) process.stderr.write(`agentx: --confirm in a one-shot: not running ${showControls(request.title)} (nobody can confirm here; use the interactive session)\n`);
+    if (!quiet) process.stderr.write(`agentx: ${flag} in a one-shot: not running ${showControls(request.title)} (nobody can confirm here; use the interactive session)\n`);
     return Promise.resolve(false);
+  };
+}
+
+/**
+ * A one-shot never prompts (SPEC §1): a question the mode asks (untrusted, or on-request with an
+ * escalation) is answered no by policy, said on stderr, and the model is told why.
+ */
+function answerInOneshot(flag: string, quiet: boolean): AnswerQuestion {
+  return (question) => {
+    if (!quiet) process.stderr.write(`agentx: ${flag} in a one-shot: not running ${showControls(question.commands.join(' && '))} (nobody can approve it here; use the interactive session)\n`);
+    return Promise.resolve({ answer: { kind: 'no' }, decidedBy: 'policy', reason: 'declined: agentx runs non-interactively, so nobody could approve it' });
   };
 }
 
@@ -76,6 +88,12 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const config = cli.plan === true ? planModeConfig(resolved) : resolved;
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);
   const apiKey = config.apiKey;
+  // The rules files before anything runs: a deny rule that cannot be read stops agentx here.
+  const { permissions } = createPermissions({
+    config, env, workspaceRoot: cwd, defaultMode: 'never',
+    notice: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+  });
+  const approvalFlag = cli.confirm ? '--confirm' : `--approval ${permissions.mode}`;
   const limits = resolveLimits(env);
   const { message, lateData } = await composeMessage(cli, process.stdin, limits);
 
@@ -151,9 +169,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
       hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
       config: { ...config, apiKey }, cli, env, session, emit, policy: withRetryLimits(ONESHOT_POLICY, limits), cwd: () => cwd, workspaceRoot: cwd,
-      // A one-shot never prompts (SPEC §1): with --confirm nobody can say yes, so every command is
-      // declined (the model is told) rather than run unasked.
-      confirm: cli.confirm ? declineInOneshot(cli.quiet) : undefined,
+      // A one-shot never prompts (SPEC §1): what the mode would ask is declined (the model is told)
+      // rather than run unasked: commands through the permissions, other writing calls (patches) here.
+      permissions, answer: answerInOneshot(approvalFlag, cli.quiet),
+      confirm: permissions.mode === 'untrusted' ? declineInOneshot(approvalFlag, cli.quiet) : undefined,
       onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
       onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
       onNotice: notice,

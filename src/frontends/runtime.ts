@@ -42,6 +42,10 @@ import { createExecTools } from '../tools/exec/exec-tool.ts';
 import { execManager } from '../tools/exec/manager.ts';
 import { createSkillTool, type SkillEntry } from '../tools/skill-tool.ts';
 import { loadSkills } from '../config/skills.ts';
+import { loadPermissionRules, type LoadedRules } from '../config/permission-rules.ts';
+import { Permissions } from '../engine/permissions.ts';
+import { QuestionChannel, type AnswerQuestion } from '../engine/questions.ts';
+import type { ApprovalMode } from '../tools/permissions/escalation.ts';
 
 export type { CommandRunner } from '../tools/sandboxed.ts';
 
@@ -82,7 +86,7 @@ export function createCommands(r: CommandsInput): CommandRunner {
     disableForSession: () => runner.disableForSession(),
     childWrapper: () => runner.childWrapper(),
     hides: (path) => runner.hides(path),
-    sessionLaunch: (command, cwd) => runner.sessionLaunch(command, cwd),
+    sessionLaunch: (command, cwd, scope) => runner.sessionLaunch(command, cwd, scope),
     redact: (text) => runner.redact(text),
   };
 }
@@ -102,7 +106,7 @@ export function buildRegistry(r: {
     ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
-    ...createExecTools({ manager: execManager(), launch: (cmd, cwd) => r.commands.sessionLaunch(cmd, cwd), redact: (t) => r.commands.redact(t) }),
+    ...createExecTools({ manager: execManager(), launch: (cmd, cwd, scope) => r.commands.sessionLaunch(cmd, cwd, scope), redact: (t) => r.commands.redact(t) }),
     createPlanTool({ save: r.savePlan ?? (() => undefined) }),
     ...(r.skills !== undefined && r.skills.length > 0 ? [createSkillTool(r.skills)] : []),
     // Hosted tools: the server runs them; these only offer them and show their items.
@@ -135,6 +139,31 @@ export interface RuntimeInput {
   planMode?: boolean;
   /** One line for the person (a skill file that cannot be used). */
   onNotice?: (line: string) => void;
+  /** The approval mode and the rules (createPermissions), kept by the front-end across engine rebuilds. */
+  permissions?: Permissions;
+  /** Who answers the engine's questions: the REPL's menu, a one-shot's policy. */
+  answer?: AnswerQuestion;
+}
+
+/**
+ * The session's permissions: the approval mode (flag, AGENTX_APPROVAL, config, else the front-end's
+ * default) and the rules files. Throws ConfigError when a rules file that may hold a deny rule
+ * cannot be read: agentx never runs without a deny rule the person wrote.
+ */
+export function createPermissions(
+  r: { config: Config; env: NodeJS.ProcessEnv; workspaceRoot: string; defaultMode: ApprovalMode; notice: (line: string) => void },
+): { permissions: Permissions; loaded: LoadedRules } {
+  const loaded = loadPermissionRules(r.env, r.workspaceRoot);
+  for (const line of loaded.notices) r.notice(sanitizeLine(line));
+  const permissions = new Permissions({
+    mode: r.config.approval ?? r.defaultMode,
+    rules: loaded.rules,
+    inactive: loaded.inactive,
+    unsandboxed: r.config.sandbox.mode === 'danger-full-access',
+    planMode: false,
+    userRulesPath: loaded.userPath,
+  }, (line) => r.notice(sanitizeLine(line)));
+  return { permissions, loaded };
 }
 
 /** Problems already said this process: an engine rebuilt (/plan, /setup) does not say them again. */
@@ -233,6 +262,11 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     random: Math.random,
     environment: () => environmentFacts(r, deps.shape.model, now()),
   };
+  if (r.permissions !== undefined) {
+    r.permissions.setPlanMode(planMode);
+    deps.permissions = r.permissions;
+    deps.questions = new QuestionChannel(r.emit, r.answer);
+  }
   return deps;
 }
 
@@ -241,14 +275,23 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
  * commands really run under (supervisor.ts decides); the sandbox is what commands get, so the
  * model plans within it instead of discovering it by failing.
  */
-export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot' | 'planMode'>, model: string, now: Date): EnvironmentFacts {
+export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot' | 'planMode' | 'permissions'>, model: string, now: Date): EnvironmentFacts {
   const { mode, network } = r.config.sandbox;
   return {
     cwd: r.cwd(), shell: resolveUserShell(r.env.SHELL), os: `${osType()} ${osRelease()} (${process.arch})`, date: localDate(now), model,
     sandbox: mode, writableRoots: mode === 'workspace-write' ? [r.workspaceRoot, tmpdir()] : [], network,
-    approval: r.cli.confirm ? 'the user is asked before each tool call runs (--confirm)' : 'never: tool calls run without asking, within the sandbox',
+    approval: approvalFact(r.permissions?.mode ?? (r.cli.confirm ? 'untrusted' : 'never')),
     planMode: r.planMode === true,
   };
+}
+
+/** The approval mode as the model is told it (environment context): what it may ask for and how. */
+export function approvalFact(mode: ApprovalMode): string {
+  switch (mode) {
+    case 'untrusted': return 'untrusted: the user is asked before each command that no rule allows';
+    case 'on-request': return 'on-request: commands run in the sandbox without asking; for one that needs more, set sandbox_permissions "require_escalated" with a justification and the user is asked';
+    case 'never': return 'never: nobody is asked; commands run in the sandbox and requests to run outside it are refused';
+  }
 }
 
 /** SessionStart hooks: what they print is context for the first message. */

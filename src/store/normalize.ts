@@ -25,6 +25,7 @@ import type {
   SessionSnapshot,
   ShellAction,
   ToolJournalEntry,
+  JournaledApproval,
   ToolCallStatus,
   WithoutId,
   TranscriptEntry,
@@ -135,8 +136,18 @@ export function normalizeToolCall(value: unknown): ToolJournalEntry | null {
   const entry: ToolJournalEntry = { ...callFields(item), status };
   if (status === 'completed' && isToolOutputItem(value.output)) entry.output = value.output;
   const attachments = value.attachments;
+  const approval = normalizeApproval(value.approval);
+  if (approval !== undefined) entry.approval = approval;
   if (status === 'completed' && Array.isArray(attachments) && attachments.length > 0 && attachments.every(isLocalImagePart)) entry.attachments = attachments;
   return entry;
+}
+
+const SCOPES = new Set(['sandboxed', 'sandboxed-with-network', 'unsandboxed']);
+
+/** A journaled approval; anything else is dropped (the call is asked about again). */
+function normalizeApproval(value: unknown): JournaledApproval | undefined {
+  if (!isRecord(value) || typeof value.scope !== 'string' || !SCOPES.has(value.scope) || typeof value.by !== 'string') return undefined;
+  return { scope: value.scope as JournaledApproval['scope'], by: value.by };
 }
 
 /** The fields of a call item that the journal keeps (no item id, nothing unknown). */

@@ -12,6 +12,7 @@ import type {
   SessionSnapshot,
   SessionState,
   ToolJournalEntry,
+  JournaledApproval,
   TranscriptEntry,
   TurnUsage,
   Usage,
@@ -123,6 +124,16 @@ export function markToolCall(
   if (status === 'completed' && attachments !== undefined && attachments.length > 0) next.attachments = cloneJson([...attachments]);
   const calls = [...s.pending_tool_calls];
   calls[index] = next;
+  return { ...s, pending_tool_calls: calls };
+}
+
+/** Journals how a pending call was approved to run (before its `started` mark). */
+export function recordApproval(s: SessionState, callId: string, approval: JournaledApproval): SessionState {
+  const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
+  const call = s.pending_tool_calls[index];
+  if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
+  const calls = [...s.pending_tool_calls];
+  calls[index] = { ...call, approval: { ...approval } };
   return { ...s, pending_tool_calls: calls };
 }
 

@@ -52,7 +52,19 @@ export type ToolJournalEntry = WithoutId<ToolCallItem> & {
   output?: ToolOutputItem;
   /** Images the call put in front of the model (view_image): path and hash, never the bytes. */
   attachments?: LocalImagePart[];
+  /**
+   * How the call was approved to run (engine/permissions.ts), journaled before it started: a
+   * crash between the approval and the run shows it approved and not started, and Retry runs it
+   * with this scope without asking again.
+   */
+  approval?: JournaledApproval;
 };
+
+export interface JournaledApproval {
+  scope: 'sandboxed' | 'sandboxed-with-network' | 'unsandboxed';
+  /** who decided: the person, a rule, the approval mode */
+  by: string;
+}
 
 export interface CliTranscriptEntry {
   command: string;

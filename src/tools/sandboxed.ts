@@ -22,6 +22,7 @@ import { noFilterMessage, unixSocketFilter } from '../sandbox/seccomp.ts';
 import { agentxPaths, buildPolicy, hiddenCandidates, isInside, realPathProbe, resolveHiddenPaths, type PathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
 import type { SessionLaunch } from './exec/exec-tool.ts';
+import type { RunScope } from './permissions/escalation.ts';
 import { resolveUserShell, SANDBOX_SECCOMP_FD } from './supervisor.ts';
 
 export type RerunAnswer = 'no' | 'once' | 'always';
@@ -55,8 +56,14 @@ export interface CommandRunnerSetup {
 /** A command result, with the sandbox's refusal when the output looks like one. */
 export type SandboxedRunResult = ShellRunResult & { sandboxDenial?: SandboxDenial };
 
+/**
+ * A model command's options; `scope` is how the engine decided it runs (engine/permissions.ts):
+ * unsandboxed, sandboxed with the network, or (absent, "sandboxed") as configured.
+ */
+export type ModelRunOptions = ShellRunOptions & { scope?: RunScope };
+
 export interface CommandRunner {
-  run(opts: ShellRunOptions): Promise<SandboxedRunResult>;
+  run(opts: ModelRunOptions): Promise<SandboxedRunResult>;
   /** For commands the person typed (REPL `!cmd`): same environment rules, no sandbox. */
   runUnsandboxed(opts: ShellRunOptions): Promise<ShellRunResult>;
   /** The person chose "always this session": later commands run without the sandbox. */
@@ -76,7 +83,7 @@ export interface CommandRunner {
    * For exec sessions (tools/exec/): the argv and environment of a long-running model command,
    * run like `run` runs one (same sandbox, hidden paths, filter, scrubbed environment).
    */
-  sessionLaunch(command: string, cwd: string): Promise<SessionLaunch>;
+  sessionLaunch(command: string, cwd: string, scope?: RunScope): Promise<SessionLaunch>;
   /** The key out of a text a command printed (what `run` does to its results). */
   redact(text: string): string;
 }
@@ -143,13 +150,14 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     untrustedDirs: [setup.sessionDir, tempDir],
   });
 
-  const policyNow = (): SandboxPolicy | undefined =>
-    buildPolicy({ setting: setup.setting, sessionDir: setup.sessionDir, tempDir, paths, probe: realPathProbe });
+  // "Once with the network only": the same sandbox with the network on, for this command.
+  const policyNow = (withNetwork = false): SandboxPolicy | undefined =>
+    buildPolicy({ setting: withNetwork ? { ...setup.setting, network: true } : setup.setting, sessionDir: setup.sessionDir, tempDir, paths, probe: realPathProbe });
 
   // With the network off, commands share the agentx session's namespace (sandbox/netns.ts): a
   // server one starts is reachable from the next, and nothing outside is.
-  const sandboxPolicy = async (bwrapPath: string): Promise<SandboxPolicy | undefined> => {
-    const policy = policyNow();
+  const sandboxPolicy = async (bwrapPath: string, withNetwork = false): Promise<SandboxPolicy | undefined> => {
+    const policy = policyNow(withNetwork);
     if (!policy || policy.network || setup.setting.sharedNetwork === false) return policy;
     const ns = await sessionNetns(bwrapPath, process.getuid?.() === 0);
     if ('prefix' in ns) return { ...policy, joinNetns: ns.prefix };
@@ -175,7 +183,7 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     return show ? { ...opts, onOutput: (chunk, stream) => show(redactSecrets(chunk, setup.secrets), stream) } : opts;
   };
 
-  const run = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => redacted(await runOnce(redactLive(opts)));
+  const run = async (opts: ModelRunOptions): Promise<SandboxedRunResult> => redacted(await runOnce(redactLive(opts)));
 
   const refuse = (message: string, opts: ShellRunOptions): ShellRunResult => {
     noticeOnce(message);
@@ -184,8 +192,8 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     return failed;
   };
 
-  const runOnce = async (opts: ShellRunOptions): Promise<SandboxedRunResult> => {
-    if (sessionUnsandboxed) return runUnsandboxed(opts);
+  const runOnce = async (opts: ModelRunOptions): Promise<SandboxedRunResult> => {
+    if (sessionUnsandboxed || opts.scope === 'unsandboxed') return runUnsandboxed(opts);
     const found = await availability();
     if (!found.ok) {
       if (setup.setting.offIfUnavailable) {
@@ -194,7 +202,7 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       }
       return refuse(found.message, opts);
     }
-    const policy = await sandboxPolicy(found.bwrapPath);
+    const policy = await sandboxPolicy(found.bwrapPath, opts.scope === 'sandboxed-with-network');
     if (!policy) return runUnsandboxed(opts);
     if (noFilter !== undefined) return refuse(noFilter, opts);
     const env = sandboxedEnvironment(envFor(opts), policy.unixSockets === true);
@@ -203,14 +211,14 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   };
 
   // The sandbox wrapper of long-running children (MCP servers, hooks, exec sessions).
-  const childWrapper = async (): Promise<((argv: string[], cwd: string) => string[]) | null | { refused: string }> => {
-    if (sessionUnsandboxed) return null;
+  const childWrapper = async (scope?: RunScope): Promise<((argv: string[], cwd: string) => string[]) | null | { refused: string }> => {
+    if (sessionUnsandboxed || scope === 'unsandboxed') return null;
     const found = await availability();
     if (!found.ok) {
       if (setup.setting.offIfUnavailable) return null;
       return { refused: found.message };
     }
-    const policy = await sandboxPolicy(found.bwrapPath);
+    const policy = await sandboxPolicy(found.bwrapPath, scope === 'sandboxed-with-network');
     if (!policy) return null;
     if (noFilter !== undefined) return { refused: noFilter };
     if (!filter) return (argv, cwd) => bwrapCommand(found.bwrapPath, { policy, cwd, argv });
@@ -232,15 +240,15 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
       return resolveHiddenPaths(hiddenCandidates(paths), visible, anyPathProbe).some((h) => isInside(real, h.path));
     },
     childWrapper: () => childWrapper(),
-    sessionLaunch: async (command, cwd) => {
+    sessionLaunch: async (command, cwd, scope) => {
       const inner = [resolveUserShell(baseEnv.SHELL), '-c', command];
-      const wrap = await childWrapper();
+      const wrap = await childWrapper(scope);
       if (wrap === null) return { ok: true, argv: inner, env: baseEnv };
       if ('refused' in wrap) {
         noticeOnce(wrap.refused);
         return { ok: false, error: wrap.refused };
       }
-      return { ok: true, argv: wrap(inner, cwd), env: sandboxedEnvironment(baseEnv, policyNow()?.unixSockets === true) };
+      return { ok: true, argv: wrap(inner, cwd), env: sandboxedEnvironment(baseEnv, policyNow(scope === 'sandboxed-with-network')?.unixSockets === true) };
     },
     redact: (text) => redactSecrets(text, setup.secrets),
   };

@@ -70,6 +70,6 @@ describe('definitions', () => {
   it('offers the built-in shell tool or a strict function named shell', () => {
     expect(shellDefinitions('builtin')).toEqual([{ type: 'shell', environment: { type: 'local' } }]);
     const [fn] = shellDefinitions('function');
-    expect(fn).toMatchObject({ type: 'function', name: 'shell', strict: true, parameters: { required: ['commands', 'timeout_ms', 'workdir'] } });
+    expect(fn).toMatchObject({ type: 'function', name: 'shell', strict: true, parameters: { required: ['commands', 'timeout_ms', 'workdir', 'sandbox_permissions', 'justification', 'prefix_rule'] } });
   });
 });

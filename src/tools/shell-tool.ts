@@ -3,7 +3,8 @@
 // named "shell" (function_call → function_call_output). Execution is runShellCommand (shell.ts).
 import { isAbsolute, resolve } from 'node:path';
 import type { ShellCallOutputItem, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
-import type { ShellRunOptions, ShellRunResult } from './shell.ts';
+import { ESCALATION_PARAMETERS, parseEscalationFields, type EscalationFields, type RunScope } from './permissions/escalation.ts';
+import type { ModelRunOptions, SandboxedRunResult } from './sandboxed.ts';
 import type { CommandResultInfo, ParseResult, ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
 
 export const SHELL_FUNCTION_NAME = 'shell';
@@ -18,7 +19,7 @@ export interface ShellCall extends ParsedCall {
 
 export interface ShellToolOptions {
   form: ShellToolForm;
-  runCommand(opts: ShellRunOptions): Promise<ShellRunResult>;
+  runCommand(opts: ModelRunOptions): Promise<SandboxedRunResult>;
   defaultTimeoutMs: number;
   defaultMaxOutputBytes: number;
 }
@@ -31,9 +32,19 @@ function stringList(v: unknown): string[] | undefined {
   return Array.isArray(v) && v.every((c): c is string => typeof c === 'string') ? v : undefined;
 }
 
-function shellCall(callId: string, form: ShellToolForm, commands: string[], extra: Partial<ShellCall> = {}): ShellCall {
-  return { callId, form, commands, title: commands.join(' && '), timeoutMs: undefined, maxOutput: undefined, workdir: undefined, ...extra };
+const DEFAULT_FIELDS: EscalationFields = { sandboxPermissions: 'use_default', justification: undefined, prefixRule: undefined };
+
+function shellCall(callId: string, form: ShellToolForm, commands: string[], extra: Partial<ShellCall> = {}, fields = DEFAULT_FIELDS): ShellCall {
+  // Every shell call is decided by the engine (mode, rules, the person) before it runs.
+  return { callId, form, commands, title: commands.join(' && '), timeoutMs: undefined, maxOutput: undefined, workdir: undefined, permission: { commands, fields }, ...extra };
 }
+
+/** Strict function schemas need every property required: the escalation fields may be null. */
+const NULLABLE_ESCALATION = {
+  sandbox_permissions: { ...ESCALATION_PARAMETERS.sandbox_permissions, type: ['string', 'null'], enum: [...ESCALATION_PARAMETERS.sandbox_permissions.enum, null] },
+  justification: { ...ESCALATION_PARAMETERS.justification, type: ['string', 'null'] },
+  prefix_rule: { ...ESCALATION_PARAMETERS.prefix_rule, type: ['array', 'null'] },
+};
 
 export function parseShellCall(item: ToolCallItem): ParseResult<ShellCall> {
   if (item.type === 'shell_call') {
@@ -54,12 +65,15 @@ export function parseShellCall(item: ToolCallItem): ParseResult<ShellCall> {
   const a: Record<string, unknown> = typeof args === 'object' && args !== null ? { ...args } : {};
   const commands = stringList(a.commands);
   if (commands === undefined || commands.length === 0) return { ok: false, callId: item.call_id, error: '"commands" must be a non-empty array of strings' };
+  // null is "not given" (strict schemas send every field).
+  const escalation = parseEscalationFields(Object.fromEntries(Object.entries(a).filter(([, v]) => v !== null)));
+  if (!escalation.ok) return { ok: false, callId: item.call_id, error: escalation.error };
   return {
     ok: true,
     call: shellCall(item.call_id, 'function', commands, {
       timeoutMs: asPositiveInt(a.timeout_ms),
       workdir: typeof a.workdir === 'string' && a.workdir.length > 0 ? a.workdir : undefined,
-    }),
+    }, escalation.fields),
   };
 }
 
@@ -68,7 +82,7 @@ export function shellDefinitions(form: ShellToolForm): ToolDefinition[] {
   return [{
     type: 'function',
     name: SHELL_FUNCTION_NAME,
-    description: 'Run shell commands in the user\'s working directory. Each command runs in a fresh shell; output is capped.',
+    description: 'Run shell commands in the user\'s working directory. Each command runs in a fresh shell, in the sandbox; output is capped. When a command needs more (the network, files outside the workspace), set sandbox_permissions to "require_escalated" with a justification: the user is asked.',
     strict: true,
     parameters: {
       type: 'object',
@@ -76,8 +90,9 @@ export function shellDefinitions(form: ShellToolForm): ToolDefinition[] {
         commands: { type: 'array', items: { type: 'string' }, description: 'Command lines to run in order.' },
         timeout_ms: { type: ['integer', 'null'], description: 'Timeout per command in milliseconds (default 120000).' },
         workdir: { type: ['string', 'null'], description: 'Directory to run in, relative to the working directory.' },
+        ...NULLABLE_ESCALATION,
       },
-      required: ['commands', 'timeout_ms', 'workdir'],
+      required: ['commands', 'timeout_ms', 'workdir', 'sandbox_permissions', 'justification', 'prefix_rule'],
       additionalProperties: false,
     },
   }];
@@ -122,18 +137,34 @@ export function summarizeResults(results: CommandResultInfo[]): string[] {
   });
 }
 
+/**
+ * The sandbox refused a command: the same decision as an escalation request (the person may run
+ * it once more outside the sandbox, or with the network); a refusal's reason goes to the model.
+ */
+async function afterRefusal(
+  r: SandboxedRunResult, callId: string, command: string, ctx: ToolContext, runWith: (scope: RunScope) => Promise<SandboxedRunResult>,
+): Promise<SandboxedRunResult> {
+  if (r.sandboxDenial === undefined || ctx.authorize === undefined || ctx.signal.aborted) return r;
+  const decided = await ctx.authorize({ commands: [command], fields: DEFAULT_FIELDS, sandboxRefusal: r.sandboxDenial });
+  if ('run' in decided) return runWith(decided.run);
+  const note = `[agentx] not run again outside the sandbox: ${decided.refused}`;
+  ctx.progress({ type: 'command_output', callId, chunk: `${note}\n`, stream: 'stderr' });
+  return { ...r, stderr: `${r.stderr}${r.stderr.endsWith('\n') || r.stderr === '' ? '' : '\n'}${note}\n` };
+}
+
 export function createShellTool(opts: ShellToolOptions): Tool<ShellCall> {
   async function run(call: ShellCall, ctx: ToolContext): Promise<ToolResult> {
     const results: CommandResultInfo[] = [];
     const cwd = call.workdir ? (isAbsolute(call.workdir) ? call.workdir : resolve(ctx.cwd, call.workdir)) : ctx.cwd;
     for (const command of call.commands) {
       ctx.progress({ type: 'command_start', callId: call.callId, command });
-      const r = await opts.runCommand({
-        command, cwd, signal: ctx.signal,
+      const runWith = (scope: RunScope | undefined): Promise<SandboxedRunResult> => opts.runCommand({
+        command, cwd, signal: ctx.signal, ...(scope !== undefined ? { scope } : {}),
         timeoutMs: call.timeoutMs ?? opts.defaultTimeoutMs,
         maxOutputBytes: call.maxOutput ?? opts.defaultMaxOutputBytes,
         onOutput: (chunk, stream) => ctx.progress({ type: 'command_output', callId: call.callId, chunk, stream }),
       });
+      const r = await afterRefusal(await runWith(ctx.scope), call.callId, command, ctx, runWith);
       const info: CommandResultInfo = {
         callId: call.callId, command, exitCode: r.exitCode, timedOut: r.timedOut, interrupted: r.interrupted,
         durationMs: r.durationMs, truncatedBytes: r.truncatedBytes, stdout: r.stdout, stderr: r.stderr,

@@ -4,6 +4,20 @@
 // tool: it asks the registry (registry.ts).
 import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
 import type { Plan } from './plan.ts';
+import type { EscalationFields, RunScope } from './permissions/escalation.ts';
+
+/** What a command tool asks before a command runs with more rights (engine/permissions.ts answers). */
+export interface CommandRequest {
+  commands: string[];
+  fields: EscalationFields;
+  /** the sandbox refused the command once: ask whether to run it again with more rights (what it refused, the line that said so) */
+  sandboxRefusal?: { kind: string; evidence: string };
+}
+
+export type Authorization =
+  | { run: RunScope; why: string; decidedBy: 'rule' | 'mode' | 'person' | 'journal' }
+  /** the command is not run; `refused` is what the model is told */
+  | { refused: string; decidedBy: 'rule' | 'mode' | 'person' | 'policy' };
 
 /** One command of a shell call, as it finished (shell tool progress and transcript). */
 export interface CommandResultInfo {
@@ -71,6 +85,12 @@ export interface ParsedCall {
   commands: string[];
   /** Extra lines shown under the title by --confirm (a patch's diff). */
   preview?: string[];
+  /**
+   * Command tools (shell, exec_command): what the engine authorizes before the call is journaled
+   * `started` — the mode, the rules and, when needed, the person decide; the tool runs with
+   * `ctx.scope`.
+   */
+  permission?: CommandRequest;
 }
 
 export type ParseResult<C extends ParsedCall> = { ok: true; call: C } | { ok: false; callId: string; error: string };
@@ -87,6 +107,13 @@ export interface ToolContext {
    * tell what is already done (a patch already on disk) must not do it twice.
    */
   retry: boolean;
+  /** How the call's commands run, decided before it started (ParsedCall.permission); absent: as configured. */
+  scope?: RunScope;
+  /**
+   * Asks for more rights for one command while the call runs (the sandbox refused it): the same
+   * decision and question as before a call. Absent: nobody can decide (the command is not re-run).
+   */
+  authorize?(request: CommandRequest): Promise<Authorization>;
 }
 
 /** What a hosted tool gets to show its server-side items. */

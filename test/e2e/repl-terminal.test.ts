@@ -45,7 +45,7 @@ describe('escape sequences from the model and from commands', () => {
     suite.emu.enqueue({ kind: 'shell', commands: ['echo hi\r\x1b[2Kls # harmless'] });
     a.line('list the files');
     await a.waitFor('$ echo hi\\x0d\\x1b[2Kls # harmless');
-    await a.waitFor('[y]es / [n]o / [a]lways');
+    await a.waitFor('[n] no (Enter)');
     expect(a.raw()).not.toContain('hi\r\x1b[2Kls');
     a.write('n');
     await a.waitFor(/Ran it/);

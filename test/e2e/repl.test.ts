@@ -161,25 +161,59 @@ describe('repl', () => {
     expect((await a.exited).exitCode).toBe(0);
   });
 
-  it('asks before model commands with --confirm: no, then always', async () => {
+  it('asks before model commands with --confirm (= --approval untrusted): Enter is no, y runs once', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb, ['--confirm']);
     await prompt(a);
     a.line('run: echo declined >> ledger');
-    await a.waitFor('[y]es / [n]o / [a]lways');
-    a.write('n');
+    await a.waitFor('[n] no (Enter)');
+    a.write('\r');
     await a.waitFor(/Ran it/);
     await prompt(a);
     expect(existsSync(join(sb.cwd, 'ledger'))).toBe(false);
     a.line('run: echo accepted >> ledger');
-    await a.waitFor('[y]es / [n]o / [a]lways');
-    a.write('a');
+    await a.waitFor('[n] no (Enter)');
+    a.write('y');
     await a.waitFor(/Ran it/);
     await prompt(a);
     a.line('run: echo again >> ledger');
+    await a.waitFor('[n] no (Enter)');
+    a.write('t');
+    await a.waitFor('tell the model: ');
+    const before = suite.emu.requests.length;
+    a.line('use printf instead');
     await a.waitFor(/Ran it/);
     await prompt(a);
-    expect(readFileSync(join(sb.cwd, 'ledger'), 'utf8')).toBe('accepted\nagain\n');
+    expect(JSON.stringify(suite.emu.requests.slice(before).map((r) => r.body))).toContain('said what to do instead:\\nuse printf instead');
+    expect(readFileSync(join(sb.cwd, 'ledger'), 'utf8')).toBe('accepted\n');
+  });
+
+  it('p remembers a prefix across a restart; it does not match a longer command', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    a.line('escalate: echo saved >> ledger');
+    await a.waitFor('the model asks to run this outside the sandbox');
+    await a.waitFor('{"prefix":["echo","saved"],"decision":"allow"}');
+    a.write('p');
+    await a.waitFor(/Ran it/);
+    await prompt(a);
+    a.write(KEY.ctrlD);
+    await a.exited;
+    const rules = join(sb.home, '.config', 'agentx', 'rules.json');
+    expect(statSync(rules).mode & 0o777).toBe(0o600);
+    const b = start(sb, ['--approval', 'untrusted']);
+    await prompt(b);
+    b.line('run: echo saved >> ledger');
+    await b.waitFor(/Ran it/);
+    await prompt(b);
+    b.line('run: echo saved >> ledger && touch other');
+    await b.waitFor('"touch other" matches no rule');
+    b.write('n');
+    await b.waitFor(/Ran it/);
+    await prompt(b);
+    expect(readFileSync(join(sb.cwd, 'ledger'), 'utf8')).toBe('saved\nsaved\n');
+    expect(existsSync(join(sb.cwd, 'other'))).toBe(false);
   });
 
   it('offers setup when there is no API key, then works', async () => {

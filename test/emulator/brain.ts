@@ -56,6 +56,17 @@ function message(text: string, chunks = 4, delayMs = 0): Extract<PlannedItem, { 
 }
 
 /** One shell command request in the flavour the tools allow (or a message saying there is none). */
+/**
+ * "escalate: CMD": the command with Codex's escalation fields (sandbox_permissions
+ * require_escalated, a justification, the first two words as prefix_rule), through the function
+ * shell when offered, else exec_command.
+ */
+export function escalatedCall(tools: unknown[], command: string): PlannedItem {
+  const fields = { sandbox_permissions: 'require_escalated', justification: 'Do you want to run this outside the sandbox?', prefix_rule: command.split(/\s+/).slice(0, 2) };
+  if (shellFlavour(tools) === 'function_shell') return { type: 'function_call', name: 'shell', arguments: JSON.stringify({ commands: [command], ...fields }) };
+  return { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, ...fields }) };
+}
+
 export function shellCall(
   tools: unknown[],
   commands: string[],
@@ -241,8 +252,10 @@ export function planDefault(req: ParsedRequest, chain: readonly unknown[] = [], 
     return { kind: 'items', items };
   }
   const patch = requestedPatch(userText);
-  const command = patch === null ? requestedCommand(userText) : null;
+  const escalate = patch === null ? /\bescalate:[ \t]*([^\n]+)/i.exec(userText)?.[1]?.trim() : undefined;
+  const command = patch === null && escalate === undefined ? requestedCommand(userText) : null;
   if (patch !== null) items.push(...patchCalls(req.tools, patch));
+  else if (escalate !== undefined) items.push(escalatedCall(req.tools, escalate));
   else if (command !== null) items.push(shellCall(req.tools, [command]));
   else items.push(message(`You said: ${userText.slice(0, 200)}`));
   return { kind: 'items', items };

@@ -16,8 +16,9 @@ import { sanitizeLine } from '../../ui/sanitize.ts';
 import { usageReport } from './usage-view.ts';
 import { psCommand, stopCommand } from './ps-command.ts';
 import { modelCommand } from './model-command.ts';
+import { approvalsCommand, permissionsCommand } from './permissions-command.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/ps', '/stop', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/ps', '/stop', '/approvals', '/permissions', '/help'];
 
 /** Names custom commands cannot take. */
 const BUILT_IN = [...new Set(SLASH_COMMANDS.map((c) => c.slice(1).split(' ')[0] ?? '')), 'quit', 'exit'];
@@ -49,6 +50,8 @@ const HELP = [
   '  /NAME [ARGS]       a custom command: .agentx/commands/NAME.md or ~/.config/agentx/commands/NAME.md,',
   '                     sent as a message with $ARGUMENTS replaced by ARGS',
   '  /init              the model explores the project and writes AGENTS.md (you see the patch first)',
+  '  /approvals [MODE]  the approval mode: untrusted, on-request, never (docs/permissions.md)',
+  '  /permissions       the command rules in force and where each comes from; approve: a project\'s allow rules',
   '  /ps                exec sessions the model started (servers, REPLs): id, age, command, last line',
   '  /stop [ID]         stop one exec session, or all of them (Ctrl-C stops a turn, not its sessions)',
   '  /setup             configure API key, model and base URL',
@@ -178,6 +181,8 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'image': await imageCommand(ctx, arg); break;
     case 'setup': await hooks.setup(); break;
     case 'ps': psCommand(ctx); break;
+    case 'approvals': approvalsCommand(ctx, arg); break;
+    case 'permissions': permissionsCommand(ctx, arg); break;
     case 'stop': await stopCommand(ctx, arg); break;
     case 'plan': {
       const planned = await planCommand(ctx, hooks, arg);

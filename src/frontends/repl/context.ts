@@ -3,6 +3,8 @@
 import { hostname, userInfo } from 'node:os';
 import type { CliOptions } from '../../cli/args.ts';
 import type { Config } from '../../config/config.ts';
+import type { LoadedRules } from '../../config/permission-rules.ts';
+import type { Permissions } from '../../engine/permissions.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { SessionHooks } from '../../engine/hooks.ts';
 import type { SessionStore } from '../../store/session-store.ts';
@@ -31,6 +33,10 @@ export interface ReplContext {
   engine: Engine;
   /** Runs model commands (sandboxed) and the person's `!commands` (runUnsandboxed), same environment rules. */
   commands: CommandRunner;
+  /** The approval mode and the command rules (engine/permissions.ts), one for the session. */
+  permissions: Permissions;
+  /** The rules files as read at start (/permissions approve activates the project's allow rules). */
+  loadedRules: LoadedRules;
   home: string;
   cwd: string;
   previousCwd: string | undefined;
@@ -65,7 +71,7 @@ export function say(ctx: Pick<ReplContext, 'out'>, line: string): void {
 }
 
 /** What the status line under the prompt shows today (approval and background sessions come later). */
-export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'session' | 'planMode'>): StatusFields {
+export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'session' | 'planMode'> & { permissions?: Permissions }): StatusFields {
   const shape = ctx.engine.deps.shape;
   const window = ctx.engine.contextWindow();
   const left = contextLeft(ctx.session.state.context_tokens, window);
@@ -74,6 +80,7 @@ export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'sessi
     contextLeft: { fraction: left.leftFraction, assumed: left.windowSource === 'default' },
     sandbox: ctx.config.sandbox.mode, network: ctx.config.sandbox.network ? 'on' : 'off', planMode: ctx.planMode,
     backgroundSessions: backgroundSessionCount(),
+    ...(ctx.permissions !== undefined ? { approval: ctx.permissions.mode } : {}),
   };
 }
 

@@ -30,7 +30,7 @@ import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
 import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
-import { planModeConfig, sessionStartHooks } from '../runtime.ts';
+import { createPermissions, planModeConfig, sessionStartHooks } from '../runtime.ts';
 import { reportEndedSessions } from './ps-command.ts';
 import { startHooks } from '../hooks/session.ts';
 import type { SessionHooks } from '../../engine/hooks.ts';
@@ -104,7 +104,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const snapshots = startSnapshotSession({
     dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(line)),
   }) ?? undefined;
-  const shared = { cli, env, out, theme, session: sessionStore, costs, hosted, snapshots };
+  // Built once for the session: the mode (/approvals) and the rules survive engine rebuilds (/plan, /setup).
+  const { permissions, loaded: loadedRules } = createPermissions({
+    config, env, workspaceRoot: dir, defaultMode: 'on-request', notice: (line) => say({ out }, theme.yellow(`⚠ ${line}`)),
+  });
+  const shared = { cli, env, out, theme, session: sessionStore, costs, hosted, snapshots, permissions, loadedRules };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
   const commands = replCommands(partial, config, getRunner);
   const ctx: ReplContext = {
@@ -125,7 +129,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     const model = ctx.engine.deps.shape.model;
     if (ctx.planMode === true) {
       const planConfig = planModeConfig(ctx.config);
-      ctx.engine = await buildEngine(partial, planConfig, getRunner, replCommands(partial, planConfig, getRunner, false), ctx.mcp, true);
+      ctx.engine = await buildEngine(partial, planConfig, getRunner, replCommands(partial, planConfig, getRunner), ctx.mcp, true);
     } else {
       ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
     }
@@ -250,7 +254,9 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
 
 function greet(ctx: ReplContext, existed: boolean): void {
   const t = ctx.theme;
-  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · /help for commands, Ctrl-D to quit`));
+  // What commands may do, said at once: the sandbox, its network and the approval mode (/approvals).
+  const access = `sandbox ${ctx.config.sandbox.mode}, network ${ctx.config.sandbox.network ? 'on' : 'off'}, approval ${ctx.permissions.mode}`;
+  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · ${access} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
     say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));

@@ -12,6 +12,8 @@ import { Renderer, type Writer } from '../../ui/render.ts';
 import { confirmPrompt, rerunPrompt } from '../../ui/command-view.ts';
 import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
 import { terminalRenderOptions } from '../../ui/terminal-output.ts';
+import type { Decided, PersonQuestion } from '../../engine/questions.ts';
+import { askApproval } from './approval-menu.ts';
 import { markCodeCacheWorthy } from '../code-cache.ts';
 import { say, type ReplContext } from './context.ts';
 import { Spinner } from './spinner.ts';
@@ -105,6 +107,16 @@ export class TurnRunner {
     }
     if (answer === 'a') this.alwaysRun = true;
     return answer !== 'n';
+  };
+
+  /** The engine's questions (command approval, escalation, sandbox re-run): the menu of approval-menu.ts. */
+  readonly answerQuestion = async (q: PersonQuestion): Promise<Decided> => {
+    this.notify(q.kind === 'sandbox_refusal' ? 'agentx asks whether to run a command without the sandbox' : 'agentx needs your permission to run a command');
+    this.spinner.stop();
+    if (!this.writer.atLineStart) this.writer.write('\n');
+    const decided = await askApproval(q, { term: this.ctx.term, out: this.ctx.out, theme: this.ctx.theme, write: (t) => this.writer.write(t) });
+    if (decided.cancelled) this.controller?.abort();
+    return { answer: decided.answer, decidedBy: decided.decidedBy };
   };
 
   /** A remote MCP server's approval request: the person says yes or no (Esc/Ctrl-C: no, and the turn stops). */

@@ -24,18 +24,18 @@ export function replCommands(
   ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 'theme'>,
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
-  /** Plan mode passes false: a refused command is not offered a run without the sandbox. */
-  offerRerun = true,
 ): CommandRunner {
+  // A refused command is offered a re-run by the engine's question (shell-tool.ts), not here:
+  // the same decision path as an escalation request (plan mode refuses it there).
+  void runner;
   return createCommands({
     config, env: ctx.env, workspaceRoot: ctx.session.dir,
     onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
-    askToRerun: offerRerun ? (question) => runner().askToRerun(question) : undefined,
   });
 }
 
 export async function buildEngine(
-  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots'> & { cwd: () => string },
+  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots' | 'permissions'> & { cwd: () => string },
   config: Config & { apiKey: string },
   runner: () => TurnRunner,
   commands: CommandRunner,
@@ -48,7 +48,10 @@ export async function buildEngine(
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,
     workspaceRoot: ctx.session.dir,
-    confirm: ctx.cli.confirm ? (request) => runner().confirm(request) : undefined,
+    permissions: ctx.permissions,
+    answer: (question) => runner().answerQuestion(question),
+    // Calls that are not commands (patches) are confirmed under untrusted, as --confirm did.
+    confirm: ctx.permissions.mode === 'untrusted' ? (request) => runner().confirm(request) : undefined,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
     onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
     onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),

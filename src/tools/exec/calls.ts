@@ -128,6 +128,11 @@ export function parseExecCall(item: ToolCallItem): ParseResult<ExecCommandCall |
         kind: 'exec', callId: item.call_id, title: cmd, commands: [cmd], cmd,
         workdir: optionalString(a, 'workdir'), tty: a.tty === true, yieldTimeMs, maxOutputTokens,
         escalation: perms === 'require_escalated' ? { justification: optionalString(a, 'justification'), prefixRule: prefix } : undefined,
+        // The engine decides how it runs (mode, rules, the person) before it starts (engine/permissions.ts).
+        permission: {
+          commands: [cmd],
+          fields: { sandboxPermissions: perms === 'require_escalated' ? 'require_escalated' : 'use_default', justification: optionalString(a, 'justification'), prefixRule: prefix },
+        },
       },
     };
   }

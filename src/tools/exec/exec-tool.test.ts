@@ -99,7 +99,7 @@ describe('exec_command with pipes', () => {
     const out = await call(execTool, { cmd: 'echo sk-test-secret-key' });
     expect(out).toContain('[REDACTED]');
     expect(out).not.toContain('sk-test-secret-key');
-    expect(await call(execTool, { cmd: 'true', sandbox_permissions: 'require_escalated', justification: 'why?' })).toMatch(/^error: escalation is not available for exec_command/);
+    expect(await call(execTool, { cmd: 'true', sandbox_permissions: 'require_escalated', justification: 'why?' })).toMatch(/^error: escalation is not available here/);
   });
 
   it('does not end the session when the turn is interrupted (Ctrl-C stops the turn, not the session)', async () => {

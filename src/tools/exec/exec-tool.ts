@@ -6,6 +6,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { nodeCrypto } from '../../lib/builtins.ts';
 import { capOutput } from '../output.ts';
 import { cwdProblem } from '../supervisor.ts';
+import type { RunScope } from '../permissions/escalation.ts';
 import type { ParseResult, Tool, ToolContext, ToolResult } from '../tool.ts';
 import { acceptsExec, EXEC_COMMAND, execDefinitions, parseExecCall, shownChars, WRITE_STDIN, type ExecCommandCall, type WriteStdinCall } from './calls.ts';
 import { BYTES_PER_TOKEN, clampYield, EXEC_DEFAULT_YIELD_MS, outputCapBytes, writeYield } from './limits.ts';
@@ -17,7 +18,8 @@ export type SessionLaunch = { ok: true; argv: string[]; env: NodeJS.ProcessEnv }
 
 export interface ExecToolOptions {
   manager: ExecManager;
-  launch: (command: string, cwd: string) => Promise<SessionLaunch>;
+  /** `scope`: how the engine decided it runs (absent: as configured). */
+  launch: (command: string, cwd: string, scope?: RunScope) => Promise<SessionLaunch>;
   /** The key out of what the model is sent (tools/sandboxed.ts redactSecrets). */
   redact: (text: string) => string;
 }
@@ -25,12 +27,13 @@ export interface ExecToolOptions {
 type ExecCall = ExecCommandCall | WriteStdinCall;
 
 /**
- * The answer to "require_escalated" while agentx cannot ask the person for it here. The one
- * place to plug the escalation question (issue 24) into: return undefined to let the call run.
+ * The answer to "require_escalated" when no decision was made for the call (a session without the
+ * engine's permissions, e.g. a unit test): it runs in the sandbox only. With the engine, the mode,
+ * the rules and the person decide before the call starts (engine/permissions.ts) and ctx.scope says how.
  */
-export function escalationAnswer(call: ExecCommandCall): string | undefined {
-  if (call.escalation === undefined) return undefined;
-  return 'escalation is not available for exec_command: it always runs in the sandbox. Run it again without "sandbox_permissions" (it may work sandboxed), or use the shell tool, whose sandbox refusals the user can choose to lift.';
+export function escalationAnswer(call: ExecCommandCall, scope: RunScope | undefined): string | undefined {
+  if (call.escalation === undefined || scope !== undefined) return undefined;
+  return 'escalation is not available here: exec_command runs in the sandbox. Run it again without "sandbox_permissions" (it may work sandboxed).';
 }
 
 function reply(callId: string, text: string, summary: string[], interrupted = false): ToolResult {
@@ -106,13 +109,13 @@ async function runExec(o: ExecToolOptions, call: ExecCommandCall, ctx: ToolConte
   if (ctx.retry) {
     return errorReply(call.callId, 'agentx stopped while this command was being started; if it started, it ended with agentx (sessions never outlive agentx) and it is not started again. Run it again if it is still needed.');
   }
-  const refusal = escalationAnswer(call);
+  const refusal = escalationAnswer(call, ctx.scope);
   if (refusal !== undefined) return errorReply(call.callId, refusal);
   const cwd = resolveDir(ctx, call.workdir);
   const problem = cwdProblem(cwd);
   if (problem !== undefined) return errorReply(call.callId, problem);
   const startedAt = performance.now();
-  const launch = await o.launch(call.cmd, cwd);
+  const launch = await o.launch(call.cmd, cwd, ctx.scope);
   if (!launch.ok) return errorReply(call.callId, launch.error);
   const started = await o.manager.start({ command: call.cmd, argv: launch.argv, cwd, env: launch.env, tty: call.tty });
   if (!started.ok) return errorReply(call.callId, started.error);
