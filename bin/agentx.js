@@ -17,6 +17,13 @@
 //   set `worthy`: it compiled what answering needs), and a thin one from a run that did not
 //   (`agentx --version`, a failed start), which spares only the parse of the whole script. A run
 //   prefers the full one; a run that answered with only the thin one writes the full one.
+// - Each file carries an HMAC-SHA256 (keyed by a key derived from state.key in the private state
+//   store, which the sandbox hides and which the loader creates, 0600, before anything runs) over
+//   the file's name (build hash, V8 version, flags), the bundle's build id and length, and the V8
+//   data: a cache written by anyone without the key — a command that reached the directory, a
+//   restored backup from another machine — is not given to V8, and is replaced at exit.
+//   (The bundle itself is trusted: whoever can change dist/ can run code anyway; hashing all of
+//   it on every start would cost more than the cache saves, so its build id stands for it.)
 // - A cache V8 rejects is replaced at exit. Any failure only means no cache. AGENTX_CODE_CACHE=off
 //   turns it off.
 'use strict';
@@ -76,11 +83,11 @@ function cacheDir() {
   }
 }
 
-/** The file's bytes if it is a regular file of ours; null if absent; undefined if unusable. */
-function readCache(file) {
+/** The file's bytes if it is a regular file of ours (0600-like); null if absent; undefined if unusable. */
+function readPrivate(file) {
   let fd;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (err) {
     return err && err.code === 'ENOENT' ? null : undefined;
   }
@@ -95,15 +102,78 @@ function readCache(file) {
   }
 }
 
-const dir = cacheDir();
+/**
+ * The cache's MAC key: derived from `<private state>/state.key` (the seal key of src/store/seal.ts,
+ * same path rules as src/paths.ts), created the way seal.ts creates it when missing. Undefined
+ * when it cannot be had: then no cache is used or written.
+ */
+function macKey() {
+  const home = process.env.HOME || require('node:os').homedir();
+  const xdg = process.env.XDG_STATE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : home && path.isAbsolute(home) ? path.join(home, '.local', 'state') : undefined;
+  if (!base) return undefined;
+  const file = path.join(base, 'agentx', 'state.key');
+  const crypto = require('node:crypto');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const bytes = readPrivate(file);
+    if (bytes === undefined) return undefined;
+    if (bytes !== null) {
+      const text = bytes.toString('utf8').trim();
+      if (!/^[0-9a-f]{64}$/.test(text) || (fs.statSync(file).mode & 0o077) !== 0) return undefined;
+      return crypto.createHmac('sha256', Buffer.from(text, 'hex')).update('agentx code cache v1').digest();
+    }
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      const tmp = `${file}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+      fs.writeFileSync(tmp, `${crypto.randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+      try {
+        fs.linkSync(tmp, file);
+      } catch (err) {
+        if (!err || err.code !== 'EEXIST') return undefined;
+      } finally {
+        fs.unlinkSync(tmp);
+      }
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+const MAGIC = Buffer.from('AXCC1\0\0\0');
+const MAC_BYTES = 32;
+
+function cacheMac(key, file, data) {
+  return require('node:crypto').createHmac('sha256', key)
+    .update(`${path.basename(file)}\0${build ? build[1] : ''}\0${source.length}\0`).update(data).digest();
+}
+
+/**
+ * The V8 data of a cache file: null if absent; undefined if unusable (not a regular file of ours);
+ * FORGED if it is ours but its MAC does not verify (then it is replaced, never run).
+ */
+const FORGED = Symbol('forged');
+function readCache(file) {
+  const bytes = readPrivate(file);
+  if (bytes === null || bytes === undefined) return bytes;
+  const head = MAGIC.length + MAC_BYTES;
+  if (bytes.length <= head || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return FORGED;
+  const data = bytes.subarray(head);
+  const expected = cacheMac(key, file, data);
+  return require('node:crypto').timingSafeEqual(expected, bytes.subarray(MAGIC.length, head)) ? data : FORGED;
+}
+
 const build = /^\/\*agentx-build:([0-9a-f]+)\*\//.exec(source);
+const dir = cacheDir();
+const key = dir && build ? macKey() : undefined;
 const flags = [...process.execArgv, process.env.NODE_OPTIONS || ''].join('\0');
-const base = dir && build ? path.join(dir, `code-${build[1]}-v8-${process.versions.v8}-${process.arch}${flags === '' ? '' : `-f${shortHash(flags)}`}`) : undefined;
+const base = dir && build && key ? path.join(dir, `code-${build[1]}-v8-${process.versions.v8}-${process.arch}${flags === '' ? '' : `-f${shortHash(flags)}`}`) : undefined;
 const full = base && `${base}.cache`;
 const thin = base && `${base}.thin.cache`;
 const fullData = full ? readCache(full) : undefined;
+const verified = (data) => (Buffer.isBuffer(data) ? data : undefined);
 // The thin cache only stands in for a full one that does not exist (not for one that is unusable).
-const cached = fullData || (fullData === null && thin ? readCache(thin) || undefined : undefined);
+const cached = verified(fullData) || (fullData === null && thin ? verified(readCache(thin)) : undefined);
 const usable = base !== undefined && fullData !== undefined;
 const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData: cached });
 const state = { worthy: false };
@@ -118,7 +188,7 @@ if (usable) {
       const data = script.createCachedData();
       const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
       try {
-        fs.writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
+        fs.writeFileSync(tmp, Buffer.concat([MAGIC, cacheMac(key, file, data), data]), { mode: 0o600, flag: 'wx' });
         fs.renameSync(tmp, file);
       } finally {
         fs.rmSync(tmp, { force: true });

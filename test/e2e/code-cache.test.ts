@@ -4,10 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
-import { join } from 'node:path';
+import { createHmac } from 'node:crypto';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
-import { REPO, runCli, sandbox, type Sandbox } from './harness.ts';
+import { REPO, runCli, sandbox, SHARED_STATE_KEY, type Sandbox } from './harness.ts';
 
 let emu: Emulator;
 let box: Sandbox;
@@ -128,11 +129,39 @@ describe('what it refuses to use', () => {
     expect(statSync(full).isDirectory()).toBe(true);
   });
 
-  it('the planted cache would have run (so the test above can fail): accepted when it is a file of ours', async () => {
+  /** The file format of bin/agentx.js: magic, HMAC-SHA256 (key derived from state.key) over name, build, length and data, data. */
+  function withMac(file: string, data: Buffer, stateKeyHex: string): Buffer {
+    const source = readFileSync(join(REPO, 'dist/agentx.cjs'), 'utf8');
+    const build = /^\/\*agentx-build:([0-9a-f]+)\*\//.exec(source)?.[1] ?? '';
+    const key = createHmac('sha256', Buffer.from(stateKeyHex.trim(), 'hex')).update('agentx code cache v1').digest();
+    const mac = createHmac('sha256', key).update(`${basename(file)}\0${build}\0${source.length}\0`).update(data).digest();
+    return Buffer.concat([Buffer.from('AXCC1\0\0\0'), mac, data]);
+  }
+
+  it('a forged cache, a regular file of ours without a MAC made with the state key, is not run, and is replaced', async () => {
+    const { thin, full, wrappedLength } = names();
+    const marker = join(box.home, 'pwned');
+    mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
+    const evil = evilCache(wrappedLength, marker);
+    writeFileSync(thin, evil, { mode: 0o600 });
+    await runCli(startOnly, { cwd: box.cwd, env: box.env });
+    expect(existsSync(marker)).toBe(false);
+    // A MAC under another key (another machine's, or a guess) is no better.
+    writeFileSync(full, withMac(full, evil, 'ab'.repeat(32)), { mode: 0o600 });
+    await ask('still answers');
+    expect(existsSync(marker)).toBe(false);
+    // Replaced by agentx's own, which verifies.
+    const now = readFileSync(full);
+    expect(now.subarray(0, 8).toString('latin1')).toBe('AXCC1\0\0\0');
+    expect(now.equals(withMac(full, now.subarray(40), SHARED_STATE_KEY))).toBe(true);
+  });
+
+  it('the planted cache would have run (so the tests above can fail): accepted when it carries the MAC of the person\'s key', async () => {
     const { thin, wrappedLength } = names();
     const marker = join(box.home, 'pwned');
     mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
-    writeFileSync(thin, evilCache(wrappedLength, marker), { mode: 0o600 });
+    const keyHex = readFileSync(join(box.home, '.local/state/agentx/state.key'), 'utf8');
+    writeFileSync(thin, withMac(thin, evilCache(wrappedLength, marker), keyHex), { mode: 0o600 });
     await runCli(startOnly, { cwd: box.cwd, env: box.env });
     expect(readFileSync(marker, 'utf8')).toBe('owned');
   });

@@ -1,6 +1,6 @@
 // Spawns the built CLI (dist/agentx.cjs via bin/agentx.js) with an isolated HOME and cwd.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -16,6 +16,13 @@ export interface Sandbox { home: string; cwd: string; env: NodeJS.ProcessEnv }
  */
 export const SHARED_CODE_CACHE = join(tmpdir(), 'agentx-test-code-cache');
 
+/**
+ * The state key every sandbox starts with: the code cache carries a MAC under a key derived from
+ * `state.key` (bin/agentx.js), so sandboxes sharing one cache share the key too (a key of its own
+ * would make every sandbox reject and rewrite the shared cache). A fixed test value, 0600.
+ */
+export const SHARED_STATE_KEY = `${'7e57'.repeat(16)}\n`;
+
 /** A temp HOME and project dir; env without any real key or base URL from the developer's shell. */
 export function sandbox(baseUrl?: string, extra: NodeJS.ProcessEnv = {}): Sandbox {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-e2e-')));
@@ -23,6 +30,8 @@ export function sandbox(baseUrl?: string, extra: NodeJS.ProcessEnv = {}): Sandbo
   const cwd = join(root, 'project');
   mkdirSync(home, { recursive: true });
   mkdirSync(cwd, { recursive: true });
+  mkdirSync(join(home, '.local/state/agentx'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, '.local/state/agentx/state.key'), SHARED_STATE_KEY, { mode: 0o600 });
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
