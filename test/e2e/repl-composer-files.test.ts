@@ -92,9 +92,9 @@ describe('status line: background sessions', () => {
     );
     a.line('start a sleeper');
     await a.waitFor('left it running');
-    await a.waitFor('network off · 1 background session (/ps)');
+    await a.waitFor('network off · approval on-request · 1 background session (/ps)');
     // No key is pressed: the end of the session alone redraws the line.
-    await expect.poll(() => /network off\s*$/.test(a.screen()), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => /approval on-request\s*$/.test(a.screen()), { timeout: 10_000 }).toBe(true);
   });
 });
 
