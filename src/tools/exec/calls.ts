@@ -1,6 +1,8 @@
 // exec_command and write_stdin as the model sees them: Codex's unified exec shapes (the models
-// are trained on them; ../shared/reference/phase3-facts.md §2) and parsing of their arguments.
+// are trained on them; docs/exec-sessions.md) and parsing of their arguments. The escalation
+// fields are the shell tool's (permissions/escalation.ts): one schema, one parser.
 import type { FunctionCallItem, ToolCallItem, ToolDefinition } from '../../wire/items.ts';
+import { ESCALATION_PARAMETERS, parseEscalationFields } from '../permissions/escalation.ts';
 import type { ParseResult, ParsedCall } from '../tool.ts';
 
 export const EXEC_COMMAND = 'exec_command';
@@ -25,15 +27,6 @@ export interface WriteStdinCall extends ParsedCall {
   maxOutputTokens: number | undefined;
 }
 
-const ESCALATION_PROPERTIES = {
-  sandbox_permissions: {
-    type: 'string', enum: ['use_default', 'require_escalated'],
-    description: 'Leave as "use_default" (the sandbox). "require_escalated" asks to run the command outside the sandbox.',
-  },
-  justification: { type: 'string', description: 'With require_escalated: one short question for the user that says why, e.g. "Do you want to start the dev server with network access?"' },
-  prefix_rule: { type: 'array', items: { type: 'string' }, description: 'With require_escalated: a short command prefix to remember, e.g. ["npm", "run", "dev"]; never the whole command.' },
-};
-
 export function execDefinitions(): ToolDefinition[] {
   return [
     {
@@ -47,7 +40,7 @@ export function execDefinitions(): ToolDefinition[] {
           tty: { type: 'boolean', description: 'Run in a pseudo-terminal (for programs that need one: REPLs, prompts, full-screen tools). Default false.' },
           yield_time_ms: { type: 'number', description: 'How long to wait for output before returning (default 10000, 250 to 30000).' },
           max_output_tokens: { type: 'number', description: 'Cap on the output tokens returned (default 10000).' },
-          ...ESCALATION_PROPERTIES,
+          ...ESCALATION_PARAMETERS,
         },
         required: ['cmd'],
         additionalProperties: false,
@@ -117,22 +110,18 @@ export function parseExecCall(item: ToolCallItem): ParseResult<ExecCommandCall |
     const cmd = a.cmd;
     if (typeof cmd !== 'string' || cmd.trim() === '') return { ok: false, callId: item.call_id, error: '"cmd" must be a non-empty string' };
     if (a.tty !== undefined && a.tty !== null && typeof a.tty !== 'boolean') return { ok: false, callId: item.call_id, error: '"tty" must be true or false' };
-    const perms = a.sandbox_permissions;
-    if (perms !== undefined && perms !== null && perms !== 'use_default' && perms !== 'require_escalated') {
-      return { ok: false, callId: item.call_id, error: '"sandbox_permissions" must be "use_default" or "require_escalated"' };
-    }
-    const prefix = Array.isArray(a.prefix_rule) && a.prefix_rule.every((p) => typeof p === 'string') ? a.prefix_rule : undefined;
+    // null is absent, as in the shell tool (strict schemas send null for an unused field).
+    const escalation = parseEscalationFields(Object.fromEntries(Object.entries(a).filter(([, v]) => v !== null)));
+    if (!escalation.ok) return { ok: false, callId: item.call_id, error: escalation.error };
+    const fields = escalation.fields;
     return {
       ok: true,
       call: {
         kind: 'exec', callId: item.call_id, title: cmd, commands: [cmd], cmd,
         workdir: optionalString(a, 'workdir'), tty: a.tty === true, yieldTimeMs, maxOutputTokens,
-        escalation: perms === 'require_escalated' ? { justification: optionalString(a, 'justification'), prefixRule: prefix } : undefined,
+        escalation: fields.sandboxPermissions === 'require_escalated' ? { justification: fields.justification, prefixRule: fields.prefixRule } : undefined,
         // The engine decides how it runs (mode, rules, the person) before it starts (engine/permissions.ts).
-        permission: {
-          commands: [cmd],
-          fields: { sandboxPermissions: perms === 'require_escalated' ? 'require_escalated' : 'use_default', justification: optionalString(a, 'justification'), prefixRule: prefix },
-        },
+        permission: { commands: [cmd], fields },
       },
     };
   }
