@@ -3,18 +3,27 @@
 // shows the state in /proc/<pid>/stat; elsewhere (no /proc) nothing is known and nothing changes.
 import { readFileSync } from 'node:fs';
 
-/** The one-letter state of /proc/<pid>/stat ("R", "S", "Z", …), or undefined when unreadable. */
-export function procState(pid: number, read: (path: string) => string = (p) => readFileSync(p, 'latin1')): string | undefined {
+type ReadFile = (path: string) => string;
+const readLatin1: ReadFile = (p) => readFileSync(p, 'latin1');
+
+/**
+ * The fields of /proc/<pid>/stat after "pid (comm)" — the state first (field 3) — or undefined
+ * when unreadable. comm may hold spaces and parentheses, so the fields follow the last ')'.
+ */
+function statFields(pid: number, read: ReadFile): string[] | undefined {
   let stat: string;
   try {
     stat = read(`/proc/${pid}/stat`);
   } catch {
     return undefined;
   }
-  // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the last ')'.
   const close = stat.lastIndexOf(')');
-  if (close === -1) return undefined;
-  const state = stat.slice(close + 1).trim().split(' ')[0];
+  return close === -1 ? undefined : stat.slice(close + 1).trim().split(' ');
+}
+
+/** The one-letter state of /proc/<pid>/stat ("R", "S", "Z", …), or undefined when unreadable. */
+export function procState(pid: number, read: ReadFile = readLatin1): string | undefined {
+  const state = statFields(pid, read)?.[0];
   return state === undefined || state === '' ? undefined : state;
 }
 
@@ -29,16 +38,8 @@ export function isExitedProcess(pid: number, read?: (path: string) => string): b
  * undefined when unreadable. A pid and its start time name one process: a pid the kernel has
  * reused belongs to a process that started later.
  */
-export function procStartTime(pid: number, read: (path: string) => string = (p) => readFileSync(p, 'latin1')): string | undefined {
-  let stat: string;
-  try {
-    stat = read(`/proc/${pid}/stat`);
-  } catch {
-    return undefined;
-  }
-  const close = stat.lastIndexOf(')');
-  if (close === -1) return undefined;
-  // After "pid (comm)" the fields start at 3 (state); start time is field 22.
-  const value = stat.slice(close + 1).trim().split(' ')[22 - 3];
+export function procStartTime(pid: number, read: ReadFile = readLatin1): string | undefined {
+  // The fields start at 3 (state); start time is field 22.
+  const value = statFields(pid, read)?.[22 - 3];
   return value !== undefined && /^\d+$/.test(value) ? value : undefined;
 }
