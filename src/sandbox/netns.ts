@@ -6,7 +6,8 @@
 //
 // How, with what bwrap 0.8 offers (it can create a network namespace but not join one):
 // - The holder is `bwrap --unshare-net … cat`; bwrap brings its loopback up. Its `--info-fd` says
-//   the pid of the process inside, whose /proc/PID/ns/net is the namespace. `cat` reads a pipe
+//   the pid of the process inside, whose /proc/PID/ns/net is the namespace; a line the process
+//   inside prints says bwrap's setup (loopback included) is complete. `cat` reads a pipe
 //   only agentx writes to: it ends with agentx, however agentx ends (kill -9 included).
 // - agentx opens the holder's /proc/PID/ns/net (and ns/user) at once, while the holder is known to
 //   be alive, and keeps them open. A command joins with `nsenter --net=/proc/<agentx>/fd/N` (plus
@@ -31,7 +32,11 @@ export interface SessionNetns {
 
 let holder: Promise<SessionNetns | { failed: string }> | undefined;
 
-/** Reads `{"child-pid": N}` from bwrap's info fd. */
+/**
+ * Reads `{"child-pid": N}` from bwrap's info fd. The pipe is read to its end, never closed early:
+ * bwrap writes more after the pid (the namespace ids), and a write to a closed pipe kills it with
+ * SIGPIPE, taking the process inside with it (--die-with-parent) before its loopback is up.
+ */
 function childPid(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     const info = (child.stdio as readonly unknown[])[3];
@@ -40,16 +45,42 @@ function childPid(child: ChildProcess): Promise<number> {
       return;
     }
     let text = '';
-    const timer = setTimeout(() => reject(new Error('bwrap said nothing on its info fd')), 5_000);
+    const timer = setTimeout(() => reject(new Error('bwrap said nothing on its info fd')), 10_000);
     info.on('data', (chunk: Buffer) => {
+      if (text.length > 4096) return;
       text += chunk.toString('utf8');
       const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
       if (pid === undefined) return;
       clearTimeout(timer);
-      info.destroy();
       resolve(Number(pid));
     });
     info.on('error', () => undefined);
+    info.unref();
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error('the namespace holder exited'));
+    });
+  });
+}
+
+/**
+ * Resolves once the process inside printed its line: bwrap has then finished setting the
+ * sandbox up, loopback included (it exits when that fails), and exec'd the command.
+ */
+function insideReady(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const out = child.stdout;
+    if (out === null) {
+      reject(new Error('no pipe from the namespace holder'));
+      return;
+    }
+    const timer = setTimeout(() => reject(new Error('the namespace holder did not start')), 10_000);
+    out.once('data', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    out.on('error', () => undefined);
+    if (out instanceof Socket) out.unref();
     child.once('exit', () => {
       clearTimeout(timer);
       reject(new Error('the namespace holder exited'));
@@ -66,11 +97,13 @@ function runsOk(argv: string[]): Promise<boolean> {
   });
 }
 
-async function startHolder(bwrapPath: string, isRoot: boolean): Promise<SessionNetns | { failed: string }> {
+/** A new holder every call (tests; the product uses sessionNetns's one per process). */
+export async function startHolder(bwrapPath: string, isRoot: boolean): Promise<SessionNetns | { failed: string }> {
   const child = nodeChildProcess().spawn(bwrapPath, [
     '--die-with-parent', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--cap-drop', 'ALL',
-    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--info-fd', '3', '--', 'cat',
-  ], { stdio: ['pipe', 'ignore', 'ignore', 'pipe'], detached: true });
+    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--info-fd', '3',
+    '--', 'sh', '-c', 'echo ready && exec cat',
+  ], { stdio: ['pipe', 'pipe', 'ignore', 'pipe'], detached: true });
   child.once('error', () => undefined);
   // Its lifeline: `cat` inside reads this pipe, whose only writer is agentx. When agentx ends, however
   // it ends, the kernel closes it, cat sees EOF and the holder ends (--die-with-parent alone does
@@ -80,7 +113,7 @@ async function startHolder(bwrapPath: string, isRoot: boolean): Promise<SessionN
   child.unref();
   let pid: number;
   try {
-    pid = await childPid(child);
+    [pid] = await Promise.all([childPid(child), insideReady(child)]);
   } catch (err) {
     child.kill('SIGKILL');
     return { failed: err instanceof Error ? err.message : String(err) };
