@@ -27,7 +27,6 @@ export interface SessionHooks {
   has(event: HookEventName): boolean;
 }
 
-export const NO_HOOK_OUTCOME: HookOutcome = { context: [] };
 
 /** The tool name hooks match on: the function's own name (`mcp__server__tool`), else the tool's. */
 export function hookToolName(toolName: string, item: ToolCallItem): string {

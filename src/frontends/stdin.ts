@@ -91,9 +91,7 @@ export function readPipedInput(stream: NodeJS.ReadableStream & { unref?: () => v
   });
 }
 
-export const DEFAULT_STDIN_GRACE_MS = 1000;
 export const STDIN_PROGRESS_AFTER_MS = 1000;
-export const DEFAULT_MAX_STDIN_BYTES = 16 * 1024 * 1024;
 
 /** What a one-shot sends: the command-line words, a blank line, then the piped text (each trimmed). */
 export function combineMessage(argument: string, piped: string): string {

@@ -8,7 +8,6 @@ import { notRunOutput } from './registry.ts';
 import type { FileChange, ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
 
 export type PatchToolSetting = PatchToolForm | 'off';
-export const PATCH_TOOL_SETTINGS: readonly PatchToolSetting[] = ['builtin', 'function', 'custom', 'off'];
 
 export interface PatchCall extends ParsedCall {
   item: ToolCallItem;

@@ -99,7 +99,6 @@ export interface McpApprovalRequestItem {
 
 export type ToolCallItem = ShellCallItem | FunctionCallItem | CustomToolCallItem | ApplyPatchCallItem | McpApprovalRequestItem;
 export type ToolCallType = ToolCallItem['type'];
-export const TOOL_CALL_TYPES: readonly ToolCallType[] = ['shell_call', 'function_call', 'custom_tool_call', 'apply_patch_call', 'mcp_approval_request'];
 
 // ── Items of hosted tools (run by the server; shown, never journaled) ───────────────────────
 export interface WebSearchCallItem {
@@ -138,7 +137,6 @@ export interface ImageGenerationCallItem {
 }
 
 export type HostedItem = WebSearchCallItem | McpCallItem | McpListToolsItem | ImageGenerationCallItem;
-export type HostedItemType = HostedItem['type'];
 
 /** A `url_citation` annotation of the answer's text. */
 export interface UrlCitation { url: string; title: string; start_index: number; end_index: number }
@@ -206,7 +204,6 @@ export interface McpApprovalResponseItem {
 }
 
 export type ToolOutputItem = ShellCallOutputItem | FunctionCallOutputItem | CustomToolCallOutputItem | ApplyPatchCallOutputItem | McpApprovalResponseItem;
-export const TOOL_OUTPUT_TYPES: readonly ToolOutputItem['type'][] = ['shell_call_output', 'function_call_output', 'custom_tool_call_output', 'apply_patch_call_output', 'mcp_approval_response'];
 
 /** Server-side compaction summary (opaque); sent back as-is to seed a compacted chain. */
 export interface CompactionItem { type: 'compaction'; id?: string; encrypted_content: string }

@@ -9,13 +9,6 @@ export type Level = (typeof LEVELS)[number];
 /** The level each looser one loosens. */
 const BELOW: Record<Exclude<Level, 0>, Level> = { 1: 0, 2: 1, 3: 2 };
 
-export const LEVEL_NAMES: Record<Level, string> = {
-  0: 'exactly',
-  1: 'ignoring trailing whitespace',
-  2: 'ignoring surrounding whitespace',
-  3: 'ignoring whitespace and Unicode look-alikes',
-};
-
 const NON_ASCII = /[^\x00-\x7f]/;
 const DASHES = /[\u2010-\u2015\u2212]/g;
 const SINGLE_QUOTES = /[\u2018-\u201b]/g;

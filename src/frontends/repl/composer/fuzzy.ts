@@ -5,11 +5,6 @@
 
 const BOUNDARY = new Set(['/', '.', '-', '_', ' ']);
 
-/** A score for `path` (higher is better), or -1 when the query is not a subsequence of it. */
-export function fuzzyScore(path: string, query: string): number {
-  return lowerScore(path.toLowerCase(), query.toLowerCase());
-}
-
 function lowerScore(p: string, q: string): number {
   if (q === '') return 0;
   const nameStart = p.lastIndexOf('/') + 1;
