@@ -113,6 +113,13 @@ describe('exec_command with pipes', () => {
     expect(out).toMatch(/Output:\n\s*3\s*$/);
   });
 
+  it('answers random bytes with a note of their size, not replacement characters and raw control bytes', async () => {
+    const out = await call(execTool, { cmd: 'head -c 4096 /dev/urandom' });
+    expect(out).toMatch(/Process exited with code 0/);
+    expect(out).toContain('[binary output: 4096 bytes not shown]');
+    expect(out).not.toMatch(/[\u0000\u001b\uFFFD]/);
+  });
+
   it('redacts the key from output and refuses escalation with a clear answer', async () => {
     const out = await call(execTool, { cmd: 'echo sk-test-secret-key' });
     expect(out).toContain('[REDACTED]');

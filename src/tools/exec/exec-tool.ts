@@ -9,6 +9,7 @@ import { cwdProblem } from '../supervisor.ts';
 import type { RunScope } from '../permissions/escalation.ts';
 import type { ParseResult, Tool, ToolContext, ToolResult } from '../tool.ts';
 import { acceptsExec, EXEC_COMMAND, execDefinitions, parseExecCall, shownChars, WRITE_STDIN, type ExecCommandCall, type WriteStdinCall } from './calls.ts';
+import { outputForModel } from './binary-output.ts';
 import { BYTES_PER_TOKEN, clampYield, EXEC_DEFAULT_YIELD_MS, outputCapBytes, writeYield } from './limits.ts';
 import type { ExecManager } from './manager.ts';
 import type { ExecSession } from './session.ts';
@@ -68,7 +69,7 @@ function answerText(a: Answer, redact: (t: string) => string): { text: string; s
   else if (exit.stopped) status = 'Process was stopped by agentx or the user';
   else if (exit.code !== null) status = `Process exited with code ${exit.code}`;
   else status = `Process was killed by ${exit.signal ?? 'a signal'}`;
-  const capped = capOutput(redact(read.text), outputCapBytes(a.maxOutputTokens));
+  const capped = capOutput(outputForModel(redact(read.text), read.totalBytes - read.cutBytes), outputCapBytes(a.maxOutputTokens));
   const lines = [
     `Chunk ID: ${nodeCrypto().randomBytes(3).toString('hex')}`,
     `Wall time: ${((performance.now() - a.startedAt) / 1000).toFixed(4)} seconds`,
