@@ -2,11 +2,14 @@
 // next turn, /ps lists what runs, /stop ends it, and quitting agentx ends the rest. After kill -9
 // of agentx nothing of a session is left (its background children included), and the next start
 // reports the sessions as ended, to the person and to the model, and never reuses their ids.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { KEY } from './pty.ts';
 import { processesRunning } from '../support/sandbox.ts';
 import { waitFor } from '../support/tools.ts';
 import { sandbox } from './harness.ts';
-import { body, prompt, replSuite, toolOutputs, turn, userText } from './repl-fixtures.ts';
+import { body, prompt, readState, replSuite, toolOutputs, turn, userText } from './repl-fixtures.ts';
 
 const suite = replSuite();
 
@@ -95,4 +98,35 @@ describe('exec sessions in the REPL', () => {
     await prompt(c);
     expect(c.screen()).not.toContain('exec session');
   }, 90_000);
+
+  it('kill -9 within an exec_command\'s yield: Retry does not start it again, and the old process is gone', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    const sleeper = `sleep 8${Math.floor(Math.random() * 90 + 10)}`;
+    // A 30 s yield: agentx is still inside the call (journaled `started`) when it is killed.
+    suite.emu.enqueue({ kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `echo ran >> marker; ${sleeper}`, yield_time_ms: 30_000 }) });
+    a.line('run it');
+    const marker = join(sb.cwd, 'marker');
+    expect(await waitFor(() => existsSync(marker) && processesRunning(sleeper).length > 0, 15_000)).toBe(true);
+    expect(readState(sb).pending_tool_calls[0]?.status).toBe('started');
+    process.kill(a.pid, 'SIGKILL');
+    await a.exited;
+    expect(await waitFor(() => processesRunning(sleeper).length === 0, 5_000)).toBe(true);
+
+    const n = suite.emu.requests.length;
+    suite.emu.enqueue({ kind: 'text', text: 'understood' });
+    const b = suite.start(sb);
+    await b.waitFor('How do you want to go on?');
+    b.write('3');
+    b.write(KEY.enter);
+    await b.waitFor('understood');
+    await prompt(b);
+    // Created once: the retried call told the model it is not started again instead of running it.
+    expect(readFileSync(marker, 'utf8')).toBe('ran\n');
+    expect(processesRunning(sleeper).length).toBe(0);
+    expect(String(toolOutputs(suite.emu.requests[n])[0]?.output)).toMatch(/it is not started again/);
+    b.line('quit');
+    await b.exited;
+  }, 60_000);
 });
