@@ -2,7 +2,7 @@
 // next turn, /ps lists what runs, /stop ends it, and quitting agentx ends the rest. After kill -9
 // of agentx nothing of a session is left (its background children included), and the next start
 // reports the sessions as ended, to the person and to the model, and never reuses their ids.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEY } from './pty.ts';
@@ -128,5 +128,41 @@ describe('exec sessions in the REPL', () => {
     expect(String(toolOutputs(suite.emu.requests[n])[0]?.output)).toMatch(/it is not started again/);
     b.line('quit');
     await b.exited;
+  }, 60_000);
+
+  it('files a session writes during the turn are in /diff and put back by /rollback', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    writeFileSync(join(sb.cwd, 'keep.txt'), 'keep\n');
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'hello');
+    const sleeper = `sleep 9${Math.floor(Math.random() * 90 + 10)}`;
+    // The session writes after its call has answered (it runs in the background); the turn's
+    // next command waits for the file, so the write happens during the turn, by the session alone.
+    suite.emu.enqueue(
+      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `sleep 0.3; echo session > bg.txt; echo changed > keep.txt; ${sleeper}`, yield_time_ms: 250 }) },
+      { kind: 'shell', commands: ['while [ ! -s keep.txt ] || ! grep -q changed keep.txt; do sleep 0.05; done; cat bg.txt'] },
+      { kind: 'text', text: 'written in the background' },
+    );
+    await turn(a, 'write in the background', 'written in the background');
+    expect(readFileSync(join(sb.cwd, 'bg.txt'), 'utf8')).toBe('session\n');
+    a.line('/diff');
+    await a.waitFor('Files changed by tool calls in the last turn:');
+    await a.waitFor(/A bg\.txt/);
+    await a.waitFor(/M keep\.txt/);
+    await prompt(a);
+    a.line('/rollback');
+    await a.waitFor('Roll back to which checkpoint?');
+    a.write('2');
+    a.write(KEY.enter);
+    await a.waitFor('Restore what?');
+    a.write(KEY.enter);
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    expect(existsSync(join(sb.cwd, 'bg.txt'))).toBe(false);
+    expect(readFileSync(join(sb.cwd, 'keep.txt'), 'utf8')).toBe('keep\n');
+    a.line('quit');
+    await a.exited;
+    expect(await waitFor(() => processesRunning(sleeper).length === 0, 5_000)).toBe(true);
   }, 60_000);
 });
