@@ -5,35 +5,33 @@
 // replaced by one line saying how much there was; text keeps its characters, with any control
 // byte other than newline, tab and carriage return written as a visible escape (\x00, \x1b).
 
-/** Control bytes kept as they are: line structure and indentation. */
-const KEPT_CONTROLS = new Set(['\n', '\t', '\r']);
-
 /** Above this share of suspicious characters the output is taken for binary (random bytes give ~60%, text ~0). */
 const BINARY_SHARE = 0.3;
 
-function isControl(ch: string): boolean {
-  const c = ch.charCodeAt(0);
-  return (c < 0x20 || c === 0x7f || (c >= 0x80 && c <= 0x9f)) && !KEPT_CONTROLS.has(ch);
+/** C0 controls but \n \t \r, DEL and the C1 controls (how stray high bytes may decode). */
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+function isControlCode(c: number): boolean {
+  return (c < 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0d) || (c >= 0x7f && c <= 0x9f);
 }
 
-/** A replacement character (a byte that was not UTF-8) or a control byte other than \n \t \r. */
-function isSuspicious(ch: string): boolean {
-  return ch === '\uFFFD' || isControl(ch);
-}
-
-/** True when most of `text` is not text: replacement characters and control bytes. */
+/**
+ * True when most of `text` is not text: replacement characters (bytes that were not UTF-8) and
+ * control bytes other than \n \t \r. Counted by code unit, allocating nothing: it runs on every answer.
+ */
 export function looksBinary(text: string): boolean {
   if (text.length === 0) return false;
   let suspicious = 0;
-  for (const ch of text) if (isSuspicious(ch)) suspicious++;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0xfffd || isControlCode(c)) suspicious++;
+  }
   return suspicious / text.length > BINARY_SHARE;
 }
 
-/** Control bytes other than \n \t \r as \xNN, so none reaches the model raw. */
+/** Control bytes other than \n \t \r as \xNN, so none reaches the model raw (text without any is returned as it is). */
 export function escapeControls(text: string): string {
-  let out = '';
-  for (const ch of text) out += isControl(ch) ? `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}` : ch;
-  return out;
+  return text.replace(CONTROLS, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** The output as the model gets it: a note in place of binary output, else the text with controls escaped. */

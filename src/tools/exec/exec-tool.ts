@@ -69,7 +69,9 @@ function answerText(a: Answer, redact: (t: string) => string): { text: string; s
   else if (exit.stopped) status = 'Process was stopped by agentx or the user';
   else if (exit.code !== null) status = `Process exited with code ${exit.code}`;
   else status = `Process was killed by ${exit.signal ?? 'a signal'}`;
-  const capped = capOutput(outputForModel(redact(read.text), read.totalBytes - read.cutBytes), outputCapBytes(a.maxOutputTokens));
+  // Judged and escaped after the cap: at most the reply's size is scanned, not the 1 MiB a session keeps.
+  const capped = capOutput(redact(read.text), outputCapBytes(a.maxOutputTokens));
+  const shown = outputForModel(capped.text, read.totalBytes - read.cutBytes);
   const lines = [
     `Chunk ID: ${nodeCrypto().randomBytes(3).toString('hex')}`,
     `Wall time: ${((performance.now() - a.startedAt) / 1000).toFixed(4)} seconds`,
@@ -78,7 +80,7 @@ function answerText(a: Answer, redact: (t: string) => string): { text: string; s
   ];
   if (read.cutBytes > 0) lines.push(`Note: ${read.cutBytes} bytes from the middle of the output were dropped (a session keeps the first and last 512 KiB between reads).`);
   if (a.interrupted && !exit) lines.push(`Note: the user interrupted the turn; the session keeps running (write_stdin "\\u0003" interrupts it).`);
-  lines.push('Output:', capped.text);
+  lines.push('Output:', shown);
   return { text: lines.join('\n'), status };
 }
 
