@@ -202,6 +202,9 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     const hint = outcome.failure.failure.kind === 'context_overflow' ? ' — shorten the message (or its tool output), or continue in the interactive session, which offers trim, new chain and rollback' : '';
     return fail(`request failed: ${outcome.failure.message}${retries.summary()}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {
+    // The one-shot's sessions end with it: stopped here (TERM, then KILL after the grace) rather
+    // than only killed on 'exit', so --json reports each one's exec_session_exit before agentx ends.
+    await execManager().stopAll();
     await mcp?.close();
     // Silent loss is the one thing not allowed: an ignored pipe that delivered after all is said.
     if (lateData()) process.stderr.write('agentx: data arrived on stdin after the grace period and was not sent; use `agentx - "…"` to wait for it\n');

@@ -2,11 +2,14 @@
 // next turn, /ps lists what runs, /stop ends it, and quitting agentx ends the rest. After kill -9
 // of agentx nothing of a session is left (its background children included), and the next start
 // reports the sessions as ended, to the person and to the model, and never reuses their ids.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { KEY } from './pty.ts';
 import { processesRunning } from '../support/sandbox.ts';
 import { waitFor } from '../support/tools.ts';
 import { sandbox } from './harness.ts';
-import { body, prompt, replSuite, toolOutputs, turn, userText } from './repl-fixtures.ts';
+import { body, prompt, readState, replSuite, toolOutputs, turn, userText } from './repl-fixtures.ts';
 
 const suite = replSuite();
 
@@ -95,4 +98,71 @@ describe('exec sessions in the REPL', () => {
     await prompt(c);
     expect(c.screen()).not.toContain('exec session');
   }, 90_000);
+
+  it('kill -9 within an exec_command\'s yield: Retry does not start it again, and the old process is gone', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    const sleeper = `sleep 8${Math.floor(Math.random() * 90 + 10)}`;
+    // A 30 s yield: agentx is still inside the call (journaled `started`) when it is killed.
+    suite.emu.enqueue({ kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `echo ran >> marker; ${sleeper}`, yield_time_ms: 30_000 }) });
+    a.line('run it');
+    const marker = join(sb.cwd, 'marker');
+    expect(await waitFor(() => existsSync(marker) && processesRunning(sleeper).length > 0, 15_000)).toBe(true);
+    expect(readState(sb).pending_tool_calls[0]?.status).toBe('started');
+    process.kill(a.pid, 'SIGKILL');
+    await a.exited;
+    expect(await waitFor(() => processesRunning(sleeper).length === 0, 5_000)).toBe(true);
+
+    const n = suite.emu.requests.length;
+    suite.emu.enqueue({ kind: 'text', text: 'understood' });
+    const b = suite.start(sb);
+    await b.waitFor('How do you want to go on?');
+    b.write('3');
+    b.write(KEY.enter);
+    await b.waitFor('understood');
+    await prompt(b);
+    // Created once: the retried call told the model it is not started again instead of running it.
+    expect(readFileSync(marker, 'utf8')).toBe('ran\n');
+    expect(processesRunning(sleeper).length).toBe(0);
+    expect(String(toolOutputs(suite.emu.requests[n])[0]?.output)).toMatch(/it is not started again/);
+    b.line('quit');
+    await b.exited;
+  }, 60_000);
+
+  it('files a session writes during the turn are in /diff and put back by /rollback', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    writeFileSync(join(sb.cwd, 'keep.txt'), 'keep\n');
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'hello');
+    const sleeper = `sleep 9${Math.floor(Math.random() * 90 + 10)}`;
+    // The session writes after its call has answered (it runs in the background); the turn's
+    // next command waits for the file, so the write happens during the turn, by the session alone.
+    suite.emu.enqueue(
+      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `sleep 0.3; echo session > bg.txt; echo changed > keep.txt; ${sleeper}`, yield_time_ms: 250 }) },
+      { kind: 'shell', commands: ['while [ ! -s keep.txt ] || ! grep -q changed keep.txt; do sleep 0.05; done; cat bg.txt'] },
+      { kind: 'text', text: 'written in the background' },
+    );
+    await turn(a, 'write in the background', 'written in the background');
+    expect(readFileSync(join(sb.cwd, 'bg.txt'), 'utf8')).toBe('session\n');
+    a.line('/diff');
+    await a.waitFor('Files changed by tool calls in the last turn:');
+    await a.waitFor(/A bg\.txt/);
+    await a.waitFor(/M keep\.txt/);
+    await prompt(a);
+    a.line('/rollback');
+    await a.waitFor('Roll back to which checkpoint?');
+    a.write('2');
+    a.write(KEY.enter);
+    await a.waitFor('Restore what?');
+    a.write(KEY.enter);
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    expect(existsSync(join(sb.cwd, 'bg.txt'))).toBe(false);
+    expect(readFileSync(join(sb.cwd, 'keep.txt'), 'utf8')).toBe('keep\n');
+    a.line('quit');
+    await a.exited;
+    expect(await waitFor(() => processesRunning(sleeper).length === 0, 5_000)).toBe(true);
+  }, 60_000);
 });

@@ -60,4 +60,33 @@ describe('exec sessions in the sandbox', () => {
     expect(out).not.toContain(TEST_KEY);
     expect(out).toMatch(/Process exited with code 0/);
   });
+
+  describe('with a PTY (tty: true) inside bwrap', () => {
+    const sessionOf = (text: string): number => Number(/session ID (\d+)/.exec(text)?.[1] ?? NaN);
+
+    it('runs a Python REPL that answers print(6*7) typed with write_stdin', async () => {
+      const started = await call(tools[0], { cmd: 'python3 -i -q', tty: true, yield_time_ms: 500 });
+      expect(started).toMatch(/Process running with session ID/);
+      const answer = await call(tools[1], { session_id: sessionOf(started), chars: 'print(6*7)\n', yield_time_ms: 1_000 });
+      expect(answer).toMatch(/^42\r?$/m);
+    }, 15_000);
+
+    it('shows a read -p prompt and takes the answer typed with write_stdin', async () => {
+      const started = await call(tools[0], { cmd: 'bash -c \'read -p "name? " n; echo "hello $n"\'', tty: true, yield_time_ms: 1_000 });
+      expect(started).toMatch(/Process running with session ID/);
+      expect(started).toContain('name? ');
+      const answer = await call(tools[1], { session_id: sessionOf(started), chars: 'bob\n', yield_time_ms: 2_000 });
+      expect(answer).toContain('hello bob');
+      expect(answer).toMatch(/Process exited with code 0/);
+    }, 15_000);
+
+    it('interrupts a foreground sleep 100 with "\\u0003"', async () => {
+      const started = await call(tools[0], { cmd: 'echo ready; sleep 100', tty: true, yield_time_ms: 1_000 });
+      expect(started).toContain('ready');
+      expect(started).toMatch(/Process running with session ID/);
+      const after = await call(tools[1], { session_id: sessionOf(started), chars: '\u0003', yield_time_ms: 3_000 });
+      // Ended by the interrupt (the shell reports 130 or dies of SIGINT with its child), long before 100 s.
+      expect(after).toMatch(/Process exited with code 130|Process was killed by SIGINT/);
+    }, 15_000);
+  });
 });

@@ -95,6 +95,31 @@ describe('exec_command with pipes', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it('makes an empty poll of a running session wait at least 5 s, whatever yield it asks for', async () => {
+    const first = await call(execTool, { cmd: 'sleep 600', yield_time_ms: 250 });
+    const started = performance.now();
+    const polled = await call(writeTool, { session_id: sessionOf(first), chars: '', yield_time_ms: 250 });
+    // A behavioural floor (the poll is held back), not a speed measurement.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(5_000);
+    expect(polled).toMatch(/Process running with session ID/);
+  }, 10_000);
+
+  it('closes stdin on "\\u0004" (Ctrl-D), so a program reading to the end of input finishes', async () => {
+    const first = await call(execTool, { cmd: 'wc -c', yield_time_ms: 250 });
+    expect(first).toMatch(/Process running with session ID/);
+    const out = await call(writeTool, { session_id: sessionOf(first), chars: 'abc\u0004', yield_time_ms: 2_000 });
+    expect(out).toMatch(/Process exited with code 0/);
+    // Three bytes: the Ctrl-D ended the input and was not itself written.
+    expect(out).toMatch(/Output:\n\s*3\s*$/);
+  });
+
+  it('answers random bytes with a note of their size, not replacement characters and raw control bytes', async () => {
+    const out = await call(execTool, { cmd: 'head -c 4096 /dev/urandom' });
+    expect(out).toMatch(/Process exited with code 0/);
+    expect(out).toContain('[binary output: 4096 bytes not shown]');
+    expect(out).not.toMatch(/[\u0000\u001b\uFFFD]/);
+  });
+
   it('redacts the key from output and refuses escalation with a clear answer', async () => {
     const out = await call(execTool, { cmd: 'echo sk-test-secret-key' });
     expect(out).toContain('[REDACTED]');

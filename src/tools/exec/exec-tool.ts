@@ -9,6 +9,7 @@ import { cwdProblem } from '../supervisor.ts';
 import type { RunScope } from '../permissions/escalation.ts';
 import type { ParseResult, Tool, ToolContext, ToolResult } from '../tool.ts';
 import { acceptsExec, EXEC_COMMAND, execDefinitions, parseExecCall, shownChars, WRITE_STDIN, type ExecCommandCall, type WriteStdinCall } from './calls.ts';
+import { outputForModel } from './binary-output.ts';
 import { BYTES_PER_TOKEN, clampYield, EXEC_DEFAULT_YIELD_MS, outputCapBytes, writeYield } from './limits.ts';
 import type { ExecManager } from './manager.ts';
 import type { ExecSession } from './session.ts';
@@ -40,8 +41,16 @@ function reply(callId: string, text: string, summary: string[], interrupted = fa
   return { output: { type: 'function_call_output', call_id: callId, output: text }, summary, interrupted };
 }
 
-function errorReply(callId: string, message: string): ToolResult {
-  return reply(callId, `error: ${message}`, [`error: ${message}`]);
+/**
+ * A refused call: the model gets `error: …`, and the front-ends a finished command with the
+ * reason as its stderr (a --json `tool_output`), as for every other tool's answer.
+ */
+function errorReply(call: ExecCall, ctx: ToolContext, message: string): ToolResult {
+  ctx.progress({
+    type: 'command_done', callId: call.callId, command: call.title, exitCode: null, timedOut: false, interrupted: false,
+    durationMs: 0, truncatedBytes: 0, stdout: '', stderr: `error: ${message}`,
+  });
+  return reply(call.callId, `error: ${message}`, [`error: ${message}`]);
 }
 
 interface Answer {
@@ -60,7 +69,9 @@ function answerText(a: Answer, redact: (t: string) => string): { text: string; s
   else if (exit.stopped) status = 'Process was stopped by agentx or the user';
   else if (exit.code !== null) status = `Process exited with code ${exit.code}`;
   else status = `Process was killed by ${exit.signal ?? 'a signal'}`;
+  // Judged and escaped after the cap: at most the reply's size is scanned, not the 1 MiB a session keeps.
   const capped = capOutput(redact(read.text), outputCapBytes(a.maxOutputTokens));
+  const shown = outputForModel(capped.text, read.totalBytes - read.cutBytes);
   const lines = [
     `Chunk ID: ${nodeCrypto().randomBytes(3).toString('hex')}`,
     `Wall time: ${((performance.now() - a.startedAt) / 1000).toFixed(4)} seconds`,
@@ -69,7 +80,7 @@ function answerText(a: Answer, redact: (t: string) => string): { text: string; s
   ];
   if (read.cutBytes > 0) lines.push(`Note: ${read.cutBytes} bytes from the middle of the output were dropped (a session keeps the first and last 512 KiB between reads).`);
   if (a.interrupted && !exit) lines.push(`Note: the user interrupted the turn; the session keeps running (write_stdin "\\u0003" interrupts it).`);
-  lines.push('Output:', capped.text);
+  lines.push('Output:', shown);
   return { text: lines.join('\n'), status };
 }
 
@@ -107,18 +118,18 @@ async function waitAndAnswer(o: ExecToolOptions, call: ExecCall, session: ExecSe
 
 async function runExec(o: ExecToolOptions, call: ExecCommandCall, ctx: ToolContext): Promise<ToolResult> {
   if (ctx.retry) {
-    return errorReply(call.callId, 'agentx stopped while this command was being started; if it started, it ended with agentx (sessions never outlive agentx) and it is not started again. Run it again if it is still needed.');
+    return errorReply(call, ctx, 'agentx stopped while this command was being started; if it started, it ended with agentx (sessions never outlive agentx) and it is not started again. Run it again if it is still needed.');
   }
   const refusal = escalationAnswer(call, ctx.scope);
-  if (refusal !== undefined) return errorReply(call.callId, refusal);
+  if (refusal !== undefined) return errorReply(call, ctx, refusal);
   const cwd = resolveDir(ctx, call.workdir);
   const problem = cwdProblem(cwd);
-  if (problem !== undefined) return errorReply(call.callId, problem);
+  if (problem !== undefined) return errorReply(call, ctx, problem);
   const startedAt = performance.now();
   const launch = await o.launch(call.cmd, cwd, ctx.scope);
-  if (!launch.ok) return errorReply(call.callId, launch.error);
+  if (!launch.ok) return errorReply(call, ctx, launch.error);
   const started = await o.manager.start({ command: call.cmd, argv: launch.argv, cwd, env: launch.env, tty: call.tty });
-  if (!started.ok) return errorReply(call.callId, started.error);
+  if (!started.ok) return errorReply(call, ctx, started.error);
   ctx.progress({ type: 'command_start', callId: call.callId, command: call.cmd });
   return waitAndAnswer(o, call, started.session, ctx, clampYield(call.yieldTimeMs, EXEC_DEFAULT_YIELD_MS), startedAt);
 }
@@ -140,7 +151,7 @@ async function runWrite(o: ExecToolOptions, call: WriteStdinCall, ctx: ToolConte
   if (!session) {
     const earlier = o.manager.endedEarlierCommand(call.sessionId);
     const running = o.manager.list().map((s) => s.id);
-    return errorReply(call.callId, earlier === undefined ? unknownSessionAnswer(call.sessionId, running) : endedEarlierAnswer(call.sessionId, earlier, running));
+    return errorReply(call, ctx, earlier === undefined ? unknownSessionAnswer(call.sessionId, running) : endedEarlierAnswer(call.sessionId, earlier, running));
   }
   // Ended since the last read: its last output and how it ended, once (then it is forgotten).
   if (session.exit) return waitAndAnswer(o, call, session, ctx, 0, performance.now());

@@ -125,12 +125,32 @@ function spawnPipes(s: ExecSpawn): ExecProcess {
   if (child.pid === undefined) throw new Error('the command could not be started');
   return {
     pid: child.pid,
-    write: (data) => { child.stdin?.write(data); },
+    write: (data) => writePipe(child, data),
     release: () => {
       child.stdin?.destroy();
       output.destroy();
     },
   };
+}
+
+/** Ctrl-D: on a terminal the line discipline turns it into end of input; on a pipe agentx must. */
+const END_OF_INPUT = '\u0004';
+
+/**
+ * Writes to a pipe session's stdin. A Ctrl-D closes stdin, as it ends input on a terminal
+ * (`cat`, `wc -c` and a REPL then see end of file); what came before it is written first, and
+ * nothing can follow it (stdin is closed for good, as a pipe has no second end of file).
+ */
+function writePipe(child: ChildProcess, data: string): void {
+  const stdin = child.stdin;
+  if (!stdin || stdin.writableEnded) return;
+  const end = data.indexOf(END_OF_INPUT);
+  if (end < 0) {
+    stdin.write(data);
+    return;
+  }
+  if (end > 0) stdin.write(data.slice(0, end));
+  stdin.end();
 }
 
 type PtyModule = typeof import('@lydell/node-pty');
