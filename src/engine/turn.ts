@@ -58,6 +58,8 @@ export interface TurnDeps {
   emit: EmitEvent;
   /** Asked before a call that is not a command (a patch) runs under --approval untrusted or /init; false sends the model a refusal. */
   confirm?: (request: ConfirmRequest) => Promise<boolean>;
+  /** Whether `confirm` asks now, read before each call (the REPL's /approvals switches the mode mid-session); absent: whenever `confirm` is set. */
+  confirmWhen?: () => boolean;
   /** The question channel (questions.ts): command approvals, escalations and sandbox re-runs are asked through it. */
   questions?: QuestionChannel;
   /** The approval mode and the command rules (permissions.ts); absent: commands run as configured, unasked. */
@@ -221,9 +223,10 @@ async function handleCall(
   const { tool, call } = resolved;
   // The person's answer, a hook or a snapshot may take long: the previous call's staged
   // `completed` mark goes to disk first, so a kill meanwhile does not lose its output.
-  if (deps.confirm !== undefined || deps.hooks?.has('PreToolUse') === true || (tool.writes && files.snapshotsFirst)) deps.session.flush();
+  const confirm = deps.confirm !== undefined && (deps.confirmWhen?.() ?? true) ? deps.confirm : undefined;
+  if (confirm !== undefined || deps.hooks?.has('PreToolUse') === true || (tool.writes && files.snapshotsFirst)) deps.session.flush();
   const commandTool = call.permission !== undefined && deps.permissions !== undefined;
-  if (!commandTool && deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
+  if (!commandTool && confirm && tool.asksPerson !== true && !(await confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
   }
   const allowed = commandTool ? await authorizeCall(deps, entry, tool, call, signal) : undefined;

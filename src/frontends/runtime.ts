@@ -125,6 +125,7 @@ export interface RuntimeInput {
   workspaceRoot: string;
   commands: CommandRunner;
   confirm?: TurnDeps['confirm'];
+  confirmWhen?: TurnDeps['confirmWhen'];
   onDebugLog?: (path: string) => void;
   /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
   mcp?: McpManager;
@@ -250,6 +251,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     workspaceRoot: r.workspaceRoot,
     emit: r.emit,
     confirm: r.confirm,
+    confirmWhen: r.confirmWhen,
     policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
     // Reads `deps` when used: the REPL wraps the client, /model switches the model, MCP adds tools.
     compaction: turnCompaction(() => deps, context),
