@@ -110,10 +110,14 @@ interface TurnBudget {
   newChains: number;
 }
 
-/** Runs the request/tool loop from a prepared first request (a new message, a retry, or pending outputs). */
-export async function continueTurn(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files = new TurnFiles(deps.workspace)): Promise<TurnResult> {
+/**
+ * Runs the request/tool loop from a prepared first request (a new message, a retry, or pending
+ * outputs). `summaries`: transcript lines of calls already run for this turn (resumed pending calls),
+ * kept in the turn's record with the loop's own.
+ */
+export async function continueTurn(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files = new TurnFiles(deps.workspace), summaries: readonly string[] = []): Promise<TurnResult> {
   try {
-    return await turnLoop(deps, first, userText, signal, files);
+    return await turnLoop(deps, first, userText, signal, files, summaries);
   } catch (err) {
     // The files changed so far are recorded even without a checkpoint: the next one adopts them.
     if (err instanceof TurnInterrupted || err instanceof TurnFailed) {
@@ -141,11 +145,11 @@ async function emitWorkspaceChanged(deps: TurnDeps, span: FileSpan): Promise<voi
   }
 }
 
-async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files: TurnFiles): Promise<TurnResult> {
+async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files: TurnFiles, earlier: readonly string[]): Promise<TurnResult> {
   const started = deps.now().getTime();
   let attempt = first;
   let turnUsage: TurnUsage = ZERO_USAGE;
-  const toolSummaries: string[] = [];
+  const toolSummaries: string[] = [...earlier];
   const budget: TurnBudget = { newChains: 0 };
   for (;;) {
     const { response, contextTokens } = await requestWithRecovery(deps, attempt, userText, signal, budget);
