@@ -65,3 +65,23 @@ describe('/approvals governs patch confirmation (issue 24 audit)', () => {
     expect(a.raw().split('[y]es / [n]o / [a]lways')).toHaveLength(2);
   });
 });
+
+describe('/permissions', () => {
+  it('lists the mode, each rule with its source, and the project\'s allow rules waiting for approval', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const dir = join(sb.home, '.config', 'agentx');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'rules.json'), JSON.stringify({ commands: [{ prefix: ['pytest'], decision: 'allow' }] }));
+    mkdirSync(join(sb.cwd, '.agentx'), { recursive: true });
+    writeFileSync(join(sb.cwd, '.agentx', 'rules.json'), JSON.stringify({ commands: [{ prefix: ['rm', '-rf'], decision: 'deny' }, { prefix: ['npm', 'test'], decision: 'allow' }] }));
+    const a = suite.start(sb);
+    await prompt(a);
+    a.line('/permissions');
+    await a.waitFor('"always allow" saves to');
+    const screen = a.raw();
+    expect(screen).toMatch(/approval mode: .*on-request/);
+    expect(screen).toMatch(/\{"prefix":\["pytest"\],"decision":"allow"\}.*\.config\/agentx\/rules\.json/);
+    expect(screen).toMatch(/\{"prefix":\["rm","-rf"\],"decision":"deny"\}.*\.agentx\/rules\.json/);
+    expect(screen).toMatch(/\{"prefix":\["npm","test"\],"decision":"allow"\}.*\(not approved: \/permissions approve\)/);
+  });
+});
