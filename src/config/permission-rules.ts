@@ -2,7 +2,7 @@
 // project's .agentx/rules.json. A project's deny and ask rules apply at once (they only restrict);
 // its allow rules hold only once the person approved that exact content, remembered outside every
 // project (the same store as .mcp.json approvals), so a cloned repository cannot allow itself
-// anything. A malformed file is one line naming it; one that may hold a deny rule stops agentx.
+// anything. A malformed file is one line naming it; one that may hold a deny or ask rule stops agentx.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -43,14 +43,14 @@ function readText(path: string): string | undefined | { error: string } {
   }
 }
 
-/** One file's rules; a malformed file that may hold a deny rule throws (never silently drops a deny). */
+/** One file's rules; a malformed file that may hold a deny or ask rule throws (never silently drops a restriction). */
 function loadOne(path: string, notices: string[]): { rules: CommandRule[]; text: string } | undefined {
   const text = readText(path);
   if (text === undefined) return undefined;
-  if (typeof text !== 'string') throw new ConfigError(`${text.error} (rules file unreadable; agentx does not start without its deny rules)`);
+  if (typeof text !== 'string') throw new ConfigError(`${text.error} (rules file unreadable; agentx does not start without its deny and ask rules)`);
   const parsed = parseRulesText(text, path);
   if (parsed.ok) return { rules: parsed.rules, text };
-  if (parsed.fatal) throw new ConfigError(`${parsed.error} (the file holds deny rules; fix it: agentx does not start without them)`);
+  if (parsed.fatal) throw new ConfigError(`${parsed.error} (the file holds deny or ask rules; fix it: agentx does not start without them)`);
   notices.push(`${parsed.error} (its rules are ignored)`);
   return undefined;
 }

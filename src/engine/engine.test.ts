@@ -196,6 +196,8 @@ describe('pending calls of a dead session', () => {
     expect(h.client.requests[0]?.previous_response_id).toBe('resp_dead');
     expect(h.client.requests[0]?.input.map((i) => 'output' in i && i.output)).toEqual(['echo: done-before', 'echo: half']);
     expect(types(h.events)).toContain('tool_reused');
+    // The recorded turn keeps the transcript line of the call it re-ran (issue 24 audit).
+    expect(onDisk(h.dir).transcript.map((e) => e.text)).toContain('echo half');
   });
 
   it('skip-ask-first: nothing runs; the model is told the call may have run partly', async () => {

@@ -157,8 +157,10 @@ export class Engine {
     if (choice === 'run') {
       return this.guard(userText, async () => {
         const files = new TurnFiles(this.deps.workspace);
-        const outputs = await executeCalls(this.deps, signal, [], files);
-        return continueTurn(this.deps, { input: outputs, previousResponseId: this.state.response_id }, userText, signal, files);
+        // The re-run calls' transcript lines belong to the turn they finish.
+        const summaries: string[] = [];
+        const outputs = await executeCalls(this.deps, signal, summaries, files);
+        return continueTurn(this.deps, { input: outputs, previousResponseId: this.state.response_id }, userText, signal, files, summaries);
       });
     }
     for (const c of this.state.pending_tool_calls) {

@@ -61,12 +61,7 @@ export function refuseAll(reason: string, notice?: (question: PersonQuestion) =>
 }
 
 export class QuestionChannel {
-  constructor(private readonly emit: EmitEvent, private answerer: AnswerQuestion | undefined) {}
-
-  /** The REPL sets its menu once the terminal exists; the engine itself is not rebuilt for it. */
-  setAnswerer(answerer: AnswerQuestion | undefined): void {
-    this.answerer = answerer;
-  }
+  constructor(private readonly emit: EmitEvent, private readonly answerer: AnswerQuestion | undefined) {}
 
   get canAsk(): boolean {
     return this.answerer !== undefined;

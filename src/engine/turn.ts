@@ -58,6 +58,8 @@ export interface TurnDeps {
   emit: EmitEvent;
   /** Asked before a call that is not a command (a patch) runs under --approval untrusted or /init; false sends the model a refusal. */
   confirm?: (request: ConfirmRequest) => Promise<boolean>;
+  /** Whether `confirm` asks now, read before each call (the REPL's /approvals switches the mode mid-session); absent: whenever `confirm` is set. */
+  confirmWhen?: () => boolean;
   /** The question channel (questions.ts): command approvals, escalations and sandbox re-runs are asked through it. */
   questions?: QuestionChannel;
   /** The approval mode and the command rules (permissions.ts); absent: commands run as configured, unasked. */
@@ -108,10 +110,14 @@ interface TurnBudget {
   newChains: number;
 }
 
-/** Runs the request/tool loop from a prepared first request (a new message, a retry, or pending outputs). */
-export async function continueTurn(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files = new TurnFiles(deps.workspace)): Promise<TurnResult> {
+/**
+ * Runs the request/tool loop from a prepared first request (a new message, a retry, or pending
+ * outputs). `summaries`: transcript lines of calls already run for this turn (resumed pending calls),
+ * kept in the turn's record with the loop's own.
+ */
+export async function continueTurn(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files = new TurnFiles(deps.workspace), summaries: readonly string[] = []): Promise<TurnResult> {
   try {
-    return await turnLoop(deps, first, userText, signal, files);
+    return await turnLoop(deps, first, userText, signal, files, summaries);
   } catch (err) {
     // The files changed so far are recorded even without a checkpoint: the next one adopts them.
     if (err instanceof TurnInterrupted || err instanceof TurnFailed) {
@@ -139,11 +145,11 @@ async function emitWorkspaceChanged(deps: TurnDeps, span: FileSpan): Promise<voi
   }
 }
 
-async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files: TurnFiles): Promise<TurnResult> {
+async function turnLoop(deps: TurnDeps, first: Attempt, userText: string, signal: AbortSignal, files: TurnFiles, earlier: readonly string[]): Promise<TurnResult> {
   const started = deps.now().getTime();
   let attempt = first;
   let turnUsage: TurnUsage = ZERO_USAGE;
-  const toolSummaries: string[] = [];
+  const toolSummaries: string[] = [...earlier];
   const budget: TurnBudget = { newChains: 0 };
   for (;;) {
     const { response, contextTokens } = await requestWithRecovery(deps, attempt, userText, signal, budget);
@@ -221,9 +227,10 @@ async function handleCall(
   const { tool, call } = resolved;
   // The person's answer, a hook or a snapshot may take long: the previous call's staged
   // `completed` mark goes to disk first, so a kill meanwhile does not lose its output.
-  if (deps.confirm !== undefined || deps.hooks?.has('PreToolUse') === true || (tool.writes && files.snapshotsFirst)) deps.session.flush();
+  const confirm = deps.confirm !== undefined && (deps.confirmWhen?.() ?? true) ? deps.confirm : undefined;
+  if (confirm !== undefined || deps.hooks?.has('PreToolUse') === true || (tool.writes && files.snapshotsFirst)) deps.session.flush();
   const commandTool = call.permission !== undefined && deps.permissions !== undefined;
-  if (!commandTool && deps.confirm && tool.asksPerson !== true && !(await deps.confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
+  if (!commandTool && confirm && tool.asksPerson !== true && !(await confirm({ tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [] }))) {
     return notRun('the user declined to run this call');
   }
   const allowed = commandTool ? await authorizeCall(deps, entry, tool, call, signal) : undefined;

@@ -33,7 +33,7 @@ import { createPatchTool } from '../tools/patch-tool.ts';
 import { planRecord, type Plan } from '../tools/plan.ts';
 import { createPlanTool } from '../tools/plan-tool.ts';
 import { ToolRegistry } from '../tools/registry.ts';
-import { createCommandRunner, type CommandRunner, type RerunAnswer, type RerunQuestion } from '../tools/sandboxed.ts';
+import { createCommandRunner, type CommandRunner } from '../tools/sandboxed.ts';
 import { DEFAULT_TIMEOUT_MS } from '../tools/shell.ts';
 import { createShellTool } from '../tools/shell-tool.ts';
 import { resolveUserShell } from '../tools/supervisor.ts';
@@ -63,8 +63,6 @@ export interface CommandsInput {
   workspaceRoot: string;
   /** Once-per-session sandbox warnings (bwrap missing…); stderr when absent. */
   onNotice?: (message: string) => void;
-  /** The REPL's "run once more without the sandbox? y/N/always" (tools/sandboxed.ts). */
-  askToRerun?: (question: RerunQuestion) => Promise<RerunAnswer>;
 }
 
 /**
@@ -75,7 +73,7 @@ export interface CommandsInput {
 export function createCommands(r: CommandsInput): CommandRunner {
   const runner = createCommandRunner({
     setting: r.config.sandbox, sessionDir: r.workspaceRoot, env: r.env, configFile: r.config.configFile,
-    secrets: [r.config.apiKey], platform: process.platform, askToRerun: r.askToRerun,
+    secrets: [r.config.apiKey], platform: process.platform,
     notice: r.onNotice ?? ((message) => { process.stderr.write(`agentx: ${message}\n`); }),
   });
   const { maxOutputBytes } = resolveLimits(r.env);
@@ -83,7 +81,6 @@ export function createCommands(r: CommandsInput): CommandRunner {
   return {
     run: (opts) => runner.run(capped(opts)),
     runUnsandboxed: (opts) => runner.runUnsandboxed(capped(opts)),
-    disableForSession: () => runner.disableForSession(),
     childWrapper: () => runner.childWrapper(),
     hides: (path) => runner.hides(path),
     sessionLaunch: (command, cwd, scope) => runner.sessionLaunch(command, cwd, scope),
@@ -128,6 +125,7 @@ export interface RuntimeInput {
   workspaceRoot: string;
   commands: CommandRunner;
   confirm?: TurnDeps['confirm'];
+  confirmWhen?: TurnDeps['confirmWhen'];
   onDebugLog?: (path: string) => void;
   /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
   mcp?: McpManager;
@@ -253,6 +251,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     workspaceRoot: r.workspaceRoot,
     emit: r.emit,
     confirm: r.confirm,
+    confirmWhen: r.confirmWhen,
     policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
     // Reads `deps` when used: the REPL wraps the client, /model switches the model, MCP adds tools.
     compaction: turnCompaction(() => deps, context),

@@ -1,12 +1,12 @@
 // The command runner as the engine uses it, with the real bwrap: modes, the missing-bwrap paths,
-// refusals, the rerun hook, and the runner's own guarantees (timeout, cap, interrupt) inside bwrap.
+// refusals (kept for the tool to ask about), and the runner's own guarantees (timeout, cap, interrupt) inside bwrap.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxSetting } from '../sandbox/policy.ts';
 import { makeLayout, processesRunning, TEST_KEY, type Layout } from '../../test/support/sandbox.ts';
-import { createCommandRunner, type CommandRunnerSetup, type RerunAnswer, type RerunQuestion } from './sandboxed.ts';
+import { createCommandRunner, type CommandRunnerSetup } from './sandboxed.ts';
 import type { ShellRunOptions } from './shell.ts';
 import { waitFor } from '../../test/support/tools.ts';
 
@@ -125,36 +125,9 @@ describe('bwrap missing or unusable', () => {
   });
 });
 
-describe('the rerun hook (the REPL\'s "run once more without the sandbox?")', () => {
-  function asker(answer: RerunAnswer) {
-    const asked: RerunQuestion[] = [];
-    return { asked, ask: (q: RerunQuestion) => { asked.push(q); return Promise.resolve(answer); } };
-  }
-
-  it('"once" reruns that command unsandboxed; the next one is sandboxed again', async () => {
-    const a = asker('once');
-    const run = runner({}, { askToRerun: a.ask });
-    const r = await run.run(opts(writeOutside()));
-    expect(r.exitCode).toBe(0);
-    expect(r.stderr).toBe('');
-    expect(readFileSync(outside(), 'utf8')).toBe('changed\n');
-    expect(a.asked[0]).toMatchObject({ command: writeOutside(), denial: { kind: 'write' } });
-    // Sandboxed again, so refused again, so asked again.
-    await run.run(opts(`echo again > ${join(box.elsewhere, 'again.txt')}`));
-    expect(a.asked).toHaveLength(2);
-  });
-
-  it('"always" stops sandboxing for the rest of the session without asking again', async () => {
-    const a = asker('always');
-    const run = runner({}, { askToRerun: a.ask });
-    await run.run(opts(writeOutside()));
-    await run.run(opts(`echo again > ${join(box.elsewhere, 'again.txt')}`));
-    expect(readFileSync(join(box.elsewhere, 'again.txt'), 'utf8')).toBe('again\n');
-    expect(a.asked).toHaveLength(1);
-  });
-
-  it('"no" keeps the refusal and the note for the model', async () => {
-    const r = await runner({}, { askToRerun: asker('no').ask }).run(opts(writeOutside()));
+describe('a sandbox refusal', () => {
+  it('keeps the refusal and the note for the model, and runs nothing again (the tool asks the engine)', async () => {
+    const r = await runner({}).run(opts(writeOutside()));
     expect(r.sandboxDenial?.kind).toBe('write');
     expect(readFileSync(outside(), 'utf8')).toBe('original\n');
   });

@@ -8,8 +8,8 @@
 // - sandboxed, unless AGENTX_SANDBOX_UNIX_SOCKETS=on: the seccomp filter of src/sandbox/seccomp.ts
 //   (no Unix sockets) and no session-socket variables. On an architecture without a filter, the
 //   command is refused with one line naming the setting: the secure default, not a silent gap.
-// A result that looks like a sandbox refusal gets a note for the model; an `askToRerun` hook (the
-// REPL's y/N/always prompt) may instead run it once more without the sandbox.
+// A result that looks like a sandbox refusal gets a note for the model and carries the refusal, so
+// the tool can ask the engine (the question channel) whether to run it again with more rights.
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { homeDir } from '../paths.ts';
@@ -25,14 +25,6 @@ import type { SessionLaunch } from './exec/exec-tool.ts';
 import type { RunScope } from './permissions/escalation.ts';
 import { resolveUserShell, SANDBOX_SECCOMP_FD } from './supervisor.ts';
 
-export type RerunAnswer = 'no' | 'once' | 'always';
-
-export interface RerunQuestion {
-  command: string;
-  denial: SandboxDenial;
-  policy: SandboxPolicy;
-}
-
 export interface CommandRunnerSetup {
   setting: SandboxSetting;
   /** The session's directory (where agentx was started, or -C DIR): writable in workspace-write. */
@@ -45,8 +37,6 @@ export interface CommandRunnerSetup {
   secrets: string[];
   /** One line for the person, said at most once per runner (= per session). */
   notice: (message: string) => void;
-  /** The REPL's "run once more without the sandbox?" prompt; absent (one-shot): never asks. */
-  askToRerun?: (question: RerunQuestion) => Promise<RerunAnswer>;
   platform: NodeJS.Platform;
   /** Which seccomp filter to use; default the machine's (process.arch). */
   arch?: NodeJS.Architecture;
@@ -66,8 +56,6 @@ export interface CommandRunner {
   run(opts: ModelRunOptions): Promise<SandboxedRunResult>;
   /** For commands the person typed (REPL `!cmd`): same environment rules, no sandbox. */
   runUnsandboxed(opts: ShellRunOptions): Promise<ShellRunResult>;
-  /** The person chose "always this session": later commands run without the sandbox. */
-  disableForSession(): void;
   /**
    * Whether the sandbox hides this path from commands (credentials, agentx's own files): tools
    * that read files themselves, outside the sandbox (view_image), refuse the same paths.
@@ -138,7 +126,7 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     said.add(message);
     setup.notice(message);
   };
-  let sessionUnsandboxed = setup.setting.mode === 'danger-full-access';
+  const sessionUnsandboxed = setup.setting.mode === 'danger-full-access';
   const arch = setup.arch ?? process.arch;
   const filter = setup.setting.unixSockets === true ? undefined : unixSocketFilter(arch);
   const noFilter = setup.setting.unixSockets !== true && filter === undefined ? noFilterMessage(arch) : undefined;
@@ -165,12 +153,9 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     return policy;
   };
 
-  const afterDenial = async (opts: ShellRunOptions, result: ShellRunResult, policy: SandboxPolicy): Promise<SandboxedRunResult> => {
+  const afterDenial = (opts: ShellRunOptions, result: ShellRunResult, policy: SandboxPolicy): SandboxedRunResult => {
     const denial = looksLikeSandboxDenial(result, policy);
     if (!denial) return result;
-    const answer = setup.askToRerun ? await setup.askToRerun({ command: opts.command, denial, policy }) : 'no';
-    if (answer === 'always') sessionUnsandboxed = true;
-    if (answer !== 'no') return runUnsandboxed(opts);
     return { ...withNote(result, sandboxDenialNote(denial, policy), opts), sandboxDenial: denial };
   };
 
@@ -228,7 +213,6 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   return {
     run,
     runUnsandboxed: async (opts) => redacted(await runUnsandboxed(redactLive(opts))),
-    disableForSession: () => { sessionUnsandboxed = true; },
     hides: (path) => {
       if (sessionUnsandboxed) return false;
       const policy = policyNow();

@@ -22,24 +22,6 @@ export function commandsInline(commands: string[], theme: Theme): string {
   return commands.map((c) => showControls(c, (e) => theme.inverse(e))).join(' && ');
 }
 
-/** The longest part of a command's output the sandbox re-run question quotes as its evidence. */
-const EVIDENCE_MAX_CHARS = 200;
-
-/**
- * The sandbox re-run question (issue 23 §2): the exact command, as the --confirm question shows
- * it, then what the command printed that looked like a refusal — labelled as its output, with
- * every control shown and cut short — so nothing the command printed can pose as the question.
- * Enter is No. Ends without a newline.
- */
-export function rerunPrompt(command: string, denialKind: string, evidence: string, theme: Theme): string {
-  const lines = [`${theme.yellow('?')} the sandbox refused this command (${denialKind}):`];
-  commandRows(command, theme).forEach((row, i) => lines.push(`  ${theme.cyan(i === 0 ? `$ ${row}` : `│ ${row}`)}`));
-  const cut = [...evidence].length > EVIDENCE_MAX_CHARS ? `${[...evidence].slice(0, EVIDENCE_MAX_CHARS).join('')}…` : evidence;
-  lines.push(`  ${theme.dim('its output said:')} ${showControls(cut.replace(/\n/g, ' '), (e) => theme.inverse(e))}`);
-  lines.push(`  Run it once more ${theme.bold('without the sandbox')}? ${theme.bold('[y]es / [N]o (Enter) / [a]lways this session')}: `);
-  return lines.join('\n');
-}
-
 /**
  * The --confirm question: the exact commands, then the choices on a line of their own. Ends
  * without a newline (the answer is echoed after it).

@@ -103,7 +103,20 @@ describe.skipIf(bwrapPath() === undefined)('approval modes and rules in one-shot
     expect(r.lines.find((l) => l.type === 'tool_error')?.message).toMatch(/denied by .*rules\.json/);
   });
 
-  it('a malformed rules file: one line naming it; with a deny rule agentx refuses to start', async () => {
+  it('a deny rule cannot be dodged by a path or a hidden runner, even under danger-full-access (issue 24 audit)', async () => {
+    const rules = [{ prefix: ['rm', '-rf'], decision: 'deny' }];
+    const byPath: Case = { name: 'by path', message: 'run: timeout -s KILL 5 /bin/rm -rf ran.txt', rules, expect: { untrusted: 'refused', 'on-request': 'refused', never: 'refused' } };
+    const hidden: Case = { name: 'eval', message: `run: eval "${MARK}"`, rules, expect: { untrusted: 'asked-declined', 'on-request': 'asked-declined', never: 'refused' } };
+    const full = ['--sandbox', 'danger-full-access'];
+    const got = await pooled([
+      async () => (await outcome(byPath, 'on-request', setup(byPath), full)).outcome,
+      async () => (await outcome(hidden, 'on-request', setup(hidden), full)).outcome,
+      async () => (await outcome(hidden, 'never', setup(hidden), full)).outcome,
+    ]);
+    expect(got).toEqual(['refused', 'asked-declined', 'refused']);
+  });
+
+  it('a malformed rules file: one line naming it; with a deny or ask rule agentx refuses to start', async () => {
     const b = sandbox(emu.baseUrl);
     const dir = join(b.home, '.config', 'agentx');
     mkdirSync(dir, { recursive: true });
@@ -116,5 +129,9 @@ describe.skipIf(bwrapPath() === undefined)('approval modes and rules in one-shot
     expect(hard.code).not.toBe(0);
     expect(hard.stderr.trim().split('\n')).toHaveLength(1);
     expect(hard.stderr).toMatch(/rules\.json: .*does not start/);
+    writeFileSync(join(dir, 'rules.json'), '{"commands": [{"prefix": ["git", "push"], "decision": "ask"},]}');
+    const ask = await runCli(['hi'], b);
+    expect(ask.code).not.toBe(0);
+    expect(ask.stderr).toMatch(/rules\.json: .*does not start/);
   });
 });

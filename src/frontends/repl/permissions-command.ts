@@ -18,7 +18,7 @@ export function approvalsCommand(ctx: ReplContext, arg: string): void {
     return;
   }
   ctx.permissions.setMode(arg as ApprovalMode);
-  // Commands read the mode at each call. (Patch confirmation follows the mode agentx started with.)
+  // Commands and patch confirmation read the mode at each call.
   say(ctx, t.green(`✓ approval mode: ${arg}`));
 }
 

@@ -332,14 +332,20 @@ async function sendMessage(ctx: ReplContext, runner: TurnRunner, text: string): 
   const oldest = ctx.session.state.history[0]?.response_id;
   // /init: this turn's patches wait for the person's yes, with their diff shown (other calls run as usual).
   const engine = ctx.engine;
-  const confirm = engine.deps.confirm;
-  if (ctx.reviewPatchesOnce === true && confirm === undefined) engine.deps.confirm = (request) => (request.tool === 'apply_patch' ? runner.confirm(request) : Promise.resolve(true));
+  const { confirm, confirmWhen } = engine.deps;
+  if (ctx.reviewPatchesOnce === true) {
+    // Patches always; other calls only when the mode confirms them anyway.
+    const confirmsNow = (): boolean => confirm !== undefined && (confirmWhen?.() ?? true);
+    engine.deps.confirm = (request) => (request.tool === 'apply_patch' || confirmsNow() ? runner.confirm(request) : Promise.resolve(true));
+    engine.deps.confirmWhen = undefined;
+  }
   ctx.reviewPatchesOnce = false;
   let outcome: TurnOutcome;
   try {
     outcome = await runner.run((signal) => engine.message(text, notes, signal, images));
   } finally {
     engine.deps.confirm = confirm;
+    engine.deps.confirmWhen = confirmWhen;
   }
   // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
   if (outcome.kind !== 'interrupted') ctx.images = [];

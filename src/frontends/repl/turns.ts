@@ -7,9 +7,8 @@ import type { AgentEvent } from '../../engine/events.ts';
 import type { ConfirmRequest } from '../../engine/turn.ts';
 import { argumentsPreview, type ApprovalDecision, type ApprovalQuestion } from '../../tools/hosted/remote-mcp.ts';
 import { supportsHyperlinks } from '../../ui/hyperlink.ts';
-import type { RerunAnswer, RerunQuestion } from '../../tools/sandboxed.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
-import { confirmPrompt, rerunPrompt } from '../../ui/command-view.ts';
+import { confirmPrompt } from '../../ui/command-view.ts';
 import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
 import { terminalRenderOptions } from '../../ui/terminal-output.ts';
 import type { Decided, PersonQuestion } from '../../engine/questions.ts';
@@ -133,19 +132,6 @@ export class TurnRunner {
     return answer === 'y'
       ? { approve: true, decidedBy: 'person' }
       : { approve: false, decidedBy: 'person', reason: 'the user declined this call' };
-  };
-
-  /** A command looked refused by the sandbox: run it once more without it? (y / N / always this session) */
-  readonly askToRerun = async (question: RerunQuestion): Promise<RerunAnswer> => {
-    const t = this.ctx.theme;
-    this.notify('agentx asks whether to run a command without the sandbox');
-    this.spinner.stop();
-    if (!this.writer.atLineStart) this.writer.write('\n');
-    this.writer.write(rerunPrompt(question.command, question.denial.kind, question.denial.evidence, t));
-    // Enter is the default shown: No.
-    const answer = await this.ctx.term.askKey(['y', 'n', 'a'], 'n');
-    this.writer.write(`${answer === 'cancel' ? 'no' : answer}\n`);
-    return answer === 'y' ? 'once' : answer === 'a' ? 'always' : 'no';
   };
 
   /** Notification hooks: the person is asked something (not awaited: the question is shown at once). */

@@ -50,8 +50,10 @@ export async function buildEngine(
     workspaceRoot: ctx.session.dir,
     permissions: ctx.permissions,
     answer: (question) => runner().answerQuestion(question),
-    // Calls that are not commands (patches) are confirmed under untrusted, as --confirm did.
-    confirm: ctx.permissions.mode === 'untrusted' ? (request) => runner().confirm(request) : undefined,
+    // Calls that are not commands (patches) are confirmed under untrusted, as --confirm did; the
+    // mode is read at each call, so /approvals governs it.
+    confirm: (request) => runner().confirm(request),
+    confirmWhen: () => ctx.permissions.mode === 'untrusted',
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
     onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
     onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),

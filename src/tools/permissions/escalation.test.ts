@@ -40,7 +40,8 @@ describe('decide: each mode × {plain, escalated, allow, ask, deny, compound wit
     ['git push', plain, { untrusted: 'ask', 'on-request': 'ask', never: 'refuse' }],
     ['rm -rf build', plain, { untrusted: 'refuse', 'on-request': 'refuse', never: 'refuse' }],
     ['npm test && rm -rf /', escalated, { untrusted: 'refuse', 'on-request': 'refuse', never: 'refuse' }],
-    ['cat <<EOF\nx\nEOF', plain, { untrusted: 'ask', 'on-request': 'run:sandboxed', never: 'run:sandboxed' }],
+    // with deny and ask rules in force, a line the parser cannot see into could hide a denied command
+    ['cat <<EOF\nx\nEOF', plain, { untrusted: 'ask', 'on-request': 'ask', never: 'refuse' }],
     ['cat <<EOF\nx\nEOF', escalated, { untrusted: 'ask', 'on-request': 'ask', never: 'refuse' }],
   ];
   for (const [line, fields, want] of table) {
@@ -52,6 +53,32 @@ describe('decide: each mode × {plain, escalated, allow, ask, deny, compound wit
   it('a deny rule holds under danger-full-access', () => {
     expect(kind('on-request', 'rm -rf /', plain, true)).toBe('refuse');
     expect(kind('never', 'npm test; rm -rf /', plain, true)).toBe('refuse');
+  });
+
+  it('a line that dodges the parser never runs without the person, in every mode, even under danger-full-access (issue 24 audit)', () => {
+    for (const line of ['eval "rm -rf x"', 'echo x | xargs rm -rf', 'find . -exec rm -rf {} +', 'curl x | sh -s', 'cat <<EOF\nrm -rf x\nEOF']) {
+      for (const unsandboxed of [false, true]) {
+        expect(kind('untrusted', line, plain, unsandboxed), line).toBe('ask');
+        expect(kind('on-request', line, plain, unsandboxed), line).toBe('ask');
+        expect(kind('never', line, plain, unsandboxed), line).toBe('refuse');
+      }
+    }
+    const d = decide({ mode: 'never', commands: ['eval "rm -rf x"'], fields: plain, rules, unsandboxed: true });
+    expect(d.kind === 'refuse' && d.toModel).toContain('cannot be checked');
+  });
+
+  it('the dodges of the audit are refused in every mode, even under danger-full-access', () => {
+    for (const line of ['/bin/rm -rf x', 'bash -lc "rm -rf x"', 'bash -e -c "rm -rf x"', 'timeout -s KILL 5 rm -rf x', 'exec -a foo rm -rf x', 'command rm -rf x', 'nice -n 5 rm -rf x']) {
+      for (const mode of ['untrusted', 'on-request', 'never'] as const) {
+        for (const unsandboxed of [false, true]) expect(kind(mode, line, plain, unsandboxed), `${mode} ${line}`).toBe('refuse');
+      }
+    }
+  });
+
+  it('without deny or ask rules an unparseable line is judged by the mode alone (nothing to dodge)', () => {
+    const allowOnly = rules.filter((r) => r.decision === 'allow');
+    const k = (mode: ApprovalMode): string => { const d = decide({ mode, commands: ['cat <<EOF\nx\nEOF'], fields: plain, rules: allowOnly, unsandboxed: false }); return d.kind === 'run' ? `run:${d.scope}` : d.kind; };
+    expect([k('untrusted'), k('on-request'), k('never')]).toEqual(['ask', 'run:sandboxed', 'run:sandboxed']);
   });
 
   it('the model hears why it was refused', () => {

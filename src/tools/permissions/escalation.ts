@@ -112,6 +112,15 @@ export function decide(input: DecisionInput): Decision {
   }
   // No rule allows every part (or a rule asks).
   const ruleAsks = verdict.reasons.some((r) => r.includes(' asks by '));
+  // A line the parser cannot see into (eval, xargs, find -exec, a here-document, …) may hide a command
+  // a deny or ask rule names: with such rules in force it never runs without the person, whatever the
+  // mode and the sandbox (a deny rule holds under danger-full-access too).
+  if (verdict.unparseable && input.rules.some((r) => r.decision !== 'allow')) {
+    if (input.mode === 'never') {
+      return { kind: 'refuse', toModel: `The command was not run: it cannot be checked against the person's deny and ask rules (${verdict.reasons.join('; ')}), and the approval mode is "never". Write it as plain commands (no eval, xargs, find -exec, here-documents or shell reading its input).` };
+    }
+    return { kind: 'ask', question: question() };
+  }
   if (input.mode === 'never') {
     if (escalated) return { kind: 'refuse', toModel: 'The command was not run: the approval mode is "never", so requests to run outside the sandbox are refused. Run it in the sandbox (sandbox_permissions "use_default") or tell the person what to run themselves.' };
     if (ruleAsks) return { kind: 'refuse', toModel: `The command was not run: a rule says to ask the person first, and the approval mode is "never" (${verdict.reasons.join('; ')}).` };

@@ -40,6 +40,32 @@ describe('decideLine', () => {
     }
   });
 
+  it('denies a denied command behind a path, a shell\'s option group or a wrapper with options (issue 24 audit)', () => {
+    for (const line of ['/bin/rm -rf x', './rm -rf x', 'bash -lc "rm -rf x"', 'bash -e -c "rm -rf x"', 'sh -ec \'rm -rf x\'', '/bin/bash --login -c "rm -rf x"',
+      'bash -o pipefail -c "rm -rf x"', 'timeout -s KILL 5 rm -rf x', 'timeout --signal=KILL -k 2 5 rm -rf x', 'exec -a foo rm -rf x', 'command rm -rf x',
+      'command -p rm -rf x', 'nice -n 5 rm -rf x', 'nice -5 rm -rf x', 'nice -n5 rm -rf x', 'env -u HOME rm -rf x', 'env -i -C /tmp FOO=1 rm -rf x',
+      'stdbuf -o L rm -rf x', 'stdbuf -oL rm -rf x', 'ionice -c 3 rm -rf x', 'nohup rm -rf x', 'time -p rm -rf x', 'sudo -u root rm -rf x',
+      '/usr/bin/env rm -rf x', 'doas -u root rm -rf x', 'nice -n 5 timeout 3 /bin/rm -rf x']) {
+      const v = decideLine(line, rules);
+      expect(v.decision, line).toBe('deny');
+    }
+  });
+
+  it('cannot see into eval, xargs, find -exec, a shell reading stdin: unparseable, never allowed', () => {
+    for (const line of ['eval "rm -rf x"', 'eval rm -rf x', 'echo x | xargs rm -rf', 'xargs -0 rm', 'find . -exec rm -rf {} +', 'find . -name y -execdir rm {} \\;',
+      'find . -ok rm {} \\;', 'sh -s < script', 'curl x | bash', 'echo rm -rf x | sh', 'bash -s -- a', 'source ./x.sh', '. ./x.sh', 'env -S "rm -rf x"',
+      'sudo -s rm -rf x', 'su -c "rm -rf x"', 'watch "rm -rf x"', 'sudo xargs rm', 'bash -c', 'bash -c "$X"']) {
+      const v = decideLine(line, rules);
+      expect(v.decision, line).not.toBe('allow');
+      expect(v.unparseable, line).toBe(true);
+    }
+  });
+
+  it('an allow rule still matches only the exact command word (./npm is not npm)', () => {
+    expect(decideLine('./npm test', rules).decision).toBe('ask');
+    expect(decideLine('/usr/bin/npm test', rules).decision).toBe('ask');
+  });
+
   it('asks for ask rules, unmatched commands and lines it cannot parse', () => {
     expect(decideLine('git push origin main', rules).decision).toBe('ask');
     expect(decideLine('ls', rules).reasons).toEqual(['"ls" matches no rule']);
@@ -82,9 +108,30 @@ describe('rules files', () => {
     expect(parseRulesText('{"commands": [{"prefix": ["bash"], "decision": "deny"}]}', 'z.json').ok).toBe(true);
   });
 
+  it('a malformed file holding ask rules is fatal too: a restriction is never dropped silently', () => {
+    for (const text of ['{"commands": [{"prefix": ["git", "push"], "decision": "ask"},]}', '{"commands": {"prefix": ["git", "push"], "decision": "ask"}}',
+      '{"commands": [{"prefix": "git push", "decision": "ask"}]}', '{"commands": [{"prefix": ["git", "push"], "decision": "ask"}, {"prefix": ["x"], "decision": "maybe"}]}',
+      '{"commands": [{"prefix": ["git", "push"], "decision": "ask"}, {"prefix": ["bash"], "decision": "allow"}]}']) {
+      const r = parseRulesText(text, 'ask.json');
+      expect(r.ok, text).toBe(false);
+      expect(!r.ok && r.fatal, text).toBe(true);
+    }
+  });
+
   it('refuses prefixes that would allow everything', () => {
     for (const p of [[], ['bash'], ['sh', '-c'], ['sudo'], ['python3'], ['/usr/bin/env'], ['node', '-e']]) expect(tooBroadPrefix(p), p.join(' ')).not.toBeNull();
     for (const p of [['npm', 'test'], ['pytest'], ['git', 'pull']]) expect(tooBroadPrefix(p)).toBeNull();
+  });
+
+  it('refuses the broad prefixes the audit found slipping through, and their kin', () => {
+    for (const p of [['bash', '-lc'], ['sh', '-ec'], ['npx', '-y'], ['node', '--eval'], ['perl', '-E'], ['npm', 'exec'], ['pnpm', 'dlx'], ['python3.12'], ['env'], ['xargs'],
+      ['/usr/local/bin/python3.12', '-c'], ['python3', '-I', '-c'], ['ruby', '-e', 'x'], ['node20'], ['npx'], ['bunx'], ['uvx'], ['yarn', 'dlx'], ['pipx', 'run'], ['uv', 'tool', 'run'],
+      ['npm', 'exec', '--yes'], ['sudo', 'npm'], ['timeout', '5'], ['nice', '-n', '5'], ['exec'], ['command'], ['doas'], ['eval'], ['zsh', '-o', 'x'], ['awk'], ['php', '-r']]) {
+      expect(tooBroadPrefix(p), p.join(' ')).not.toBeNull();
+    }
+    for (const p of [['npx', 'prettier'], ['python3', '-m', 'pytest'], ['node', 'scripts/build.mjs'], ['npm', 'run', 'lint'], ['pnpm', 'install'], ['cargo', 'test']]) {
+      expect(tooBroadPrefix(p), p.join(' ')).toBeNull();
+    }
   });
 
   it('appends a rule to the person\'s file, 0600, keeping the others, and it matches after a reload', () => {

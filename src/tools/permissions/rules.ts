@@ -4,7 +4,7 @@
 // Precedence is deny, then ask, then allow, whatever file a rule comes from.
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseCommandLine, type SimpleCommand } from './shell-words.ts';
+import { commandName, parseCommandLine, type SimpleCommand } from './shell-words.ts';
 
 export type RuleDecision = 'allow' | 'ask' | 'deny';
 
@@ -25,32 +25,71 @@ export interface LineVerdict {
   reasons: string[];
   /** the parts the line runs, when it could be parsed */
   commands: SimpleCommand[] | null;
+  /** the line runs something the parser cannot see into (eval, xargs, a here-document, …) */
+  unparseable: boolean;
 }
 
-/** A prefix that would allow every command (a shell, an interpreter, a wrapper) is never remembered. */
-const TOO_BROAD_HEADS = new Set([
-  'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'env', 'sudo', 'doas', 'su', 'exec', 'eval', 'command', 'builtin',
-  'xargs', 'nohup', 'time', 'timeout', 'nice', 'stdbuf', 'python', 'python3', 'node', 'deno', 'bun', 'perl',
-  'ruby', 'php', 'lua', 'awk', 'find', 'git', 'npx', 'ssh', 'docker', 'busybox',
-]);
+// Prefixes that would allow every command. A list of heads is not enough (the audit found
+// ["bash","-lc"], ["npx","-y"], ["python3.12"] slipping through), so a prefix is judged by what kind
+// of program its head is: a shell or an interpreter (any version suffix) alone, with only options or
+// with an eval-type flag; a package runner (npx, npm exec, pnpm dlx, …) with only options; a wrapper
+// or a runner of hidden strings in any form (the parser looks through wrappers, so a rule on one is
+// either useless or a way around every other rule).
+const SHELL_HEADS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'pwsh', 'powershell', 'busybox']);
+const INTERPRETER_HEADS = new Set(['python', 'pypy', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'irb', 'php', 'lua', 'luajit', 'tclsh', 'wish', 'rscript', 'r', 'julia', 'osascript', 'awk', 'gawk', 'mawk', 'nawk', 'sed', 'jshell', 'groovy', 'scala', 'elixir', 'erl', 'ghci', 'racket', 'guile', 'sbcl', 'expect']);
+const WRAPPER_HEADS = new Set(['env', 'sudo', 'doas', 'su', 'exec', 'eval', 'command', 'builtin', 'xargs', 'nohup', 'time', 'timeout', 'nice', 'ionice', 'stdbuf', 'setsid', 'chroot', 'unshare', 'nsenter', 'flock', 'watch', 'parallel', 'script', 'source', '.', 'strace', 'ltrace', 'gdb', 'valgrind', 'taskset', 'chrt', 'runuser', 'systemd-run']);
+const RUNNER_HEADS = new Set(['npx', 'bunx', 'uvx', 'pnpx']);
+/** [head, subcommand…]: a package runner that fetches and runs any package */
+const RUNNER_SUBCOMMANDS: readonly (readonly string[])[] = [
+  ['npm', 'exec'], ['npm', 'x'], ['pnpm', 'dlx'], ['pnpm', 'exec'], ['yarn', 'dlx'], ['yarn', 'exec'], ['bun', 'x'], ['pipx', 'run'],
+  ['uv', 'run'], ['uv', 'tool', 'run'], ['deno', 'run'], ['deno', 'eval'], ['corepack'],
+];
+/** Programs that run anything through their own options or subcommands: never alone. */
+const ALONE_HEADS = new Set(['git', 'ssh', 'docker', 'podman', 'kubectl', 'find', 'make', 'npm', 'pnpm', 'yarn', 'pip', 'pip3', 'uv', 'cargo', 'go']);
+/** Flags that make an interpreter run a string: -c, -e, --eval, -p, … (also inside a group like -lc). */
+function isEvalFlag(word: string): boolean {
+  if (/^--(eval|exec|execute|command|print|eval-string)(=|$)/.test(word)) return true;
+  return /^-[A-Za-z]*[ceEprx]/.test(word) && !word.startsWith('--');
+}
+
+/** A program's name without its directory and version: /usr/bin/python3.12 → python. */
+function programKind(head: string): string {
+  return commandName(head).toLowerCase().replace(/[-_.]?\d+(\.\d+)*$/, '');
+}
 
 export function tooBroadPrefix(prefix: readonly string[]): string | null {
   if (prefix.length === 0) return 'an empty prefix allows every command';
   if (prefix.some((t) => t.length === 0)) return 'a prefix cannot hold an empty word';
   const head = prefix[0] as string;
-  const base = head.includes('/') ? head.slice(head.lastIndexOf('/') + 1) : head;
-  if (prefix.length === 1 && TOO_BROAD_HEADS.has(base)) return `"${head}" alone would allow any command`;
-  if (prefix.length === 2 && ['-c', '-e', 'exec', 'run', '-m'].includes(prefix[1] as string) && TOO_BROAD_HEADS.has(base)) {
-    return `"${prefix.join(' ')}" would allow any command`;
+  const kind = programKind(head);
+  const rest = prefix.slice(1);
+  // only options (a shell's `-o pipefail` counts as one option with its value)
+  const onlyOptions = rest.every((t, i) => t.startsWith('-') || t.startsWith('+') || /^[-+][oO]$/.test(rest[i - 1] ?? ''));
+  const shown = prefix.join(' ');
+  if (WRAPPER_HEADS.has(kind) || WRAPPER_HEADS.has(commandName(head))) return `"${shown}" is a wrapper that runs any command`;
+  if (SHELL_HEADS.has(kind) || INTERPRETER_HEADS.has(kind)) {
+    if (onlyOptions) return `"${shown}" would allow any ${SHELL_HEADS.has(kind) ? 'shell command' : 'program'}`;
+    if (rest.some(isEvalFlag)) return `"${shown}" runs a string of code: it would allow anything`;
   }
+  if (RUNNER_HEADS.has(kind) && onlyOptions) return `"${shown}" would allow running any package`;
+  for (const sub of RUNNER_SUBCOMMANDS) {
+    if (sub.every((t, i) => (i === 0 ? kind === t : prefix[i] === t)) && prefix.slice(sub.length).every((t) => t.startsWith('-'))) {
+      return `"${shown}" would allow running any package or program`;
+    }
+  }
+  if (prefix.length === 1 && ALONE_HEADS.has(kind)) return `"${head}" alone would allow any command`;
   return null;
 }
 
+/** A rule's first word names a program: a deny or ask rule also holds for it run by path (/bin/rm). An
+ * allow rule does not (./npm is not npm: a file in the workspace may carry any name). */
 function matches(rule: CommandRule, command: SimpleCommand): boolean {
   if (command.words.length < rule.prefix.length) return false;
   return rule.prefix.every((token, i) => {
     const w = command.words[i];
-    return w !== undefined && w.literal && w.text === token;
+    if (w === undefined || !w.literal) return false;
+    if (i === 0 && rule.decision !== 'allow' && !token.includes('/')) return commandName(w.text) === token;
+    return w.text === token;
   });
 }
 
@@ -70,7 +109,7 @@ export function decideCommand(command: SimpleCommand, rules: readonly CommandRul
 
 export function decideLine(line: string, rules: readonly CommandRule[]): LineVerdict {
   const parsed = parseCommandLine(line);
-  if (!parsed.ok) return { decision: 'ask', networkOnly: false, reasons: [`cannot be parsed (${parsed.reason})`], commands: null };
+  if (!parsed.ok) return { decision: 'ask', networkOnly: false, reasons: [`cannot be parsed (${parsed.reason})`], commands: null, unparseable: true };
   let decision: RuleDecision = 'allow';
   let networkOnly = false;
   const reasons: string[] = [];
@@ -87,27 +126,33 @@ export function decideLine(line: string, rules: readonly CommandRule[]): LineVer
       networkOnly = true;
     }
   }
-  if (parsed.commands.length === 0 && decision === 'allow') return { decision: 'ask', networkOnly: false, reasons: ['runs no command'], commands: parsed.commands };
-  return { decision, networkOnly: decision === 'allow' && networkOnly, reasons, commands: parsed.commands };
+  if (parsed.commands.length === 0 && decision === 'allow') return { decision: 'ask', networkOnly: false, reasons: ['runs no command'], commands: parsed.commands, unparseable: false };
+  return { decision, networkOnly: decision === 'allow' && networkOnly, reasons, commands: parsed.commands, unparseable: false };
 }
 
 /** A shell call holds several lines (run one after another): the strictest line decides. */
 export function decideLines(lines: readonly string[], rules: readonly CommandRule[]): LineVerdict {
   const verdicts = lines.map((l) => decideLine(l, rules));
   const rank: Record<RuleDecision, number> = { allow: 0, ask: 1, deny: 2 };
-  let worst: LineVerdict = { decision: 'allow', networkOnly: false, reasons: [], commands: [] };
+  let worst: LineVerdict = { decision: 'allow', networkOnly: false, reasons: [], commands: [], unparseable: false };
   for (const v of verdicts) if (rank[v.decision] > rank[worst.decision]) worst = v;
   return {
     decision: worst.decision,
     networkOnly: worst.decision === 'allow' && verdicts.some((v) => v.networkOnly),
     reasons: verdicts.flatMap((v) => v.reasons),
     commands: verdicts.every((v) => v.commands !== null) ? verdicts.flatMap((v) => v.commands ?? []) : null,
+    unparseable: verdicts.some((v) => v.unparseable),
   };
 }
 
 export type RulesFileLoad =
   | { ok: true; rules: CommandRule[] }
-  | { ok: false; error: string; /** deny rules cannot be read: refuse to start rather than drop one */ fatal: boolean };
+  | { ok: false; error: string; /** deny or ask rules cannot be read: refuse to start rather than drop one */ fatal: boolean };
+
+/** Whether a file we cannot read as rules may hold a deny or an ask rule (a restriction we must not drop). */
+function mayRestrict(text: string): boolean {
+  return /"(deny|ask)"/.test(text);
+}
 
 /** Reads a rules file. A missing file has no rules; a malformed one is one line naming it. */
 export function loadRulesFile(path: string): RulesFileLoad {
@@ -126,26 +171,26 @@ export function parseRulesText(text: string, source: string): RulesFileLoad {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    // Unreadable as JSON: we cannot know whether it held a deny rule, so it is fatal when it mentions one.
-    return { ok: false, error: `${source}: ${err instanceof Error ? err.message : String(err)}`, fatal: /"deny"/.test(text) };
+    // Unreadable as JSON: we cannot know whether it held a deny or ask rule, so it is fatal when it mentions one.
+    return { ok: false, error: `${source}: ${err instanceof Error ? err.message : String(err)}`, fatal: mayRestrict(text) };
   }
   const list = typeof doc === 'object' && doc !== null ? (doc as { commands?: unknown }).commands : undefined;
-  if (!Array.isArray(list)) return { ok: false, error: `${source}: expected {"commands": [...]}`, fatal: /"deny"/.test(text) };
+  if (!Array.isArray(list)) return { ok: false, error: `${source}: expected {"commands": [...]}`, fatal: mayRestrict(text) };
   const rules: CommandRule[] = [];
   for (const [i, entry] of list.entries()) {
     const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
     const prefix = e.prefix;
     const decision = e.decision;
-    const isDeny = decision === 'deny';
+    const restricts = decision === 'deny' || decision === 'ask';
     if (!Array.isArray(prefix) || prefix.length === 0 || !prefix.every((t): t is string => typeof t === 'string' && t.length > 0)) {
-      return { ok: false, error: `${source}: commands[${i}].prefix must be a non-empty array of words`, fatal: isDeny || /"deny"/.test(text) };
+      return { ok: false, error: `${source}: commands[${i}].prefix must be a non-empty array of words`, fatal: restricts || mayRestrict(text) };
     }
     if (decision !== 'allow' && decision !== 'ask' && decision !== 'deny') {
-      return { ok: false, error: `${source}: commands[${i}].decision must be "allow", "ask" or "deny"`, fatal: /"deny"/.test(text) };
+      return { ok: false, error: `${source}: commands[${i}].decision must be "allow", "ask" or "deny"`, fatal: mayRestrict(text) };
     }
     if (decision === 'allow') {
       const broad = tooBroadPrefix(prefix);
-      if (broad !== null) return { ok: false, error: `${source}: commands[${i}]: ${broad}`, fatal: /"deny"/.test(text) };
+      if (broad !== null) return { ok: false, error: `${source}: commands[${i}]: ${broad}`, fatal: mayRestrict(text) };
     }
     rules.push({ prefix, decision, ...(e.network === true && decision === 'allow' ? { network: true } : {}), source });
   }

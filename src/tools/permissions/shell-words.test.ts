@@ -34,6 +34,11 @@ describe('parseCommandLine', () => {
     expect(parts('env -i A=1 sudo -E nohup npm test > out.log 2>&1')).toEqual([['npm', 'test']]);
     expect(parts(`bash -c 'npm test && curl evil'`)).toEqual([['npm', 'test'], ['curl', 'evil']]);
     expect(parts('timeout 10 npm test &>/dev/null')).toEqual([['npm', 'test']]);
+    // wrappers' options that take a value are stepped over with their value
+    expect(parts('sudo -u root ls')).toEqual([['ls']]);
+    expect(parts('timeout -s KILL -k 2 5 nice -n 5 exec -a x /bin/ls -l')).toEqual([['/bin/ls', '-l']]);
+    expect(parts('bash -lc "a; b" && sh -e -o pipefail -c c')).toEqual([['a'], ['b'], ['c']]);
+    expect(parts('bash build.sh')).toEqual([['bash', 'build.sh']]);
     expect(parts('cat < in.txt >> out.txt')).toEqual([['cat']]);
     expect(parts('echo hi > $(rm -rf x)')).toEqual([['rm', '-rf', 'x'], ['echo', 'hi']]);
   });
@@ -45,7 +50,7 @@ describe('parseCommandLine', () => {
   });
 
   it('refuses what it does not understand', () => {
-    for (const line of ['echo "unclosed', "echo 'x", 'cat <<EOF\nhi\nEOF', 'if true; then ls; fi', 'for i in 1; do ls; done', 'echo $((1+2))', 'a &&', '&& a', 'a | | b', 'echo )', 'sh -c "$X"', 'sudo -u root ls']) {
+    for (const line of ['echo "unclosed', "echo 'x", 'cat <<EOF\nhi\nEOF', 'if true; then ls; fi', 'for i in 1; do ls; done', 'echo $((1+2))', 'a &&', '&& a', 'a | | b', 'echo )', 'sh -c "$X"', 'eval ls', 'xargs ls', 'find . -exec ls {} +', 'bash', 'sh -s']) {
       expect(parseCommandLine(line).ok, line).toBe(false);
     }
   });

@@ -23,9 +23,50 @@ export type CommandLineParse =
   | { ok: false; reason: string };
 
 const CONTROL_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', '[[', ']]', '!', 'coproc']);
-// Wrappers that run their arguments as the command: the rule is judged against what they run.
-const TRANSPARENT_WRAPPERS = new Set(['command', 'builtin', 'nohup', 'time', 'exec', 'nice', 'stdbuf', 'timeout', 'env', 'sudo', 'doas']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
+
+/**
+ * Wrappers that run their arguments as the command: the rule is judged against what they run.
+ * `values`: short options that take a value (`-s KILL`, `-sKILL`); `longValues`: long options that
+ * take one (`--signal KILL`, `--signal=KILL`); `hidden`: options after which the wrapper runs a
+ * string we cannot see into (`env -S '…'`, `sudo -s …`): the line is unparseable; `operands`: words
+ * before the command (timeout's duration). Every option a wrapper documents that takes a value must
+ * be listed, or its value would be read as the command.
+ */
+interface WrapperSpec {
+  values: string;
+  longValues?: readonly string[];
+  hidden?: string;
+  longHidden?: readonly string[];
+  operands?: number;
+}
+const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
+  ['command', { values: '' }],
+  ['builtin', { values: '' }],
+  ['nohup', { values: '' }],
+  ['busybox', { values: '' }],
+  ['setsid', { values: '' }],
+  ['time', { values: 'fo', longValues: ['format', 'output'] }],
+  ['exec', { values: 'a' }],
+  ['nice', { values: 'n', longValues: ['adjustment'] }],
+  ['stdbuf', { values: 'ioe', longValues: ['input', 'output', 'error'] }],
+  ['ionice', { values: 'cnp', longValues: ['class', 'classdata', 'pid', 'pgid', 'uid'] }],
+  ['timeout', { values: 'sk', longValues: ['signal', 'kill-after'], operands: 1 }],
+  ['env', { values: 'uC', longValues: ['unset', 'chdir', 'block-signal', 'default-signal', 'ignore-signal'], hidden: 'S', longHidden: ['split-string'] }],
+  ['sudo', { values: 'ugCDhpRrtTU', longValues: ['user', 'group', 'close-from', 'chdir', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user'], hidden: 'siel', longHidden: ['shell', 'login', 'edit', 'list'] }],
+  ['doas', { values: 'uC', hidden: 's' }],
+]);
+// These run a string or a list of commands we cannot see into: the line cannot be judged by rules.
+const HIDDEN_RUNNERS = new Set(['eval', 'xargs', 'source', '.', 'watch', 'parallel', 'su', 'script', 'flock', 'trap', 'fc']);
+const FIND_RUNS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh']);
+// A shell's options that take a value: `-o pipefail`, `-O extglob`, `--rcfile FILE`.
+const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+
+/** The command's name as the shell looks it up: `/bin/rm` runs rm (compared by basename). */
+export function commandName(word: string): string {
+  return word.includes('/') ? word.slice(word.lastIndexOf('/') + 1) : word;
+}
+
 const MAX_DEPTH = 8;
 
 class Unparseable extends Error {}
@@ -212,32 +253,81 @@ function isAssignment(w: Word): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text);
 }
 
-/** Strips assignments and wrappers (env, sudo, nohup, …) and unwraps `bash -c '…'`. */
+/** Steps over a wrapper's options (and their values) and operands; returns the index of the command it runs. */
+function skipWrapperOptions(name: string, spec: WrapperSpec, words: readonly Word[], i: number): number {
+  while (i < words.length) {
+    const w = words[i] as Word;
+    if (!w.text.startsWith('-') || w.text === '-') break;
+    if (!w.literal) throw new Unparseable(`${name} with an option that expands at run time`);
+    i++;
+    if (w.text === '--') break;
+    if (w.text.startsWith('--')) {
+      const eq = w.text.indexOf('=');
+      const long = w.text.slice(2, eq < 0 ? undefined : eq);
+      if (spec.longHidden?.includes(long) === true) throw new Unparseable(`${name} --${long} runs a string`);
+      if (eq < 0 && spec.longValues?.includes(long) === true) i++;
+      continue;
+    }
+    // A group of short options: the first that takes a value takes the rest of the word, or the next word.
+    for (let k = 1; k < w.text.length; k++) {
+      const letter = w.text[k] as string;
+      if (spec.hidden?.includes(letter) === true) throw new Unparseable(`${name} -${letter} runs a string`);
+      if (spec.values.includes(letter)) {
+        if (k === w.text.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return Math.min(i + (spec.operands ?? 0), words.length);
+}
+
+/** `bash -lc 'script'` → the script; null when the shell runs a script file. Throws when it reads a string we cannot see. */
+function shellScript(name: string, words: readonly Word[], i: number): Word | null {
+  let commandMode = false;
+  while (i < words.length) {
+    const w = words[i] as Word;
+    if (!w.literal) throw new Unparseable(`${name} with an option that expands at run time`);
+    if (!(w.text.startsWith('-') || w.text.startsWith('+')) || w.text === '-' || w.text === '+') break;
+    i++;
+    if (w.text === '--') break;
+    if (SHELL_VALUE_OPTIONS.has(w.text)) {
+      i++;
+      continue;
+    }
+    if (w.text.startsWith('--')) continue; // --login, --norc, --posix, …
+    if (w.text.slice(1).includes('s')) throw new Unparseable(`${name} -s reads commands from its input`);
+    if (w.text.startsWith('-') && w.text.slice(1).includes('c')) commandMode = true;
+    // -o/-O inside a group (`-eo pipefail`) takes the next word as its value.
+    if (/[oO]$/.test(w.text)) i++;
+  }
+  if (commandMode) {
+    const script = words[i];
+    if (script === undefined || !script.literal) throw new Unparseable(`${name} -c without a literal script`);
+    return script;
+  }
+  if (i >= words.length) throw new Unparseable(`${name} reads commands from its input`);
+  return null;
+}
+
+/** Strips assignments and wrappers (env, sudo, timeout -s KILL 5, …) and unwraps `bash -lc '…'`. */
 function emit(cur: Cursor, words: Word[]): void {
   let i = 0;
   for (;;) {
     while (i < words.length && isAssignment(words[i] as Word)) i++;
     const head = words[i];
-    if (head === undefined) return; // only assignments: nothing runs
+    if (head === undefined) return; // only assignments (or a wrapper with no command): nothing runs
     if (!head.literal) break;
-    if (TRANSPARENT_WRAPPERS.has(head.text)) {
-      i++;
-      // Options of the wrapper (and option values we cannot tell apart) make the line ambiguous
-      // only for options that take a value; skip flags, refuse the rest.
-      while (i < words.length && (words[i] as Word).text.startsWith('-')) {
-        const opt = (words[i] as Word).text;
-        if (head.text === 'sudo' && /^-[ugCDhpTrt]$/.test(opt)) throw new Unparseable(`sudo ${opt} takes a value`);
-        if (head.text === 'env' && /^-[uSC]$/.test(opt)) throw new Unparseable(`env ${opt} takes a value`);
-        i++;
-        if (opt === '--') break;
-      }
-      if (head.text === 'timeout' && i < words.length) i++; // the duration
-      if (head.text === 'nice' && words[i - 1]?.text === '-n') i++;
+    const name = commandName(head.text);
+    const wrapper = WRAPPERS.get(name);
+    if (wrapper !== undefined) {
+      i = skipWrapperOptions(name, wrapper, words, i + 1);
       continue;
     }
-    if (SHELLS.has(head.text) && words[i + 1]?.text === '-c') {
-      const script = words[i + 2];
-      if (script === undefined || !script.literal) throw new Unparseable(`${head.text} -c without a literal script`);
+    if (HIDDEN_RUNNERS.has(name)) throw new Unparseable(`${name} runs commands that cannot be checked`);
+    if (name === 'find' && words.slice(i + 1).some((w) => !w.literal || FIND_RUNS.has(w.text))) throw new Unparseable('find -exec runs commands that cannot be checked');
+    if (SHELLS.has(name)) {
+      const script = shellScript(name, words, i + 1);
+      if (script === null) break; // runs a script file: judged as the shell command it is
       parseInto(script.text, cur.depth + 1, cur.out, cur.substituted);
       return;
     }
