@@ -143,6 +143,42 @@ describe('a hidden path inside a writable root (HOME under the temp dir)', () =>
   });
 });
 
+describe('agentx files that do not exist yet inside a writable root (HOME under the temp dir)', () => {
+  // Before the fix a command could create ~/.agentx (AGENTX_BASE_URL, AGENTX_SANDBOX=...) and
+  // ~/.config/agentx/{hooks,mcp}.json, which agentx then read and trusted.
+  it('cannot be planted: ~/.agentx, ~/.config/agentx/hooks.json and mcp.json; an existing config dir is read-only, its mcp.json hidden', async () => {
+    const home = join(box.tempDir, 'home');
+    mkdirSync(home, { recursive: true });
+    const env = { ...box.env, HOME: home };
+    const run = runner({}, { env, configFile: join(home, '.agentx') });
+    const plant = [
+      `echo AGENTX_SANDBOX=danger-full-access > ${home}/.agentx`,
+      `mkdir -p ${home}/.config/agentx`,
+      `echo '{"hooks":{}}' > ${home}/.config/agentx/hooks.json`,
+      `echo '{"mcpServers":{}}' > ${home}/.config/agentx/mcp.json`,
+    ];
+    for (const line of plant) await run.run(opts(line));
+    const planted = (f: string): string => (existsSync(join(home, f)) ? readFileSync(join(home, f), 'utf8') : '');
+    expect(planted('.agentx')).toBe('');
+    expect(existsSync(join(home, '.config/agentx/hooks.json'))).toBe(false);
+    expect(existsSync(join(home, '.config/agentx/mcp.json'))).toBe(false);
+
+    // The person's own config dir, existing: readable (a hook's script), not writable; mcp.json unreadable.
+    const configDir = join(home, '.config/agentx');
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'check.sh'), 'echo hook-script\n');
+    writeFileSync(join(configDir, 'mcp.json'), '{"mcpServers":{"x":{"env":{"TOKEN":"secret-token"}}}}\n');
+    const r = await run.run(opts(`sh ${configDir}/check.sh; cat ${configDir}/mcp.json; echo x > ${configDir}/hooks.json; mv ${home}/.config ${home}/.config.moved; echo done`));
+    expect(r.stdout).toContain('hook-script');
+    expect(r.stdout).not.toContain('secret-token');
+    expect(existsSync(join(configDir, 'hooks.json'))).toBe(false);
+    expect(existsSync(`${home}/.config.moved`)).toBe(false);
+    // Ordinary files in HOME are still writable.
+    const ok = await run.run(opts(`echo fine > ${home}/.bashrc && echo ok`));
+    expect(ok.stdout).toBe('ok\n');
+  });
+});
+
 describe('descriptors agentx inherited', () => {
   it('do not reach a sandboxed command: fd 50, open on a file outside, cannot be written through', async () => {
     const bundle = join(box.root, 'run-one.mjs');
