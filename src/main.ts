@@ -4,6 +4,7 @@ import { AgentxError, ConfigError, EXIT_FAILED, UsageError } from './cli/errors.
 import { errorLine, jsonLine } from './frontends/json.ts';
 import { guardStdio, type StdioGuard } from './frontends/stdio-guard.ts';
 import { nodeFs } from './lib/builtins.ts';
+import { closeInheritedDescriptors } from './lib/descriptors.ts';
 import { VERSION } from './version.ts';
 
 /**
@@ -94,6 +95,9 @@ function report(message: string, kind: string, code: number, hint = ''): void {
   exit(code);
 }
 
+// Before anything else: a descriptor agentx inherited (a parent's fd 50 on some file) would
+// otherwise reach every command, hook and PTY session, sandboxed or not (lib/descriptors.ts).
+closeInheritedDescriptors(process.env);
 const argv = process.argv.slice(2);
 const json = jsonRequested(argv);
 main(argv).then(

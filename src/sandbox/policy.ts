@@ -49,7 +49,10 @@ export interface SandboxPolicy {
   mode: Exclude<SandboxMode, 'danger-full-access'>;
   /** Writable bind mounts, absolute and real (symlinks resolved); empty in read-only mode. */
   writableRoots: string[];
-  /** Files inside a writable root that stay read-only: the session's state files (see buildPolicy). */
+  /**
+   * Paths inside a writable root that stay read-only: the session's state files (see buildPolicy)
+   * and the person's agentx config directory (configDirRule).
+   */
   readOnly: string[];
   hidden: HiddenPath[];
   network: boolean;
@@ -109,6 +112,12 @@ export interface AgentxPaths {
   codeCache: string;
   /** Per-session sockets named by the environment: $XDG_RUNTIME_DIR, $SSH_AUTH_SOCK. */
   sessionSockets: string[];
+  /**
+   * $XDG_CONFIG_HOME/agentx, default ~/.config/agentx: the person's hooks.json, mcp.json,
+   * rules.json and commands, which agentx trusts and runs. Read-only to commands (hooks may keep
+   * their scripts there); mcp.json, which may hold tokens, hidden.
+   */
+  configDir: string;
 }
 
 /** agentx's own files (the config holds the key; the state store, the code cache, debug logs, prompt history) and the session's sockets. */
@@ -116,7 +125,8 @@ export function agentxPaths(env: NodeJS.ProcessEnv, home: string, configFile: st
   const xdgState = env.XDG_STATE_HOME !== undefined && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(home, '.local/state');
   const sessionSockets = [env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK].filter((p): p is string => p !== undefined && isAbsolute(p));
   const xdgCache = env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(home, '.cache');
-  return { home, configFile, stateStore: join(xdgState, 'agentx'), codeCache: join(xdgCache, 'agentx'), sessionSockets };
+  const xdgConfig = env.XDG_CONFIG_HOME !== undefined && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, '.config');
+  return { home, configFile, stateStore: join(xdgState, 'agentx'), codeCache: join(xdgCache, 'agentx'), sessionSockets, configDir: join(xdgConfig, 'agentx') };
 }
 
 /** Every path the sandbox hides, existing or not, in a fixed order. */
@@ -127,6 +137,7 @@ export function hiddenCandidates(paths: AgentxPaths): string[] {
     paths.codeCache,
     join(paths.home, '.agentx-logs'),
     join(paths.home, '.agentx_history'),
+    join(paths.configDir, 'mcp.json'),
     ...CREDENTIAL_PATHS_IN_HOME.map((p) => join(paths.home, p)),
     ...SYSTEM_SECRET_PATHS,
     ...ESCAPE_SOCKET_PATHS,
@@ -203,11 +214,70 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy | undefined {
   const roots = mode === 'workspace-write' ? realRoots([input.sessionDir, input.tempDir], input.probe) : [];
   // The session directory stays visible even in read-only mode, where it is not a writable root.
   const visible = [...roots, ...realRoots([input.sessionDir], input.probe)];
-  const hidden = resolveHiddenPaths(hiddenCandidates(input.paths), visible, input.probe);
+  const present = resolveHiddenPaths(hiddenCandidates(input.paths), visible, input.probe);
+  const config = configDirRule(input.paths.configDir, roots, visible, input.probe);
+  const absent = absentOwnPaths([...ownPaths(input.paths), ...(config.absent ? [config.absent] : [])], roots, visible, input.probe);
+  const hidden = [...present, ...absent.filter((a) => !present.some((h) => h.kind === 'dir' && isInside(a.path, h.path)))];
+  const readOnlyDirs = config.readOnly === undefined ? [] : [config.readOnly];
   return {
-    mode, writableRoots: roots, readOnly: roots.length > 0 ? sessionStateFiles(input) : [],
-    hidden, network, unixSockets: input.setting.unixSockets === true, pinned: pinnedAncestors(hidden, roots),
+    mode, writableRoots: roots, readOnly: [...readOnlyDirs, ...(roots.length > 0 ? sessionStateFiles(input) : [])],
+    hidden, network, unixSockets: input.setting.unixSockets === true,
+    pinned: pinnedAncestors([...hidden, ...readOnlyDirs.map((path): HiddenPath => ({ path, kind: 'dir' }))], roots),
   };
+}
+
+/**
+ * agentx's own paths that it trusts, with the kind each has once it exists. A sandbox can only
+ * cover what exists: one of these missing inside a writable root (a HOME under /tmp) could be
+ * created by a command — a ~/.agentx naming another base URL or AGENTX_SANDBOX=danger-full-access,
+ * a hooks.json agentx would run — so absentOwnPaths covers those too.
+ */
+function ownPaths(paths: AgentxPaths): HiddenPath[] {
+  return [
+    { path: resolve(paths.home, paths.configFile), kind: 'file' },
+    { path: paths.stateStore, kind: 'dir' },
+    { path: paths.codeCache, kind: 'dir' },
+    { path: join(paths.home, '.agentx-logs'), kind: 'dir' },
+    { path: join(paths.home, '.agentx_history'), kind: 'file' },
+  ];
+}
+
+/**
+ * Those of `own` that do not exist but would be created inside a writable root, by the real path
+ * they would get. bwrap makes the mount point (an empty file for /dev/null, an empty directory for
+ * the tmpfs) in the real directory, which stays behind: an empty ~/.agentx is no setting at all.
+ */
+function absentOwnPaths(own: readonly HiddenPath[], roots: readonly string[], visible: readonly string[], probe: PathProbe): HiddenPath[] {
+  const out: HiddenPath[] = [];
+  for (const p of own) {
+    if (probe(p.path) !== undefined) continue;
+    const real = realPathOfAbsent(p.path, probe);
+    if (!roots.some((r) => isInside(real, r) && real !== r)) continue;
+    if (visible.some((v) => isInside(v, real)) || out.some((o) => o.kind === 'dir' && isInside(real, o.path))) continue;
+    out.push({ path: real, kind: p.kind });
+  }
+  return out;
+}
+
+/**
+ * The person's agentx config directory: bound read-only onto itself when it exists inside a
+ * writable root (outside one, the read-only root covers it already); absent there, covered like
+ * an absent own path, so nothing can be planted in it.
+ */
+function configDirRule(dir: string, roots: readonly string[], visible: readonly string[], probe: PathProbe): { readOnly?: string; absent?: HiddenPath } {
+  const found = probe(dir);
+  if (found === undefined) return { absent: { path: dir, kind: 'dir' } };
+  if (found.kind !== 'dir' || !roots.some((r) => isInside(found.path, r) && found.path !== r)) return {};
+  if (visible.some((v) => isInside(v, found.path))) return {};
+  return { readOnly: found.path };
+}
+
+/** Where an absent path would be: the real path of its nearest existing ancestor, plus the rest. */
+function realPathOfAbsent(path: string, probe: PathProbe): string {
+  const found = probe(path);
+  if (found !== undefined) return found.path;
+  const parent = dirname(path);
+  return parent === path ? path : join(realPathOfAbsent(parent, probe), relative(parent, path));
 }
 
 /**
@@ -248,5 +318,5 @@ function realRoots(dirs: string[], probe: PathProbe): string[] {
 /** True when `path` may be written under `policy` (used to judge "Permission denied" messages). */
 export function isWritable(policy: SandboxPolicy, path: string): boolean {
   return policy.writableRoots.some((root) => isInside(path, root))
-    && !policy.readOnly.includes(path) && !policy.hidden.some((h) => isInside(path, h.path));
+    && !policy.readOnly.some((p) => isInside(path, p)) && !policy.hidden.some((h) => isInside(path, h.path));
 }

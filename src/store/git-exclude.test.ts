@@ -100,6 +100,25 @@ describe('ensureGitExclude', () => {
     expect(ensureGitExclude(inner)).toEqual({ kind: 'added', excludePath: path.join(inner, 'store', 'info', 'exclude') });
   });
 
+  it('never trusts a .git planted in a sticky, world-writable directory above the workspace (the temp dir)', () => {
+    // A workspace under the temp dir: a command writes <tmp>/.git/commondir -> elsewhere.
+    const tmp = path.join(root, 'tmp');
+    fs.mkdirSync(tmp);
+    fs.chmodSync(tmp, 0o1777);
+    const workspace = path.join(tmp, 'project');
+    fs.mkdirSync(workspace);
+    const elsewhere = path.join(root, 'elsewhere');
+    fs.mkdirSync(path.join(elsewhere, 'info'), { recursive: true });
+    fs.mkdirSync(path.join(tmp, '.git'));
+    fs.writeFileSync(path.join(tmp, '.git', 'commondir'), `${elsewhere}\n`);
+    expect(ensureGitExclude(workspace)).toEqual({ kind: 'not_a_repository' });
+    expect(fs.readdirSync(path.join(elsewhere, 'info'))).toEqual([]);
+    // Without the commondir, a bare .git there is not written to either.
+    fs.rmSync(path.join(tmp, '.git', 'commondir'));
+    expect(ensureGitExclude(workspace)).toEqual({ kind: 'not_a_repository' });
+    expect(fs.existsSync(path.join(tmp, '.git', 'info'))).toBe(false);
+  });
+
   it('a gitlink copied from a real worktree into another directory is not followed either', () => {
     const dir = repo();
     fs.writeFileSync(path.join(dir, 'f'), 'x');

@@ -4,6 +4,7 @@
 // was done, so deleting the patterns but keeping the marker opts out for good.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { UnsafePathError, withParent } from '../lib/dir-walk.ts';
 
 export const EXCLUDE_MARKER = '# agentx session state (added once by agentx; keep this line to stop it re-adding)';
 /** Bare names match at any depth, so a session in a subdirectory is covered too. */
@@ -49,6 +50,20 @@ function pointsBack(gitDir: string, tree: string): boolean {
 }
 
 /**
+ * Whether anyone may create entries in `dir` (world-writable, or sticky like /tmp): a `.git`
+ * found there, above the workspace, may be another user's or a command's plant — a command in a
+ * workspace under the temp dir can write the temp dir itself.
+ */
+function openToAll(dir: string): boolean {
+  try {
+    const mode = fs.statSync(dir).mode;
+    return (mode & 0o002) !== 0 || (mode & 0o1000) !== 0;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * The directory holding `info/exclude` for the repository containing `dir`: `.git` itself, or
  * for a linked worktree or submodule (`.git` is a file saying `gitdir: …`) the common git dir.
  *
@@ -78,11 +93,13 @@ export function findGitCommonDir(dir: string): string | undefined {
     }
     if (st !== undefined && (st.isDirectory() || st.isFile())) {
       if (gitDir === undefined) return undefined;
+      // Above the workspace, in a directory open to all: not a repository agentx may write to.
+      if (!within(at, workspace) && openToAll(at)) return undefined;
       const common = readIfFile(path.join(gitDir, 'commondir'))?.trim();
       if (!common) return gitDir;
       const commonDir = realOrUndefined(path.resolve(gitDir, common));
-      // A commondir inside the workspace is as plantable as a .git file.
-      if (commonDir === undefined || (within(gitDir, workspace) && !within(commonDir, workspace))) return undefined;
+      // A commondir inside the workspace (or a directory open to all) is as plantable as a .git file.
+      if (commonDir === undefined || ((within(gitDir, workspace) || openToAll(path.dirname(gitDir))) && !within(commonDir, workspace))) return undefined;
       return commonDir;
     }
     if (path.dirname(at) === at) return undefined;
@@ -95,26 +112,47 @@ export function ensureGitExclude(dir: string): ExcludeResult {
   if (gitDir === undefined) return { kind: 'not_a_repository' };
   const excludePath = path.join(gitDir, 'info', 'exclude');
   try {
-    // `info` as a link would carry the write elsewhere, like a linked exclude file.
-    const info = fs.lstatSync(path.dirname(excludePath), { throwIfNoEntry: false });
-    if (info !== undefined && !info.isDirectory()) return { kind: 'failed', reason: `${path.dirname(excludePath)} is not a directory` };
-    let existing = '';
-    try {
-      const st = fs.lstatSync(excludePath);
-      // A link or something odd in place of the file is someone's deliberate setup: leave it.
-      if (!st.isFile()) return { kind: 'failed', reason: `${excludePath} is not a regular file` };
-      existing = fs.readFileSync(excludePath, 'utf8');
-    } catch (err) {
-      if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT')) throw err;
-    }
-    if (existing.split('\n').some((l) => l.trim() === EXCLUDE_MARKER)) return { kind: 'present' };
-    fs.mkdirSync(path.dirname(excludePath), { recursive: true });
-    const lead = existing === '' || existing.endsWith('\n') ? '' : '\n';
-    fs.appendFileSync(excludePath, `${lead}${EXCLUDE_MARKER}\n${EXCLUDE_PATTERNS.join('\n')}\n`);
-    return { kind: 'added', excludePath };
+    // Through the opened git dir, one component at a time, never following a link (lib/dir-walk.ts):
+    // `info` or `exclude` swapped for a link meanwhile would carry the write elsewhere.
+    return withParent(gitDir, 'info/exclude', true, ({ dir, name }) => dir.at(name, (p) => appendOnce(p, excludePath)));
   } catch (err) {
+    if (err instanceof UnsafePathError) return { kind: 'failed', reason: `${path.dirname(excludePath)} is not a directory` };
     return { kind: 'failed', reason: err instanceof Error ? err.message : String(err) };
   }
+}
+
+const C = fs.constants;
+
+/** Reads `p` (no link followed) and appends the patterns unless the marker is there. */
+function appendOnce(p: string, excludePath: string): ExcludeResult {
+  let existing = '';
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(p, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  } catch (err) {
+    const code = err instanceof Error && 'code' in err ? err.code : undefined;
+    // A link or something odd in place of the file is someone's deliberate setup: leave it.
+    if (code === 'ELOOP') return { kind: 'failed', reason: `${excludePath} is not a regular file` };
+    if (code !== 'ENOENT') throw err;
+  }
+  if (fd !== undefined) {
+    try {
+      if (!fs.fstatSync(fd).isFile()) return { kind: 'failed', reason: `${excludePath} is not a regular file` };
+      existing = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  if (existing.split('\n').some((l) => l.trim() === EXCLUDE_MARKER)) return { kind: 'present' };
+  const lead = existing === '' || existing.endsWith('\n') ? '' : '\n';
+  const out = fs.openSync(p, C.O_WRONLY | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW | C.O_NONBLOCK, 0o644);
+  try {
+    if (!fs.fstatSync(out).isFile()) return { kind: 'failed', reason: `${excludePath} is not a regular file` };
+    fs.writeSync(out, `${lead}${EXCLUDE_MARKER}\n${EXCLUDE_PATTERNS.join('\n')}\n`);
+  } finally {
+    fs.closeSync(out);
+  }
+  return { kind: 'added', excludePath };
 }
 
 /** The one line said when the patterns were added, or undefined when there is nothing to say. */

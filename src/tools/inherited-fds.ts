@@ -1,46 +1,21 @@
-// Descriptors agentx inherited from whoever started it (a shell's `exec 50>file`, a build tool's
-// jobserver pipes) stay open in agentx and, since Node spawns without closing them, in every
-// child: a sandboxed command could write through fd 50 (or /proc/self/fd/50) to a file outside
-// the sandbox (issue 23). Node can neither close them in the child nor mark them close-on-exec,
-// and a POSIX sh cannot name a descriptor above 9; so a spawn maps /dev/null, opened read-only,
-// over each of them (libuv dup2s a stdio entry onto its index). Writing fails, reading ends at once.
+// Descriptors without close-on-exec that are open in agentx when it starts a child (lib/descriptors.ts):
+// main closed the inherited ones at startup, but node-pty's PTY masters are opened without the
+// flag, so while a tty exec session lives every later child would hold its master — a sandboxed
+// command could type into that session (which may be unsandboxed) or read its output. Node cannot
+// close them in the child, so a spawn maps /dev/null, opened read-only, over each of them (libuv
+// dup2s a stdio entry onto its index): writing fails, reading ends at once. A PTY child gets no
+// stdio array; exec/process.ts closes them there with bash.
 import type { StdioNull, StdioPipe } from 'node:child_process';
-import { openSync, readdirSync, readFileSync } from 'node:fs';
+import { openSync } from 'node:fs';
+import { descriptorsWithoutCloexec } from '../lib/descriptors.ts';
 
-const O_CLOEXEC = 0o2000000;
-
-let inherited: number[] | undefined;
 let devNull: number | undefined;
-
-/**
- * The open descriptors above 2 without close-on-exec. Found once: everything Node and libuv open
- * is close-on-exec, so this set can only shrink later (and a number reused by one of agentx's own
- * descriptors loses nothing by /dev/null in the child). Not on Linux (no /proc): none found.
- */
-export function inheritedDescriptors(): readonly number[] {
-  if (inherited) return inherited;
-  const found: number[] = [];
-  let names: string[] = [];
-  try {
-    names = readdirSync('/proc/self/fd');
-  } catch { /* no /proc */ }
-  for (const name of names) {
-    const fd = Number(name);
-    if (!Number.isInteger(fd) || fd <= 2) continue;
-    try {
-      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
-      if (flags?.[1] !== undefined && (parseInt(flags[1], 8) & O_CLOEXEC) === 0) found.push(fd);
-    } catch { /* closed meanwhile (the directory listing's own descriptor) */ }
-  }
-  inherited = found.sort((a, b) => a - b);
-  return inherited;
-}
 
 export type ChildStdio = (StdioNull | StdioPipe | number)[];
 
-/** `stdio` for spawn, extended so that every inherited descriptor beyond it is /dev/null in the child. */
+/** `stdio` for spawn, extended so that every leaking descriptor beyond it is /dev/null in the child. */
 export function blankInheritedDescriptors(stdio: ChildStdio): ChildStdio {
-  const beyond = inheritedDescriptors().filter((fd) => fd >= stdio.length);
+  const beyond = descriptorsWithoutCloexec().filter((fd) => fd >= stdio.length);
   if (beyond.length === 0) return stdio;
   devNull ??= openSync('/dev/null', 'r');
   const blank = new Set(beyond);

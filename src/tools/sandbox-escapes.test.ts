@@ -4,6 +4,7 @@
 // agentx inherited.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -142,6 +143,42 @@ describe('a hidden path inside a writable root (HOME under the temp dir)', () =>
   });
 });
 
+describe('agentx files that do not exist yet inside a writable root (HOME under the temp dir)', () => {
+  // Before the fix a command could create ~/.agentx (AGENTX_BASE_URL, AGENTX_SANDBOX=...) and
+  // ~/.config/agentx/{hooks,mcp}.json, which agentx then read and trusted.
+  it('cannot be planted: ~/.agentx, ~/.config/agentx/hooks.json and mcp.json; an existing config dir is read-only, its mcp.json hidden', async () => {
+    const home = join(box.tempDir, 'home');
+    mkdirSync(home, { recursive: true });
+    const env = { ...box.env, HOME: home };
+    const run = runner({}, { env, configFile: join(home, '.agentx') });
+    const plant = [
+      `echo AGENTX_SANDBOX=danger-full-access > ${home}/.agentx`,
+      `mkdir -p ${home}/.config/agentx`,
+      `echo '{"hooks":{}}' > ${home}/.config/agentx/hooks.json`,
+      `echo '{"mcpServers":{}}' > ${home}/.config/agentx/mcp.json`,
+    ];
+    for (const line of plant) await run.run(opts(line));
+    const planted = (f: string): string => (existsSync(join(home, f)) ? readFileSync(join(home, f), 'utf8') : '');
+    expect(planted('.agentx')).toBe('');
+    expect(existsSync(join(home, '.config/agentx/hooks.json'))).toBe(false);
+    expect(existsSync(join(home, '.config/agentx/mcp.json'))).toBe(false);
+
+    // The person's own config dir, existing: readable (a hook's script), not writable; mcp.json unreadable.
+    const configDir = join(home, '.config/agentx');
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'check.sh'), 'echo hook-script\n');
+    writeFileSync(join(configDir, 'mcp.json'), '{"mcpServers":{"x":{"env":{"TOKEN":"secret-token"}}}}\n');
+    const r = await run.run(opts(`sh ${configDir}/check.sh; cat ${configDir}/mcp.json; echo x > ${configDir}/hooks.json; mv ${home}/.config ${home}/.config.moved; echo done`));
+    expect(r.stdout).toContain('hook-script');
+    expect(r.stdout).not.toContain('secret-token');
+    expect(existsSync(join(configDir, 'hooks.json'))).toBe(false);
+    expect(existsSync(`${home}/.config.moved`)).toBe(false);
+    // Ordinary files in HOME are still writable.
+    const ok = await run.run(opts(`echo fine > ${home}/.bashrc && echo ok`));
+    expect(ok.stdout).toBe('ok\n');
+  });
+});
+
 describe('descriptors agentx inherited', () => {
   it('do not reach a sandboxed command: fd 50, open on a file outside, cannot be written through', async () => {
     const bundle = join(box.root, 'run-one.mjs');
@@ -185,4 +222,70 @@ describe('descriptors agentx inherited', () => {
     // 0-2, and the directory ls reads: no 3 (lifeline), 4 (marker), 5 (filter); 50 is /dev/null at most.
     expect(fds.filter((n) => n > 2 && n !== 50 && n < 10)).toHaveLength(1);
   });
+
+  // The child is what main does first (closeInheritedDescriptors), then a tty exec session while
+  // another tty session is live, a shell-tool command and a hook, all sandboxed. Before the fix fd
+  // 50 reached the PTY session and the hook, and every child held the other session's PTY master.
+  it('do not reach a tty exec session, a command or a hook: neither fd 50 nor another tty session\'s terminal', async () => {
+    const bundle = join(box.root, 'run-all.mjs');
+    await build({
+      stdin: {
+        contents: [
+          "import { closeInheritedDescriptors } from './src/lib/descriptors.ts';",
+          "import { createCommandRunner } from './src/tools/sandboxed.ts';",
+          "import { createExecTools } from './src/tools/exec/exec-tool.ts';",
+          "import { ExecManager } from './src/tools/exec/manager.ts';",
+          "import { runHookCommand } from './src/frontends/hooks/run.ts';",
+          'closeInheritedDescriptors(process.env);',
+          'const [setup, probe] = JSON.parse(process.argv[2]);',
+          'const runner = createCommandRunner({ ...setup, notice: () => {} });',
+          'const manager = new ExecManager({ graceMs: 300 });',
+          'const [exec] = createExecTools({ manager, launch: (c, cwd) => runner.sessionLaunch(c, cwd), redact: (t) => runner.redact(t) });',
+          "const ctx = { cwd: setup.sessionDir, workspaceRoot: setup.sessionDir, signal: new AbortController().signal, retry: false, progress: () => {} };",
+          "const call = async (args) => (await exec.run(exec.parse({ type: 'function_call', call_id: 'c', name: exec.name, arguments: JSON.stringify(args) }).call, ctx)).output.output;",
+          "const other = await call({ cmd: 'sleep 30', tty: true, yield_time_ms: 300 });",
+          'const pty = await call({ cmd: probe, tty: true, yield_time_ms: 8000 });',
+          'const shell = (await runner.run({ command: probe, cwd: setup.sessionDir, timeoutMs: 15000, maxOutputBytes: 65536 })).stdout;',
+          'const wrap = await runner.childWrapper();',
+          "const hook = (await runHookCommand(wrap(['/bin/sh', '-c', probe], setup.sessionDir), { cwd: setup.sessionDir, env: { PATH: setup.env.PATH, HOME: setup.env.HOME }, input: '{}', timeoutMs: 15000 })).stdout;",
+          'manager.killAllNow();',
+          'process.stdout.write(JSON.stringify({ other, pty, shell, hook }));',
+          'process.exit(0);',
+        ].join('\n'),
+        resolveDir: process.cwd(), loader: 'ts',
+      },
+      bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning',
+      // node-pty stays a package (native code), found from here although the bundle is elsewhere.
+      plugins: [{ name: 'pty', setup: (b) => { b.onResolve({ filter: /^@lydell\/node-pty$/ }, () => ({ path: createRequire(import.meta.url).resolve('@lydell/node-pty'), external: true })); } }],
+    });
+    const target = join(box.elsewhere, 'keep.txt');
+    const setup = {
+      setting: { mode: 'workspace-write', offIfUnavailable: false, network: false }, sessionDir: box.workspace, tempDir: box.tempDir,
+      env: box.env, configFile: box.configFile, secrets: [TEST_KEY], platform: 'linux',
+    };
+    const probe = [
+      'echo "fds: $(ls -l /proc/self/fd/ | grep -c -e ptmx -e keep.txt)"',
+      'echo via-proc > /proc/self/fd/50',
+      ...(hasPython ? ['python3 -c "import os; os.write(50, b\\"via-write\\n\\")"'] : []),
+      'bash -c "echo via-redirect >&50"',
+      'echo probed',
+    ].join('; ');
+    const fd = openSync(target, 'a');
+    let out = '';
+    try {
+      const stdio = ['ignore', 'pipe', 'inherit', ...Array<'ignore'>(47).fill('ignore'), fd] as const;
+      const child = spawn(process.execPath, [bundle, JSON.stringify([setup, probe])], { stdio: [...stdio], cwd: process.cwd() });
+      child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+      await new Promise((resolve) => child.on('close', resolve));
+    } finally {
+      closeSync(fd);
+    }
+    const r = JSON.parse(out) as Record<'other' | 'pty' | 'shell' | 'hook', string>;
+    expect(r.other).toMatch(/Process running with session ID/);
+    for (const name of ['pty', 'shell', 'hook'] as const) {
+      expect(r[name], name).toContain('probed');
+      expect(r[name], name).toContain('fds: 0');
+    }
+    expect(readFileSync(target, 'utf8')).toBe('original\n');
+  }, 30_000);
 });

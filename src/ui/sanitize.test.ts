@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filterSgr, sanitizeLine, sanitizeText, showControls, TerminalSanitizer, type SanitizeOptions } from './sanitize.ts';
+import { filterSgr, sameColour, sanitizeLine, sanitizeText, showControls, TerminalSanitizer, type SanitizeOptions } from './sanitize.ts';
 import { stringWidth } from './width.ts';
 
 // Property tests: a fixed seed, printed, overridable to replay a failure.
@@ -241,5 +241,23 @@ describe('text that reads differently from its bytes (issue 23)', () => {
     expect(sanitizeText('\x1b[38;2;1;2;3;48;2;1;2;3mhidden', keep)).toBe('hidden');
     expect(sanitizeText('\x1b[32m\x1b[41mshown', keep)).toBe('\x1b[32m\x1b[41mshown\x1b[0m');
     expect(sanitizeText('\x1b[31m\x1b[39;41mshown', keep)).toBe('\x1b[31m\x1b[39;41mshown\x1b[0m');
+  });
+
+  it('black (or near-black) text on black or on the default background is hidden however it is written', () => {
+    const keep = { keepSgr: true };
+    for (const fg of ['30', '90', '38;5;0', '38;2;0;0;0', '38;5;16', '38;5;232']) {
+      expect(sanitizeText(`\x1b[${fg}mhidden`, keep), fg).toBe('hidden');
+      expect(sanitizeText(`\x1b[${fg};40mhidden`, keep), fg).toBe('hidden');
+      expect(sanitizeText(`\x1b[40m\x1b[${fg}mhidden`, keep), fg).toBe('\x1b[40mhidden\x1b[0m');
+    }
+    // rgb and indexed spellings of one colour are one colour.
+    expect(sanitizeText('\x1b[31;48;2;170;0;0mhidden', keep)).toBe('hidden');
+    expect(sanitizeText('\x1b[38;5;196;48;2;255;0;0mhidden', keep)).toBe('hidden');
+    expect(sameColour('i1', 'rgb(170,0,0)')).toBe(true);
+    expect(sameColour('i21', 'rgb(0,0,255)')).toBe(true);
+    // Visible pairs stay.
+    expect(sanitizeText('\x1b[34mshown', keep)).toBe('\x1b[34mshown\x1b[0m');
+    expect(sanitizeText('\x1b[30;47mshown', keep)).toBe('\x1b[30;47mshown\x1b[0m');
+    expect(sameColour(undefined, 'i0')).toBe(false);
   });
 });

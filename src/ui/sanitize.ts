@@ -88,6 +88,45 @@ export function sgrColours(sequences: readonly string[]): { fg?: string; bg?: st
   return { fg, bg };
 }
 
+/** The 16 basic colours as VGA draws them (the common ground of terminal palettes). */
+const BASIC_RGB: readonly (readonly [number, number, number])[] = [
+  [0, 0, 0], [170, 0, 0], [0, 170, 0], [170, 85, 0], [0, 0, 170], [170, 0, 170], [0, 170, 170], [170, 170, 170],
+  [85, 85, 85], [255, 85, 85], [85, 255, 85], [255, 255, 85], [85, 85, 255], [255, 85, 255], [85, 255, 255], [255, 255, 255],
+];
+const CUBE_LEVELS = [0, 95, 135, 175, 215, 255] as const;
+
+/** A colour of sgrColours as r,g,b: the basic 16, the 6×6×6 cube and the grey ramp of the 256. */
+export function colourRgb(colour: string): [number, number, number] | undefined {
+  const rgb = /^rgb\((\d+),(\d+),(\d+)\)$/.exec(colour);
+  if (rgb) return [Number(rgb[1]), Number(rgb[2]), Number(rgb[3])];
+  const n = Number(/^i(\d+)$/.exec(colour)?.[1] ?? NaN);
+  if (!Number.isInteger(n) || n < 0 || n > 255) return undefined;
+  if (n < 16) return [...(BASIC_RGB[n] ?? [0, 0, 0])] as [number, number, number];
+  if (n < 232) {
+    const c = n - 16;
+    return [CUBE_LEVELS[Math.floor(c / 36)] ?? 0, CUBE_LEVELS[Math.floor(c / 6) % 6] ?? 0, CUBE_LEVELS[c % 6] ?? 0];
+  }
+  const grey = 8 + (n - 232) * 10;
+  return [grey, grey, grey];
+}
+
+/** Closer than this on every channel: the person cannot tell text from its background. */
+const HIDDEN_DISTANCE = 85;
+
+/**
+ * Whether text in `fg` on `bg` would be invisible: the same colour however it is written (31 and
+ * 38;5;1 and 38;2;170;0;0), or nearly (90 on 40). No background means the terminal's default,
+ * taken as black (most terminals); a default foreground is never judged.
+ */
+export function sameColour(fg: string | undefined, bg: string | undefined): boolean {
+  if (fg === undefined) return false;
+  if (fg === bg) return true;
+  const f = colourRgb(fg);
+  const b = colourRgb(bg ?? 'i0');
+  if (!f || !b) return false;
+  return f.every((v, i) => Math.abs(v - (b[i] ?? 0)) <= HIDDEN_DISTANCE);
+}
+
 export class TerminalSanitizer {
   private state = State.Ground;
   private seq = '';
@@ -276,7 +315,7 @@ export class TerminalSanitizer {
     // Text in the colour of its own background is hidden from the person but not from the
     // model (issue 23): a sequence that would make them equal is not passed on.
     const { fg, bg } = sgrColours([...this.active, seq]);
-    if (fg !== undefined && fg === bg) return;
+    if (sameColour(fg, bg)) return;
     this.active.push(seq);
     if (this.active.length > 16) this.active.shift();
     if (!this.reapply) this.out.push(seq);

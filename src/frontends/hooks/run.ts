@@ -10,6 +10,7 @@ import { nodeChildProcess } from '../../lib/builtins.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 import { preview } from '../../lib/text.ts';
 import { commandEnvironment, redactSecrets } from '../../sandbox/env.ts';
+import { blankInheritedDescriptors } from '../../tools/inherited-fds.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import type { HookCommand } from './config.ts';
 
@@ -62,7 +63,7 @@ export function runHookCommand(argv: string[], opts: { cwd: string; env: NodeJS.
     let timedOut = false;
     let child: ChildProcess;
     try {
-      child = nodeChildProcess().spawn(argv[0] ?? '/bin/sh', argv.slice(1), { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      child = nodeChildProcess().spawn(argv[0] ?? '/bin/sh', argv.slice(1), { cwd: opts.cwd, env: opts.env, stdio: blankInheritedDescriptors(['pipe', 'pipe', 'pipe']), detached: true });
     } catch (e) {
       resolve({ exitCode: null, stdout: '', stderr: '', timedOut: false, error: errorMessage(e) });
       return;

@@ -63,16 +63,26 @@ const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session'; c
   { label: 'New session — back the state up, clear it, start fresh', choice: 'new-session', confirm: 'Start a new session? These calls are abandoned (the state is kept in a backup file).' },
 ];
 
+/** The pending-call menu's first line: the interrupted turn's message, sanitized (the model may have echoed anything into it). */
+export function pendingHeaderText(lastUserMessage: string | null | undefined): string {
+  return `The previous session stopped in the middle of a turn ("${sanitizeLine(preview(lastUserMessage ?? ''))}"). Its tool calls:`;
+}
+
+/** One call's line in that list: its command, which the model wrote, sanitized. */
+export function pendingCallText(title: string): string {
+  return `$ ${sanitizeLine(title)}`;
+}
+
 /** At start: the tool calls of a turn that never finished. Returns what the continuation did, if any. */
 export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner): Promise<TurnOutcome | undefined> {
   const state = ctx.session.state;
   if (!needsPendingDecision(state)) return undefined;
   const t = ctx.theme;
-  say(ctx, t.yellow(`The previous session stopped in the middle of a turn ("${sanitizeLine(preview(state.last_user_message ?? ''))}"). Its tool calls:`));
+  say(ctx, t.yellow(pendingHeaderText(state.last_user_message)));
   const warnings = new Set<string>();
   for (const c of state.pending_tool_calls) {
     const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
-    say(ctx, `  ${t.cyan(`$ ${sanitizeLine(callTitle(ctx, c))}`)}  ${status}`);
+    say(ctx, `  ${t.cyan(pendingCallText(callTitle(ctx, c)))}  ${status}`);
     const resolved = ctx.engine.deps.registry.resolve(callItemOf(c));
     if (c.status !== 'completed' && resolved.ok && resolved.tool.retryWarning) warnings.add(resolved.tool.retryWarning);
   }

@@ -10,6 +10,8 @@ import { closeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { nodeChildProcess } from '../../lib/builtins.ts';
+import { descriptorsWithoutCloexec } from '../../lib/descriptors.ts';
+import { isExecutableFile } from '../../lib/fsutil.ts';
 import { blankInheritedDescriptors } from '../inherited-fds.ts';
 import { SUPERVISOR_SCRIPT } from '../supervisor.ts';
 import { takeOutputPipe } from './pipes.ts';
@@ -162,6 +164,24 @@ function loadPty(): Promise<PtyModule> {
   return ptyModule;
 }
 
+const BASH_PATHS = ['/bin/bash', '/usr/bin/bash'];
+
+/**
+ * What node-pty starts: the supervisor's /bin/sh, or — while descriptors without close-on-exec
+ * are open in agentx (another tty session's PTY master, lib/descriptors.ts) — bash first, to close
+ * them: node-pty forks with everything such open, and sh (dash) cannot name a descriptor above 9.
+ * `--posix`: bash then reads no BASH_ENV file before the sandbox. No bash: the session is refused
+ * rather than started holding another session's terminal.
+ */
+function ptyLaunch(shArgs: string[]): [string, string[]] {
+  const leaking = descriptorsWithoutCloexec();
+  if (leaking.length === 0) return ['/bin/sh', shArgs];
+  const bash = BASH_PATHS.find((p) => isExecutableFile(p));
+  if (bash === undefined) throw new Error('a tty session cannot start while another one is running without bash (to keep the other session\'s terminal from this one); use tty: false');
+  const close = `exec ${leaking.map((fd) => `${fd}>&-`).join(' ')}; exec /bin/sh "$@"`;
+  return [bash, ['--posix', '-c', close, 'agentx-pty', ...shArgs]];
+}
+
 async function spawnPty(s: ExecSpawn): Promise<ExecProcess> {
   let pty: PtyModule;
   try {
@@ -170,7 +190,8 @@ async function spawnPty(s: ExecSpawn): Promise<ExecProcess> {
     ptyModule = undefined;
     throw new Error(`tty: true needs the @lydell/node-pty package, which could not be loaded (${err instanceof Error ? err.message : String(err)}); use tty: false`);
   }
-  const term = pty.spawn('/bin/sh', supervisorArgs(s), {
+  const [file, args] = ptyLaunch(supervisorArgs(s));
+  const term = pty.spawn(file, args, {
     name: s.env.TERM !== undefined && s.env.TERM !== 'dumb' ? s.env.TERM : 'xterm-256color',
     cols: 120, rows: 40, cwd: s.cwd, env: s.env,
   });
