@@ -16,6 +16,10 @@ const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 /** A refusal: the path is not (or no longer) a plain directory chain inside the workspace. */
 export class UnsafePathError extends Error {
   override name = 'UnsafePathError';
+  /** `not_dir`: a component is a plain file (a reader may treat the path as missing); else a refusal. */
+  constructor(message: string, readonly reason: 'symlink' | 'not_dir' | 'name' | 'changed' = 'name') {
+    super(message);
+  }
 }
 
 function errno(err: unknown): string | undefined {
@@ -90,10 +94,10 @@ export class OpenDir {
     try {
       now = fs.lstatSync(this.abs);
     } catch {
-      throw new UnsafePathError(`${this.rel || '.'} changed while being written; refused`);
+      throw new UnsafePathError(`${this.rel || '.'} changed while being written; refused`, 'changed');
     }
     if (!now.isDirectory() || now.dev !== held.dev || now.ino !== held.ino) {
-      throw new UnsafePathError(`${this.rel || '.'} changed while being written; refused`);
+      throw new UnsafePathError(`${this.rel || '.'} changed while being written; refused`, 'changed');
     }
   }
 
@@ -109,9 +113,9 @@ export class OpenDir {
           const code = errno(err);
           // With O_DIRECTORY|O_NOFOLLOW Linux reports a symlink as ENOTDIR, others as ELOOP.
           if (code === 'ELOOP' || (code === 'ENOTDIR' && isSymlink(p))) {
-            throw new UnsafePathError(`${rel} is a symbolic link; refused to write through it`);
+            throw new UnsafePathError(`${rel} is a symbolic link; refused to go through it`, 'symlink');
           }
-          if (code === 'ENOTDIR') throw new UnsafePathError(`${rel} is not a directory`);
+          if (code === 'ENOTDIR') throw new UnsafePathError(`${rel} is not a directory`, 'not_dir');
           throw err;
         }
       });

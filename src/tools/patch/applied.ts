@@ -38,21 +38,22 @@ class Views {
     private readonly maxBytes: number,
   ) {}
 
-  async abs(path: string): Promise<string> {
-    return (await resolvePatchPath(this.roots, path)).abs;
+  /** The workspace-relative path (resolved and checked): the key of its view. */
+  async rel(path: string): Promise<string> {
+    return (await resolvePatchPath(this.roots, path)).display;
   }
 
-  async get(abs: string): Promise<View> {
-    const known = this.views.get(abs);
+  get(rel: string): View {
+    const known = this.views.get(rel);
     if (known) return known;
-    const disk = await readDiskFile(abs, this.maxBytes);
+    const disk = readDiskFile(this.roots.real, rel, this.maxBytes);
     const view: View = disk.kind === 'missing' ? disk : disk.kind === 'file' && disk.text !== null ? { kind: 'text', text: disk.text } : { kind: 'unreadable' };
-    this.views.set(abs, view);
+    this.views.set(rel, view);
     return view;
   }
 
-  set(abs: string, view: View): void {
-    this.views.set(abs, view);
+  set(rel: string, view: View): void {
+    this.views.set(rel, view);
   }
 }
 
@@ -68,28 +69,28 @@ export function preImage(text: string, op: Extract<FileOperation, { type: 'updat
 
 /** Undoes one operation on the views; returns whether its effect was present. */
 async function undo(views: Views, op: FileOperation): Promise<boolean> {
-  const abs = await views.abs(op.path);
+  const rel = await views.rel(op.path);
   if (op.type === 'add') {
-    const now = await views.get(abs);
-    views.set(abs, { kind: 'any' });
+    const now = views.get(rel);
+    views.set(rel, { kind: 'any' });
     return now.kind === 'any' || (now.kind === 'text' && now.text === addedFileText(op.lines));
   }
   if (op.type === 'delete') {
-    const now = await views.get(abs);
-    views.set(abs, { kind: 'any' });
+    const now = views.get(rel);
+    views.set(rel, { kind: 'any' });
     return now.kind === 'any' || now.kind === 'missing';
   }
-  const target = op.moveTo === null ? abs : await views.abs(op.moveTo);
-  const moved = target !== abs;
-  const result = await views.get(target);
-  const source = moved ? await views.get(abs) : result;
+  const target = op.moveTo === null ? rel : await views.rel(op.moveTo);
+  const moved = target !== rel;
+  const result = views.get(target);
+  const source = moved ? views.get(rel) : result;
   if (moved) views.set(target, { kind: 'any' });
   if (result.kind === 'any') {
-    views.set(abs, { kind: 'any' });
+    views.set(rel, { kind: 'any' });
     return !moved || source.kind === 'missing' || source.kind === 'any';
   }
   const before = result.kind === 'text' ? preImage(result.text, op, op.path) : null;
-  views.set(abs, before === null ? { kind: 'any' } : { kind: 'text', text: before });
+  views.set(rel, before === null ? { kind: 'any' } : { kind: 'text', text: before });
   return before !== null && (!moved || source.kind === 'missing' || source.kind === 'any');
 }
 

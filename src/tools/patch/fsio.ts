@@ -1,5 +1,7 @@
 // Disk access for patches: reading a file as text (refusing binary and oversized files).
-import { readFile, stat } from 'node:fs/promises';
+import * as fs from 'node:fs';
+import { openParent, UnsafePathError } from '../../lib/dir-walk.ts';
+import { PatchError } from './types.ts';
 
 /** Files above this size are neither patched nor shown (10 MiB). */
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -39,22 +41,58 @@ export function decodeText(bytes: Buffer): string | null {
   }
 }
 
-export async function readDiskFile(abs: string, maxBytes: number): Promise<DiskFile> {
-  let info;
-  try {
-    info = await stat(abs);
-  } catch (err) {
-    if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return { kind: 'missing' };
-    throw err;
-  }
+const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
+/** What an opened descriptor holds: a regular file's bytes (up to the cap), else its kind. */
+function readOpened(fd: number, maxBytes: number): DiskFile {
+  const info = fs.fstatSync(fd);
   if (info.isDirectory()) return { kind: 'dir' };
   if (!info.isFile()) return { kind: 'other' };
   const mode = info.mode & 0o7777;
   if (info.size > maxBytes) return { kind: 'file', mode, size: info.size, bytes: null, text: null, unreadable: 'too_large' };
-  const bytes = await readFile(abs);
+  const bytes = fs.readFileSync(fd);
   if (bytes.length > maxBytes) return { kind: 'file', mode, size: bytes.length, bytes: null, text: null, unreadable: 'too_large' };
   const text = decodeText(bytes);
   return { kind: 'file', mode, size: bytes.length, bytes, text, unreadable: text === null ? 'binary' : null };
+}
+
+/**
+ * Reads workspace-relative `rel` (a path resolvePatchPath checked, so it names no link) through
+ * its parent directories opened from `root` without following links (lib/dir-walk.ts), and the
+ * file itself with O_NOFOLLOW|O_NONBLOCK: a directory flipped to a symlink after the check is
+ * refused instead of read through, and a FIFO cannot block. The kind comes from fstat of what was
+ * opened, never from a separate stat of the path.
+ */
+export function readDiskFile(root: string, rel: string, maxBytes: number): DiskFile {
+  let opened;
+  try {
+    opened = openParent(root, rel, false);
+  } catch (err) {
+    if (errno(err) === 'ENOENT' || (err instanceof UnsafePathError && err.reason === 'not_dir')) return { kind: 'missing' };
+    if (err instanceof UnsafePathError) throw new PatchError('path', `cannot read ${rel}: ${err.message}`);
+    throw err;
+  }
+  const { dir, name } = opened;
+  try {
+    let fd: number;
+    try {
+      fd = dir.at(name, (p) => fs.openSync(p, READ_FLAGS));
+    } catch (err) {
+      const code = errno(err);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+      if (code === 'ELOOP') throw new PatchError('path', `cannot read ${rel}: it became a symbolic link while the patch was read; refused`);
+      // A FIFO or socket opened for reading can refuse (ENXIO): not a regular file either way.
+      if (code === 'ENXIO') return { kind: 'other' };
+      throw err;
+    }
+    try {
+      return readOpened(fd, maxBytes);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } finally {
+    dir.close();
+  }
 }
 
 // Writing is in run.ts through lib/dir-walk.ts: relative to parent directories opened without

@@ -78,7 +78,7 @@ class Overlay {
   private load(path: string): Promise<{ resolved: ResolvedPath; disk: DiskFile }> {
     let load = this.loading.get(path);
     if (!load) {
-      load = resolvePatchPath(this.roots, path).then(async (resolved) => ({ resolved, disk: await readDiskFile(resolved.abs, this.opts.maxBytes) }));
+      load = resolvePatchPath(this.roots, path).then((resolved) => ({ resolved, disk: readDiskFile(this.roots.real, resolved.display, this.opts.maxBytes) }));
       load.catch(() => undefined); // handled when awaited in get()
       this.loading.set(path, load);
     }
