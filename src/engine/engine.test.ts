@@ -210,6 +210,22 @@ describe('pending calls of a dead session', () => {
 });
 
 describe('rollback and clear', () => {
+  it('after a rollback (and its undo) the environment context is sent again: the chain no longer has the later one', async () => {
+    const h = harness([{ text: 'a1' }, { text: 'a2' }, { text: 'a3' }, { text: 'a4' }], []);
+    let cwd = '/work/a';
+    h.deps.environment = () => ({ cwd, shell: '/bin/sh', os: 'Linux', date: '2026-12-05', model: 'm', sandbox: 'workspace-write', writableRoots: [], network: false, approval: 'never', planMode: false });
+    const engine = new Engine(h.deps);
+    await engine.message('q1', [], signal());
+    cwd = '/work/b';
+    await engine.message('q2', [], signal());
+    await engine.rollback(2);
+    await engine.message('q3', [], signal());
+    expect(JSON.stringify(h.client.requests[2]?.input)).toContain('<cwd>/work/b</cwd>');
+    await engine.rollbackUndo();
+    await engine.message('q4', [], signal());
+    expect(JSON.stringify(h.client.requests[3]?.input)).toContain('<cwd>/work/b</cwd>');
+  });
+
   it('rollback, undo and clear move the conversation and the published checkpoint', async () => {
     const h = harness([{ text: 'a1' }, { text: 'a2' }], []);
     const engine = new Engine(h.deps);

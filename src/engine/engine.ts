@@ -194,6 +194,7 @@ export class Engine {
       return restored?.result ?? null;
     }
     this.deps.session.update((s) => withFilesUndo(rollbackTo(s, index), restored?.undo ?? null));
+    this.environment.forget();
     this.deps.session.publishCheckpoint('rollback');
     return restored?.result ?? null;
   }
@@ -202,6 +203,7 @@ export class Engine {
   async rollbackUndo(files?: RestorePlan): Promise<RestoreResult | null> {
     const restored = files ? await this.restoreFiles(files) : null;
     this.deps.session.update((s) => withFilesUndo(undoRollback(s), restored?.undo ?? null));
+    this.environment.forget();
     this.deps.session.publishCheckpoint('rollback');
     return restored?.result ?? null;
   }

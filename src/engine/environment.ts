@@ -69,4 +69,9 @@ export class EnvironmentAnnouncer {
     this.sent = { text, chainMark };
     return text;
   }
+
+  /** The chain moved back (rollback, its undo): what was sent later is not in it, so send again. */
+  forget(): void {
+    this.sent = undefined;
+  }
 }

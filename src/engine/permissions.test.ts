@@ -11,7 +11,7 @@ import { QuestionChannel, type PersonQuestion } from './questions.ts';
 
 const signal = new AbortController().signal;
 
-function setup(mode: 'untrusted' | 'on-request' | 'never', answers: Answer[]) {
+function setup(mode: 'untrusted' | 'on-request' | 'never', answers: Answer[], unsandboxed = false) {
   const rulesPath = join(mkdtempSync(join(tmpdir(), 'agentx-perm-')), 'agentx', 'rules.json');
   const events: AgentEvent[] = [];
   const asked: PersonQuestion[] = [];
@@ -19,7 +19,7 @@ function setup(mode: 'untrusted' | 'on-request' | 'never', answers: Answer[]) {
     asked.push(q);
     return Promise.resolve({ answer: answers.shift() ?? { kind: 'no' }, decidedBy: 'person' });
   });
-  const permissions = new Permissions({ mode, rules: [], unsandboxed: false, planMode: false, userRulesPath: rulesPath });
+  const permissions = new Permissions({ mode, rules: [], unsandboxed, planMode: false, userRulesPath: rulesPath });
   const authorize = (r: Omit<CallCommandRequest, 'callId' | 'tool'>) => permissions.authorize({ ...r, callId: 'c1', tool: 'shell' }, (q, s) => channel.ask(q, s), signal);
   return { permissions, events, asked, authorize, rulesPath };
 }
@@ -68,5 +68,19 @@ describe('Permissions', () => {
     const p = setup('never', [{ kind: 'once' }]);
     p.permissions.setMode('on-request');
     expect(await p.authorize(escalated('npm install'))).toMatchObject({ run: 'unsandboxed' });
+  });
+
+  it('plan mode under danger-full-access runs commands in the sandbox, refuses escalations, and offers no network', async () => {
+    const plain = { sandboxPermissions: 'use_default' as const, justification: undefined, prefixRule: undefined };
+    const p = setup('on-request', [], true);
+    expect(await p.authorize({ commands: ['touch x'], fields: plain })).toMatchObject({ run: 'unsandboxed' });
+    p.permissions.setPlanMode(true);
+    expect(await p.authorize({ commands: ['touch x'], fields: plain })).toMatchObject({ run: 'sandboxed', decidedBy: 'mode' });
+    const refused = await p.authorize(escalated('touch x'));
+    expect('refused' in refused ? refused.refused : '').toMatch(/plan mode allows only the read-only sandbox/);
+    const u = setup('untrusted', [{ kind: 'once' }], true);
+    u.permissions.setPlanMode(true);
+    expect(await u.authorize({ commands: ['ls'], fields: plain })).toMatchObject({ run: 'sandboxed', decidedBy: 'person' });
+    expect(u.asked[0]?.choices).not.toContain('once-network');
   });
 });

@@ -83,8 +83,21 @@ export class Permissions {
     if (this.settings.planMode && escalating) {
       return { refused: 'The command was not run with more rights: plan mode allows only the read-only sandbox. Plan without it, or say what the person should run.', decidedBy: 'mode' };
     }
+    const authorization = await this.authorizeInMode(request, ask, signal);
+    // Plan mode: whatever the mode, the rules or the person said, the command runs in the sandbox
+    // the plan-mode runner is built with (read-only), never outside it, and without the network.
+    // The session may have started with danger-full-access: that must not carry into plan mode.
+    if (this.settings.planMode && 'run' in authorization && authorization.run !== 'sandboxed') {
+      return { ...authorization, run: 'sandboxed', why: `${authorization.why}; plan mode: read-only sandbox` };
+    }
+    return authorization;
+  }
+
+  private async authorizeInMode(request: CallCommandRequest, ask: AskPerson, signal: AbortSignal): Promise<Authorization> {
+    // In plan mode the session's danger-full-access does not hold: decide as for a sandboxed session.
+    const unsandboxed = this.settings.unsandboxed && !this.settings.planMode;
     const fields: EscalationFields = request.sandboxRefusal !== undefined ? { ...request.fields, sandboxPermissions: 'require_escalated' } : request.fields;
-    const decision = decide({ mode: this.settings.mode, commands: request.commands, fields, rules: this.rulesInForce(), unsandboxed: this.settings.unsandboxed });
+    const decision = decide({ mode: this.settings.mode, commands: request.commands, fields, rules: this.rulesInForce(), unsandboxed });
     if (decision.kind === 'refuse') return { refused: decision.toModel, decidedBy: decision.toModel.includes('denied') ? 'rule' : 'mode' };
     if (decision.kind === 'run') {
       // After a sandbox refusal only a rule (not the mode) may run the command with more rights.
@@ -93,10 +106,10 @@ export class Permissions {
       }
       return { run: decision.scope, why: decision.why, decidedBy: decision.why.includes('rule') ? 'rule' : 'mode' };
     }
-    return this.askPerson(request, decision.question, ask, signal);
+    return this.askPerson(request, decision.question, unsandboxed, ask, signal);
   }
 
-  private async askPerson(request: CallCommandRequest, question: Question, ask: AskPerson, signal: AbortSignal): Promise<Authorization> {
+  private async askPerson(request: CallCommandRequest, question: Question, unsandboxed: boolean, ask: AskPerson, signal: AbortSignal): Promise<Authorization> {
     const offer = question.offerPrefix;
     const kind: QuestionKind = request.sandboxRefusal !== undefined ? 'sandbox_refusal' : 'command';
     const decided = await ask({
@@ -105,9 +118,10 @@ export class Permissions {
       offerPrefix: offer === undefined ? undefined : { prefix: offer, savedAs: ruleJson({ prefix: offer, decision: 'allow' }), file: this.settings.userRulesPath },
       reasons: [...(request.sandboxRefusal !== undefined ? [`the sandbox refused it (${request.sandboxRefusal.kind}): ${request.sandboxRefusal.evidence}`] : []), ...question.reasons],
       ...(request.sandboxRefusal !== undefined ? { refusal: request.sandboxRefusal } : {}),
-      choices: offer === undefined ? COMMAND_CHOICES.filter((c) => c !== 'prefix') : COMMAND_CHOICES,
+      // Plan mode grants no network: the question does not offer it.
+      choices: COMMAND_CHOICES.filter((c) => (c !== 'prefix' || offer !== undefined) && (c !== 'once-network' || !this.settings.planMode)),
     }, signal);
-    const effect = applyAnswer(question, decided.answer, this.settings.unsandboxed);
+    const effect = applyAnswer(question, decided.answer, unsandboxed);
     if (effect.addRule !== null) this.remember(effect.addRule.rule, effect.addRule.remember);
     if (effect.run === null) {
       const told = decided.decidedBy === 'policy' && decided.reason !== undefined ? `The command was not run: ${decided.reason}.` : effect.toModel ?? 'The command was not run.';

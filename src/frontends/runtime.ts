@@ -91,6 +91,7 @@ export function createCommands(r: CommandsInput): CommandRunner {
 /** The tools a session offers, in the order they are offered. */
 export function buildRegistry(r: {
   config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput; savePlan?: (plan: Plan) => void; skills?: readonly SkillEntry[];
+  planMode?: boolean;
 }): ToolRegistry {
   const remote = r.hosted?.remoteMcp ?? [];
   return new ToolRegistry([
@@ -103,7 +104,7 @@ export function buildRegistry(r: {
     ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
-    ...createExecTools({ manager: execManager(), launch: (cmd, cwd, scope) => r.commands.sessionLaunch(cmd, cwd, scope), redact: (t) => r.commands.redact(t) }),
+    ...createExecTools({ manager: execManager(), launch: (cmd, cwd, scope) => r.commands.sessionLaunch(cmd, cwd, scope), redact: (t) => r.commands.redact(t), planMode: r.planMode }),
     createPlanTool({ save: r.savePlan ?? (() => undefined) }),
     ...(r.skills !== undefined && r.skills.length > 0 ? [createSkillTool(r.skills)] : []),
     // Hosted tools: the server runs them; these only offer them and show their items.
@@ -232,7 +233,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const planMode = r.planMode === true;
   const mcp = planMode ? undefined : r.mcp;
   const skills = sessionSkills(home, r.workspaceRoot, r.onNotice);
-  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp, hosted: planMode ? undefined : r.hosted, savePlan, skills });
+  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp, hosted: planMode ? undefined : r.hosted, savePlan, skills, planMode });
   // Written for what this session offers; stable for the session (prompt caching): what changes
   // (directory, date, sandbox) goes in the environment context instead.
   const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, skills, agentsFiles: readAgentsFiles(r.cwd(), home) });

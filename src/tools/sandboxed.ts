@@ -232,7 +232,8 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
         noticeOnce(wrap.refused);
         return { ok: false, error: wrap.refused };
       }
-      return { ok: true, argv: wrap(inner, cwd), env: sandboxedEnvironment(baseEnv, policyNow(scope === 'sandboxed-with-network')?.unixSockets === true) };
+      const policy = policyNow(scope === 'sandboxed-with-network');
+      return { ok: true, argv: wrap(inner, cwd), env: sandboxedEnvironment(baseEnv, policy?.unixSockets === true), readOnly: policy?.mode === 'read-only' };
     },
     redact: (text) => redactSecrets(text, setup.secrets),
   };

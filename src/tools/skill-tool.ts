@@ -2,6 +2,7 @@
 // The file is read here rather than by a command, so a skill is readable whatever the sandbox
 // hides and whichever command tool is offered. Bounded: a skill over 32 KiB is cut, and says so.
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { formatBytes } from '../lib/text.ts';
 import type { FunctionToolDefinition } from '../wire/items.ts';
 import type { ParsedCall, Tool } from './tool.ts';
@@ -57,7 +58,8 @@ export function createSkillTool(skills: readonly SkillEntry[]): Tool<SkillCall> 
       let output: string;
       try {
         const { text } = readSkill(call.skill);
-        output = text;
+        // Where it lives: a skill refers to files next to its SKILL.md by relative paths.
+        output = `Skill "${call.skill.name}" (${call.skill.path}; files it refers to are relative to ${dirname(call.skill.path)}):\n\n${text}`;
       } catch (err) {
         output = `error: the skill file ${call.skill.path} cannot be read (${err instanceof Error ? err.message : String(err)})`;
       }

@@ -89,6 +89,41 @@ describe('plan mode', () => {
     expect(snapshot(box.cwd)).toEqual(before);
   });
 
+  it('/plan under --sandbox danger-full-access: commands run read-only and a session started before plan mode cannot be typed into', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    writeFileSync(join(sb.cwd, 'keep.txt'), 'original\n');
+    const a = suite.start(sb, ['--sandbox', 'danger-full-access']);
+    await prompt(a);
+    // Before plan mode: an interactive shell session (unsandboxed, like every command here).
+    suite.emu.enqueue(
+      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: 'sh', yield_time_ms: 250 }) },
+      { kind: 'text', text: 'Shell started.' },
+    );
+    a.line('start a shell');
+    await a.waitFor('Shell started.');
+    await prompt(a);
+    const session = /session ID (\d+)/.exec(JSON.stringify(toolOutputs(suite.emu.requests.at(-1))))?.[1];
+    expect(session).toBeDefined();
+    a.line('/plan');
+    await a.waitFor('✓ plan mode');
+    const before = snapshot(sb.cwd);
+    suite.emu.enqueue(
+      { kind: 'shell', commands: ['touch x'] },
+      { kind: 'function', name: 'write_stdin', arguments: JSON.stringify({ session_id: Number(session), chars: 'touch y\n', yield_time_ms: 300 }) },
+      { kind: 'text', text: 'Planned.' },
+    );
+    const from = suite.emu.requests.length;
+    a.line('plan it');
+    await a.waitFor('Planned.');
+    expect(snapshot(sb.cwd)).toEqual(before);
+    expect(JSON.stringify(toolOutputs(suite.emu.requests[from + 2]))).toMatch(/nothing was typed into exec session \d+: it was started before plan mode/);
+    await a.waitFor('approve this plan');
+    a.write('n');
+    await prompt(a);
+    a.line('quit');
+    await a.exited;
+  });
+
   it('/plan in the REPL: read-only until approved in the menu, then the work starts with the edit tool; the plan survives a restart', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     // A Notification hook hears that agentx waits for the person (the approval menu).

@@ -231,3 +231,22 @@ describe('exec_command with a PTY', () => {
     expect(piped).toContain('not-a-tty');
   }, 15_000);
 });
+
+describe('write_stdin in plan mode', () => {
+  // The same manager, as in agentx (one per process): the plan-mode pair sees sessions started before.
+  const [planExec, planWrite] = createExecTools({
+    manager, planMode: true,
+    launch: (command) => Promise.resolve({ ok: true, argv: ['/bin/sh', '-c', command], env: process.env, readOnly: true }),
+    redact: (t) => t,
+  }) as [Tool, Tool];
+
+  it('types nothing into a session started outside the read-only sandbox (polling still reads it); a read-only one is typed into', async () => {
+    const before = sessionOf(await call(execTool, { cmd: 'sh', yield_time_ms: 100 }));
+    const refused = await call(planWrite, { session_id: before, chars: `touch ${dir.file('y')}\n`, yield_time_ms: 300 });
+    expect(refused).toMatch(/^error: nothing was typed into exec session \d+: it was started before plan mode/);
+    expect(await call(planWrite, { session_id: before, chars: '' })).toMatch(/Process running with session ID/);
+    expect(existsSync(dir.file('y'))).toBe(false);
+    const planned = sessionOf(await call(planExec, { cmd: 'cat', yield_time_ms: 100 }));
+    expect(await call(planWrite, { session_id: planned, chars: 'echoed\n', yield_time_ms: 300 })).toContain('echoed');
+  });
+});

@@ -15,7 +15,7 @@ import type { ExecManager } from './manager.ts';
 import type { ExecSession } from './session.ts';
 
 /** How a model command is to be started: the same sandbox, environment and filter as the shell tool's (tools/sandboxed.ts). */
-export type SessionLaunch = { ok: true; argv: string[]; env: NodeJS.ProcessEnv } | { ok: false; error: string };
+export type SessionLaunch = { ok: true; argv: string[]; env: NodeJS.ProcessEnv; readOnly?: boolean } | { ok: false; error: string };
 
 export interface ExecToolOptions {
   manager: ExecManager;
@@ -23,6 +23,12 @@ export interface ExecToolOptions {
   launch: (command: string, cwd: string, scope?: RunScope) => Promise<SessionLaunch>;
   /** The key out of what the model is sent (tools/sandboxed.ts redactSecrets). */
   redact: (text: string) => string;
+  /**
+   * Plan mode: the process manager is shared by every engine of the process, so a session started
+   * before plan mode (with write access, or none of the sandbox) is still there. Typing into it
+   * could change anything: only sessions started in the read-only sandbox may be typed into.
+   */
+  planMode?: boolean;
 }
 
 type ExecCall = ExecCommandCall | WriteStdinCall;
@@ -128,7 +134,7 @@ async function runExec(o: ExecToolOptions, call: ExecCommandCall, ctx: ToolConte
   const startedAt = performance.now();
   const launch = await o.launch(call.cmd, cwd, ctx.scope);
   if (!launch.ok) return errorReply(call, ctx, launch.error);
-  const started = await o.manager.start({ command: call.cmd, argv: launch.argv, cwd, env: launch.env, tty: call.tty });
+  const started = await o.manager.start({ command: call.cmd, argv: launch.argv, cwd, env: launch.env, tty: call.tty, readOnly: launch.readOnly === true });
   if (!started.ok) return errorReply(call, ctx, started.error);
   ctx.progress({ type: 'command_start', callId: call.callId, command: call.cmd });
   return waitAndAnswer(o, call, started.session, ctx, clampYield(call.yieldTimeMs, EXEC_DEFAULT_YIELD_MS), startedAt);
@@ -146,6 +152,11 @@ export function endedEarlierAnswer(id: number, command: string, running: readonl
   return `exec session ${id} (${JSON.stringify(command.slice(0, 200))}) no longer exists: it ended when the agentx process that started it ended (a crash, a kill or an exit; sessions never outlive agentx), and agentx never restarts it. ${list} Start the command again with exec_command if it is still needed.`;
 }
 
+/** Plan mode and a session that could change files: reading it is fine, typing into it is not. */
+export function planModeWriteAnswer(id: number): string {
+  return `nothing was typed into exec session ${id}: it was started before plan mode, outside the read-only sandbox, and plan mode changes nothing. You may read its output (write_stdin with empty chars); start a new session with exec_command for anything else, or make it part of the plan.`;
+}
+
 async function runWrite(o: ExecToolOptions, call: WriteStdinCall, ctx: ToolContext): Promise<ToolResult> {
   const session = o.manager.get(call.sessionId);
   if (!session) {
@@ -155,6 +166,7 @@ async function runWrite(o: ExecToolOptions, call: WriteStdinCall, ctx: ToolConte
   }
   // Ended since the last read: its last output and how it ended, once (then it is forgotten).
   if (session.exit) return waitAndAnswer(o, call, session, ctx, 0, performance.now());
+  if (o.planMode === true && call.chars !== '' && !session.readOnly) return errorReply(call, ctx, planModeWriteAnswer(session.id));
   const startedAt = performance.now();
   ctx.progress({ type: 'command_start', callId: call.callId, command: `[session ${session.id}] ${shownChars(call.chars)}` });
   if (call.chars !== '') session.process?.write(call.chars);

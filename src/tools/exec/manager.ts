@@ -25,6 +25,8 @@ export interface ExecStartSpec {
   cwd: string;
   env: NodeJS.ProcessEnv;
   tty: boolean;
+  /** It runs in the read-only sandbox (plan mode may type into it; see exec-tool.ts). */
+  readOnly?: boolean;
 }
 
 export type StartResult = { ok: true; session: ExecSession } | { ok: false; error: string };
@@ -117,6 +119,7 @@ export class ExecManager {
     const now = this.opts.now ?? Date.now;
     const batch = chunkBatcher((chunk, dropped) => this.emit({ type: 'exec_output', sessionId: id, chunk, droppedBytes: dropped }));
     const session = new ExecSession(id, spec.command, spec.tty, now(), (chunk) => batch.push(chunk));
+    session.readOnly = spec.readOnly === true;
     try {
       session.process = await spawnExecProcess({
         argv: spec.argv, cwd: spec.cwd, env: spec.env, tty: spec.tty, lifeline: this.ensureLifeline().path,

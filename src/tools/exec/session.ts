@@ -48,6 +48,8 @@ export class ExecSession {
   private readonly waiters = new Set<() => void>();
   private stopRequested = false;
   process: ExecProcess | undefined;
+  /** Started in the read-only sandbox: what it is typed cannot change files (plan mode checks it). */
+  readOnly = false;
 
   constructor(
     readonly id: number,

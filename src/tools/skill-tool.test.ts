@@ -1,0 +1,26 @@
+// load_skill over a real skill folder: the model is told where the skill lives, so the files its
+// SKILL.md refers to (next to it) can be found.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSkillTool } from './skill-tool.ts';
+
+let root = '';
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('load_skill', () => {
+  it('answers with the skill text and the directory it lives in', async () => {
+    root = mkdtempSync(join(tmpdir(), 'agentx-skill-'));
+    const dir = join(root, '.agents', 'skills', 'release');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'SKILL.md'), '---\nname: release\ndescription: cut a release\n---\nRun scripts/bump.sh first.\n');
+    const tool = createSkillTool([{ name: 'release', description: 'cut a release', path: join(dir, 'SKILL.md') }]);
+    const parsed = tool.parse({ type: 'function_call', call_id: 'c1', name: 'load_skill', arguments: JSON.stringify({ name: 'release' }) });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const r = await tool.run(parsed.call, { cwd: root, workspaceRoot: root, signal: new AbortController().signal, retry: false, progress: () => undefined });
+    const output = r.output.type === 'function_call_output' && typeof r.output.output === 'string' ? r.output.output : '';
+    expect(output).toContain(`relative to ${dir}`);
+    expect(output).toContain('Run scripts/bump.sh first.');
+  });
+});
