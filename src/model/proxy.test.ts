@@ -12,9 +12,9 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
 import { classifyFailure } from './errors.ts';
-import { nodeFetch } from './node-fetch.ts';
+import { createNodeFetch } from './node-fetch.ts';
 
-const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'AGENTX_CA_FILE'];
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
 
 interface Proxy {
   url: string;
@@ -123,7 +123,7 @@ afterEach(() => {
   }
 });
 
-const client = (baseURL: string): OpenAI => new OpenAI({ apiKey: 'sk-test', baseURL, maxRetries: 0, fetch: nodeFetch });
+const client = (baseURL: string, caFile?: string): OpenAI => new OpenAI({ apiKey: 'sk-test', baseURL, maxRetries: 0, fetch: createNodeFetch({ caFile }) });
 
 async function oneTurn(c: OpenAI): Promise<string> {
   const stream = await c.responses.create({ model: 'gpt-5', input: 'say hi', stream: true });
@@ -137,9 +137,8 @@ describe('proxies and a private CA', () => {
     const proxy = await startProxy();
     try {
       process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://alice:s%3Acret@');
-      process.env.AGENTX_CA_FILE = caFile;
       const before = emu.requests.length;
-      const text = await oneTurn(client(`https://localhost:${tlsPort}/v1`));
+      const text = await oneTurn(client(`https://localhost:${tlsPort}/v1`, caFile));
       expect(text.length).toBeGreaterThan(0);
       expect(proxy.tunnels).toEqual([`localhost:${tlsPort}`]);
       expect(proxy.auth).toEqual([`Basic ${Buffer.from('alice:s:cret').toString('base64')}`]);
@@ -193,8 +192,7 @@ describe('proxies and a private CA', () => {
     const proxy = await startProxy({ refuse: 403 });
     try {
       process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://bob:hunter2@');
-      process.env.AGENTX_CA_FILE = caFile;
-      const refused = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
+      const refused = classifyFailure(await client(`https://localhost:${tlsPort}/v1`, caFile).models.list().catch((e: unknown) => e), 'connection').message;
       expect(refused).toBe(`connection failed: proxy ${proxy.url} refused the tunnel to localhost:${tlsPort} (403 Forbidden)`);
     } finally {
       await proxy.close();
@@ -213,8 +211,7 @@ describe('proxies and a private CA', () => {
     const socks = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
     expect(socks).toBe('connection failed: ALL_PROXY: socks5 proxies are not supported (use an http:// proxy)');
     delete process.env.ALL_PROXY;
-    process.env.AGENTX_CA_FILE = path.join(dir, 'missing.pem');
-    const ca = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
+    const ca = classifyFailure(await client(`https://localhost:${tlsPort}/v1`, path.join(dir, 'missing.pem')).models.list().catch((e: unknown) => e), 'connection').message;
     expect(ca).toBe(`connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT`);
   });
 });
