@@ -13,7 +13,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
 import { proxyFor } from '../lib/proxy-env.ts';
-import { openTunnel, proxyAuthorization } from '../lib/proxy-tunnel.ts';
+import { openTunnel, proxyAuthorization, proxyError } from '../lib/proxy-tunnel.ts';
 import { isRedirect, nextHop, type HopRequest } from './redirect.ts';
 import { LiteHeaders, LiteResponse } from './web-lite.ts';
 
@@ -70,7 +70,8 @@ async function httpsTransport(caFile: string | undefined): Promise<HttpsTranspor
   return t;
 }
 
-type Transport = { request: typeof http.request; options: http.RequestOptions; url: URL };
+/** `viaProxy`: an http target sent to this proxy as an absolute-URI request (its failures name the proxy). */
+type Transport = { request: typeof http.request; options: http.RequestOptions; url: URL; viaProxy?: URL };
 
 /**
  * How one request leaves the process: directly; to an http target through the proxy with an
@@ -92,6 +93,7 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
       request: http.request,
       // The proxy's address without its credentials (those go only in Proxy-Authorization).
       url: new URL(`${proxy.protocol}//${proxy.host}`),
+      viaProxy: proxy,
       options: {
         agent: httpAgent,
         path: viaProxy.href,
@@ -170,15 +172,29 @@ function bodyOf(body: unknown): string | Uint8Array | undefined {
   throw new TypeError('node-fetch: unsupported request body type');
 }
 
+/** Socket errors that mean the connection was never made. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EADDRNOTAVAIL']);
+
 /** One request without redirect handling; resolves with the raw response (headers received). */
 async function send(hop: HopRequest, signal: AbortSignal | undefined, caFile: string | undefined): Promise<http.IncomingMessage> {
-  const { request, options, url } = await transportFor(hop.url, hop.headers, signal, caFile);
+  const { request, options, url, viaProxy } = await transportFor(hop.url, hop.headers, signal, caFile);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: hop.method, headers: hop.headers, ...options, signal }, resolve);
+    const req = request(url, { method: hop.method, headers: hop.headers, ...options, signal }, (res) => {
+      // Through a proxy with an absolute URI, 407 is the proxy's own answer (an origin server
+      // does not send it): the proxy refused us, which says more than an HTTP error would.
+      if (viaProxy !== undefined && res.statusCode === 407) {
+        res.resume();
+        reject(new TypeError('fetch failed', { cause: proxyError(viaProxy, `refused the request to ${hop.url.host} (407${res.statusMessage ? ` ${res.statusMessage}` : ''})`) }));
+        return;
+      }
+      resolve(res);
+    });
     // Like fetch: a transport failure rejects with a TypeError whose cause is the socket error
     // (the SDK turns it into APIConnectionError); an abort rejects with the AbortError itself.
+    // Through a proxy the socket is the proxy's, so the error names it (never its credentials).
     req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(err.name === 'AbortError' ? err : new TypeError('fetch failed', { cause: err }));
+      if (err.name === 'AbortError') reject(err);
+      else reject(new TypeError('fetch failed', { cause: viaProxy === undefined ? err : proxyError(viaProxy, CONNECT_CODES.has(err.code ?? '') ? 'could not be reached' : 'dropped the connection', err) }));
     });
     if (hop.body === undefined) req.end();
     else req.end(hop.body);

@@ -25,7 +25,7 @@ interface Proxy {
 }
 
 /** A minimal forward proxy: CONNECT tunnels and absolute-URI forwarding, recording what it did. */
-async function startProxy(opts: { refuse?: number } = {}): Promise<Proxy> {
+async function startProxy(opts: { refuse?: number; requireAuth?: boolean } = {}): Promise<Proxy> {
   const tunnels: string[] = [];
   const forwarded: string[] = [];
   const auth: (string | undefined)[] = [];
@@ -33,6 +33,11 @@ async function startProxy(opts: { refuse?: number } = {}): Promise<Proxy> {
   const server = http.createServer((req, res) => {
     auth.push(req.headers['proxy-authorization']);
     forwarded.push(req.url ?? '');
+    if (opts.requireAuth === true) {
+      req.resume();
+      res.writeHead(407, 'Proxy Authentication Required', { 'proxy-authenticate': 'Basic realm="corp"' }).end();
+      return;
+    }
     const target = new URL(req.url ?? '');
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
@@ -204,6 +209,24 @@ describe('proxies and a private CA', () => {
     const unreachable = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
     expect(unreachable).toBe(`connection failed: proxy ${deadUrl} could not be reached: ECONNREFUSED`);
     expect(unreachable).not.toContain('hunter2');
+  });
+
+  it('http targets (absolute-URI requests): a dead proxy and a 407 from the proxy give one line naming the proxy', async () => {
+    const dead = await startProxy();
+    const deadUrl = dead.url;
+    await dead.close();
+    process.env.HTTP_PROXY = deadUrl.replace('http://', 'http://bob:hunter2@');
+    const unreachable = classifyFailure(await client(emu.baseUrl).models.list().catch((e: unknown) => e), 'connection').message;
+    expect(unreachable).toBe(`connection failed: proxy ${deadUrl} could not be reached: ECONNREFUSED`);
+    const strict = await startProxy({ requireAuth: true });
+    try {
+      process.env.HTTP_PROXY = strict.url.replace('http://', 'http://bob:hunter2@');
+      const refused = classifyFailure(await client(emu.baseUrl).models.list().catch((e: unknown) => e), 'connection').message;
+      expect(refused).toBe(`connection failed: proxy ${strict.url} refused the request to 127.0.0.1:${emu.port} (407 Proxy Authentication Required)`);
+      expect(strict.forwarded).toEqual([`${emu.baseUrl}/models`]);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('an unsupported proxy scheme and an unreadable CA file are one-line errors', async () => {

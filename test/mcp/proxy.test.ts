@@ -136,4 +136,27 @@ describe('MCP over HTTP through a proxy', () => {
     expect(line).not.toContain('cret');
     expect(JSON.stringify(manager.servers())).not.toContain('cret');
   });
+
+  it('http: a dead proxy and a proxy answering 407 each fail the server in one line naming the proxy', async () => {
+    const dead = await startForwardProxy();
+    const deadUrl = dead.url;
+    await dead.close();
+    process.env.HTTP_PROXY = withCredentials(deadUrl);
+    manager = await start(`http://127.0.0.1:${port}/mcp`);
+    const [unreachable = ''] = manager.startupReport();
+    expect(unreachable).toMatch(new RegExp(`^mcp: server web failed to start: .*proxy ${deadUrl} could not be reached: ECONNREFUSED`));
+    expect(unreachable).not.toContain('cret');
+    await manager.close();
+    const strict = await startForwardProxy({ requireAuth: true });
+    try {
+      process.env.HTTP_PROXY = withCredentials(strict.url);
+      manager = await start(`http://127.0.0.1:${port}/mcp`);
+      const [refused = ''] = manager.startupReport();
+      expect(refused).toMatch(new RegExp(`^mcp: server web failed to start: .*proxy ${strict.url} refused the request to 127\\.0\\.0\\.1:${port} \\(407 Proxy Authentication Required\\)`));
+      expect(refused).not.toContain('\n');
+      expect(refused).not.toContain('cret');
+    } finally {
+      await strict.close();
+    }
+  });
 });
