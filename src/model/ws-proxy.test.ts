@@ -147,6 +147,20 @@ describe('wss through a proxy', () => {
     }
   });
 
+  it('NO_PROXY sends the socket directly: the proxy sees nothing', async () => {
+    const proxy = await startProxy();
+    try {
+      process.env.HTTPS_PROXY = proxy.url;
+      process.env.NO_PROXY = 'example.com, localhost';
+      const before = emu.requests.length;
+      expect(await text(await wsClient(path.join(dir, 'ca.pem')))).toBe('You said: over wss');
+      expect(proxy.tunnels).toEqual([]);
+      expect(emu.requests.slice(before).map((q) => q.transport)).toEqual(['websocket']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a dead proxy is named, its password never', async () => {
     const dead = await startProxy();
     await dead.close();
