@@ -69,8 +69,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cli.command === 'mcp-list') {
-    const [{ listMcpServers }, { mcpFetch }] = await Promise.all([import('./tools/mcp/list.ts'), import('./frontends/mcp-fetch.ts')]);
-    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION, fetch: mcpFetch });
+    const [{ listMcpServers }, { createMcpFetch }, { caFileSetting }] = await Promise.all([import('./tools/mcp/list.ts'), import('./frontends/mcp-fetch.ts'), import('./config/config.ts')]);
+    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION, fetch: createMcpFetch(caFileSetting(process.env)) });
     process.stdout.write(`${list.lines.join('\n')}\n`);
     return list.ok ? 0 : 1;
   }

@@ -119,9 +119,9 @@ export async function runMcpCommand(args: readonly string[], env: NodeJS.Process
   const cmd = parseMcpCommand(args);
   if (cmd.action === 'login' || cmd.action === 'logout') {
     // The SDK, node:http and the proxy-aware fetch load only for these two.
-    const [{ runMcpLogin, runMcpLogout }, { mcpFetch }] = await Promise.all([import('./mcp-login.ts'), import('../frontends/mcp-fetch.ts')]);
+    const [{ runMcpLogin, runMcpLogout }, { createMcpFetch }, { caFileSetting }] = await Promise.all([import('./mcp-login.ts'), import('../frontends/mcp-fetch.ts'), import('../config/config.ts')]);
     const o = { name: cmd.name, env, projectDir, out };
-    return cmd.action === 'login' ? runMcpLogin({ ...o, fetch: mcpFetch }) : runMcpLogout(o);
+    return cmd.action === 'login' ? runMcpLogin({ ...o, fetch: createMcpFetch(caFileSetting(env)) }) : runMcpLogout(o);
   }
   const file = userMcpConfigPath(env);
   const print = (line: string): void => out(sanitizeLine(line));

@@ -47,6 +47,8 @@ export interface Config {
   extraHeaders: Record<string, string>;
   /** AGENTX_TRANSPORT: auto | websocket | http (docs/transport.md). */
   transport: TransportSetting;
+  /** AGENTX_CA_FILE (environment or config file): a PEM file of private CAs, trusted for every https/wss connection. */
+  caFile: string | undefined;
   /** --approval / --confirm, AGENTX_APPROVAL (env or config file); undefined: the front-end's default (docs/permissions.md). */
   approval: ApprovalMode | undefined;
 }
@@ -157,7 +159,7 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
 }
 
 /** Provider, transport and extra headers, each checked now (one line at start for a bad value). */
-function wireSettings(env: NodeJS.ProcessEnv, file: Record<string, string>, baseUrl: string): Pick<Config, 'provider' | 'azureApiVersion' | 'extraHeaders' | 'transport'> {
+function wireSettings(env: NodeJS.ProcessEnv, file: Record<string, string>, baseUrl: string): Pick<Config, 'provider' | 'azureApiVersion' | 'extraHeaders' | 'transport' | 'caFile'> {
   const provider = parseProvider(pick(env.AGENTX_PROVIDER, file.AGENTX_PROVIDER), baseUrl);
   if (typeof provider !== 'string') throw new ConfigError(provider.error);
   const transport = parseTransport(pick(env.AGENTX_TRANSPORT, file.AGENTX_TRANSPORT));
@@ -166,7 +168,18 @@ function wireSettings(env: NodeJS.ProcessEnv, file: Record<string, string>, base
   if ('error' in extraHeaders) throw new ConfigError(extraHeaders.error);
   // An empty AGENTX_AZURE_API_VERSION means "send none", so it is read as set (not via pick).
   const versionRaw = env.AGENTX_AZURE_API_VERSION ?? file.AGENTX_AZURE_API_VERSION;
-  return { provider, transport, extraHeaders: extraHeaders.headers, azureApiVersion: provider === 'azure' ? azureApiVersion(versionRaw, baseUrl) : undefined };
+  return {
+    provider, transport, extraHeaders: extraHeaders.headers, azureApiVersion: provider === 'azure' ? azureApiVersion(versionRaw, baseUrl) : undefined,
+    caFile: caFileSetting(env, file),
+  };
+}
+
+/**
+ * AGENTX_CA_FILE: the environment, else the config file. For commands that resolve no full
+ * configuration (`agentx mcp list|login`), `file` is read here.
+ */
+export function caFileSetting(env: NodeJS.ProcessEnv, file: Record<string, string> = readConfigFile(configPath(env))): string | undefined {
+  return pick(env.AGENTX_CA_FILE, file.AGENTX_CA_FILE);
 }
 
 /** The context window settings, checked now so a bad value is one line at start, not a failure mid-session. */

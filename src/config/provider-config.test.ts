@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from './config.ts';
+import { caFileSetting, resolveConfig } from './config.ts';
 
 function env(extra: NodeJS.ProcessEnv = {}, file = ''): NodeJS.ProcessEnv {
   const path = join(mkdtempSync(join(tmpdir(), 'agentx-config-')), 'config');
@@ -27,6 +27,13 @@ describe('provider and transport settings', () => {
     expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai/v1' }, env()).azureApiVersion).toBeUndefined();
     expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai' }, env({ AGENTX_AZURE_API_VERSION: 'none' })).azureApiVersion).toBeUndefined();
     expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai' }, env({}, 'AGENTX_AZURE_API_VERSION=2024-10-21\n')).azureApiVersion).toBe('2024-10-21');
+  });
+
+  it('reads AGENTX_CA_FILE from the environment, else the config file', () => {
+    expect(resolveConfig({}, env()).caFile).toBeUndefined();
+    expect(resolveConfig({}, env({}, 'AGENTX_CA_FILE=/etc/corp/ca.pem\n')).caFile).toBe('/etc/corp/ca.pem');
+    expect(resolveConfig({}, env({ AGENTX_CA_FILE: '/tmp/mine.pem' }, 'AGENTX_CA_FILE=/etc/corp/ca.pem\n')).caFile).toBe('/tmp/mine.pem');
+    expect(caFileSetting(env({}, 'AGENTX_CA_FILE=/etc/corp/ca.pem\n'))).toBe('/etc/corp/ca.pem');
   });
 
   it('reads AGENTX_HEADERS and AGENTX_TRANSPORT from the environment or the file', () => {

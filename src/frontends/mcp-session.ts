@@ -17,6 +17,8 @@ export interface McpSessionOptions {
   projectDir: string;
   env: NodeJS.ProcessEnv;
   apiKey: string;
+  /** AGENTX_CA_FILE as configured (HTTP servers trust it). */
+  caFile: string | undefined;
   /** Interactive sessions ask before a project file starts programs; undefined never asks. */
   approve?: (pending: PendingApproval) => Promise<boolean>;
   /** One-line notices (problems, skipped entries, servers that failed to start). */
@@ -68,9 +70,9 @@ export async function startMcpSession(given: McpSessionOptions): Promise<McpSess
   const usable = wrapper !== null && 'refused' in wrapper ? specs.filter((spec) => spec.transport !== 'stdio') : specs;
   if (usable.length === 0) return { remote: remote.servers };
   const wrapCommand = typeof wrapper === 'function' ? (argv: string[], server: { cwd: string }): string[] => wrapper(argv, server.cwd) : undefined;
-  const [{ McpManager }, { mcpFetch }] = await Promise.all([import('../tools/mcp/manager.ts'), import('./mcp-fetch.ts')]);
+  const [{ McpManager }, { createMcpFetch }] = await Promise.all([import('../tools/mcp/manager.ts'), import('./mcp-fetch.ts')]);
   const options = {
-    specs: usable, env: o.env, secrets: [o.apiKey], projectDir: o.projectDir, clientVersion: VERSION, wrapCommand, fetch: mcpFetch,
+    specs: usable, env: o.env, secrets: [o.apiKey], projectDir: o.projectDir, clientVersion: VERSION, wrapCommand, fetch: createMcpFetch(o.caFile),
     onEvent: (ev: { type: string; server: string; reason?: string }) => {
       if (ev.type === 'server_failed') o.notice(`mcp: server ${ev.server} failed to start: ${ev.reason ?? 'unknown reason'}`);
     },

@@ -162,7 +162,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     config: { ...config, apiKey }, env, workspaceRoot: cwd,
     onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
   });
-  const { manager: mcp, remote } = cli.plan === true ? { manager: undefined, remote: [] } : await startMcpSession({ projectDir: cwd, env, apiKey, wait: true, notice, commands });
+  const { manager: mcp, remote } = cli.plan === true ? { manager: undefined, remote: [] } : await startMcpSession({ projectDir: cwd, env, apiKey, caFile: config.caFile, wait: true, notice, commands });
   try {
     const deps = await createTurnDeps({
       mcp, commands, planMode: cli.plan === true,

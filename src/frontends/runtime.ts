@@ -219,6 +219,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     provider: r.config.provider,
     azureApiVersion: r.config.azureApiVersion,
     extraHeaders: r.config.extraHeaders,
+    caFile: r.config.caFile,
     transport: r.config.transport,
     websocketSupport: { get: () => capabilities.get().websocket ?? 'unknown', set: (websocket) => capabilities.set({ websocket }) },
     baseUrl: r.config.baseUrl,

@@ -13,7 +13,7 @@ export function proxyAuthorization(proxy: URL): string | undefined {
 }
 
 /** An error whose message names the proxy (and the code a connection failure had). */
-function proxyError(proxy: URL, what: string, cause?: NodeJS.ErrnoException): Error {
+export function proxyError(proxy: URL, what: string, cause?: NodeJS.ErrnoException): Error {
   const code = cause?.code !== undefined ? `: ${cause.code}` : '';
   // No `cause`: the one-line error shows the innermost cause, and this line is the one that names the proxy.
   return new Error(`proxy ${displayProxy(proxy)} ${what}${code}`);

@@ -2,7 +2,7 @@
 // ModelEvent stream and every failure into a classified ModelError. The SDK moves its bytes
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
 import { classifyFailure, CONTEXT_LENGTH_EXCEEDED, contextOverflow, displayUrl, ModelError } from './errors.ts';
-import { nodeFetch } from './node-fetch.ts';
+import { createNodeFetch, nodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
@@ -33,6 +33,8 @@ export interface ClientOptions {
   azureApiVersion?: string;
   /** AGENTX_HEADERS: on every request. Never logged (the debug log gets bodies only). */
   extraHeaders?: Record<string, string>;
+  /** AGENTX_CA_FILE (environment or config file): a private CA trusted on top of Node's default trust. */
+  caFile?: string;
   /** AGENTX_TRANSPORT (default http). */
   transport?: TransportSetting;
   /** What this server is known to do with a WebSocket upgrade, remembered across runs (auto mode). */
@@ -258,7 +260,7 @@ export class ResponsesClient implements ModelClient {
       maxRetries: 0,
       // The SDK's timeout ends when fetch resolves, i.e. it is exactly a time-to-headers limit.
       timeout: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-      fetch: nodeFetch,
+      fetch: opts.caFile === undefined ? nodeFetch : createNodeFetch({ caFile: opts.caFile }),
       // The SDK logs unparsable events to the console; we report them as one classified failure.
       logLevel: 'off',
     });

@@ -13,18 +13,36 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
 import { proxyFor } from '../lib/proxy-env.ts';
-import { openTunnel, proxyAuthorization } from '../lib/proxy-tunnel.ts';
+import { openTunnel, proxyAuthorization, proxyError } from '../lib/proxy-tunnel.ts';
 import { isRedirect, nextHop, type HopRequest } from './redirect.ts';
 import { LiteHeaders, LiteResponse } from './web-lite.ts';
 
 // node:https (and TLS under it) is loaded only for an https URL: a local or proxied http
-// endpoint does not pay for it. One keep-alive agent per scheme per process.
+// endpoint does not pay for it. One keep-alive agent per scheme (and CA file) per process.
 const httpAgent = new http.Agent({ keepAlive: true });
-let httpsModule: { https: typeof https; tls: typeof tls; agent: https.Agent; caFile: string | undefined } | undefined;
+type HttpsTransport = { https: typeof https; tls: typeof tls; agent: https.Agent; ca: string[] | undefined };
+const httpsTransports = new Map<string, HttpsTransport>();
 
 /**
- * A private CA from AGENTX_CA_FILE is trusted on top of the system's roots (NODE_EXTRA_CA_CERTS
- * is read by Node itself at start and needs nothing here). Read once per path.
+ * NODE_EXTRA_CA_CERTS's certificates. Node adds them to its default trust at start, but a `ca`
+ * option replaces that default, so they are read again here. Unreadable: Node has already
+ * warned at start and ignores it; so does this.
+ */
+function nodeExtraCerts(): string[] {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (file === undefined || file === '') return [];
+  try {
+    return [readFileSync(file, 'utf8')];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The trust list when AGENTX_CA_FILE (a setting: environment or config file) names a private CA:
+ * Node's bundled roots, NODE_EXTRA_CA_CERTS's certificates and the file. A `ca` option replaces
+ * Node's default list, so every part of it is named. Undefined: Node's default (bundled roots
+ * plus NODE_EXTRA_CA_CERTS).
  */
 export function extraCa(tlsMod: typeof tls, caFile: string | undefined): string[] | undefined {
   if (caFile === undefined || caFile === '') return undefined;
@@ -37,27 +55,30 @@ export function extraCa(tlsMod: typeof tls, caFile: string | undefined): string[
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new TypeError('fetch failed', { cause: new Error(`AGENTX_CA_FILE ${caFile}: no PEM certificate in it`) });
   }
-  return [...tlsMod.rootCertificates, pem];
+  return [...tlsMod.rootCertificates, ...nodeExtraCerts(), pem];
 }
 
-async function httpsTransport(): Promise<NonNullable<typeof httpsModule>> {
-  const caFile = process.env.AGENTX_CA_FILE;
-  if (httpsModule === undefined || httpsModule.caFile !== caFile) {
+async function httpsTransport(caFile: string | undefined): Promise<HttpsTransport> {
+  const key = caFile ?? '';
+  let t = httpsTransports.get(key);
+  if (t === undefined) {
     const [{ default: mod }, { default: tlsMod }] = await Promise.all([import('node:https'), import('node:tls')]);
     const ca = extraCa(tlsMod, caFile);
-    httpsModule = { https: mod, tls: tlsMod, agent: new mod.Agent({ keepAlive: true, ...(ca ? { ca } : {}) }), caFile };
+    t = { https: mod, tls: tlsMod, agent: new mod.Agent({ keepAlive: true, ...(ca ? { ca } : {}) }), ca };
+    httpsTransports.set(key, t);
   }
-  return httpsModule;
+  return t;
 }
 
-type Transport = { request: typeof http.request; options: http.RequestOptions; url: URL };
+/** `viaProxy`: an http target sent to this proxy as an absolute-URI request (its failures name the proxy). */
+type Transport = { request: typeof http.request; options: http.RequestOptions; url: URL; viaProxy?: URL };
 
 /**
  * How one request leaves the process: directly; to an http target through the proxy with an
  * absolute URI; or to an https target inside a CONNECT tunnel (proxy-tunnel.ts). The proxy
  * environment is read per request, so a changed environment (tests, setup) is honoured.
  */
-async function transportFor(url: URL, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Transport> {
+async function transportFor(url: URL, headers: Record<string, string>, signal: AbortSignal | undefined, caFile: string | undefined): Promise<Transport> {
   let proxy: URL | undefined;
   try {
     proxy = proxyFor(url, process.env);
@@ -72,6 +93,7 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
       request: http.request,
       // The proxy's address without its credentials (those go only in Proxy-Authorization).
       url: new URL(`${proxy.protocol}//${proxy.host}`),
+      viaProxy: proxy,
       options: {
         agent: httpAgent,
         path: viaProxy.href,
@@ -79,9 +101,9 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
       },
     };
   }
-  const t = await httpsTransport();
+  const t = await httpsTransport(caFile);
   if (proxy === undefined) return { request: t.https.request, options: { agent: t.agent }, url };
-  const ca = extraCa(t.tls, t.caFile);
+  const ca = t.ca;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? 443 : Number(url.port);
   // No keep-alive through a tunnel: each request opens its own (a proxy may drop idle tunnels).
@@ -150,22 +172,51 @@ function bodyOf(body: unknown): string | Uint8Array | undefined {
   throw new TypeError('node-fetch: unsupported request body type');
 }
 
+/** Socket errors that mean the connection was never made. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EADDRNOTAVAIL']);
+
 /** One request without redirect handling; resolves with the raw response (headers received). */
-async function send(hop: HopRequest, signal: AbortSignal | undefined): Promise<http.IncomingMessage> {
-  const { request, options, url } = await transportFor(hop.url, hop.headers, signal);
+async function send(hop: HopRequest, signal: AbortSignal | undefined, caFile: string | undefined): Promise<http.IncomingMessage> {
+  const { request, options, url, viaProxy } = await transportFor(hop.url, hop.headers, signal, caFile);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: hop.method, headers: hop.headers, ...options, signal }, resolve);
+    const req = request(url, { method: hop.method, headers: hop.headers, ...options, signal }, (res) => {
+      // Through a proxy with an absolute URI, 407 is the proxy's own answer (an origin server
+      // does not send it): the proxy refused us, which says more than an HTTP error would.
+      if (viaProxy !== undefined && res.statusCode === 407) {
+        res.resume();
+        reject(new TypeError('fetch failed', { cause: proxyError(viaProxy, `refused the request to ${hop.url.host} (407${res.statusMessage ? ` ${res.statusMessage}` : ''})`) }));
+        return;
+      }
+      resolve(res);
+    });
     // Like fetch: a transport failure rejects with a TypeError whose cause is the socket error
     // (the SDK turns it into APIConnectionError); an abort rejects with the AbortError itself.
+    // Through a proxy the socket is the proxy's, so the error names it (never its credentials).
     req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(err.name === 'AbortError' ? err : new TypeError('fetch failed', { cause: err }));
+      if (err.name === 'AbortError') reject(err);
+      else reject(new TypeError('fetch failed', { cause: viaProxy === undefined ? err : proxyError(viaProxy, CONNECT_CODES.has(err.code ?? '') ? 'could not be reached' : 'dropped the connection', err) }));
     });
     if (hop.body === undefined) req.end();
     else req.end(hop.body);
   });
 }
 
-export async function nodeFetch(input: string | URL | Request, init: FetchInit = {}): Promise<Response> {
+export interface NodeFetchOptions {
+  /** AGENTX_CA_FILE as configured (environment or config file): a private CA trusted for https. */
+  caFile?: string;
+}
+
+export type NodeFetch = (input: string | URL | Request, init?: FetchInit) => Promise<Response>;
+
+/** A fetch over node:http(s) with the given settings (the proxy comes from the environment per request). */
+export function createNodeFetch(opts: NodeFetchOptions = {}): NodeFetch {
+  return (input, init) => fetchOnce(input, init ?? {}, opts.caFile);
+}
+
+/** A fetch with no private CA (Node's default trust). */
+export const nodeFetch: NodeFetch = createNodeFetch();
+
+async function fetchOnce(input: string | URL | Request, init: FetchInit, caFile: string | undefined): Promise<Response> {
   let hop: HopRequest = {
     url: new URL(typeof input === 'string' || input instanceof URL ? input : input.url),
     method: (init.method ?? 'GET').toUpperCase(),
@@ -176,7 +227,7 @@ export async function nodeFetch(input: string | URL | Request, init: FetchInit =
   // Redirects are followed here, as fetch would (redirect.ts: at most 5, credentials never
   // sent to another origin); the SDK only ever sees the final answer.
   for (let hops = 0; ; hops++) {
-    const res = await send(hop, signal);
+    const res = await send(hop, signal, caFile);
     const status = res.statusCode ?? 0;
     if (isRedirect(status)) {
       const location = res.headers.location;

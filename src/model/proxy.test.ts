@@ -12,9 +12,9 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
 import { classifyFailure } from './errors.ts';
-import { nodeFetch } from './node-fetch.ts';
+import { createNodeFetch } from './node-fetch.ts';
 
-const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'AGENTX_CA_FILE'];
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
 
 interface Proxy {
   url: string;
@@ -25,7 +25,7 @@ interface Proxy {
 }
 
 /** A minimal forward proxy: CONNECT tunnels and absolute-URI forwarding, recording what it did. */
-async function startProxy(opts: { refuse?: number } = {}): Promise<Proxy> {
+async function startProxy(opts: { refuse?: number; requireAuth?: boolean } = {}): Promise<Proxy> {
   const tunnels: string[] = [];
   const forwarded: string[] = [];
   const auth: (string | undefined)[] = [];
@@ -33,6 +33,11 @@ async function startProxy(opts: { refuse?: number } = {}): Promise<Proxy> {
   const server = http.createServer((req, res) => {
     auth.push(req.headers['proxy-authorization']);
     forwarded.push(req.url ?? '');
+    if (opts.requireAuth === true) {
+      req.resume();
+      res.writeHead(407, 'Proxy Authentication Required', { 'proxy-authenticate': 'Basic realm="corp"' }).end();
+      return;
+    }
     const target = new URL(req.url ?? '');
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
@@ -123,7 +128,7 @@ afterEach(() => {
   }
 });
 
-const client = (baseURL: string): OpenAI => new OpenAI({ apiKey: 'sk-test', baseURL, maxRetries: 0, fetch: nodeFetch });
+const client = (baseURL: string, caFile?: string): OpenAI => new OpenAI({ apiKey: 'sk-test', baseURL, maxRetries: 0, fetch: createNodeFetch({ caFile }) });
 
 async function oneTurn(c: OpenAI): Promise<string> {
   const stream = await c.responses.create({ model: 'gpt-5', input: 'say hi', stream: true });
@@ -137,9 +142,8 @@ describe('proxies and a private CA', () => {
     const proxy = await startProxy();
     try {
       process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://alice:s%3Acret@');
-      process.env.AGENTX_CA_FILE = caFile;
       const before = emu.requests.length;
-      const text = await oneTurn(client(`https://localhost:${tlsPort}/v1`));
+      const text = await oneTurn(client(`https://localhost:${tlsPort}/v1`, caFile));
       expect(text.length).toBeGreaterThan(0);
       expect(proxy.tunnels).toEqual([`localhost:${tlsPort}`]);
       expect(proxy.auth).toEqual([`Basic ${Buffer.from('alice:s:cret').toString('base64')}`]);
@@ -193,8 +197,7 @@ describe('proxies and a private CA', () => {
     const proxy = await startProxy({ refuse: 403 });
     try {
       process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://bob:hunter2@');
-      process.env.AGENTX_CA_FILE = caFile;
-      const refused = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
+      const refused = classifyFailure(await client(`https://localhost:${tlsPort}/v1`, caFile).models.list().catch((e: unknown) => e), 'connection').message;
       expect(refused).toBe(`connection failed: proxy ${proxy.url} refused the tunnel to localhost:${tlsPort} (403 Forbidden)`);
     } finally {
       await proxy.close();
@@ -208,13 +211,30 @@ describe('proxies and a private CA', () => {
     expect(unreachable).not.toContain('hunter2');
   });
 
+  it('http targets (absolute-URI requests): a dead proxy and a 407 from the proxy give one line naming the proxy', async () => {
+    const dead = await startProxy();
+    const deadUrl = dead.url;
+    await dead.close();
+    process.env.HTTP_PROXY = deadUrl.replace('http://', 'http://bob:hunter2@');
+    const unreachable = classifyFailure(await client(emu.baseUrl).models.list().catch((e: unknown) => e), 'connection').message;
+    expect(unreachable).toBe(`connection failed: proxy ${deadUrl} could not be reached: ECONNREFUSED`);
+    const strict = await startProxy({ requireAuth: true });
+    try {
+      process.env.HTTP_PROXY = strict.url.replace('http://', 'http://bob:hunter2@');
+      const refused = classifyFailure(await client(emu.baseUrl).models.list().catch((e: unknown) => e), 'connection').message;
+      expect(refused).toBe(`connection failed: proxy ${strict.url} refused the request to 127.0.0.1:${emu.port} (407 Proxy Authentication Required)`);
+      expect(strict.forwarded).toEqual([`${emu.baseUrl}/models`]);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('an unsupported proxy scheme and an unreadable CA file are one-line errors', async () => {
     process.env.ALL_PROXY = 'socks5://127.0.0.1:1080';
     const socks = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
     expect(socks).toBe('connection failed: ALL_PROXY: socks5 proxies are not supported (use an http:// proxy)');
     delete process.env.ALL_PROXY;
-    process.env.AGENTX_CA_FILE = path.join(dir, 'missing.pem');
-    const ca = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
+    const ca = classifyFailure(await client(`https://localhost:${tlsPort}/v1`, path.join(dir, 'missing.pem')).models.list().catch((e: unknown) => e), 'connection').message;
     expect(ca).toBe(`connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT`);
   });
 });

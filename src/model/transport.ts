@@ -30,6 +30,8 @@ export interface SocketTransportOptions {
   organization?: string;
   project?: string;
   extraHeaders?: Record<string, string>;
+  /** AGENTX_CA_FILE as configured. */
+  caFile?: string;
   transport?: TransportSetting;
   websocketSupport?: { get(): WebSocketSupport; set(s: 'yes' | 'no'): void };
   query: Record<string, string>;
@@ -67,7 +69,7 @@ export function socketTransport(opts: SocketTransportOptions): (request: ModelRe
     const { createResponsesSocket, UpgradeRefused } = await import('./ws-transport.ts');
     socket ??= createResponsesSocket({
       baseUrl: opts.baseUrl, query: opts.query, headers: handshakeHeaders(opts), endpoint: opts.endpoint,
-      handshakeTimeoutMs: opts.handshakeTimeoutMs, apiError: opts.apiError,
+      handshakeTimeoutMs: opts.handshakeTimeoutMs, apiError: opts.apiError, caFile: opts.caFile,
     });
     const it = socket.events(request, signal);
     let first: IteratorResult<unknown>;

@@ -14,7 +14,7 @@ import { runCli, sandbox } from '../../test/e2e/harness.ts';
 import { createOpenAIClient } from './client.ts';
 import type { ModelClient, ModelRequest } from './types.ts';
 
-const VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'AGENTX_CA_FILE'];
+const VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
 
 let dir = '';
 let emu: Emulator;
@@ -103,16 +103,15 @@ async function text(client: ModelClient): Promise<string> {
   throw new Error('no completed response');
 }
 
-const wsClient = (): Promise<ModelClient> => createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${tlsPort}/v1`, idleTimeoutMs: 5000, transport: 'websocket' });
+const wsClient = (caFile?: string): Promise<ModelClient> => createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${tlsPort}/v1`, idleTimeoutMs: 5000, transport: 'websocket', caFile });
 
 describe('wss through a proxy', () => {
   it('tunnels with CONNECT, verifies TLS against AGENTX_CA_FILE, sends credentials only to the proxy', async () => {
     const proxy = await startProxy();
     try {
       process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://alice:s%3Acret@');
-      process.env.AGENTX_CA_FILE = path.join(dir, 'ca.pem');
       const before = emu.requests.length;
-      expect(await text(await wsClient())).toBe('You said: over wss');
+      expect(await text(await wsClient(path.join(dir, 'ca.pem')))).toBe('You said: over wss');
       expect(proxy.tunnels).toEqual([`localhost:${tlsPort}`]);
       expect(proxy.auth).toEqual([`Basic ${Buffer.from('alice:s:cret').toString('base64')}`]);
       const reqs = emu.requests.slice(before);
@@ -148,6 +147,20 @@ describe('wss through a proxy', () => {
     }
   });
 
+  it('NO_PROXY sends the socket directly: the proxy sees nothing', async () => {
+    const proxy = await startProxy();
+    try {
+      process.env.HTTPS_PROXY = proxy.url;
+      process.env.NO_PROXY = 'example.com, localhost';
+      const before = emu.requests.length;
+      expect(await text(await wsClient(path.join(dir, 'ca.pem')))).toBe('You said: over wss');
+      expect(proxy.tunnels).toEqual([]);
+      expect(emu.requests.slice(before).map((q) => q.transport)).toEqual(['websocket']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a dead proxy is named, its password never', async () => {
     const dead = await startProxy();
     await dead.close();
@@ -159,7 +172,6 @@ describe('wss through a proxy', () => {
 
 describe('wss settings errors', () => {
   it('an unreadable AGENTX_CA_FILE is one fatal line naming it', async () => {
-    process.env.AGENTX_CA_FILE = path.join(dir, 'missing.pem');
-    await expect(text(await wsClient())).rejects.toMatchObject({ kind: 'fatal', message: `connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT (https://localhost:${tlsPort}/v1)` });
+    await expect(text(await wsClient(path.join(dir, 'missing.pem')))).rejects.toMatchObject({ kind: 'fatal', message: `connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT (https://localhost:${tlsPort}/v1)` });
   });
 });

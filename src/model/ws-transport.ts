@@ -41,6 +41,8 @@ export interface SocketOptions {
   headers: Record<string, string>;
   /** For error messages: the endpoint without credentials. */
   endpoint: string;
+  /** AGENTX_CA_FILE as configured: a private CA trusted for wss (node-fetch.ts extraCa). */
+  caFile?: string;
   handshakeTimeoutMs: number;
   /** An error event carrying an HTTP status becomes the SDK's APIError, so it classifies like the HTTP one. */
   apiError: (status: number, body: unknown) => Error;
@@ -155,7 +157,7 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
     if (url.protocol === 'wss:') {
       const { default: tls } = await import('node:tls');
       try {
-        ca = extraCa(tls, process.env.AGENTX_CA_FILE);
+        ca = extraCa(tls, opts.caFile);
       } catch (err) {
         // extraCa speaks fetch's language (a TypeError with the reason as its cause).
         const reason = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);

@@ -10,13 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mcpFetch } from '../../src/frontends/mcp-fetch.ts';
+import { createMcpFetch } from '../../src/frontends/mcp-fetch.ts';
 import { McpManager } from '../../src/tools/mcp/manager.ts';
 import { startForwardProxy, type ForwardProxy } from './fixtures/forward-proxy.ts';
 import { HTTP_SERVER, httpSpec, tempDir, waitUntil } from './helpers.ts';
 import type { TempDir } from './helpers.ts';
 
-const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'AGENTX_CA_FILE'];
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
 
 let server: ChildProcess;
 let port = 0;
@@ -75,8 +75,9 @@ afterEach(async () => {
 
 const headers = { Authorization: 'Bearer tok-123' };
 const withCredentials = (url: string): string => url.replace('http://', 'http://alice:s%3Acret@');
-const start = (url: string, transport: 'http' | 'sse' = 'http'): Promise<McpManager> =>
-  McpManager.start({ specs: [httpSpec('web', url, { headers, transport })], env: process.env, projectDir: '/', fetch: mcpFetch, images: false });
+const start = (url: string, transport: 'http' | 'sse' = 'http', caFile?: string): Promise<McpManager> =>
+  McpManager.start({ specs: [httpSpec('web', url, { headers, transport })], env: process.env, projectDir: '/', fetch: createMcpFetch(caFile), images: false });
+const caPem = (): string => join(dir.path, 'ca.pem');
 
 async function echo(m: McpManager, text: string): Promise<string> {
   return (await m.call(m.describeCall('mcp__web__echo', JSON.stringify({ text }))!)).output;
@@ -103,8 +104,7 @@ describe('MCP over HTTP through a proxy', () => {
 
   it('https: a CONNECT tunnel through HTTPS_PROXY, TLS verified against AGENTX_CA_FILE', async () => {
     process.env.HTTPS_PROXY = withCredentials(proxy.url);
-    process.env.AGENTX_CA_FILE = join(dir.path, 'ca.pem');
-    manager = await start(`https://localhost:${tlsPort}/mcp`);
+    manager = await start(`https://localhost:${tlsPort}/mcp`, 'http', caPem());
     expect(manager.servers()[0]).toMatchObject({ state: 'ready', transport: 'http' });
     expect(await echo(manager, 'tunnelled')).toBe('tunnelled');
     expect(proxy.tunnels).toContain(`localhost:${tlsPort}`);
@@ -112,8 +112,7 @@ describe('MCP over HTTP through a proxy', () => {
   });
 
   it('https with the private CA and no proxy: verified directly', async () => {
-    process.env.AGENTX_CA_FILE = join(dir.path, 'ca.pem');
-    manager = await start(`https://localhost:${tlsPort}/mcp`);
+    manager = await start(`https://localhost:${tlsPort}/mcp`, 'http', caPem());
     expect(await echo(manager, 'direct tls')).toBe('direct tls');
     expect(proxy.tunnels).toEqual([]);
   });
@@ -131,11 +130,33 @@ describe('MCP over HTTP through a proxy', () => {
     const deadUrl = dead.url;
     await dead.close();
     process.env.HTTPS_PROXY = withCredentials(deadUrl);
-    process.env.AGENTX_CA_FILE = join(dir.path, 'ca.pem');
-    manager = await start(`https://localhost:${tlsPort}/mcp`);
+    manager = await start(`https://localhost:${tlsPort}/mcp`, 'http', caPem());
     const [line = ''] = manager.startupReport();
     expect(line).toMatch(/^mcp: server web failed to start: .*proxy http:\/\/127\.0\.0\.1:\d+.*could not be reached/);
     expect(line).not.toContain('cret');
     expect(JSON.stringify(manager.servers())).not.toContain('cret');
+  });
+
+  it('http: a dead proxy and a proxy answering 407 each fail the server in one line naming the proxy', async () => {
+    const dead = await startForwardProxy();
+    const deadUrl = dead.url;
+    await dead.close();
+    process.env.HTTP_PROXY = withCredentials(deadUrl);
+    manager = await start(`http://127.0.0.1:${port}/mcp`);
+    const [unreachable = ''] = manager.startupReport();
+    expect(unreachable).toMatch(new RegExp(`^mcp: server web failed to start: .*proxy ${deadUrl} could not be reached: ECONNREFUSED`));
+    expect(unreachable).not.toContain('cret');
+    await manager.close();
+    const strict = await startForwardProxy({ requireAuth: true });
+    try {
+      process.env.HTTP_PROXY = withCredentials(strict.url);
+      manager = await start(`http://127.0.0.1:${port}/mcp`);
+      const [refused = ''] = manager.startupReport();
+      expect(refused).toMatch(new RegExp(`^mcp: server web failed to start: .*proxy ${strict.url} refused the request to 127\\.0\\.0\\.1:${port} \\(407 Proxy Authentication Required\\)`));
+      expect(refused).not.toContain('\n');
+      expect(refused).not.toContain('cret');
+    } finally {
+      await strict.close();
+    }
   });
 });

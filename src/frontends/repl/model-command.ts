@@ -2,8 +2,11 @@
 // use and the models the server offers (GET {baseUrl}/models), or, when the server lists none,
 // the model families agentx knows the context window of. Names come from the server: shown
 // through the sanitizer, never obeyed.
+import type { Config } from '../../config/config.ts';
 import { KNOWN_WINDOWS } from '../../engine/context.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
+import { createNodeFetch } from '../../model/node-fetch.ts';
+import { wireAuth } from '../../model/provider.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
 
@@ -14,10 +17,24 @@ const LIST_MAX = 60;
 
 export type ModelList = { ok: true; ids: string[] } | { ok: false; reason: string };
 
-export async function listServerModels(baseUrl: string, apiKey: string, timeoutMs = LIST_TIMEOUT_MS): Promise<ModelList> {
-  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
+/** What the list request needs to reach the server the way the model requests do. */
+export type ListSettings = Pick<Config, 'baseUrl' | 'provider' | 'azureApiVersion' | 'extraHeaders' | 'caFile'> & { apiKey: string };
+
+/**
+ * GET {baseUrl}/models over the API client's own transport (node-fetch.ts: proxies, NO_PROXY,
+ * AGENTX_CA_FILE) with the provider's auth (Azure: api-key and api-version) and AGENTX_HEADERS.
+ */
+export async function listServerModels(s: ListSettings, timeoutMs = LIST_TIMEOUT_MS): Promise<ModelList> {
+  const url = `${s.baseUrl.replace(/\/+$/, '')}/models`;
+  const auth = wireAuth(s.provider, s.apiKey, s.azureApiVersion);
+  const headers: Record<string, string> = { ...s.extraHeaders, authorization: `Bearer ${s.apiKey}` };
+  for (const [k, v] of Object.entries(auth.headers)) {
+    if (v === null) delete headers[k];
+    else headers[k] = v;
+  }
+  const query = new URLSearchParams(auth.query).toString();
   try {
-    const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await createNodeFetch({ caFile: s.caFile })(query === '' ? url : `${url}?${query}`, { headers, signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) return { ok: false, reason: `GET ${url} answered ${res.status}` };
     const body = (await res.json()) as { data?: unknown };
     const data = Array.isArray(body.data) ? (body.data as unknown[]) : [];
@@ -38,7 +55,7 @@ export async function modelCommand(ctx: ReplContext, name: string): Promise<void
   }
   const shape = ctx.engine.deps.shape;
   say(ctx, `model: ${sanitizeLine(shape.model)}${shape.reasoningEffort === undefined ? '' : `, reasoning effort ${sanitizeLine(shape.reasoningEffort)}`}`);
-  const list = await listServerModels(ctx.config.baseUrl, ctx.config.apiKey);
+  const list = await listServerModels(ctx.config);
   if (list.ok) {
     const shown = list.ids.slice(0, LIST_MAX).map((id) => (id === shape.model ? t.bold(`${sanitizeLine(id)} *`) : sanitizeLine(id)));
     const more = list.ids.length > LIST_MAX ? t.dim(` … ${list.ids.length - LIST_MAX} more`) : '';

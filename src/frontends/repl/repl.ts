@@ -233,7 +233,7 @@ function startReplHooks(ctx: ReplContext): Promise<SessionHooks | undefined> {
 async function connectMcp(ctx: ReplContext): Promise<void> {
   const t = ctx.theme;
   const started = await startMcpSession({
-    projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, wait: false, commands: ctx.commands,
+    projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, caFile: ctx.config.caFile, wait: false, commands: ctx.commands,
     notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
     approve: async (pending) => {
       say(ctx, t.yellow(`${pending.file} wants to start MCP servers (programs on this machine):`));
