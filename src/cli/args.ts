@@ -8,7 +8,9 @@ export type ShellToolKind = 'builtin' | 'function';
 export type PatchToolKind = 'builtin' | 'function' | 'custom' | 'off';
 
 export interface CliOptions {
-  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean';
+  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean' | 'resume';
+  /** `agentx resume N`: the earlier session to bring back (1 = the newest); absent: list them. */
+  resumeIndex?: number;
   message: string[];          // words of a one-shot message ('-' means read stdin)
   cwd?: string;
   model?: string;
@@ -120,17 +122,20 @@ const COMMANDS: { words: string[]; command: CliOptions['command']; help: string;
   { words: ['setup'], command: 'setup', help: 'configure API key, model and base URL' },
   { words: ['mcp', 'list'], command: 'mcp-list', help: 'MCP servers: state, transport, tool count' },
   { words: ['clean'], command: 'clean', help: 'remove leftover one-shot state files here' },
+  { words: ['resume'], command: 'resume', help: 'list earlier sessions here; resume N brings one back' },
   { words: ['help'], command: 'help', help: 'this help (as --help)', loose: true },
   { words: ['version'], command: 'version', help: 'the version (as --version)', loose: true },
 ];
-const COMMAND_LIST = COMMANDS.filter((c) => c.loose !== true).map((c) => c.words.join(' ')).join(', ');
+/** `agentx mcp add|get|…` are dispatched by main.ts before parsing (they have their own flags). */
+export const MCP_EDIT_COMMANDS = ['add', 'get', 'remove', 'login', 'logout'] as const;
+const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, clean, resume [N]';
 
 /**
  * Single words that read like a command of some other agent CLI. Alone they are refused rather
  * than sent to the model as a (paid) prompt; with more words ("run the tests") they are a message.
  */
 const RESERVED_WORDS = new Set([
-  'resume', 'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
+  'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
   'exec', 'run', 'chat', 'serve', 'list', 'ls', 'completion', 'mcp', 'apply', 'sessions', 'history', 'model', 'models',
 ]);
 
@@ -142,6 +147,12 @@ const RESERVED_WORDS = new Set([
 function commandOf(words: readonly string[], bare: number): CliOptions['command'] {
   if (bare === 0 || words[0] === '-') return 'run';
   const first = words[0] ?? '';
+  // `resume N` is the one command with an argument.
+  if (first === 'resume' && bare === words.length && words.length === 2 && /^[1-9]\d{0,3}$/.test(words[1] ?? '')) return 'resume';
+  // Reached only with options before it (main.ts dispatches `agentx mcp add …` first).
+  if (first === 'mcp' && (MCP_EDIT_COMMANDS as readonly string[]).includes(words[1] ?? '') && bare === words.length) {
+    throw new UsageError(`'mcp ${words[1] ?? ''}' takes its own options: put it first (agentx mcp ${words[1] ?? ''} NAME …; docs/mcp.md)`);
+  }
   const known = COMMANDS.filter((c) => c.words[0] === first && c.loose !== true);
   const exact = COMMANDS.find((c) => bare === words.length && c.words.length === words.length && c.words.every((w, i) => w === words[i]));
   if (exact) return exact.command;
@@ -209,6 +220,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   if (o.command === 'help' || o.command === 'version') return o;
   o.command = commandOf(words, bare === -1 ? words.length : bare);
   if (o.apiKey !== undefined && o.command !== 'setup') throw new UsageError('--api-key is only accepted by `agentx setup`');
+  if (o.command === 'resume' && words.length === 2) o.resumeIndex = Number(words[1]);
   if (o.command !== 'run') return o;
   if (words[0] === '-') {
     o.readStdin = true;
@@ -236,16 +248,19 @@ export function helpText(version: string): string {
     '  agentx - < prompt.txt       one-shot with the message read from stdin',
     '  cmd | agentx "message"      one-shot: the message, then what cmd printed',
     ...commands,
+    '  agentx resume N             bring back earlier session N, then start the interactive session',
     '  agentx mcp add|get|remove NAME  edit your MCP servers (agentx mcp add NAME -- cmd args…; docs/mcp.md)',
     '  agentx mcp login|logout NAME    OAuth sign-in to a remote MCP server',
     '',
-    'Unknown commands are errors, not prompts: a command word with other words (agentx mcp add)',
-    '  or a lone word like resume or login. Quote such a message as one argument',
-    '  (agentx "setup eslint") or put it after -- (agentx -- resume).',
+    'Unknown commands are errors, not prompts: a command word with other words (agentx setup eslint,',
+    '  agentx mcp serve) or a lone word like login or init. Quote such a message as one argument',
+    '  (agentx "setup eslint") or put it after -- (agentx -- login).',
     '',
-    'Keys in the interactive session: Enter sends; ↑/↓ history; Tab completes /commands;',
-    '  Ctrl-C cancels a running turn (twice on an empty line exits); Ctrl-D on an empty line exits;',
-    '  /help lists the slash commands.',
+    'Keys in the interactive session: Enter sends; Alt-Enter, Ctrl-J or \\ + Enter insert a new line;',
+    '  ↑/↓ move in the message, then history; Ctrl-R searches history; Tab completes /commands and paths;',
+    '  @ finds a project file (@path attaches it); Ctrl-O shows the last command\'s full output;',
+    '  Esc or Ctrl-C stops a running turn (Esc-Esc or Ctrl-C clears the line; Ctrl-C twice on an empty',
+    '  line exits); Ctrl-D on an empty line exits; /help lists the slash commands.',
     '',
     'Options:',
     ...rows,

@@ -33,12 +33,12 @@ describe('/model', () => {
 });
 
 describe('/setup', () => {
-  it('Ctrl-C cancels at once, at the key or a later question, and nothing is written', async () => {
-    const sb = sandbox(suite.emu.baseUrl);
+  it('shows the values in effect and where they come from; Ctrl-C cancels at once, and nothing is written', async () => {
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_MODEL: 'gpt-oss-20b' });
     const a = suite.start(sb);
     await prompt(a);
     a.line('/setup');
-    await a.waitFor('API key [');
+    await a.waitFor(/API key \[sk-…6789, from AGENTX_API_KEY in the environment; the environment wins/);
     a.write(KEY.ctrlC);
     await a.waitFor('setup cancelled: Ctrl-C; nothing was saved');
     await prompt(a);
@@ -46,7 +46,7 @@ describe('/setup', () => {
     await a.waitFor('API key [');
     a.write('sk-typed-but-cancelled');
     a.write(KEY.enter);
-    await a.waitFor('Model [');
+    await a.waitFor('Model [gpt-oss-20b, from AGENTX_MODEL in the environment');
     a.write(KEY.ctrlC);
     await a.waitFor('setup cancelled: Ctrl-C; nothing was saved');
     await prompt(a);
