@@ -34,9 +34,6 @@ describe('parseArgs', () => {
     expect(parseArgs(['setup', '--api-key', 'k']).apiKey).toBe('k');
     expect(parseArgs(['mcp', 'list']).command).toBe('mcp-list');
     expect(parseArgs(['clean']).command).toBe('clean');
-    expect(parseArgs(['resume']).command).toBe('resume');
-    expect(parseArgs(['resume']).resumeIndex).toBeUndefined();
-    expect(parseArgs(['resume', '3'])).toMatchObject({ command: 'resume', resumeIndex: 3 });
     expect(parseArgs(['-C', 'dir', 'clean'])).toMatchObject({ command: 'clean', cwd: 'dir' });
     expect(parseArgs(['help']).command).toBe('help');
     expect(parseArgs(['version']).command).toBe('version');
@@ -44,12 +41,11 @@ describe('parseArgs', () => {
 
   it('a command word followed by other words is an unknown command listing the real ones, not a paid prompt', () => {
     expect(() => parseArgs(['mcp', 'serve', 'x'])).toThrow(new UsageError(
-      'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, clean, resume [N] (to send it as a message, quote it: agentx "mcp serve x")',
+      'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, clean (to send it as a message, quote it: agentx "mcp serve x")',
     ));
     expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'; commands: setup, mcp list\|add/);
     // `mcp add` is real (main.ts runs it before parsing); after options it is told to come first.
     expect(() => parseArgs(['--json', 'mcp', 'add', 'x'])).toThrow(/'mcp add' takes its own options: put it first/);
-    expect(() => parseArgs(['resume', 'the', 'parser'])).toThrow(/unknown command 'resume the'/);
     expect(() => parseArgs(['setup', 'the', 'repo'])).toThrow(/unknown command 'setup the'/);
     expect(() => parseArgs(['clean', 'up'])).toThrow(/unknown command 'clean up'/);
     expect(() => parseArgs(['mcp', 'list', 'all'])).toThrow(/unknown command 'mcp list'/);
@@ -63,8 +59,8 @@ describe('parseArgs', () => {
   });
 
   it('a lone word another agent CLI uses as a command is refused; with more words it is a message', () => {
-    for (const word of ['login', 'init', 'run', 'continue']) {
-      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list|add|get|remove|login|logout, clean, resume [N] (to send it as a message: agentx -- ${word})`));
+    for (const word of ['resume', 'login', 'init', 'run', 'continue']) {
+      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list|add|get|remove|login|logout, clean (to send it as a message: agentx -- ${word})`));
     }
     expect(parseArgs(['--', 'resume']).message).toEqual(['resume']);
     expect(parseArgs(['login', 'the', 'parser', 'work']).command).toBe('run');
@@ -120,7 +116,6 @@ describe('parseArgs', () => {
     for (const key of ['Alt-Enter', 'Ctrl-J', 'Esc', 'Ctrl-R', '@ finds', 'Ctrl-O', 'completes /commands and paths']) expect(help).toContain(key);
     // `agentx mcp add` is a real command: the help never cites it as an unknown one.
     expect(help).not.toMatch(/unknown[^\n]*\n?[^\n]*agentx mcp add\)/);
-    expect(help).toMatch(/agentx resume +list earlier sessions/);
     expect(help).toContain('--fresh');
     expect(help).toContain('AGENTX_MAX_RETRIES');
   });

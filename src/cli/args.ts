@@ -8,9 +8,7 @@ export type ShellToolKind = 'builtin' | 'function';
 export type PatchToolKind = 'builtin' | 'function' | 'custom' | 'off';
 
 export interface CliOptions {
-  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean' | 'resume';
-  /** `agentx resume N`: the earlier session to bring back (1 = the newest); absent: list them. */
-  resumeIndex?: number;
+  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean';
   message: string[];          // words of a one-shot message ('-' means read stdin)
   cwd?: string;
   model?: string;
@@ -122,20 +120,19 @@ const COMMANDS: { words: string[]; command: CliOptions['command']; help: string;
   { words: ['setup'], command: 'setup', help: 'configure API key, model and base URL' },
   { words: ['mcp', 'list'], command: 'mcp-list', help: 'MCP servers: state, transport, tool count' },
   { words: ['clean'], command: 'clean', help: 'remove leftover one-shot state files here' },
-  { words: ['resume'], command: 'resume', help: 'list earlier sessions here; resume N brings one back' },
   { words: ['help'], command: 'help', help: 'this help (as --help)', loose: true },
   { words: ['version'], command: 'version', help: 'the version (as --version)', loose: true },
 ];
 /** `agentx mcp add|get|…` are dispatched by main.ts before parsing (they have their own flags). */
 export const MCP_EDIT_COMMANDS = ['add', 'get', 'remove', 'login', 'logout'] as const;
-const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, clean, resume [N]';
+const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, clean';
 
 /**
  * Single words that read like a command of some other agent CLI. Alone they are refused rather
  * than sent to the model as a (paid) prompt; with more words ("run the tests") they are a message.
  */
 const RESERVED_WORDS = new Set([
-  'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
+  'resume', 'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
   'exec', 'run', 'chat', 'serve', 'list', 'ls', 'completion', 'mcp', 'apply', 'sessions', 'history', 'model', 'models',
 ]);
 
@@ -147,8 +144,6 @@ const RESERVED_WORDS = new Set([
 function commandOf(words: readonly string[], bare: number): CliOptions['command'] {
   if (bare === 0 || words[0] === '-') return 'run';
   const first = words[0] ?? '';
-  // `resume N` is the one command with an argument.
-  if (first === 'resume' && bare === words.length && words.length === 2 && /^[1-9]\d{0,3}$/.test(words[1] ?? '')) return 'resume';
   // Reached only with options before it (main.ts dispatches `agentx mcp add …` first).
   if (first === 'mcp' && (MCP_EDIT_COMMANDS as readonly string[]).includes(words[1] ?? '') && bare === words.length) {
     throw new UsageError(`'mcp ${words[1] ?? ''}' takes its own options: put it first (agentx mcp ${words[1] ?? ''} NAME …; docs/mcp.md)`);
@@ -220,7 +215,6 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   if (o.command === 'help' || o.command === 'version') return o;
   o.command = commandOf(words, bare === -1 ? words.length : bare);
   if (o.apiKey !== undefined && o.command !== 'setup') throw new UsageError('--api-key is only accepted by `agentx setup`');
-  if (o.command === 'resume' && words.length === 2) o.resumeIndex = Number(words[1]);
   if (o.command !== 'run') return o;
   if (words[0] === '-') {
     o.readStdin = true;
@@ -248,12 +242,11 @@ export function helpText(version: string): string {
     '  agentx - < prompt.txt       one-shot with the message read from stdin',
     '  cmd | agentx "message"      one-shot: the message, then what cmd printed',
     ...commands,
-    '  agentx resume N             bring back earlier session N, then start the interactive session',
     '  agentx mcp add|get|remove NAME  edit your MCP servers (agentx mcp add NAME -- cmd args…; docs/mcp.md)',
     '  agentx mcp login|logout NAME    OAuth sign-in to a remote MCP server',
     '',
     'Unknown commands are errors, not prompts: a command word with other words (agentx setup eslint,',
-    '  agentx mcp serve) or a lone word like login or init. Quote such a message as one argument',
+    '  agentx mcp serve) or a lone word like resume or login. Quote such a message as one argument',
     '  (agentx "setup eslint") or put it after -- (agentx -- login).',
     '',
     'Keys in the interactive session: Enter sends; Alt-Enter, Ctrl-J or \\ + Enter insert a new line;',

@@ -312,8 +312,8 @@ describe('connection errors', () => {
 
 describe('unknown subcommands are errors, not paid prompts', () => {
   const cases: [string[], RegExp][] = [
-    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list\|add\|get\|remove\|login\|logout, clean, resume \[N\] \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
-    [['login'], /^agentx: 'login' is not a command; commands: setup, mcp list\|add.*, resume \[N\] \(to send it as a message: agentx -- login\)/],
+    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list\|add\|get\|remove\|login\|logout, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
+    [['resume'], /^agentx: 'resume' is not a command; commands: setup, mcp list\|add.*, clean \(to send it as a message: agentx -- resume\)/],
     [['setup', 'eslint'], /unknown command 'setup eslint'/],
   ];
   for (const [args, message] of cases) {
