@@ -22,10 +22,11 @@ describe('saveSetup', () => {
     dir = mkdtempSync(join(tmpdir(), 'agentx-setup-'));
     const path = join(dir, '.agentx');
     saveSetup(path, { apiKey: 'sk-1', baseUrl: 'http://x/v1/' });
-    saveSetup(path, { model: 'm1' });
+    saveSetup(path, { model: 'm1', reasoningEffort: 'high' });
     const text = readFileSync(path, 'utf8');
     expect(text).toContain('AGENTX_API_KEY=sk-1');
     expect(text).toContain('AGENTX_BASE_URL=http://x/v1\n');
     expect(text).toContain('AGENTX_MODEL=m1');
+    expect(text).toContain('AGENTX_REASONING_EFFORT=high');
   });
 });

@@ -8,12 +8,13 @@ import { configPath } from '../paths.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readConfigFile } from './config.ts';
 import { serializeDotenv } from './dotenv.ts';
 
-export interface SetupValues { apiKey?: string; model?: string; baseUrl?: string }
+export interface SetupValues { apiKey?: string; model?: string; baseUrl?: string; reasoningEffort?: string }
 
 export function saveSetup(path: string, values: SetupValues): void {
   const current = readConfigFile(path);
   if (values.apiKey) current.AGENTX_API_KEY = values.apiKey;
   if (values.model) current.AGENTX_MODEL = values.model;
+  if (values.reasoningEffort) current.AGENTX_REASONING_EFFORT = values.reasoningEffort;
   if (values.baseUrl) current.AGENTX_BASE_URL = values.baseUrl.replace(/\/+$/, '');
   writeFileAtomicSync(path, serializeDotenv(current), 0o600);
 }

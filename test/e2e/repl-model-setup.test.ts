@@ -32,6 +32,23 @@ describe('/model', () => {
   });
 });
 
+describe('/model NAME EFFORT', () => {
+  it('is saved in the config file and survives a restart', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    a.line('/model gpt-4.1 high');
+    await a.waitFor('model for the next requests: gpt-4.1, reasoning effort high (saved in');
+    a.line('/exit');
+    await a.exited;
+    const b = suite.start(sb);
+    await prompt(b);
+    const n = suite.emu.requests.length;
+    await turn(b, 'which model?', 'You said: which model?');
+    expect(suite.emu.requests[n]?.body).toMatchObject({ model: 'gpt-4.1', reasoning: { effort: 'high' } });
+  });
+});
+
 describe('/setup', () => {
   it('shows the values in effect and where they come from; Ctrl-C cancels at once, and nothing is written', async () => {
     const sb = sandbox(suite.emu.baseUrl, { AGENTX_MODEL: 'gpt-oss-20b' });
