@@ -40,10 +40,12 @@ describe('parseArgs', () => {
   });
 
   it('a command word followed by other words is an unknown command listing the real ones, not a paid prompt', () => {
-    expect(() => parseArgs(['mcp', 'add', 'x'])).toThrow(new UsageError(
-      'unknown command \'mcp add\'; commands: setup, mcp list, clean (to send it as a message, quote it: agentx "mcp add x")',
+    expect(() => parseArgs(['mcp', 'serve', 'x'])).toThrow(new UsageError(
+      'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, clean (to send it as a message, quote it: agentx "mcp serve x")',
     ));
-    expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'; commands: setup, mcp list, clean/);
+    expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'; commands: setup, mcp list\|add/);
+    // `mcp add` is real (main.ts runs it before parsing); after options it is told to come first.
+    expect(() => parseArgs(['--json', 'mcp', 'add', 'x'])).toThrow(/'mcp add' takes its own options: put it first/);
     expect(() => parseArgs(['setup', 'the', 'repo'])).toThrow(/unknown command 'setup the'/);
     expect(() => parseArgs(['clean', 'up'])).toThrow(/unknown command 'clean up'/);
     expect(() => parseArgs(['mcp', 'list', 'all'])).toThrow(/unknown command 'mcp list'/);
@@ -58,10 +60,10 @@ describe('parseArgs', () => {
 
   it('a lone word another agent CLI uses as a command is refused; with more words it is a message', () => {
     for (const word of ['resume', 'login', 'init', 'run', 'continue']) {
-      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list, clean (to send it as a message: agentx -- ${word})`));
+      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list|add|get|remove|login|logout, clean (to send it as a message: agentx -- ${word})`));
     }
     expect(parseArgs(['--', 'resume']).message).toEqual(['resume']);
-    expect(parseArgs(['resume', 'the', 'parser', 'work']).command).toBe('run');
+    expect(parseArgs(['login', 'the', 'parser', 'work']).command).toBe('run');
     expect(parseArgs(['fix the bug']).message).toEqual(['fix the bug']);
     expect(parseArgs(['refactor']).message).toEqual(['refactor']);
   });
@@ -110,6 +112,10 @@ describe('parseArgs', () => {
     expect(help).toContain('cmd | agentx "message"');
     expect(help).toMatch(/agentx clean +remove leftover one-shot/);
     expect(help).toMatch(/Keys in the interactive session: Enter sends/);
+    // The keys line names the composer's keys, not the old "Tab completes /commands" only.
+    for (const key of ['Alt-Enter', 'Ctrl-J', 'Esc', 'Ctrl-R', '@ finds', 'Ctrl-O', 'completes /commands and paths']) expect(help).toContain(key);
+    // `agentx mcp add` is a real command: the help never cites it as an unknown one.
+    expect(help).not.toMatch(/unknown[^\n]*\n?[^\n]*agentx mcp add\)/);
     expect(help).toContain('--fresh');
     expect(help).toContain('AGENTX_MAX_RETRIES');
   });

@@ -123,7 +123,9 @@ const COMMANDS: { words: string[]; command: CliOptions['command']; help: string;
   { words: ['help'], command: 'help', help: 'this help (as --help)', loose: true },
   { words: ['version'], command: 'version', help: 'the version (as --version)', loose: true },
 ];
-const COMMAND_LIST = COMMANDS.filter((c) => c.loose !== true).map((c) => c.words.join(' ')).join(', ');
+/** `agentx mcp add|get|…` are dispatched by main.ts before parsing (they have their own flags). */
+export const MCP_EDIT_COMMANDS = ['add', 'get', 'remove', 'login', 'logout'] as const;
+const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, clean';
 
 /**
  * Single words that read like a command of some other agent CLI. Alone they are refused rather
@@ -142,6 +144,10 @@ const RESERVED_WORDS = new Set([
 function commandOf(words: readonly string[], bare: number): CliOptions['command'] {
   if (bare === 0 || words[0] === '-') return 'run';
   const first = words[0] ?? '';
+  // Reached only with options before it (main.ts dispatches `agentx mcp add …` first).
+  if (first === 'mcp' && (MCP_EDIT_COMMANDS as readonly string[]).includes(words[1] ?? '') && bare === words.length) {
+    throw new UsageError(`'mcp ${words[1] ?? ''}' takes its own options: put it first (agentx mcp ${words[1] ?? ''} NAME …; docs/mcp.md)`);
+  }
   const known = COMMANDS.filter((c) => c.words[0] === first && c.loose !== true);
   const exact = COMMANDS.find((c) => bare === words.length && c.words.length === words.length && c.words.every((w, i) => w === words[i]));
   if (exact) return exact.command;
@@ -239,13 +245,15 @@ export function helpText(version: string): string {
     '  agentx mcp add|get|remove NAME  edit your MCP servers (agentx mcp add NAME -- cmd args…; docs/mcp.md)',
     '  agentx mcp login|logout NAME    OAuth sign-in to a remote MCP server',
     '',
-    'Unknown commands are errors, not prompts: a command word with other words (agentx mcp add)',
-    '  or a lone word like resume or login. Quote such a message as one argument',
-    '  (agentx "setup eslint") or put it after -- (agentx -- resume).',
+    'Unknown commands are errors, not prompts: a command word with other words (agentx setup eslint,',
+    '  agentx mcp serve) or a lone word like resume or login. Quote such a message as one argument',
+    '  (agentx "setup eslint") or put it after -- (agentx -- login).',
     '',
-    'Keys in the interactive session: Enter sends; ↑/↓ history; Tab completes /commands;',
-    '  Ctrl-C cancels a running turn (twice on an empty line exits); Ctrl-D on an empty line exits;',
-    '  /help lists the slash commands.',
+    'Keys in the interactive session: Enter sends; Alt-Enter, Ctrl-J or \\ + Enter insert a new line;',
+    '  ↑/↓ move in the message, then history; Ctrl-R searches history; Tab completes /commands and paths;',
+    '  @ finds a project file (@path attaches it); Ctrl-O shows the last command\'s full output;',
+    '  Esc or Ctrl-C stops a running turn (Esc-Esc or Ctrl-C clears the line; Ctrl-C twice on an empty',
+    '  line exits); Ctrl-D on an empty line exits; /help lists the slash commands.',
     '',
     'Options:',
     ...rows,

@@ -53,7 +53,7 @@ export interface Config {
   approval: ApprovalMode | undefined;
 }
 
-const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 
 export function readConfigFile(path: string): Record<string, string> {
   let text: string;

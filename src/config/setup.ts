@@ -8,12 +8,13 @@ import { configPath } from '../paths.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readConfigFile } from './config.ts';
 import { serializeDotenv } from './dotenv.ts';
 
-export interface SetupValues { apiKey?: string; model?: string; baseUrl?: string }
+export interface SetupValues { apiKey?: string; model?: string; baseUrl?: string; reasoningEffort?: string }
 
 export function saveSetup(path: string, values: SetupValues): void {
   const current = readConfigFile(path);
   if (values.apiKey) current.AGENTX_API_KEY = values.apiKey;
   if (values.model) current.AGENTX_MODEL = values.model;
+  if (values.reasoningEffort) current.AGENTX_REASONING_EFFORT = values.reasoningEffort;
   if (values.baseUrl) current.AGENTX_BASE_URL = values.baseUrl.replace(/\/+$/, '');
   writeFileAtomicSync(path, serializeDotenv(current), 0o600);
 }
@@ -21,6 +22,28 @@ export function saveSetup(path: string, values: SetupValues): void {
 export function maskKey(key: string | undefined): string {
   if (!key) return 'not set';
   return key.length <= 8 ? '****' : `${key.slice(0, 3)}…${key.slice(-4)}`;
+}
+
+/** A value in effect and where it comes from: the environment wins over the file, the file over the default. */
+export interface InEffect { value: string | undefined; source: string }
+
+/** The first name set in `env`, then in the file, else the default (the order resolveConfig reads them in). */
+export function inEffect(names: readonly string[], env: NodeJS.ProcessEnv, file: Record<string, string>, fallback: string | undefined): InEffect {
+  for (const name of names) {
+    const v = env[name];
+    if (v !== undefined && v !== '') return { value: v, source: `${name} in the environment` };
+  }
+  for (const name of names) {
+    const v = file[name];
+    if (v !== undefined && v !== '') return { value: v, source: 'the config file' };
+  }
+  return { value: fallback, source: 'default' };
+}
+
+/** `[value, from SOURCE]`, plus a warning when the environment overrides what is saved. */
+function shown(e: InEffect, display: string): string {
+  const env = e.source.endsWith('in the environment') ? '; the environment wins over what you save here' : '';
+  return `[${display}, from ${e.source}${env}]`;
 }
 
 /** Ctrl-C during the dialogue: nothing was saved (the file is written once, at the end). */
@@ -60,10 +83,14 @@ async function askHidden(question: string, input: NodeJS.ReadStream, output: Nod
   });
 }
 
-export async function interactiveSetup(path: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<SetupValues> {
+export async function interactiveSetup(path: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): Promise<SetupValues> {
   const current = readConfigFile(path);
+  // Each question shows the value in effect now and where it comes from, not only the file's.
+  const key = inEffect(['AGENTX_API_KEY', 'OPENAI_API_KEY'], env, current, undefined);
+  const modelNow = inEffect(['AGENTX_MODEL'], env, current, DEFAULT_MODEL);
+  const urlNow = inEffect(['AGENTX_BASE_URL', 'OPENAI_BASE_URL'], env, current, DEFAULT_BASE_URL);
   output.write(`Configuring agentx (${path}). Press Enter to keep a value.\n`);
-  const apiKey = await askHidden(`API key [${maskKey(current.AGENTX_API_KEY)}]: `, input, output);
+  const apiKey = await askHidden(`API key ${key.value === undefined ? '[not set]' : shown(key, maskKey(key.value))}: `, input, output);
   const rl = createInterface({ input, output, terminal: true });
   // readline pauses on Ctrl-C when nobody listens: the question would wait forever.
   const cancel = new AbortController();
@@ -80,8 +107,8 @@ export async function interactiveSetup(path: string, input: NodeJS.ReadStream, o
     }
   };
   try {
-    const model = await ask(`Model [${current.AGENTX_MODEL ?? DEFAULT_MODEL}]: `);
-    const baseUrl = await ask(`Base URL [${current.AGENTX_BASE_URL ?? DEFAULT_BASE_URL}]: `);
+    const model = await ask(`Model ${shown(modelNow, modelNow.value ?? DEFAULT_MODEL)}: `);
+    const baseUrl = await ask(`Base URL ${shown(urlNow, urlNow.value ?? DEFAULT_BASE_URL)}: `);
     if (baseUrl) {
       try { new URL(baseUrl); } catch { throw new UsageError(`not a URL: "${baseUrl}"`); }
     }
@@ -105,7 +132,7 @@ export async function runSetupCommand(cli: CliOptions, env: NodeJS.ProcessEnv): 
     throw new UsageError('setup needs a terminal, or the values as flags: agentx setup --api-key KEY [--model NAME] [--base-url URL]');
   }
   try {
-    await interactiveSetup(path, process.stdin, process.stdout);
+    await interactiveSetup(path, process.stdin, process.stdout, env);
   } catch (err) {
     if (!(err instanceof SetupCancelled)) throw err;
     process.stderr.write(`agentx: setup cancelled: ${err.message}\n`);

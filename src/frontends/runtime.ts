@@ -14,6 +14,7 @@ import { capabilitiesPath, fileCapabilities } from '../engine/server-capabilitie
 import { turnCompaction } from '../engine/turn-compaction.ts';
 import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
 import { createOpenAIClient } from '../model/client.ts';
+import { withReasoningFallback } from '../model/reasoning-fallback.ts';
 import { headerSecrets } from '../model/provider.ts';
 import { createDebugLog } from '../model/debug-log.ts';
 import { localDate, type EnvironmentFacts } from '../engine/environment.ts';
@@ -245,7 +246,12 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const log = new ConversationLog(conversationLogPath(r.env, home, r.workspaceRoot), (line) => r.emit({ type: 'context_notice', message: line }));
   const deps: TurnDeps = {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
-    client: withLocalImages(scrubSecrets(client, [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)])),
+    // A refused reasoning effort: retried once without it, said in one line (reasoning-fallback.ts).
+    client: withReasoningFallback(
+      withLocalImages(scrubSecrets(client, [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)])),
+      r.config.baseUrl,
+      (line) => r.emit({ type: 'context_notice', message: line }),
+    ),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
     registry,
     session: r.session,

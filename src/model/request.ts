@@ -8,7 +8,12 @@ export interface InstructionFile {
   text: string;
 }
 
-/** Models that accept `reasoning` (OpenAI reasoning families); others get no reasoning field. */
+/**
+ * Models known to accept `reasoning` (OpenAI reasoning families): they get a reasoning summary
+ * asked for even with no effort configured. Any other model gets `reasoning` only when the person
+ * configured an effort (a gpt-oss model on a gateway); a server that refuses it is handled by
+ * model/reasoning-fallback.ts (one retry without it, said once).
+ */
 export function supportsReasoning(model: string): boolean {
   return /^(o\d|gpt-5|codex)/i.test(model);
 }
@@ -39,7 +44,7 @@ export function buildRequest(shape: RequestShape, input: ConversationItem[], pre
   };
   if (previousResponseId) req.previous_response_id = previousResponseId;
   if (storage.promptCacheKey !== undefined) req.prompt_cache_key = storage.promptCacheKey;
-  if (supportsReasoning(shape.model)) {
+  if (supportsReasoning(shape.model) || shape.reasoningEffort !== undefined) {
     req.reasoning = shape.reasoningEffort ? { effort: shape.reasoningEffort, summary: 'auto' } : { summary: 'auto' };
     // Nothing is kept on the server: the reasoning comes back encrypted so the next request can carry it.
     if (!storage.store) req.include = ['reasoning.encrypted_content'];

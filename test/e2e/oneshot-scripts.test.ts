@@ -274,7 +274,7 @@ describe('leftover one-shot files', () => {
 describe('--json: every error is a JSON error line', () => {
   const cases: [string, string[], NodeJS.ProcessEnv, string, RegExp][] = [
     ['an unknown flag', ['--json', '--nope', 'hi'], {}, 'usage', /unknown option --nope/],
-    ['an unknown command', ['--json', 'mcp', 'add', 'x'], {}, 'usage', /unknown command 'mcp add'/],
+    ['an unknown command', ['--json', 'mcp', 'serve', 'x'], {}, 'usage', /unknown command 'mcp serve'/],
     ['a missing directory', ['--json', '-C', '/nonexistent-agentx', 'hi'], {}, 'usage', /not a directory/],
     ['no API key', ['--json', 'hi'], { AGENTX_API_KEY: '' }, 'config', /No API key/],
     ['a bad setting', ['--json', 'hi'], { AGENTX_SANDBOX: 'nope' }, 'config', /AGENTX_SANDBOX/],
@@ -312,8 +312,8 @@ describe('connection errors', () => {
 
 describe('unknown subcommands are errors, not paid prompts', () => {
   const cases: [string[], RegExp][] = [
-    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
-    [['resume'], /^agentx: 'resume' is not a command; commands: setup, mcp list, clean \(to send it as a message: agentx -- resume\)/],
+    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list\|add\|get\|remove\|login\|logout, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
+    [['resume'], /^agentx: 'resume' is not a command; commands: setup, mcp list\|add.*, clean \(to send it as a message: agentx -- resume\)/],
     [['setup', 'eslint'], /unknown command 'setup eslint'/],
   ];
   for (const [args, message] of cases) {

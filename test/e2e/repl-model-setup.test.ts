@@ -32,13 +32,30 @@ describe('/model', () => {
   });
 });
 
-describe('/setup', () => {
-  it('Ctrl-C cancels at once, at the key or a later question, and nothing is written', async () => {
+describe('/model NAME EFFORT', () => {
+  it('is saved in the config file and survives a restart', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = suite.start(sb);
     await prompt(a);
+    a.line('/model gpt-4.1 high');
+    await a.waitFor('model for the next requests: gpt-4.1, reasoning effort high (saved in');
+    a.line('/exit');
+    await a.exited;
+    const b = suite.start(sb);
+    await prompt(b);
+    const n = suite.emu.requests.length;
+    await turn(b, 'which model?', 'You said: which model?');
+    expect(suite.emu.requests[n]?.body).toMatchObject({ model: 'gpt-4.1', reasoning: { effort: 'high' } });
+  });
+});
+
+describe('/setup', () => {
+  it('shows the values in effect and where they come from; Ctrl-C cancels at once, and nothing is written', async () => {
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_MODEL: 'gpt-oss-20b' });
+    const a = suite.start(sb);
+    await prompt(a);
     a.line('/setup');
-    await a.waitFor('API key [');
+    await a.waitFor(/API key \[sk-…6789, from AGENTX_API_KEY in the environment; the environment wins/);
     a.write(KEY.ctrlC);
     await a.waitFor('setup cancelled: Ctrl-C; nothing was saved');
     await prompt(a);
@@ -46,7 +63,7 @@ describe('/setup', () => {
     await a.waitFor('API key [');
     a.write('sk-typed-but-cancelled');
     a.write(KEY.enter);
-    await a.waitFor('Model [');
+    await a.waitFor('Model [gpt-oss-20b, from AGENTX_MODEL in the environment');
     a.write(KEY.ctrlC);
     await a.waitFor('setup cancelled: Ctrl-C; nothing was saved');
     await prompt(a);

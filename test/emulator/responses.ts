@@ -31,6 +31,8 @@ export interface EmulatorState {
   context: ContextSettings;
   /** Stores nothing, whatever `store` says (Ollama, zero-data-retention accounts, many gateways). */
   stateless: boolean;
+  /** Model name prefixes that refuse `reasoning` (EmulatorOptions.noReasoningModels). */
+  noReasoningModels: string[];
 }
 
 interface Admitted {
@@ -105,6 +107,10 @@ function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Ad
     if (invalid) return invalid;
   }
   if (!isRecord(body.value)) return invalidRequest('Invalid type for request body: expected an object.');
+  const model = typeof body.value.model === 'string' ? body.value.model : '';
+  if (body.value.reasoning !== undefined && state.noReasoningModels.some((p) => model.startsWith(p))) {
+    return invalidRequest(`Unsupported parameter: 'reasoning' is not supported with this model.`, 'reasoning', 'unsupported_parameter');
+  }
   const req = parseRequest(body.value);
   const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
   if (req.previousResponseId !== null && !previous) {

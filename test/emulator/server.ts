@@ -65,6 +65,11 @@ export interface EmulatorOptions {
    * `api-version` query parameter on every request.
    */
   azure?: { apiVersion?: string };
+  /**
+   * Models (name prefixes) that refuse a `reasoning` field with a 400 naming it, as gateways
+   * serving open-weight models (gpt-oss-*) through a stricter schema do.
+   */
+  noReasoningModels?: string[];
 }
 
 const NO_KEY_UPGRADE = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
@@ -133,6 +138,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     latencyMs: opts.latencyMs ?? 0,
     context: contextSettings(opts.context),
     stateless: opts.stateless === true,
+    noReasoningModels: opts.noReasoningModels ?? [],
   };
   const initialContext = state.context;
   const log: LoggedRequest[] = [];

@@ -41,7 +41,7 @@ const HELP = [
   '  /usage             tokens and estimated cost of the last turn and the session, context window left',
   '  /compact           compact the conversation now to free context (agentx also does it near the limit)',
   '  /clear             start a fresh conversation, after a yes (/rollback undo brings the old one back)',
-  '  /model [NAME]      switch the model for later requests; alone: the models the server offers',
+  '  /model [NAME [EFFORT]]  switch model (and reasoning effort), saved in your config; alone: lists them',
   '  /mcp               MCP servers: state, transport and tool count',
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
   '  /plan [TEXT]       plan mode: the model reads and plans, changes nothing; /plan approve carries',

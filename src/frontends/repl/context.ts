@@ -16,6 +16,7 @@ import type { SnapshotSession } from '../workspace-session.ts';
 import type { TerminalInput } from './terminal.ts';
 import { activeScreen } from './screen.ts';
 import { contextLeft } from '../../engine/context.ts';
+import { reasoningRefused } from '../../model/reasoning-fallback.ts';
 import type { StatusFields } from '../../ui/status-line.ts';
 import type { CostTracker } from './usage-view.ts';
 import type { LastOutput } from './last-output.ts';
@@ -76,7 +77,8 @@ export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'sessi
   const window = ctx.engine.contextWindow();
   const left = contextLeft(ctx.session.state.context_tokens, window);
   return {
-    model: shape.model, reasoningEffort: shape.reasoningEffort,
+    // What is actually sent: nothing once the server refused `reasoning` for this model.
+    model: shape.model, reasoningEffort: reasoningRefused(ctx.config.baseUrl, shape.model) ? undefined : shape.reasoningEffort,
     contextLeft: { fraction: left.leftFraction, assumed: left.windowSource === 'default' },
     sandbox: ctx.config.sandbox.mode, network: ctx.config.sandbox.network ? 'on' : 'off', planMode: ctx.planMode,
     backgroundSessions: backgroundSessionCount(),

@@ -2,7 +2,8 @@
 // use and the models the server offers (GET {baseUrl}/models), or, when the server lists none,
 // the model families agentx knows the context window of. Names come from the server: shown
 // through the sanitizer, never obeyed.
-import type { Config } from '../../config/config.ts';
+import { EFFORTS, type Config } from '../../config/config.ts';
+import { saveSetup } from '../../config/setup.ts';
 import { KNOWN_WINDOWS } from '../../engine/context.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 import { createNodeFetch } from '../../model/node-fetch.ts';
@@ -46,11 +47,26 @@ export async function listServerModels(s: ListSettings, timeoutMs = LIST_TIMEOUT
   }
 }
 
-export async function modelCommand(ctx: ReplContext, name: string): Promise<void> {
+export async function modelCommand(ctx: ReplContext, arg: string): Promise<void> {
   const t = ctx.theme;
-  if (name !== '') {
-    ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model: name };
-    say(ctx, t.green(`✓ model for the next requests: ${sanitizeLine(name)} (this session; /setup stores a default)`));
+  if (arg !== '') {
+    const [name = '', effort, ...rest] = arg.split(/\s+/);
+    if (rest.length > 0 || (effort !== undefined && !EFFORTS.includes(effort))) {
+      say(ctx, t.red(`usage: /model NAME [EFFORT]; efforts: ${EFFORTS.join(', ')}`));
+      return;
+    }
+    const reasoningEffort = effort ?? ctx.engine.deps.shape.reasoningEffort;
+    ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model: name, reasoningEffort };
+    ctx.config = { ...ctx.config, model: name, reasoningEffort };
+    // Kept for the next start, in the file /setup writes (the environment still wins over it).
+    let saved: string;
+    try {
+      saveSetup(ctx.config.configFile, { model: name, reasoningEffort: effort });
+      saved = `saved in ${ctx.config.configFile}`;
+    } catch (err) {
+      saved = t.red(`not saved: ${errorMessage(err)}`);
+    }
+    say(ctx, t.green(`✓ model for the next requests: ${sanitizeLine(name)}${effort === undefined ? '' : `, reasoning effort ${effort}`} (${saved})`));
     return;
   }
   const shape = ctx.engine.deps.shape;
@@ -64,5 +80,6 @@ export async function modelCommand(ctx: ReplContext, name: string): Promise<void
     say(ctx, t.yellow(`The server lists no models: ${sanitizeLine(list.reason)}.`));
     say(ctx, `Model families agentx knows the context window of: ${KNOWN_WINDOWS.flatMap((w) => w.family.split(' / ').map((f) => `${f}*`)).join(', ')}`);
   }
-  say(ctx, t.dim('/model NAME switches for the next requests; AGENTX_REASONING_EFFORT=minimal|low|medium|high sets the effort.'));
+  say(ctx, `reasoning efforts: ${EFFORTS.join(', ')}`);
+  say(ctx, t.dim('/model NAME [EFFORT] switches for the next requests and saves the choice in your config file.'));
 }

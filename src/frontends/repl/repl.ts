@@ -148,7 +148,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     async setup() {
       term.stop();
       try {
-        await runSetupDialogue(configPath(env), out);
+        await runSetupDialogue(configPath(env), out, env);
       } catch (err) {
         say(ctx, theme.red(`\nsetup cancelled: ${errorMessage(err)}`));
         return;

@@ -64,9 +64,9 @@ export async function buildEngine(
 }
 
 /** The setup dialogue, loaded only when used (a rarely taken path should not cost every start). */
-export async function runSetupDialogue(path: string, out: NodeJS.WriteStream): Promise<void> {
+export async function runSetupDialogue(path: string, out: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { interactiveSetup } = await import('../../config/setup.ts');
-  await interactiveSetup(path, process.stdin, out);
+  await interactiveSetup(path, process.stdin, out, env);
 }
 
 /** The configuration with a key, offering setup first when there is none (SPEC §2). */
@@ -75,7 +75,7 @@ export async function configWithKey(cli: CliOptions, env: NodeJS.ProcessEnv, out
   if (!config.apiKey) {
     out.write('No API key is configured yet. Let\'s set one up (Enter keeps a value).\n');
     try {
-      await runSetupDialogue(configPath(env), out);
+      await runSetupDialogue(configPath(env), out, env);
     } catch (err) {
       // Ctrl-C or a bad value: no key, reported by the caller like any missing key.
       out.write(`\nsetup cancelled: ${errorMessage(err)}\n`);
