@@ -349,7 +349,7 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
       // A compaction moves the request to a new chain: a retry after a later failure resends that.
       return await deps.compaction.send(attempt, signal, (next) => { attempt = next; });
     } catch (err) {
-      const failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err);
+      let failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err);
       if (failure.details.partialText) deps.emit({ type: 'response_cut', partialText: failure.details.partialText, reason: failure.message });
       if (failure.kind === 'aborted') throw new TurnInterrupted();
       if (failure.kind === 'chain_broken' && attempt.previousResponseId !== null && budget.newChains < MAX_NEW_CHAINS_PER_TURN) {
@@ -360,6 +360,10 @@ async function requestWithRecovery(deps: TurnDeps, first: Attempt, userText: str
         deps.emit({ type: 'chain_restarted', reason: failure.message, exact: deps.conversation.canReplay(attempt.previousResponseId) });
         attempt = { ...attempt, replay: true };
         continue;
+      }
+      if (failure.kind === 'chain_broken' && attempt.previousResponseId !== null) {
+        // The bound is spent: say what happened, and how often, instead of the last 400's wording.
+        failure = new ModelError(`the server lost the conversation ${budget.newChains + 1} times in this turn (at most ${MAX_NEW_CHAINS_PER_TURN} new chains a turn)`, 'chain_broken', failure.details);
       }
       // The retry budget covers the waits and the failing attempts since the first failure (a server that hangs till the header timeout).
       firstFailureAt ??= deps.now().getTime();

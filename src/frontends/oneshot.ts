@@ -153,8 +153,14 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   process.on('SIGTERM', onSignal);
   const fail = (message: string, kind: string, code: number): number => {
     if (cli.json) process.stdout.write(jsonLine(errorLine(kind, message, code)));
+    const where = !cli.quiet && !cli.json ? `state kept in ${statePath}` : '';
+    // A lost conversation is one line (what happened, how often, where the state is); other failures keep the path on a line of its own.
+    if (kind === 'chain_broken') {
+      process.stderr.write(`agentx: ${sanitizeLine(message)}${where ? `; ${where}` : ''}\n`);
+      return code;
+    }
     process.stderr.write(`agentx: ${sanitizeLine(message)}\n`);
-    if (!cli.quiet && !cli.json) process.stderr.write(`agentx: state kept in ${statePath}\n`);
+    if (where) process.stderr.write(`agentx: ${where}\n`);
     return code;
   };
   const notice = (line: string): void => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); };

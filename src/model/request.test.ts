@@ -18,4 +18,15 @@ describe('request building', () => {
     expect(supportsReasoning('o4-mini')).toBe(true);
     expect(supportsReasoning('llama3.1:8b')).toBe(false);
   });
+
+  it('asks for encrypted reasoning exactly when nothing is stored and the model reasons (a stateless server must get it back to replay it)', () => {
+    const keyed = { store: false, promptCacheKey: 'agentx-0123456789abcdef' };
+    const stateless = buildRequest(shape, [], null, keyed);
+    expect(stateless).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], prompt_cache_key: 'agentx-0123456789abcdef' });
+    expect('include' in buildRequest(shape, [], null, { store: true, promptCacheKey: 'k' })).toBe(false);
+    expect('include' in buildRequest(shape, [], 'resp_1')).toBe(false);
+    // A model that does not reason has no reasoning to carry, stored or not.
+    expect('include' in buildRequest({ ...shape, model: 'gpt-4.1' }, [], null, keyed)).toBe(false);
+    expect('include' in buildRequest({ ...shape, model: 'llama3.1:8b' }, [], null, { store: false })).toBe(false);
+  });
 });

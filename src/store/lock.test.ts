@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { buildSync } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { procStartTime } from '../lib/zombie.ts';
 import { LOCK_FILE, acquireSessionLock } from './lock.ts';
 
 let dir: string;
@@ -103,6 +104,25 @@ describe('acquireSessionLock', () => {
   it('refuses a lock held by a live process', () => {
     fs.writeFileSync(lockPath, `${process.ppid}\nparent-token\n`);
     expect(acquireSessionLock(dir)).toEqual({ ok: false, pid: process.ppid });
+  });
+
+  it('takes over a lock whose live pid started at another time than its owner (the pid was reused), and records its own start time', () => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const pid = other.pid!;
+      const started = procStartTime(pid);
+      expect(started).toMatch(/^\d+$/);
+      // The real owner: the same pid and start time — locked out.
+      fs.writeFileSync(lockPath, `${pid}\nowner-token\n${started}\n`);
+      expect(acquireSessionLock(dir)).toEqual({ ok: false, pid });
+      // An owner that started earlier (and died): `sleep` now has its pid — taken over.
+      fs.writeFileSync(lockPath, `${pid}\nowner-token\n${Number(started) - 1}\n`);
+      const release = held(acquireSessionLock(dir));
+      expect(fs.readFileSync(lockPath, 'utf8').split('\n').slice(0, 3)).toEqual([String(process.pid), expect.stringMatching(/^[0-9a-f]+$/), procStartTime(process.pid)]);
+      release();
+    } finally {
+      other.kill();
+    }
   });
 
   it('takes over a lock whose process is dead', () => {

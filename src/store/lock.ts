@@ -1,7 +1,7 @@
 // The interactive session lock, `.agentx_responseid.lock` (SPEC §3.1: a second interactive
 // agentx in the same directory never interleaves writes).
 //
-// The lock file holds "<pid>\n<token>\nseal:<hmac>\n" (seal.ts). It is created complete
+// The lock file holds "<pid>\n<token>\n<start time>\nseal:<hmac>\n" (seal.ts). It is created complete
 // (lib/atomic-file.ts createFileExclusive: a temp file hard-linked into place, or an O_EXCL
 // create where there are no hard links), so nobody reads a half-written lock. The random token
 // tells our lock from one left by an earlier process that had the same pid (common in containers, where agentx may always be pid 1).
@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { createFileExclusive } from '../lib/atomic-file.ts';
 import { errorCode, isPidAlive, randomHex, sleepMs, unlinkQuiet } from '../lib/fsutil.ts';
 import { takeOverStaleLock, type LockFiles, type LockInfo } from '../lib/lock-takeover.ts';
+import { procStartTime } from '../lib/zombie.ts';
 import { sealLock, unsealLock } from './seal.ts';
 
 export const LOCK_FILE = '.agentx_responseid.lock';
@@ -34,10 +35,14 @@ function newToken(): string {
 
 /** The lock's text, sealed (seal.ts): a lock nobody but agentx can write. */
 function content(lockPath: string, token: string): string {
-  return sealLock(lockPath, `${process.pid}\n${token}\n`);
+  // The owner's start time (lib/zombie.ts) names the process, not just its pid: see isLive.
+  return sealLock(lockPath, `${process.pid}\n${token}\n${procStartTime(process.pid) ?? ''}\n`);
 }
 
-function readInfo(p: string): LockInfo | null {
+/** A lock's info and the start time its owner recorded ('' when it recorded none: an older agentx, or no /proc). */
+type SessionLockInfo = LockInfo & { startTime: string };
+
+function readInfo(p: string): SessionLockInfo | null {
   let fd: number | undefined;
   try {
     fd = fs.openSync(p, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
@@ -47,16 +52,16 @@ function readInfo(p: string): LockInfo | null {
     // A lock that has text but no seal that verifies was not written by agentx (a command
     // wrote `1` into it, say): stale at once, whatever pid it names. An empty one may be a
     // lock being created without hard links, and gets the grace period.
-    if (text === null) return { ino: st.ino, pid: null, token: '', mtimeMs: raw === '' ? st.mtimeMs : 0 };
-    const [pidLine = '', token = ''] = text.split('\n');
+    if (text === null) return { ino: st.ino, pid: null, token: '', mtimeMs: raw === '' ? st.mtimeMs : 0, startTime: '' };
+    const [pidLine = '', token = '', startTime = ''] = text.split('\n');
     const pid = /^\d+$/.test(pidLine) ? Number(pidLine) : null;
-    return { ino: st.ino, pid, token, mtimeMs: st.mtimeMs };
+    return { ino: st.ino, pid, token, mtimeMs: st.mtimeMs, startTime };
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return null;
     // Not a readable regular file (a planted symlink, say): describe it as an unparsable lock.
     try {
       const st = fs.lstatSync(p);
-      return { ino: st.ino, pid: null, token: '', mtimeMs: st.mtimeMs };
+      return { ino: st.ino, pid: null, token: '', mtimeMs: st.mtimeMs, startTime: '' };
     } catch {
       return null;
     }
@@ -65,10 +70,17 @@ function readInfo(p: string): LockInfo | null {
   }
 }
 
-function isLive(info: LockInfo): boolean {
+function isLive(info: SessionLockInfo): boolean {
   if (info.pid === null) return Date.now() - info.mtimeMs < UNPARSABLE_GRACE_MS;
   if (info.pid === process.pid) return heldTokens.has(info.token);
-  return isPidAlive(info.pid);
+  if (!isPidAlive(info.pid)) return false;
+  // A live pid that started at another time is not the owner: the kernel reused the dead owner's
+  // pid (another program, or another agentx). Its lock would otherwise lock the person out.
+  if (info.startTime !== '') {
+    const now = procStartTime(info.pid);
+    if (now !== undefined && now !== info.startTime) return false;
+  }
+  return true;
 }
 
 const FILES: LockFiles = { readInfo };
@@ -94,7 +106,7 @@ function held(lockPath: string, token: string): SessionLock {
  */
 export function acquireSessionLock(dir: string): SessionLock {
   const lockPath = path.join(dir, LOCK_FILE);
-  let last: LockInfo | null = null;
+  let last: SessionLockInfo | null = null;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const token = newToken();
     if (createFileExclusive(lockPath, content(lockPath, token))) return held(lockPath, token);

@@ -50,6 +50,24 @@ describe('a chain lost after a command ran', () => {
     expect([...keys][0]).toMatch(/^agentx-[0-9a-f]{16}$/);
   });
 
+  it('one-shot: a chain lost more often than the bound (2 new chains a turn) ends with exit 1 and one line saying so; each command ran once', async () => {
+    emu.enqueue(
+      { kind: 'shell', commands: ['echo a >> c.txt'] }, { kind: 'forget' },
+      { kind: 'shell', commands: ['echo b >> c.txt'] }, { kind: 'forget' },
+      { kind: 'shell', commands: ['echo c >> c.txt'] }, { kind: 'forget' },
+      { kind: 'text', text: 'never' },
+    );
+    const from = lastSeq();
+    const r = await runCli(['go'], { cwd: box.cwd, env: { ...box.env, AGENTX_STORE: 'on' } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    const failures = r.stderr.split('\n').filter((l) => l.startsWith('agentx:'));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/^agentx: request failed: the server lost the conversation 3 times in this turn \(at most 2 new chains a turn\); state kept in .*\.agentx_responseid\.oneshot-/);
+    expect(readFileSync(join(box.cwd, 'c.txt'), 'utf8')).toBe('a\nb\nc\n');
+    expect(responses(from).map((q) => q.status)).toEqual([200, 400, 200, 400, 200, 400]);
+  });
+
   it('--json: the same, with a chain_restarted event that says the replay was exact', async () => {
     emu.enqueue({ kind: 'shell', commands: ['echo ran >> count.txt'] }, { kind: 'forget' }, { kind: 'text', text: 'json done' });
     const r = await runCli(['--json', 'count it'], box);

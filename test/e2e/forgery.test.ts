@@ -123,6 +123,6 @@ describe('forged session files', () => {
     const a = suite.start(sb);
     await prompt(a);
     await turn(a, 'hello', 'You said: hello');
-    expect(readFileSync(join(sb.cwd, '.agentx_responseid.lock'), 'utf8')).toMatch(/^\d+\n[0-9a-f]+\nseal:[0-9a-f]{64}\n$/);
+    expect(readFileSync(join(sb.cwd, '.agentx_responseid.lock'), 'utf8')).toMatch(/^\d+\n[0-9a-f]+\n\d+\nseal:[0-9a-f]{64}\n$/);
   });
 });

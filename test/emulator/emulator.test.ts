@@ -87,6 +87,39 @@ describe('chaining', () => {
   });
 });
 
+describe('stateless mode (a server that stores nothing)', () => {
+  it('forgets every response: its id is unknown on the next request (400 previous_response_not_found), even with store:true', async () => {
+    kit.emu.setStateless(true);
+    try {
+      const first = completed(await kit.run({ input: 'a', store: true }));
+      const err = await apiError(kit.run({ input: 'b', previous_response_id: first.id }));
+      expect(err.status).toBe(400);
+      expect(err.code).toBe('previous_response_not_found');
+    } finally {
+      kit.emu.setStateless(false);
+    }
+  });
+
+  it('checks a replay: a call sent back without its output is a 400; with its output it is answered', async () => {
+    kit.emu.setStateless(true);
+    try {
+      kit.emu.enqueue({ kind: 'shell', commands: ['echo hi'] });
+      const first = completed(await kit.run({ input: 'run it', tools: SHELL, store: false }));
+      const call = first.output.find((i) => i.type === 'shell_call');
+      expect(call).toBeDefined();
+      const asked = { type: 'message', role: 'user', content: 'run it' } as ResponseInputItem;
+      const missing = await apiError(kit.run({ input: [asked, call as ResponseInputItem], tools: SHELL, store: false }));
+      expect(missing.status).toBe(400);
+      expect(missing.message).toMatch(/No tool output found for .*call/);
+      const callId = (call as { call_id: string }).call_id;
+      const output = { type: 'shell_call_output', call_id: callId, output: [{ stdout: 'hi\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] } as unknown as ResponseInputItem;
+      expect(completed(await kit.run({ input: [asked, call as ResponseInputItem, output], tools: SHELL, store: false })).status).toBe('completed');
+    } finally {
+      kit.emu.setStateless(false);
+    }
+  });
+});
+
 describe('tool calls', () => {
   it('shell_call must be answered exactly once by call_id', async () => {
     const events = await kit.run({ input: 'please run: ls -la', tools: SHELL });

@@ -46,21 +46,54 @@ describe('conversation log', () => {
     expect(log.conversation('nope')).toBeNull();
   });
 
-  it('a torn last line (kill -9 mid-write) is skipped, said once, and the next append starts a fresh line', () => {
+  it('a torn last line (kill -9 mid-write) is repaired away by the next append, said once; a second process says nothing', () => {
     const path = freshPath();
     const log = new ConversationLog(path);
     log.append(record('r1', null, [user('one')]));
+    const good = readFileSync(path);
     log.append(record('r2', 'r1', [user('two')]));
-    const size = statSync(path).size;
-    truncateSync(path, size - 25);
+    truncateSync(path, statSync(path).size - 25);
     const notices: string[] = [];
-    const after = new ConversationLog(path, (l) => notices.push(l));
-    after.append(record('r3', 'r1', [user('three')]));
-    const reread = new ConversationLog(path, (l) => notices.push(l));
-    expect(reread.conversation('r3')).toEqual([user('one'), said('answer r1'), user('three'), said('answer r3')]);
-    expect(reread.find('r2')).toBeUndefined();
+    const first = new ConversationLog(path, (l) => notices.push(`first: ${l}`));
+    first.append(record('r3', 'r1', [user('three')]));
+    // The torn record is gone from the file, which goes on right after the last good record.
+    expect(readFileSync(path).subarray(0, good.length)).toEqual(good);
+    expect(readFileSync(path).length).toBe(good.length + Buffer.byteLength(encodeRecord(record('r3', 'r1', [user('three')]))));
+    const second = new ConversationLog(path, (l) => notices.push(`second: ${l}`));
+    expect(second.conversation('r3')).toEqual([user('one'), said('answer r1'), user('three'), said('answer r3')]);
+    expect(second.find('r2')).toBeUndefined();
+    second.append(record('r4', 'r3', [user('four')]));
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/1 damaged record .*skipped/);
+    expect(notices[0]).toMatch(/^first: the conversation log .* had 1 damaged record .*: repaired to its last good record$/);
+  });
+
+  it('a damaged line inside the log (a torn record an older agentx appended after) is repaired by the first reader only', () => {
+    const path = freshPath();
+    const log = new ConversationLog(path);
+    log.append(record('r1', null, [user('one')]));
+    appendFileSync(path, '0123456789abcdef {"prev":"r1","resp\n');
+    log.append(record('r2', 'r1', [user('two')]));
+    const notices: string[] = [];
+    const readerA = new ConversationLog(path, (l) => notices.push(`A: ${l}`));
+    expect(readerA.conversation('r2')).toEqual([user('one'), said('answer r1'), user('two'), said('answer r2')]);
+    expect(readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').every((l) => decodeRecord(l) !== null)).toBe(true);
+    const readerB = new ConversationLog(path, (l) => notices.push(`B: ${l}`));
+    expect(readerB.conversation('r2')).toHaveLength(4);
+    expect(readerB.find('zzz')).toBeUndefined();
+    expect(notices).toEqual([expect.stringMatching(/^A: .*1 damaged record.*repaired/)]);
+    // The old file is kept whole as the archive (the prune's way: nothing another process wrote meanwhile is lost).
+    expect(readFileSync(`${path}.1`, 'utf8')).toContain('{"prev":"r1","resp\n');
+  });
+
+  it('while another process holds the prune lock, a reader leaves the log to it and says nothing', () => {
+    const path = freshPath();
+    new ConversationLog(path).append(record('r1', null, [user('one')]));
+    appendFileSync(path, 'torn\n');
+    writeFileSync(`${path}.pruning`, '1\n');
+    const notices: string[] = [];
+    expect(new ConversationLog(path, (l) => notices.push(l)).conversation('r1')).toHaveLength(2);
+    expect(notices).toEqual([]);
+    expect(readFileSync(path, 'utf8')).toContain('torn\n');
   });
 
   it('an altered record fails its checksum and is not used', () => {

@@ -9,9 +9,10 @@
 // digits of the SHA-256 of the JSON. A record names the response it came with and the response
 // it continues (`prev`), so rollbacks, one-shots and a REPL beside them branch at a response
 // without copying anything: a branch is a path through the records. Several processes append
-// to one file (O_APPEND, one write per record); a torn line from a crash is skipped when read
-// and said once, and the next append starts on a fresh line.
-import { closeSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+// to one file (O_APPEND, one write per record); a torn line from a crash (or an altered one) is
+// repaired away by the first process that reads or appends after it — the log rewritten to its
+// good records, said in one line — so no later process finds it again.
+import { closeSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { nodeCrypto } from '../../lib/builtins.ts';
@@ -107,7 +108,7 @@ export class ConversationLog {
 
   constructor(
     readonly path: string,
-    /** One line for the person (a damaged record was skipped). */
+    /** One line for the person (damaged records were repaired away). */
     private readonly notice: (line: string) => void = () => {},
     private readonly options: LogOptions = {},
   ) {
@@ -130,8 +131,19 @@ export class ConversationLog {
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       fd = openSync(this.path, 'a+', 0o600);
-      const before = fstatSync(fd);
-      // After a crash mid-write the file may end inside a line: start on a fresh one.
+      let before = fstatSync(fd);
+      if (endsInsideLine(fd, before)) {
+        // A crash mid-write left a torn last line: repair it before appending after it. (Only an
+        // append does this: to a reader, a line without its end may still be being written. Were
+        // it so, the write lands in the old file the repair keeps as the archive, and is found there.)
+        closeSync(fd);
+        fd = undefined;
+        this.readNew();
+        this.repairAndSay();
+        fd = openSync(this.path, 'a+', 0o600);
+        before = fstatSync(fd);
+      }
+      // Another process may be repairing it right now: then start on a fresh line all the same.
       const text = endsInsideLine(fd, before) ? `\n${line}` : line;
       const bytes = Buffer.from(text, 'utf8');
       let written = 0;
@@ -265,9 +277,76 @@ export class ConversationLog {
     } finally {
       closeSync(fd);
     }
-    if (this.damaged > 0 && !this.told) {
-      this.told = true;
-      this.notice(`the conversation log ${this.path} had ${this.damaged} damaged record${this.damaged === 1 ? '' : 's'} (a crash while writing, or an edit): ${this.damaged === 1 ? 'it was' : 'they were'} skipped`);
+    if (this.damaged > 0 && !this.told) this.repairAndSay();
+  }
+
+  /**
+   * Said by the process that repairs the log, and only then: after the repair the file is whole,
+   * so no later reader (this process or another) finds anything to say.
+   */
+  private repairAndSay(): void {
+    this.told = true;
+    const removed = this.repair();
+    if (removed > 0) this.notice(`the conversation log ${this.path} had ${removed} damaged record${removed === 1 ? '' : 's'} (a crash while writing, or an edit): repaired to its last good record`);
+  }
+
+  /**
+   * Rewrites the log without its damaged lines (a torn tail: the log ends at its last good
+   * record again), under the prune lock and in the prune's crash-safe way: the good records go to
+   * a new file renamed over the log, the old file kept whole as the archive, so a record another
+   * process appended meanwhile is still found. Returns how many damaged lines it removed: 0 when
+   * another process is rewriting the log or already repaired it (then it has nothing to say).
+   */
+  private repair(): number {
+    const lock = `${this.path}.pruning`;
+    try {
+      if (!createFileExclusive(lock, `${process.pid}\n`)) {
+        if (Date.now() - statSync(lock).mtimeMs > PRUNE_LOCK_STALE_MS) unlinkQuiet(lock);
+        return 0;
+      }
+    } catch {
+      return 0;
+    }
+    try {
+      // Read again under the lock: what counts is the file now, not what this process read before.
+      let raw: Buffer;
+      try {
+        raw = readFileSync(this.path);
+      } catch {
+        return 0;
+      }
+      const good: string[] = [];
+      let removed = 0;
+      for (const line of raw.toString('latin1').split('\n')) {
+        if (line === '') continue;
+        if (decodeRecord(Buffer.from(line, 'latin1').toString('utf8')) === null) removed++;
+        else good.push(`${line}\n`);
+      }
+      if (removed === 0) return 0;
+      const text = Buffer.from(good.join(''), 'latin1');
+      const tmp = writeTempFile(this.path, text);
+      const archiveTmp = `${this.archivePath}.tmp-${process.pid}`;
+      try {
+        unlinkQuiet(archiveTmp);
+        linkSync(this.path, archiveTmp);
+        renameSync(archiveTmp, this.archivePath);
+        renameSync(tmp, this.path);
+        fsyncDirectory(dirname(this.path));
+      } catch {
+        unlinkQuiet(tmp);
+        unlinkQuiet(archiveTmp);
+        return 0;
+      }
+      // The records read so far stay valid (the same good lines); reading goes on in the new file.
+      this.readIno = statSync(this.path).ino;
+      this.readOffset = text.length;
+      this.partial = '';
+      this.archiveReadIno = undefined;
+      return removed;
+    } catch {
+      return 0; // The repair is housekeeping: the damaged lines stay skipped.
+    } finally {
+      unlinkQuiet(lock);
     }
   }
 
