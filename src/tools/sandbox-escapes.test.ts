@@ -3,7 +3,7 @@
 // server), the terminal variables, a hidden path whose parent a command renames, and descriptors
 // agentx inherited.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -160,6 +160,9 @@ describe('agentx files that do not exist yet inside a writable root (HOME under 
     for (const line of plant) await run.run(opts(line));
     const planted = (f: string): string => (existsSync(join(home, f)) ? readFileSync(join(home, f), 'utf8') : '');
     expect(planted('.agentx')).toBe('');
+    // The mount points left behind are private and writable by the person (bwrap alone leaves 0444).
+    expect(statSync(join(home, '.agentx')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, '.agentx_history')).mode & 0o777).toBe(0o600);
     expect(existsSync(join(home, '.config/agentx/hooks.json'))).toBe(false);
     expect(existsSync(join(home, '.config/agentx/mcp.json'))).toBe(false);
 

@@ -10,6 +10,7 @@
 //   command is refused with one line naming the setting: the secure default, not a silent gap.
 // A result that looks like a sandbox refusal gets a note for the model and carries the refusal, so
 // the tool can ask the engine (the question channel) whether to run it again with more rights.
+import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { homeDir } from '../paths.ts';
@@ -112,6 +113,25 @@ function withFilterPipe(filter: Buffer, argv: string[]): string[] {
   return ['/bin/sh', '-c', FILTER_PIPE_SCRIPT, 'agentx-seccomp', escaped, ...argv];
 }
 
+/**
+ * A hidden file that does not exist yet inside a writable root (~/.agentx, ~/.agentx_history with
+ * HOME under /tmp) needs a mount point, and bwrap would create it in the real directory as an
+ * empty 0444 file that stays behind: the person's history could then not be appended to, and the
+ * file would not be private. agentx creates it first, empty and 0600 (an empty config is no
+ * setting at all). O_EXCL and O_NOFOLLOW: whatever is already there, a link a command planted
+ * included, is left alone and only covered.
+ */
+function createMountPointFiles(policy: SandboxPolicy): void {
+  for (const hidden of policy.hidden) {
+    if (hidden.kind !== 'file' || !policy.writableRoots.some((root) => isInside(hidden.path, root))) continue;
+    try {
+      closeSync(openSync(hidden.path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600));
+    } catch {
+      // There already (the usual case), or its directory is missing: bwrap makes the mount point.
+    }
+  }
+}
+
 /** realPathProbe, and a path that does not exist where it would be (as a directory: it covers what would go below). */
 const anyPathProbe: PathProbe = (path) => realPathProbe(path) ?? { path: realPathOfAny(path), kind: 'dir' };
 
@@ -146,6 +166,7 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   // server one starts is reachable from the next, and nothing outside is.
   const sandboxPolicy = async (bwrapPath: string, withNetwork = false): Promise<SandboxPolicy | undefined> => {
     const policy = policyNow(withNetwork);
+    if (policy) createMountPointFiles(policy);
     if (!policy || policy.network || setup.setting.sharedNetwork === false) return policy;
     const ns = await sessionNetns(bwrapPath, process.getuid?.() === 0);
     if ('prefix' in ns) return { ...policy, joinNetns: ns.prefix };
