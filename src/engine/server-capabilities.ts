@@ -2,8 +2,9 @@
 // file outside the project ($XDG_STATE_HOME/agentx/servers.json), so a server without
 // context_management or /responses/compact costs one failed probe, not one per turn or per run.
 // Entries expire after a while: servers gain features.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { isRecord } from '../lib/guards.ts';
 
 export type Support = 'unknown' | 'yes' | 'no';
@@ -94,8 +95,8 @@ export function loadServerCapabilities(path: string, baseUrl: string, now: Date)
 }
 
 /**
- * Records what is known about one server (write to a temp file, then rename, so a concurrent
- * reader never sees half a file). Best effort: false when it could not be written.
+ * Records what is known about one server (an atomic replace, so a concurrent reader never sees
+ * half a file). Best effort: false when it could not be written.
  */
 export function saveServerCapabilities(path: string, baseUrl: string, caps: ServerCapabilities, now: Date): boolean {
   try {
@@ -104,9 +105,8 @@ export function saveServerCapabilities(path: string, baseUrl: string, caps: Serv
     all.set(baseUrl, { ...caps, checkedAt: now.toISOString() });
     const kept = [...all].slice(-MAX_SERVERS);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const tmp = `${path}.${Math.random().toString(16).slice(2, 10)}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: 1, servers: Object.fromEntries(kept) }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, path);
+    // A cache the next probe rebuilds: no fsync.
+    writeFileAtomicSync(path, `${JSON.stringify({ version: 1, servers: Object.fromEntries(kept) }, null, 2)}\n`, 0o600, { durable: false });
     return true;
   } catch {
     return false;

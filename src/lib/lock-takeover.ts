@@ -11,8 +11,7 @@
 //  3. It then removes its claims. A slow taker that claims afterwards fails the re-check in
 //     step 2, because the lock it saw is gone (token compared too, in case the inode is reused).
 
-import * as fs from 'node:fs';
-import { createFileExclusive, writeTempFile } from './atomic-file.ts';
+import { createFileExclusive, writeFileAtomicSync } from './atomic-file.ts';
 import { isPidAlive, unlinkQuiet } from './fsutil.ts';
 
 export interface LockInfo {
@@ -50,13 +49,7 @@ export function takeOverStaleLock(lockFile: string, stale: LockInfo, text: strin
     try {
       const now = files.readInfo(lockFile);
       if (now === null || now.ino !== stale.ino || now.pid !== stale.pid || now.token !== stale.token) return false;
-      const tmp = writeTempFile(lockFile, text);
-      try {
-        fs.renameSync(tmp, lockFile);
-      } catch (error) {
-        unlinkQuiet(tmp);
-        throw error;
-      }
+      writeFileAtomicSync(lockFile, text);
       return true;
     } finally {
       for (let k = 0; k <= n; k++) unlinkQuiet(claimOf(k));

@@ -19,7 +19,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nodeCrypto } from '../lib/builtins.ts';
-import { errorCode, randomHex } from '../lib/fsutil.ts';
+import { createFileExclusive } from '../lib/atomic-file.ts';
+import { errorCode } from '../lib/fsutil.ts';
 
 export const SEAL_FIELD = 'agentx_seal';
 const PREFIX = `{\n  "${SEAL_FIELD}": "hmac-sha256:`;
@@ -47,7 +48,7 @@ export function sealingEnabled(): boolean {
   return keyFile !== undefined;
 }
 
-/** Reads the key, creating it complete (temp file, then a hard link that fails if another process won). */
+/** Reads the key, creating it complete if there is none (createFileExclusive: another process may win). */
 function stateKey(): Buffer | undefined {
   if (keyFile === undefined) return undefined;
   if (key !== undefined) return key;
@@ -61,15 +62,8 @@ function stateKey(): Buffer | undefined {
       if (errorCode(error) !== 'ENOENT') throw error;
     }
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.tmp-${process.pid}-${randomHex(8)}`;
-    fs.writeFileSync(tmp, `${nodeCrypto().randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    try {
-      fs.linkSync(tmp, file);
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error;
-    } finally {
-      fs.unlinkSync(tmp);
-    }
+    // Complete or absent: when another process won the race, its key is read on the next pass.
+    createFileExclusive(file, `${nodeCrypto().randomBytes(32).toString('hex')}\n`, 0o600);
   }
   throw new Error(`could not create the state key ${file}`);
 }

@@ -2,10 +2,10 @@
 // on its own, so a project file is used only once the person approved that exact content; the
 // record lives outside every project ($XDG_STATE_HOME/agentx/mcp-approvals.json, mode 0600) so
 // the repository cannot approve itself, and any edit to the file asks again.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { homeDir } from '../../paths.ts';
-import { randomHex, unlinkQuiet } from '../../lib/fsutil.ts';
+import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 import { isRecord } from '../../lib/guards.ts';
 
 interface ApprovalRecord {
@@ -63,13 +63,6 @@ export function recordApproval(storePath: string, file: string, sha256: string, 
   const store = readStore(storePath);
   store.files[file] = { sha256, approvedAt: now.toISOString() };
   mkdirSync(dirname(storePath), { recursive: true, mode: 0o700 });
-  const tmp = `${storePath}.${randomHex(8)}.tmp`;
-  try {
-    // A new file replaces the old by rename, so the store is 0600 even if an older one was wider.
-    writeFileSync(tmp, `${JSON.stringify(store, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    renameSync(tmp, storePath);
-  } catch (err) {
-    unlinkQuiet(tmp);
-    throw err;
-  }
+  // A new file replaces the old by rename, so the store is 0600 even if an older one was wider.
+  writeFileAtomicSync(storePath, `${JSON.stringify(store, null, 2)}\n`, 0o600);
 }

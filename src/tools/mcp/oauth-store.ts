@@ -2,10 +2,10 @@
 // a 0700 directory), outside every project, one entry per server name *and* URL — a config edit
 // that points the name at another URL does not hand it the old server's tokens. Tokens never
 // appear in a log line, an error, the session state or the conversation log.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { homeDir } from '../../paths.ts';
-import { randomHex, unlinkQuiet } from '../../lib/fsutil.ts';
+import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 import { isRecord } from '../../lib/guards.ts';
 
 export interface OAuthEntry {
@@ -57,12 +57,5 @@ export function writeOAuthEntry(path: string, key: string, entry: OAuthEntry | u
   if (entry === undefined) delete all[key];
   else all[key] = entry;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${randomHex(8)}.tmp`;
-  try {
-    writeFileSync(tmp, `${JSON.stringify({ version: 1, servers: all }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    renameSync(tmp, path);
-  } catch (err) {
-    unlinkQuiet(tmp);
-    throw err;
-  }
+  writeFileAtomicSync(path, `${JSON.stringify({ version: 1, servers: all }, null, 2)}\n`, 0o600);
 }

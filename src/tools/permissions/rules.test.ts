@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -147,5 +147,19 @@ describe('rules files', () => {
     writeFileSync(file, 'not json');
     expect(() => appendRule(file, { prefix: ['x'], decision: 'allow' })).toThrow();
     expect(readFileSync(file, 'utf8')).toBe('not json');
+  });
+
+  it('does not follow a symlink planted where the temp file used to be (<rules>.<pid>.tmp)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentx-rules-'));
+    const file = join(dir, 'rules.json');
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'precious\n');
+    const planted = `${file}.${process.pid}.tmp`;
+    symlinkSync(victim, planted);
+    appendRule(file, { prefix: ['npm', 'test'], decision: 'allow' });
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(lstatSync(planted).isSymbolicLink()).toBe(true);
+    expect(lstatSync(file).isFile()).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ commands: [{ prefix: ['npm', 'test'], decision: 'allow' }] });
   });
 });

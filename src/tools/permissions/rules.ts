@@ -2,8 +2,9 @@
 // judged part by part (shell-words.ts): it is allowed without asking only when every command it runs
 // is allowed, a deny on any part denies the line, and a line that cannot be parsed asks.
 // Precedence is deny, then ask, then allow, whatever file a rule comes from.
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 import { commandName, parseCommandLine, type SimpleCommand } from './shell-words.ts';
 
 export type RuleDecision = 'allow' | 'ask' | 'deny';
@@ -214,8 +215,5 @@ export function appendRule(path: string, rule: Omit<CommandRule, 'source'>): voi
   }
   doc.commands.push(JSON.parse(ruleJson(rule)) as unknown);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(doc, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writeFileAtomicSync(path, JSON.stringify(doc, null, 2) + '\n', 0o600);
 }
