@@ -2,6 +2,7 @@
 // where a hook may look, add context or block. The engine never runs a program itself; it only
 // acts on the outcome (a blocked call is answered and journaled like any refused call).
 import type { ToolCallItem } from '../wire/items.ts';
+import { isRecord } from '../lib/guards.ts';
 
 export type HookEvent =
   | { event: 'SessionStart'; source: 'startup' | 'resume' }
@@ -50,7 +51,7 @@ export function hookToolInput(item: ToolCallItem): unknown {
       } catch {
         return { arguments: item.arguments };
       }
-      if (typeof args === 'object' && args !== null && !Array.isArray(args) && 'commands' in args && Array.isArray(args.commands)) {
+      if (isRecord(args) && Array.isArray(args.commands)) {
         return { ...args, command: args.commands.filter((c) => typeof c === 'string').join('\n') };
       }
       return args;

@@ -7,9 +7,10 @@ import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/r
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 import {
-  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isLoose, isToolCallItem, isUrlCitation, replayableOutput,
+  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isToolCallItem, isUrlCitation, replayableOutput,
   type CompactionItem, type HostedItem, type InputItem, type ToolCallItem, type UrlCitation,
 } from '../wire/items.ts';
+import { isRecord } from '../lib/guards.ts';
 import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
 import { installLiteWebGlobals } from './web-lite.ts';
 import { wireAuth, type Provider, type TransportSetting } from './provider.ts';
@@ -69,9 +70,9 @@ function optionalText(value: unknown): string | null | undefined {
 }
 
 function toUsage(usage: unknown): TurnUsage {
-  const u = isLoose(usage) ? usage : {};
-  const inputDetails = isLoose(u.input_tokens_details) ? u.input_tokens_details : {};
-  const outputDetails = isLoose(u.output_tokens_details) ? u.output_tokens_details : {};
+  const u = isRecord(usage) ? usage : {};
+  const inputDetails = isRecord(u.input_tokens_details) ? u.input_tokens_details : {};
+  const outputDetails = isRecord(u.output_tokens_details) ? u.output_tokens_details : {};
   return {
     inputTokens: nonNegativeCount(u.input_tokens),
     cachedTokens: nonNegativeCount(inputDetails.cached_tokens),
@@ -82,13 +83,13 @@ function toUsage(usage: unknown): TurnUsage {
 
 /** The content parts of a message item; none for any other item. */
 function messageParts(item: unknown): readonly unknown[] {
-  return isLoose(item) && item.type === 'message' ? listOf(item.content) : [];
+  return isRecord(item) && item.type === 'message' ? listOf(item.content) : [];
 }
 
 function messageText(item: unknown): string {
   let text = '';
   for (const part of messageParts(item)) {
-    if (isLoose(part) && part.type === 'output_text' && typeof part.text === 'string') text += part.text;
+    if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') text += part.text;
   }
   return text;
 }
@@ -97,7 +98,7 @@ function messageText(item: unknown): string {
 function messageCitations(item: unknown): UrlCitation[] {
   const found: UrlCitation[] = [];
   for (const part of messageParts(item)) {
-    for (const a of listOf(isLoose(part) ? part.annotations : undefined)) {
+    for (const a of listOf(isRecord(part) ? part.annotations : undefined)) {
       if (isUrlCitation(a)) found.push({ url: a.url, title: a.title, start_index: a.start_index, end_index: a.end_index });
     }
   }
@@ -120,7 +121,7 @@ export function toCompleted(response: WireResponse, { strict = true } = {}): Com
   }
   const output = listOf(response.output);
   for (const item of strict ? output : []) {
-    if (isLoose(item) && typeof item.type === 'string' && CALL_ITEM_TYPES.has(item.type) && !isToolCallItem(item)) {
+    if (isRecord(item) && typeof item.type === 'string' && CALL_ITEM_TYPES.has(item.type) && !isToolCallItem(item)) {
       throw new TypeError(`a ${item.type} item without its ${typeof item.call_id === 'string' ? 'fields' : 'call_id'}`);
     }
   }
@@ -200,7 +201,7 @@ function toSdkRequest(request: ModelRequest): ResponseCreateParamsStreaming {
  * reported below as a malformed event.
  */
 function toWireEvent(raw: unknown): WireEvent {
-  if (!isLoose(raw) || typeof raw.type !== 'string') return { type: '' };
+  if (!isRecord(raw) || typeof raw.type !== 'string') return { type: '' };
   const malformed = (what: string): TypeError => new TypeError(`a ${String(raw.type)} event without ${what}`);
   switch (raw.type) {
     case 'response.output_text.delta':
@@ -215,12 +216,12 @@ function toWireEvent(raw: unknown): WireEvent {
     case 'response.completed':
     case 'response.incomplete': {
       const response = raw.response;
-      if (!isLoose(response) || typeof response.id !== 'string') throw malformed('its response');
+      if (!isRecord(response) || typeof response.id !== 'string') throw malformed('its response');
       return { type: raw.type, response: { id: response.id, status: response.status, output: response.output, usage: response.usage } };
     }
     case 'response.failed': {
-      if (!isLoose(raw.response)) throw malformed('its response');
-      const error = isLoose(raw.response.error) ? raw.response.error : {};
+      if (!isRecord(raw.response)) throw malformed('its response');
+      const error = isRecord(raw.response.error) ? raw.response.error : {};
       return { type: raw.type, code: optionalText(error.code), message: optionalText(error.message) };
     }
     case 'error':
@@ -308,7 +309,7 @@ export class ResponsesClient implements ModelClient {
         touch();
         if (completed) continue;
         // Logged as it came (before a malformed one throws); anything but an object with a type as `{ type: '' }`.
-        log?.('event', isLoose(raw) && typeof raw.type === 'string' ? raw : { type: '' });
+        log?.('event', isRecord(raw) && typeof raw.type === 'string' ? raw : { type: '' });
         const ev = toWireEvent(raw);
         switch (ev.type) {
           case 'response.output_text.delta':

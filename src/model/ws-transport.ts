@@ -18,7 +18,7 @@ import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import { proxyFor } from '../lib/proxy-env.ts';
 import { openTunnel } from '../lib/proxy-tunnel.ts';
-import { isLoose } from '../wire/items.ts';
+import { isRecord } from '../lib/guards.ts';
 import { ModelError } from './errors.ts';
 import { extraCa } from './node-fetch.ts';
 import type { ModelRequest } from './types.ts';
@@ -241,8 +241,8 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
           yield* once(request, signal, true);
           return;
         }
-        if (isLoose(event) && event.type === 'error') {
-          const error = isLoose(event.error) ? event.error : event;
+        if (isRecord(event) && event.type === 'error') {
+          const error = isRecord(event.error) ? event.error : event;
           if (error.code === CONNECTION_LIMIT_CODE && !sawEvent && !retried) {
             // Nothing ran: a new connection gets the same request.
             finished = true;
@@ -261,7 +261,7 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
         }
         sawEvent = true;
         yield event;
-        if (isLoose(event) && typeof event.type === 'string' && TERMINAL.has(event.type)) {
+        if (isRecord(event) && typeof event.type === 'string' && TERMINAL.has(event.type)) {
           finished = true;
           return;
         }

@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { isPidAlive } from '../lib/fsutil.ts';
-import { isLoose } from '../wire/items.ts';
+import { isRecord } from '../lib/guards.ts';
 import { procStartTime } from '../lib/zombie.ts';
 
 export interface LiveSessionRecord {
@@ -35,7 +35,7 @@ const LAST_OUTPUT_MAX_CHARS = 2000;
 const COMMAND_MAX_CHARS = 2000;
 
 function parseSession(v: unknown): LiveSessionRecord | null {
-  if (!isLoose(v) || typeof v.id !== 'number' || !Number.isInteger(v.id) || typeof v.command !== 'string') return null;
+  if (!isRecord(v) || typeof v.id !== 'number' || !Number.isInteger(v.id) || typeof v.command !== 'string') return null;
   return {
     id: v.id,
     command: v.command.slice(0, COMMAND_MAX_CHARS),
@@ -54,7 +54,7 @@ function readOwner(path: string): { pid: number; start: string | null; sessions:
   } catch {
     return null;
   }
-  if (!isLoose(v) || typeof v.pid !== 'number' || !Array.isArray(v.sessions)) return null;
+  if (!isRecord(v) || typeof v.pid !== 'number' || !Array.isArray(v.sessions)) return null;
   const sessions = v.sessions.map(parseSession).filter((s): s is LiveSessionRecord => s !== null);
   return { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, sessions };
 }

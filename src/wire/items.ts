@@ -1,6 +1,7 @@
 // Typed Responses API items (the wire), narrowed to what agentx sends and reads: a leaf module
 // every layer may import (model, store, tools, engine). Our own unions rather than the SDK's
 // types, so that only model/client.ts depends on the SDK.
+import { isRecord } from '../lib/guards.ts';
 
 // ── Tool definitions offered to the model ────────────────────────────────────────────────
 export interface FunctionToolDefinition {
@@ -211,37 +212,32 @@ export interface CompactionItem { type: 'compaction'; id?: string; encrypted_con
 export type InputItem = MessageItem | ToolOutputItem | CompactionItem;
 
 // ── Guards for data that comes back from disk or the wire ─────────────────────────────────
-type Loose = Record<string, unknown>;
 
-/** A JSON object (not null, not an array) whose fields are still to be checked. */
-export function isLoose(v: unknown): v is Loose {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isText(v: unknown): v is InputText {
-  return isLoose(v) && v.type === 'input_text' && typeof v.text === 'string';
+  return isRecord(v) && v.type === 'input_text' && typeof v.text === 'string';
 }
 
 export function isLocalImagePart(v: unknown): v is LocalImagePart {
-  return isLoose(v) && v.type === 'local_image' && typeof v.path === 'string' && typeof v.sha256 === 'string'
+  return isRecord(v) && v.type === 'local_image' && typeof v.path === 'string' && typeof v.sha256 === 'string'
     && typeof v.bytes === 'number' && typeof v.mime === 'string';
 }
 
 function isMessagePart(v: unknown): v is MessagePart {
   if (isText(v) || isLocalImagePart(v)) return true;
-  return isLoose(v) && v.type === 'input_image' && typeof v.image_url === 'string' && (v.detail === 'auto' || v.detail === 'low' || v.detail === 'high');
+  return isRecord(v) && v.type === 'input_image' && typeof v.image_url === 'string' && (v.detail === 'auto' || v.detail === 'low' || v.detail === 'high');
 }
 
 function isShellChunk(v: unknown): v is ShellOutputChunk {
-  if (!isLoose(v) || typeof v.stdout !== 'string' || typeof v.stderr !== 'string' || !isLoose(v.outcome)) return false;
+  if (!isRecord(v) || typeof v.stdout !== 'string' || typeof v.stderr !== 'string' || !isRecord(v.outcome)) return false;
   return v.outcome.type === 'timeout' || (v.outcome.type === 'exit' && typeof v.outcome.exit_code === 'number');
 }
 
 export function isToolOutputItem(v: unknown): v is ToolOutputItem {
-  if (isLoose(v) && v.type === 'mcp_approval_response') {
+  if (isRecord(v) && v.type === 'mcp_approval_response') {
     return typeof v.approval_request_id === 'string' && typeof v.approve === 'boolean' && (v.reason === undefined || typeof v.reason === 'string');
   }
-  if (!isLoose(v) || typeof v.call_id !== 'string') return false;
+  if (!isRecord(v) || typeof v.call_id !== 'string') return false;
   switch (v.type) {
     case 'shell_call_output': return Array.isArray(v.output) && v.output.every(isShellChunk);
     case 'function_call_output': return typeof v.output === 'string' || (Array.isArray(v.output) && v.output.every(isMessagePart));
@@ -252,27 +248,27 @@ export function isToolOutputItem(v: unknown): v is ToolOutputItem {
 }
 
 export function isCompactionItem(v: unknown): v is CompactionItem {
-  return isLoose(v) && v.type === 'compaction' && typeof v.encrypted_content === 'string' && (v.id === undefined || typeof v.id === 'string');
+  return isRecord(v) && v.type === 'compaction' && typeof v.encrypted_content === 'string' && (v.id === undefined || typeof v.id === 'string');
 }
 
 export function isInputItem(v: unknown): v is InputItem {
-  if (!isLoose(v)) return false;
+  if (!isRecord(v)) return false;
   if (v.type === 'message') return (v.role === 'user' || v.role === 'developer') && Array.isArray(v.content) && v.content.every(isMessagePart);
   if (v.type === 'compaction') return isCompactionItem(v);
   return isToolOutputItem(v);
 }
 
 function isOperation(v: unknown): v is ApplyPatchOperation {
-  if (!isLoose(v) || typeof v.path !== 'string') return false;
+  if (!isRecord(v) || typeof v.path !== 'string') return false;
   if (v.type === 'delete_file') return true;
   return (v.type === 'create_file' || v.type === 'update_file') && typeof v.diff === 'string';
 }
 
 /** A tool call item as the model (or a state file) gives it; anything else is not a call. */
 export function isToolCallItem(v: unknown): v is ToolCallItem {
-  if (!isLoose(v) || typeof v.call_id !== 'string') return false;
+  if (!isRecord(v) || typeof v.call_id !== 'string') return false;
   switch (v.type) {
-    case 'shell_call': return isLoose(v.action);
+    case 'shell_call': return isRecord(v.action);
     case 'function_call': return typeof v.name === 'string' && typeof v.arguments === 'string';
     case 'custom_tool_call': return typeof v.name === 'string' && typeof v.input === 'string';
     case 'apply_patch_call': return isOperation(v.operation);
@@ -287,11 +283,11 @@ function optionalString(v: unknown): boolean {
 
 /** A hosted tool's item as the server sends it (fields we show are checked; the rest is ignored). */
 export function isHostedItem(v: unknown): v is HostedItem {
-  if (!isLoose(v) || typeof v.id !== 'string') return false;
+  if (!isRecord(v) || typeof v.id !== 'string') return false;
   switch (v.type) {
-    case 'web_search_call': return typeof v.status === 'string' && (v.action === undefined || isLoose(v.action));
+    case 'web_search_call': return typeof v.status === 'string' && (v.action === undefined || isRecord(v.action));
     case 'mcp_call': return typeof v.server_label === 'string' && typeof v.name === 'string' && typeof v.arguments === 'string' && optionalString(v.output) && optionalString(v.error);
-    case 'mcp_list_tools': return typeof v.server_label === 'string' && Array.isArray(v.tools) && v.tools.every((t) => isLoose(t) && typeof t.name === 'string') && optionalString(v.error);
+    case 'mcp_list_tools': return typeof v.server_label === 'string' && Array.isArray(v.tools) && v.tools.every((t) => isRecord(t) && typeof t.name === 'string') && optionalString(v.error);
     case 'image_generation_call': return typeof v.status === 'string' && (v.result === null || typeof v.result === 'string');
     default: return false;
   }
@@ -299,13 +295,13 @@ export function isHostedItem(v: unknown): v is HostedItem {
 
 /** An `mcp_approval_request` output item as our call item (its id becomes the call_id), or undefined. */
 export function approvalRequestCall(v: unknown): McpApprovalRequestItem | undefined {
-  if (!isLoose(v) || v.type !== 'mcp_approval_request' || typeof v.id !== 'string') return undefined;
+  if (!isRecord(v) || v.type !== 'mcp_approval_request' || typeof v.id !== 'string') return undefined;
   if (typeof v.server_label !== 'string' || typeof v.name !== 'string' || typeof v.arguments !== 'string') return undefined;
   return { type: 'mcp_approval_request', id: v.id, call_id: v.id, server_label: v.server_label, name: v.name, arguments: v.arguments };
 }
 
 export function isUrlCitation(v: unknown): v is UrlCitation {
-  return isLoose(v) && v.type === 'url_citation' && typeof v.url === 'string' && typeof v.title === 'string'
+  return isRecord(v) && v.type === 'url_citation' && typeof v.url === 'string' && typeof v.title === 'string'
     && typeof v.start_index === 'number' && typeof v.end_index === 'number';
 }
 
@@ -337,13 +333,13 @@ export type ConversationItem = InputItem | AssistantMessageItem | ReasoningItem 
 function outputTexts(content: unknown): OutputText[] {
   if (!Array.isArray(content)) return [];
   const parts: OutputText[] = [];
-  for (const part of content) if (isLoose(part) && part.type === 'output_text' && typeof part.text === 'string') parts.push({ type: 'output_text', text: part.text });
+  for (const part of content) if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') parts.push({ type: 'output_text', text: part.text });
   return parts;
 }
 
 function summaryTexts(summary: unknown): ReasoningItem['summary'] {
   if (!Array.isArray(summary)) return [];
-  return summary.filter((p): p is { type: 'summary_text'; text: string } => isLoose(p) && p.type === 'summary_text' && typeof p.text === 'string')
+  return summary.filter((p): p is { type: 'summary_text'; text: string } => isRecord(p) && p.type === 'summary_text' && typeof p.text === 'string')
     .map((p) => ({ type: 'summary_text', text: p.text }));
 }
 
@@ -356,7 +352,7 @@ function summaryTexts(summary: unknown): ReasoningItem['summary'] {
 export function replayableOutput(output: readonly unknown[]): ConversationItem[] {
   const items: ConversationItem[] = [];
   for (const item of output) {
-    if (!isLoose(item)) continue;
+    if (!isRecord(item)) continue;
     if (item.type === 'message' && item.role === 'assistant') {
       const content = outputTexts(item.content);
       if (content.length > 0) items.push({ type: 'message', role: 'assistant', content });
@@ -379,8 +375,8 @@ export function isReplayable(item: ConversationItem): boolean {
 
 /** A conversation item read back from the log; anything else is not one. */
 export function isConversationItem(v: unknown): v is ConversationItem {
-  if (!isLoose(v)) return false;
-  if (v.type === 'message' && v.role === 'assistant') return Array.isArray(v.content) && v.content.every((p) => isLoose(p) && p.type === 'output_text' && typeof p.text === 'string');
+  if (!isRecord(v)) return false;
+  if (v.type === 'message' && v.role === 'assistant') return Array.isArray(v.content) && v.content.every((p) => isRecord(p) && p.type === 'output_text' && typeof p.text === 'string');
   if (v.type === 'reasoning') return typeof v.id === 'string' && typeof v.encrypted_content === 'string' && Array.isArray(v.summary);
   if (v.type === 'apply_patch_call') return isToolCallItem(v) && v.status === 'completed';
   return isInputItem(v) || (isToolCallItem(v) && v.type !== 'mcp_approval_request');

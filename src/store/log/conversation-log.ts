@@ -18,7 +18,8 @@ import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { nodeCrypto } from '../../lib/builtins.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
 import { hasCompaction, recordsToKeep } from './prune.ts';
-import { isConversationItem, isLoose, type ConversationItem } from '../../wire/items.ts';
+import { isConversationItem, type ConversationItem } from '../../wire/items.ts';
+import { isRecord } from '../../lib/guards.ts';
 
 /** One exchange: the request's own items (not a replay's copy) and the response's output. */
 export interface LogRecord {
@@ -64,7 +65,7 @@ export function decodeRecord(line: string): LogRecord | null {
   } catch {
     return null;
   }
-  if (!isLoose(v) || typeof v.response_id !== 'string' || !(v.prev === null || typeof v.prev === 'string')) return null;
+  if (!isRecord(v) || typeof v.response_id !== 'string' || !(v.prev === null || typeof v.prev === 'string')) return null;
   if (!Array.isArray(v.input) || !Array.isArray(v.output) || typeof v.stored !== 'boolean' || typeof v.at !== 'string') return null;
   if (!v.input.every(isConversationItem) || !v.output.every(isConversationItem)) return null;
   return { prev: v.prev, response_id: v.response_id, input: v.input, output: v.output, stored: v.stored, at: v.at };

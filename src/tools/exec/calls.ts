@@ -2,6 +2,7 @@
 // are trained on them; docs/exec-sessions.md) and parsing of their arguments. The escalation
 // fields are the shell tool's (permissions/escalation.ts): one schema, one parser.
 import type { FunctionCallItem, ToolCallItem, ToolDefinition } from '../../wire/items.ts';
+import { isRecord } from '../../lib/guards.ts';
 import { ESCALATION_PARAMETERS, parseEscalationFields } from '../permissions/escalation.ts';
 import type { ParseResult, ParsedCall } from '../tool.ts';
 
@@ -73,7 +74,7 @@ function parseArgs(item: FunctionCallItem): Args | string {
   } catch (err) {
     return `invalid JSON arguments for "${item.name}": ${err instanceof Error ? err.message : String(err)}`;
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Args) : `the arguments of "${item.name}" must be a JSON object`;
+  return isRecord(value) ? value : `the arguments of "${item.name}" must be a JSON object`;
 }
 
 /** A number the model gave, or undefined when absent; an error text when it is not a number. */

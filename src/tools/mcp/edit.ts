@@ -2,15 +2,13 @@
 // pure transitions on its text (other servers and keys are kept as they are), each result
 // checked by the same parser sessions use, so what is written is what a session will start.
 // Never a project's `.mcp.json`: that one belongs to the repository and is reviewed, not edited.
+import { isRecord } from '../../lib/guards.ts';
 import { parseMcpFile } from './spec.ts';
 
 export class McpEditError extends Error {}
 
 type Json = Record<string, unknown>;
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The file's root with its `mcpServers` object; `undefined` text is a file that does not exist yet. */
 function readRoot(text: string | undefined, file: string): { root: Json; servers: Json } {
@@ -24,9 +22,9 @@ function readRoot(text: string | undefined, file: string): { root: Json; servers
   } catch (err) {
     throw new McpEditError(`${file}: invalid JSON (${err instanceof Error ? err.message : String(err)}); fix it by hand first`);
   }
-  if (!isObject(root)) throw new McpEditError(`${file}: expected {"mcpServers": {…}}; fix it by hand first`);
+  if (!isRecord(root)) throw new McpEditError(`${file}: expected {"mcpServers": {…}}; fix it by hand first`);
   if (root.mcpServers === undefined) root.mcpServers = {};
-  if (!isObject(root.mcpServers)) throw new McpEditError(`${file}: "mcpServers" is not an object; fix it by hand first`);
+  if (!isRecord(root.mcpServers)) throw new McpEditError(`${file}: "mcpServers" is not an object; fix it by hand first`);
   return { root, servers: root.mcpServers };
 }
 
@@ -58,7 +56,7 @@ export function removeServer(text: string | undefined, file: string, name: strin
 export function getServer(text: string | undefined, file: string, name: string): Json | undefined {
   const { servers } = readRoot(text, file);
   const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
-  return isObject(entry) ? entry : undefined;
+  return isRecord(entry) ? entry : undefined;
 }
 
 const REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$|^Bearer \$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
@@ -71,7 +69,7 @@ export function withHiddenValues(entry: Json): Json {
   const out: Json = { ...entry };
   for (const key of ['env', 'headers']) {
     const v = entry[key];
-    if (!isObject(v)) continue;
+    if (!isRecord(v)) continue;
     out[key] = Object.fromEntries(Object.entries(v).map(([k, value]) => [k, typeof value === 'string' && REFERENCE.test(value) ? value : '<hidden>']));
   }
   return out;

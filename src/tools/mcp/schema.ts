@@ -6,6 +6,7 @@
 // 2. offer it with strict: true only if it already satisfies strict mode (every object closed
 //    with all properties required, supported keywords only). Optional parameters are never
 //    rewritten into required-nullable ones: a server may treat null differently from absent.
+import { isRecord } from '../../lib/guards.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -17,9 +18,6 @@ export interface AdaptedSchema {
 /** Deeper than this is treated as "anything": no real tool schema nests so far, a hostile one might. */
 const MAX_DEPTH = 48;
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function typesOf(schema: JsonObject): string[] {
   const { type } = schema;
@@ -37,7 +35,7 @@ const MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'depend
 function normalize(schema: unknown, depth: number): JsonObject {
   if (schema === true || depth > MAX_DEPTH) return {};
   if (schema === false) return { not: {} };
-  if (!isObject(schema)) return {};
+  if (!isRecord(schema)) return {};
   const out: JsonObject = { ...schema };
   for (const key of SINGLE) {
     const v = out[key];
@@ -52,7 +50,7 @@ function normalize(schema: unknown, depth: number): JsonObject {
   }
   for (const key of MAPS) {
     const v = out[key];
-    if (!isObject(v)) continue;
+    if (!isRecord(v)) continue;
     const map: JsonObject = {};
     for (const [name, sub] of Object.entries(v)) map[name] = normalize(sub, depth + 1);
     out[key] = map;
@@ -72,14 +70,14 @@ const ROOT_COMBINATORS = ['anyOf', 'oneOf', 'allOf'];
 function normalizeRoot(input: JsonObject): JsonObject {
   const root: JsonObject = { ...input };
   delete root.$schema;
-  const properties: JsonObject = isObject(root.properties) ? { ...root.properties } : {};
+  const properties: JsonObject = isRecord(root.properties) ? { ...root.properties } : {};
   const required = new Set(Array.isArray(root.required) ? root.required.filter((r): r is string => typeof r === 'string') : []);
   for (const key of ROOT_COMBINATORS) {
     const branches = root[key];
     delete root[key];
     if (!Array.isArray(branches)) continue;
     for (const branch of branches) {
-      if (!isObject(branch) || !isObject(branch.properties)) continue;
+      if (!isRecord(branch) || !isRecord(branch.properties)) continue;
       for (const [name, sub] of Object.entries(branch.properties)) if (!(name in properties)) properties[name] = sub;
       if (key === 'allOf' && Array.isArray(branch.required)) {
         for (const r of branch.required) if (typeof r === 'string') required.add(r);
@@ -116,7 +114,7 @@ interface StrictBudget {
 
 function isClosedObject(schema: JsonObject): boolean {
   if (schema.additionalProperties !== false) return false;
-  const props = isObject(schema.properties) ? Object.keys(schema.properties) : [];
+  const props = isRecord(schema.properties) ? Object.keys(schema.properties) : [];
   const required = Array.isArray(schema.required) ? schema.required : [];
   return required.length === props.length && props.every((p) => required.includes(p));
 }
@@ -130,7 +128,7 @@ function strictTypeOk(schema: JsonObject): boolean {
 }
 
 function strictNodeOk(schema: unknown, objectDepth: number, budget: StrictBudget): boolean {
-  if (!isObject(schema)) return false;
+  if (!isRecord(schema)) return false;
   if (Object.keys(schema).some((k) => !STRICT_KEYWORDS.has(k))) return false;
   if (!strictTypeOk(schema)) return false;
   if (typeof schema.format === 'string' && !STRICT_FORMATS.has(schema.format)) return false;
@@ -145,7 +143,7 @@ function strictNodeOk(schema: unknown, objectDepth: number, budget: StrictBudget
     if (!isClosedObject(schema)) return false;
     depth++;
     if (depth > STRICT_MAX_OBJECT_DEPTH) return false;
-    const props = isObject(schema.properties) ? Object.values(schema.properties) : [];
+    const props = isRecord(schema.properties) ? Object.values(schema.properties) : [];
     budget.properties += props.length;
     if (budget.properties > STRICT_MAX_PROPERTIES) return false;
     if (!props.every((p) => strictNodeOk(p, depth, budget))) return false;
@@ -154,7 +152,7 @@ function strictNodeOk(schema: unknown, objectDepth: number, budget: StrictBudget
   if (schema.anyOf !== undefined && !(Array.isArray(schema.anyOf) && schema.anyOf.every((s) => strictNodeOk(s, depth, budget)))) return false;
   for (const key of ['$defs', 'definitions']) {
     const defs = schema[key];
-    if (defs !== undefined && !(isObject(defs) && Object.values(defs).every((s) => strictNodeOk(s, depth, budget)))) return false;
+    if (defs !== undefined && !(isRecord(defs) && Object.values(defs).every((s) => strictNodeOk(s, depth, budget)))) return false;
   }
   return true;
 }
@@ -165,7 +163,7 @@ export function isStrictCompatible(parameters: JsonObject): boolean {
 }
 
 export function adaptInputSchema(inputSchema: unknown): AdaptedSchema {
-  const parameters = normalizeRoot(normalize(isObject(inputSchema) ? inputSchema : {}, 0));
+  const parameters = normalizeRoot(normalize(isRecord(inputSchema) ? inputSchema : {}, 0));
   return { parameters, strict: isStrictCompatible(parameters) };
 }
 

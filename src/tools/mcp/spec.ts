@@ -1,6 +1,7 @@
 // MCP server settings as read from a config file: the shape people already write for other
 // agents (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`), validated with
 // one-line messages that name the file and the server. Pure: text in, specs and problems out.
+import { isRecord } from '../../lib/guards.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 import type { McpApprovalPolicy } from '../../wire/items.ts';
 import { shownWord } from '../../lib/text.ts';
@@ -58,16 +59,13 @@ export interface ParsedMcpFile {
 
 type Json = Record<string, unknown>;
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
 }
 
 function isStringRecord(v: unknown): v is Record<string, string> {
-  return isObject(v) && Object.values(v).every((x) => typeof x === 'string');
+  return isRecord(v) && Object.values(v).every((x) => typeof x === 'string');
 }
 
 /** The first key whose value is not a string, to name it in the message. */
@@ -87,7 +85,7 @@ function optionalTimeout(entry: Json, key: string): number | undefined {
 function optionalRecord(entry: Json, key: string): Record<string, string> {
   const v = entry[key];
   if (v === undefined) return {};
-  if (!isObject(v)) throw new SpecError(`"${key}" must be an object of strings`);
+  if (!isRecord(v)) throw new SpecError(`"${key}" must be an object of strings`);
   if (!isStringRecord(v)) throw new SpecError(`"${key}.${firstNonString(v)}" must be a string`);
   return { ...v };
 }
@@ -135,7 +133,7 @@ export function isSpecError(err: unknown): err is Error {
 }
 
 function toolNameFilter(v: unknown, key: string): { tool_names: string[] } {
-  if (!isObject(v) || !isStringArray(v.tool_names) || Object.keys(v).some((k) => k !== 'tool_names')) {
+  if (!isRecord(v) || !isStringArray(v.tool_names) || Object.keys(v).some((k) => k !== 'tool_names')) {
     throw new SpecError(`"require_approval.${key}" must be {"tool_names": [names]}`);
   }
   return { tool_names: [...v.tool_names] };
@@ -145,7 +143,7 @@ function toolNameFilter(v: unknown, key: string): { tool_names: string[] } {
 function approvalPolicy(v: unknown): McpApprovalPolicy {
   if (v === undefined) return 'always';
   if (v === 'always' || v === 'never') return v;
-  if (isObject(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => k === 'always' || k === 'never')) {
+  if (isRecord(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => k === 'always' || k === 'never')) {
     const policy: { always?: { tool_names: string[] }; never?: { tool_names: string[] } } = {};
     if (v.always !== undefined) policy.always = toolNameFilter(v.always, 'always');
     if (v.never !== undefined) policy.never = toolNameFilter(v.never, 'never');
@@ -172,7 +170,7 @@ function remoteSpec(entry: Json, name: string, file: string, scope: McpScope): R
 
 /** One entry of `mcpServers`: a spec, a reason it is skipped, or a SpecError. */
 function parseEntry(name: string, entry: unknown, file: string, scope: McpScope): McpServerSpec | RemoteServerSpec | { skipped: string } {
-  if (!isObject(entry)) throw new SpecError('must be an object');
+  if (!isRecord(entry)) throw new SpecError('must be an object');
   const { type } = entry;
   if (type === 'remote') {
     if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') throw new SpecError('"disabled" must be true or false');
@@ -216,7 +214,7 @@ export function parseMcpFile(text: string, file: string, scope: McpScope): Parse
     result.problems.push(`mcp: ${file}: invalid JSON (${errorMessage(err)})`);
     return result;
   }
-  if (!isObject(root) || !isObject(root.mcpServers)) {
+  if (!isRecord(root) || !isRecord(root.mcpServers)) {
     result.problems.push(`mcp: ${file}: expected {"mcpServers": {…}}`);
     return result;
   }
