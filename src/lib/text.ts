@@ -168,10 +168,13 @@ export function shownWord(word: string): string {
   return JSON.stringify(word).replace(unescaped, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
-/** A size for people: "512 bytes", "1.5 KB", "2.0 MB", "1.1 GB" (powers of 1024), the one spelling every message uses. */
-export function formatBytes(bytes: number): string {
+/**
+ * A size for people: "512 bytes", "1.5 KB", "2.0 MB", "1.1 GB" (powers of 1024), the one spelling
+ * every message uses. `decimals` 0 for labels that stay short ("[pasted: 40 lines, 2 KB]").
+ */
+export function formatBytes(bytes: number, decimals = 1): string {
   if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KB`;
-  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(decimals)} KB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(decimals)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(decimals)} GB`;
 }

@@ -160,13 +160,13 @@ describe('composer: pastes, history, completion', () => {
     const text = Array.from({ length: 40 }, (_, i) => `pasted row ${i}`).join('\n');
     const n = suite.emu.requests.length;
     a.write(`explain \x1b[200~${text}\x1b[201~`);
-    await a.waitFor('explain [pasted: 40 lines, 1 KB]');
+    await a.waitFor('explain [pasted: 40 lines, 549 bytes]');
     expect(a.screen()).not.toContain('pasted row 39');
     a.write(KEY.enter);
     expect(await sentText(n)).toBe(`explain ${text}`);
     await prompt(a);
     a.write(KEY.up);
-    await a.waitFor('explain [pasted: 40 lines, 1 KB]');
+    await a.waitFor('explain [pasted: 40 lines, 549 bytes]');
     // Recalled in the same session, the placeholder still stands for the text.
     a.write(KEY.enter);
     expect(await sentText(n + 1)).toBe(`explain ${text}`);
@@ -174,7 +174,7 @@ describe('composer: pastes, history, completion', () => {
     a.write(KEY.ctrlD);
     await a.exited;
     const history = readFileSync(join(sb.home, '.agentx_history'), 'utf8');
-    expect(history).toContain('explain [pasted: 40 lines, 1 KB]');
+    expect(history).toContain('explain [pasted: 40 lines, 549 bytes]');
     expect(history).not.toContain('pasted row 39');
   });
 

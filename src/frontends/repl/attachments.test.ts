@@ -19,7 +19,7 @@ describe('@path attachments', () => {
     writeFileSync(join(dir, 'big.txt'), 'x'.repeat(ATTACH_MAX_BYTES + 5000));
     const got = attachMentioned('look at @src/a.ts and @bin.dat, @src, @big.txt and @team', dir, dir);
     expect(got.map((a) => a.line)).toEqual([
-      'attached @src/a.ts: 2 lines, 30 B',
+      'attached @src/a.ts: 2 lines, 30 bytes',
       '@bin.dat looks binary: not attached (use /image for pictures)',
       '@src is a directory: not attached (name files, e.g. @src/FILE)',
       'attached @big.txt: the first 100 KB of 105 KB (cut)',

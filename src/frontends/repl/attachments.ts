@@ -4,6 +4,7 @@
 // (`@team`, `@latest`), so it is never an error.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { formatBytes } from '../../lib/text.ts';
 
 /** Bytes of one file attached at most (the rest is cut, and said). */
 export const ATTACH_MAX_BYTES = 100 * 1024;
@@ -26,10 +27,6 @@ export function mentionedPaths(text: string): string[] {
     if (word !== '' && !found.includes(word)) found.push(word);
   }
   return found;
-}
-
-function kb(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`;
 }
 
 /** Text or not: no NUL byte and valid UTF-8 in what was read (a cut multi-byte tail is fine). */
@@ -59,7 +56,7 @@ export function attachOne(word: string, cwd: string, home: string, budget: numbe
     return undefined;
   }
   const limit = Math.min(ATTACH_MAX_BYTES, budget);
-  if (limit <= 0) return { line: `@${word} not attached: this message already carries ${kb(ATTACH_TOTAL_MAX_BYTES)} of files`, ok: false };
+  if (limit <= 0) return { line: `@${word} not attached: this message already carries ${formatBytes(ATTACH_TOTAL_MAX_BYTES, 0)} of files`, ok: false };
   const buf = Buffer.alloc(Math.min(size, limit));
   let read = 0;
   try {
@@ -79,7 +76,7 @@ export function attachOne(word: string, cwd: string, home: string, budget: numbe
   const cut = size > read;
   const lines = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
   const shown = relative(cwd, path).startsWith('..') ? path : relative(cwd, path) || word;
-  const what = cut ? `the first ${kb(read)} of ${kb(size)} (cut)` : `${lines} line${lines === 1 ? '' : 's'}, ${kb(size)}`;
+  const what = cut ? `the first ${formatBytes(read, 0)} of ${formatBytes(size, 0)} (cut)` : `${lines} line${lines === 1 ? '' : 's'}, ${formatBytes(size, 0)}`;
   const ticks = fence(content);
   const note = `The user attached the file ${shown} (mentioned as @${word}; ${what}):\n${ticks}\n${content}${content.endsWith('\n') || content === '' ? '' : '\n'}${ticks}`;
   return { note, line: `attached @${word}: ${what}`, ok: true };

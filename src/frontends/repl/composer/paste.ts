@@ -1,7 +1,9 @@
-// A large paste stays out of the way: the composer shows `[pasted: N lines, M KB]` where it was
+// A large paste stays out of the way: the composer shows `[pasted: N lines, M KB]` (or `M bytes`) where it was
 // inserted, the message carries the full text. The placeholders of this session are kept in a
 // map shared by every prompt, so a recalled history entry (which holds the placeholder, not
 // 150 KB) still sends the text.
+
+import { formatBytes } from '../../../lib/text.ts';
 
 export const PASTE_INLINE_MAX_CHARS = 1000;
 export const PASTE_INLINE_MAX_LINES = 10;
@@ -19,8 +21,7 @@ export function isLargePaste(text: string): boolean {
 /** A label not yet used in this session for different text. */
 export function placeholderFor(text: string, store: PasteStore): string {
   const lines = lineCount(text);
-  const kb = Math.max(1, Math.round(Buffer.byteLength(text, 'utf8') / 1024));
-  const size = `${lines} line${lines === 1 ? '' : 's'}, ${kb} KB`;
+  const size = `${lines} line${lines === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text, 'utf8'), 0)}`;
   for (let n = 1; ; n++) {
     const label = n === 1 ? `[pasted: ${size}]` : `[pasted #${n}: ${size}]`;
     const known = store.get(label);

@@ -98,7 +98,7 @@ describe('composer keys', () => {
     const big = Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n');
     let s = type('see ', e).state;
     s = reduce(s, { kind: 'paste', text: big }, e).state;
-    expect(s.text).toBe('see [pasted: 12 lines, 1 KB]');
+    expect(s.text).toBe('see [pasted: 12 lines, 85 bytes]');
     const sent = type('\r', e, s).effects[0];
     expect(sent?.kind === 'submit' && expandPastes(sent.text, pastes)).toBe(`see ${big}`);
     const small = reduce(EMPTY, { kind: 'paste', text: 'a\nb' }, e).state;
