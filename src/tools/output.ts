@@ -2,6 +2,7 @@
 // output is cut the same way whether it arrives whole or in pipe-sized chunks. Where to cut is
 // lib/text.ts's `keepEnds`; this file only says how a cut shows and keeps bytes for it.
 import { cutMiddle, headShare, keepEnds, type Cut, type CutStyle, type TextEnds } from '../lib/text.ts';
+import { fromFirstWholeChar, upToLastWholeChar } from '../lib/utf8-bytes.ts';
 
 /** The line that replaces the cut middle; the model and the user both need to see how much is gone. */
 export function truncationMarker(cutBytes: number): string {
@@ -19,37 +20,6 @@ const MAX_HEAD_SLACK = 3;
 function normalizeMax(maxBytes: number): number {
   if (Number.isNaN(maxBytes) || maxBytes <= 0) return 0;
   return Math.floor(Math.min(maxBytes, Number.MAX_SAFE_INTEGER));
-}
-
-const isContinuation = (b: number): boolean => (b & 0xc0) === 0x80;
-
-/** Length of a UTF-8 sequence left unfinished at the end of `buf` (0 when it ends on a whole character). */
-function incompleteEndLength(buf: Buffer): number {
-  const scan = Math.min(3, buf.length);
-  for (let i = 1; i <= scan; i++) {
-    const b = buf[buf.length - i] ?? 0;
-    if (isContinuation(b)) continue;
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > i ? i : 0;
-  }
-  return 0;
-}
-
-/** Continuation bytes at the start of `buf`: the rest of a character whose lead byte was cut. */
-function orphanStartLength(buf: Buffer): number {
-  let n = 0;
-  while (n < 3 && n < buf.length && isContinuation(buf[n] ?? 0)) n++;
-  return n;
-}
-
-/** The bytes of `buf` up to its last whole character: a cut never produces U+FFFD. */
-function wholeStart(buf: Buffer): Buffer {
-  return buf.subarray(0, buf.length - incompleteEndLength(buf));
-}
-
-/** The bytes of `buf` from its first whole character on. */
-function wholeEnd(buf: Buffer): Buffer {
-  return buf.subarray(orphanStartLength(buf));
 }
 
 /**
@@ -128,8 +98,8 @@ export class OutputCollector {
     const rest = this.total === head.length + tail.length ? Buffer.concat([head, tail]) : tail;
     const ends: TextEnds<Buffer> = {
       totalBytes: this.total,
-      head: (n) => wholeStart(head.subarray(0, n)),
-      tail: (n) => wholeEnd(rest.subarray(Math.max(0, rest.length - n))),
+      head: (n) => upToLastWholeChar(head.subarray(0, n)),
+      tail: (n) => fromFirstWholeChar(rest.subarray(Math.max(0, rest.length - n))),
       bytes: (part) => part.length,
     };
     const kept = keepEnds(ends, this.max);

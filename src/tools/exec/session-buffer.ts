@@ -3,27 +3,8 @@
 // caller may hand in a view of a buffer it reuses (process.ts reads pipes into one static buffer
 // per session): a flood of output allocates nothing per chunk, which is what keeps agentx's RSS
 // flat under 10 busy sessions or a 1 GB flood (bench/exec.mjs).
+import { fromFirstWholeChar, upToLastWholeChar } from '../../lib/utf8-bytes.ts';
 import { truncationMarker } from '../output.ts';
-
-const isContinuation = (b: number): boolean => (b & 0xc0) === 0x80;
-
-/** `buf` without a UTF-8 character left unfinished at its end (a cut never makes U+FFFD). */
-function wholeStart(buf: Buffer): Buffer {
-  for (let i = 1; i <= Math.min(3, buf.length); i++) {
-    const b = buf[buf.length - i] ?? 0;
-    if (isContinuation(b)) continue;
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > i ? buf.subarray(0, buf.length - i) : buf;
-  }
-  return buf;
-}
-
-/** `buf` from its first whole character on. */
-function wholeEnd(buf: Buffer): Buffer {
-  let n = 0;
-  while (n < 3 && n < buf.length && isContinuation(buf[n] ?? 0)) n++;
-  return buf.subarray(n);
-}
 
 export interface BufferRead {
   /** Head, the marker with the count, and tail when something was cut; otherwise all of it. */
@@ -98,7 +79,7 @@ export class SessionBuffer {
 
   /** The ring's bytes as text, without taking them (from the first whole character). */
   peekTail(): string {
-    return wholeEnd(this.tailCopy()).toString('utf8');
+    return fromFirstWholeChar(this.tailCopy()).toString('utf8');
   }
 
   /** Everything since the last take (cut in the middle when it did not fit), then empty; the memory is given back. */
@@ -108,7 +89,7 @@ export class SessionBuffer {
     const cutBytes = this.total - this.headLength - this.ringLength;
     const text = cutBytes === 0
       ? Buffer.concat([head, tail]).toString('utf8')
-      : wholeStart(head).toString('utf8') + truncationMarker(cutBytes) + wholeEnd(tail).toString('utf8');
+      : upToLastWholeChar(head).toString('utf8') + truncationMarker(cutBytes) + fromFirstWholeChar(tail).toString('utf8');
     const read = { text, cutBytes, totalBytes: this.total };
     this.head = undefined;
     this.ring = undefined;
