@@ -5,6 +5,7 @@ import type { FunctionOutputPart } from '../wire/items.ts';
 import type { McpCallRecord } from './mcp/call.ts';
 import type { McpManager } from './mcp/manager.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
+import { functionCallOutput } from './wire-output.ts';
 
 export interface McpCall extends ParsedCall {
   record: McpCallRecord;
@@ -18,11 +19,11 @@ export function createMcpTool(manager: McpManager): Tool<McpCall> {
       status: outcome.status, durationMs: outcome.durationMs, outputBytes: Buffer.byteLength(outcome.output, 'utf8'), truncatedBytes: outcome.cutBytes,
     });
     // With images the output is content parts: the text, then each image (`input_image` once sent).
-    const output: string | FunctionOutputPart[] = outcome.images.length === 0
-      ? outcome.output
+    const parts: FunctionOutputPart[] | undefined = outcome.images.length === 0
+      ? undefined
       : [{ type: 'input_text', text: outcome.output }, ...outcome.images];
     return {
-      output: { type: 'function_call_output', call_id: call.callId, output },
+      output: functionCallOutput(call.callId, { ok: outcome.status === 'ok', text: outcome.output, parts }),
       summary: [`${call.title} → ${outcome.status}\n${outcome.output.slice(0, 400)}`],
       interrupted: outcome.status === 'interrupted',
     };

@@ -1,8 +1,9 @@
 // The tool registry: the one place that knows every tool. It offers their definitions, routes a
 // call item to its tool, and answers unknown tools, bad arguments and calls that were not run,
-// in the output form the call item needs.
+// in the output form the call item needs (wire-output.ts).
 import type { HostedItem, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
 import type { HostedContext, ParsedCall, Tool } from './tool.ts';
+import { notRunReply, toolOutputItem } from './wire-output.ts';
 
 export interface ResolvedCall {
   tool: Tool;
@@ -44,18 +45,7 @@ export class ToolRegistry {
 
 /** An output that tells the model the call was not run (error, refusal, interruption). */
 export function notRunOutput(item: ToolCallItem, reason: string): ToolOutputItem {
-  switch (item.type) {
-    case 'shell_call': {
-      const count = Math.max(1, Array.isArray(item.action.commands) ? item.action.commands.length : 0);
-      return {
-        type: 'shell_call_output', call_id: item.call_id,
-        output: Array.from({ length: count }, () => ({ stdout: '', stderr: reason, outcome: { type: 'exit', exit_code: 1 } })),
-      };
-    }
-    case 'function_call': return { type: 'function_call_output', call_id: item.call_id, output: `error: ${reason}` };
-    case 'custom_tool_call': return { type: 'custom_tool_call_output', call_id: item.call_id, output: `error: ${reason}` };
-    case 'apply_patch_call': return { type: 'apply_patch_call_output', call_id: item.call_id, status: 'failed', output: reason };
-    // A question nobody answered is a refusal: the server must not run the call.
-    case 'mcp_approval_request': return { type: 'mcp_approval_response', approval_request_id: item.call_id, approve: false, reason };
-  }
+  const commandCount = item.type === 'shell_call' && Array.isArray(item.action.commands) ? item.action.commands.length : undefined;
+  const call = { type: item.type, call_id: item.call_id, commandCount };
+  return toolOutputItem(call, notRunReply(call, reason));
 }

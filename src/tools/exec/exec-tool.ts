@@ -13,6 +13,7 @@ import { outputForModel } from './binary-output.ts';
 import { BYTES_PER_TOKEN, clampYield, EXEC_DEFAULT_YIELD_MS, outputCapBytes, writeYield } from './limits.ts';
 import type { ExecManager } from './manager.ts';
 import type { ExecSession } from './session.ts';
+import { functionCallOutput } from '../wire-output.ts';
 
 /** How a model command is to be started: the same sandbox, environment and filter as the shell tool's (tools/sandboxed.ts). */
 export type SessionLaunch = { ok: true; argv: string[]; env: NodeJS.ProcessEnv; readOnly?: boolean } | { ok: false; error: string };
@@ -44,7 +45,7 @@ export function escalationAnswer(call: ExecCommandCall, scope: RunScope | undefi
 }
 
 function reply(callId: string, text: string, summary: string[], interrupted = false): ToolResult {
-  return { output: { type: 'function_call_output', call_id: callId, output: text }, summary, interrupted };
+  return { output: functionCallOutput(callId, { ok: true, text }), summary, interrupted };
 }
 
 /**

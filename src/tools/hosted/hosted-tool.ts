@@ -2,6 +2,7 @@
 // items (`observe`), and answers no call item, so nothing of it is ever journaled or run here.
 import type { HostedItem, ToolDefinition } from '../../wire/items.ts';
 import type { HostedContext, ParsedCall, Tool } from '../tool.ts';
+import { functionCallOutput, notRunReply } from '../wire-output.ts';
 
 export interface HostedToolSpec {
   name: string;
@@ -20,7 +21,7 @@ export function hostedTool(spec: HostedToolSpec): Tool {
     // Unreachable (accepts nothing); answered like any call that is not this tool's.
     parse: (item) => ({ ok: false, callId: item.call_id, error: `${spec.name} runs on the server, not here` }),
     run: (call: ParsedCall) => Promise.resolve({
-      output: { type: 'function_call_output', call_id: call.callId, output: `error: ${spec.name} runs on the server, not here` },
+      output: functionCallOutput(call.callId, notRunReply({ type: 'function_call', call_id: call.callId }, `${spec.name} runs on the server, not here`)),
       summary: [],
       interrupted: false,
     }),

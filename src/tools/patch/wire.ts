@@ -1,7 +1,7 @@
 // The three wire forms of a patch call, narrowed from untyped JSON: a built-in `apply_patch_call`
 // (one file operation), a `function_call` named apply_patch (`{"input": envelope}`), and a
-// `custom_tool_call` named apply_patch (the envelope as raw input). And the output item that
-// answers each form.
+// `custom_tool_call` named apply_patch (the envelope as raw input), and which call type answers
+// each form.
 import { APPLY_PATCH_NAME } from './definitions.ts';
 import type { PatchToolForm } from './definitions.ts';
 import { parseBuiltinOperation, parsePatch } from './parse.ts';
@@ -9,6 +9,8 @@ import type { BuiltinOperation } from './parse.ts';
 import { PatchError } from './types.ts';
 import type { FileOperation } from './types.ts';
 import { isRecord } from '../../lib/guards.ts';
+import type { ApplyPatchCallOutputItem, CustomToolCallOutputItem, FunctionCallOutputItem } from '../../wire/items.ts';
+import { toolOutputItem } from '../wire-output.ts';
 
 export interface PatchCall {
   form: PatchToolForm;
@@ -20,11 +22,6 @@ export type ParsedPatchCall =
   | { ok: true; call: PatchCall }
   /** The call cannot be applied (malformed patch or arguments); answer it with `error`. */
   | { ok: false; form: PatchToolForm; callId: string; error: string };
-
-export type PatchOutputItem =
-  | { type: 'apply_patch_call_output'; call_id: string; status: 'completed' | 'failed'; output: string }
-  | { type: 'function_call_output'; call_id: string; output: string }
-  | { type: 'custom_tool_call_output'; call_id: string; output: string };
 
 
 const BUILTIN_TYPES = new Set(['create_file', 'update_file', 'delete_file']);
@@ -90,14 +87,16 @@ export function parsePatchCall(item: unknown): ParsedPatchCall {
   }
 }
 
-/** The input item that answers a patch call of this form. */
+const CALL_TYPE = { builtin: 'apply_patch_call', function: 'function_call', custom: 'custom_tool_call' } as const;
+
+/** What answers a patch call: always text (a patch reply has no content parts). */
+export type PatchOutputItem =
+  | ApplyPatchCallOutputItem
+  | CustomToolCallOutputItem
+  | (FunctionCallOutputItem & { output: string });
+
+/** The input item that answers a patch call of this form (the mapping is wire-output.ts's). */
 export function patchOutputItem(form: PatchToolForm, callId: string, outcome: { ok: boolean; output: string }): PatchOutputItem {
-  switch (form) {
-    case 'builtin':
-      return { type: 'apply_patch_call_output', call_id: callId, status: outcome.ok ? 'completed' : 'failed', output: outcome.output };
-    case 'function':
-      return { type: 'function_call_output', call_id: callId, output: outcome.output };
-    case 'custom':
-      return { type: 'custom_tool_call_output', call_id: callId, output: outcome.output };
-  }
+  // A reply without `parts` is answered with its text, so a function output here is a string.
+  return toolOutputItem({ type: CALL_TYPE[form], call_id: callId }, { ok: outcome.ok, text: outcome.output }) as PatchOutputItem;
 }
