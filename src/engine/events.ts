@@ -5,7 +5,7 @@ import type { ToolCallType } from '../wire/items.ts';
 import type { ToolProgress } from '../tools/tool.ts';
 import type { TurnUsage } from '../usage/tokens.ts';
 import type { ContextLeft } from './context.ts';
-import type { AnswerKind, DecidedBy, PersonQuestion, QuestionKind } from './questions.ts';
+import type { QuestionEvent } from './questions.ts';
 import type { RunScope } from '../tools/permissions/escalation.ts';
 
 export type { CommandResultInfo, FileChange, ToolProgress } from '../tools/tool.ts';
@@ -43,10 +43,8 @@ export type AgentEvent =
   | { type: 'turn_done'; responseId: string; text: string; usage: TurnUsage; context: ContextLeft; durationMs: number }
   /** At a turn's end: the files its tool calls changed (from the workspace snapshots). */
   | { type: 'workspace_changed'; changes: { status: 'A' | 'M' | 'D'; path: string }[] }
-  /** A question to the person (questions.ts); the answer comes back through the front-end's AnswerQuestion. */
-  | { type: 'approval_requested'; question: PersonQuestion }
-  /** How a question was answered, and by whom (the person, or a one-shot's policy). */
-  | { type: 'approval_decided'; callId: string; kind: QuestionKind; decision: AnswerKind; decidedBy: DecidedBy; text?: string; reason?: string }
+  /** approval_requested / approval_decided: the question channel's two events (questions.ts). */
+  | QuestionEvent
   /** A call's run was decided without asking: a rule, the approval mode, or the journal (a Retry). */
   | { type: 'permission_applied'; callId: string; scope: RunScope | null; why: string }
   | { type: 'turn_interrupted' }

@@ -5,7 +5,6 @@
 // policy. The decision is an `approval_decided` event (--json pins both). Nothing here knows
 // how a question is shown.
 import type { Answer } from '../tools/permissions/escalation.ts';
-import type { EmitEvent } from './events.ts';
 
 export type QuestionKind = 'command' | 'sandbox_refusal' | 'remote_mcp' | 'confirm';
 
@@ -50,6 +49,13 @@ export interface Decided {
 }
 
 /** The front-end's side of the channel: the person's answer (a menu) or the front-end's policy. */
+/** What the channel emits; part of the engine's event union (events.ts), defined here so this module needs nothing of it. */
+export type QuestionEvent =
+  /** A question to the person; the answer comes back through the front-end's AnswerQuestion. */
+  | { type: 'approval_requested'; question: PersonQuestion }
+  /** How a question was answered, and by whom (the person, or a one-shot's policy). */
+  | { type: 'approval_decided'; callId: string; kind: QuestionKind; decision: AnswerKind; decidedBy: DecidedBy; text?: string; reason?: string };
+
 export type AnswerQuestion = (question: PersonQuestion, signal: AbortSignal) => Promise<Decided>;
 
 /** A front-end that cannot ask anyone (one-shot, --json): every question is answered no, and said once per call. */
@@ -61,7 +67,7 @@ export function refuseAll(reason: string, notice?: (question: PersonQuestion) =>
 }
 
 export class QuestionChannel {
-  constructor(private readonly emit: EmitEvent, private readonly answerer: AnswerQuestion | undefined) {}
+  constructor(private readonly emit: (event: QuestionEvent) => void, private readonly answerer: AnswerQuestion | undefined) {}
 
   get canAsk(): boolean {
     return this.answerer !== undefined;

@@ -15,23 +15,12 @@
 import { closeSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
-import { nodeCrypto } from '../../lib/builtins.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
 import { hasCompaction, recordsToKeep } from './prune.ts';
-import { isConversationItem, type ConversationItem } from '../../wire/items.ts';
-import { isRecord } from '../../lib/guards.ts';
+import type { ConversationItem } from '../../wire/items.ts';
+import { decodeRecord, encodeRecord, type LogRecord } from './record.ts';
 
-/** One exchange: the request's own items (not a replay's copy) and the response's output. */
-export interface LogRecord {
-  /** The response this exchange continues; null: it starts the conversation (or a compaction's new chain). */
-  prev: string | null;
-  response_id: string;
-  input: ConversationItem[];
-  output: ConversationItem[];
-  /** Whether the server was asked to store the response (false: it cannot be chained from). */
-  stored: boolean;
-  at: string;
-}
+export { decodeRecord, encodeRecord, type LogRecord } from './record.ts';
 
 /** The log could not be written: the effect it guards (running the response's tool calls) must not happen. */
 export class LogWriteError extends Error {
@@ -43,33 +32,6 @@ export class LogWriteError extends Error {
 
 /** How far back a replay walks before giving up (a cycle in a hand-edited log, or a very long chain). */
 const MAX_CHAIN_RECORDS = 100_000;
-
-function checksum(json: string): string {
-  return nodeCrypto().createHash('sha256').update(json).digest('hex').slice(0, 16);
-}
-
-export function encodeRecord(record: LogRecord): string {
-  const json = JSON.stringify(record);
-  return `${checksum(json)} ${json}\n`;
-}
-
-/** A line read back, or null when it is torn, altered or not a record of ours. */
-export function decodeRecord(line: string): LogRecord | null {
-  const space = line.indexOf(' ');
-  if (space !== 16) return null;
-  const json = line.slice(17);
-  if (checksum(json) !== line.slice(0, 16)) return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(json);
-  } catch {
-    return null;
-  }
-  if (!isRecord(v) || typeof v.response_id !== 'string' || !(v.prev === null || typeof v.prev === 'string')) return null;
-  if (!Array.isArray(v.input) || !Array.isArray(v.output) || typeof v.stored !== 'boolean' || typeof v.at !== 'string') return null;
-  if (!v.input.every(isConversationItem) || !v.output.every(isConversationItem)) return null;
-  return { prev: v.prev, response_id: v.response_id, input: v.input, output: v.output, stored: v.stored, at: v.at };
-}
 
 export interface LogStats {
   appends: number;

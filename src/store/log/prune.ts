@@ -7,7 +7,7 @@
 // Older tips beyond MAX_TIPS, and everything before each kept branch's last compaction, go.
 //
 // Pure: records in, records out, in the order they came.
-import type { LogRecord } from './conversation-log.ts';
+import type { LogRecord } from './record.ts';
 
 /** Branches kept: the REPL's, a rollback's leftovers, recent one-shots. */
 export const MAX_TIPS = 64;
