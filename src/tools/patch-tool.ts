@@ -3,9 +3,9 @@
 // or a freeform custom tool. Parsing, matching and the all-or-nothing workspace writes live in
 // tools/patch/; this module plugs them into the registry.
 import type { ToolCallItem, ToolDefinition } from '../wire/items.ts';
-import { formatPatch, parsePatchCall, patchCallForm, patchToolDefinition, runPatchCall, type FileChange as PatchChange, type ParsedPatch, type PatchToolForm } from './patch/index.ts';
+import { formatPatch, parsePatchCall, patchCallForm, patchToolDefinition, runPatchCall, type ParsedPatch, type PatchToolForm } from './patch/index.ts';
 import { notRunOutput } from './registry.ts';
-import type { FileChange, ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
+import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
 
 export type PatchToolSetting = PatchToolForm | 'off';
 
@@ -26,11 +26,6 @@ export interface PatchToolOptions {
 /** Preview lines for --confirm: the patch itself, at most this many lines. */
 const PREVIEW_LINES = 60;
 
-function fileChange(c: PatchChange): FileChange {
-  const operation = c.operation === 'add' ? 'create' : c.operation === 'delete' ? 'delete' : 'update';
-  return { path: c.path, ...(c.movePath ? { movedTo: c.movePath } : {}), operation, added: c.added, removed: c.removed, diff: c.diff };
-}
-
 export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
   async function run(call: PatchCall, ctx: ToolContext): Promise<ToolResult> {
     if (opts.readOnly) {
@@ -39,7 +34,7 @@ export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
       return { output: notRunOutput(call.item, message), summary: [`apply_patch refused: ${message}`], interrupted: false };
     }
     const outcome = await runPatchCall(call.patch, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry, ...(opts.hidden ? { hidden: opts.hidden } : {}) });
-    const changes = outcome.result.ok ? outcome.result.changes.map(fileChange) : [];
+    const changes = outcome.result.ok ? outcome.result.changes : [];
     ctx.progress({
       type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: outcome.result.ok, changes,
       message: outcome.result.ok ? outcome.result.output : outcome.result.error.message,

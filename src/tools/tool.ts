@@ -4,6 +4,9 @@
 // tool: it asks the registry (registry.ts).
 import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
 import type { Plan } from './plan.ts';
+import type { FileChange } from './file-change.ts';
+
+export type { FileChange } from './file-change.ts';
 import type { EscalationFields, RunScope } from './permissions/escalation.ts';
 
 /** What a command tool asks before a command runs with more rights (engine/permissions.ts answers). */
@@ -35,17 +38,6 @@ export interface CommandResultInfo {
 }
 
 /** A file a tool changed, for display and --json. */
-export interface FileChange {
-  path: string;
-  /** Set when the file was moved: the new path. */
-  movedTo?: string;
-  operation: 'create' | 'update' | 'delete';
-  added: number;
-  removed: number;
-  /** Plain unified diff (no colour); the renderer colours and folds it. */
-  diff: string;
-}
-
 /** What tools report while they run; part of the engine's event union (engine/events.ts). */
 export type ToolProgress =
   | { type: 'command_start'; callId: string; command: string }

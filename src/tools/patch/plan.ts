@@ -14,6 +14,9 @@ import { addedFileText, splitLines } from './text.ts';
 import { PatchError } from './types.ts';
 import type { FileOperation } from './types.ts';
 import { formatBytes } from '../../lib/text.ts';
+import type { FileChange } from '../file-change.ts';
+
+export type { FileChange } from '../file-change.ts';
 
 /** A touched file as the patch sees it while its operations run. */
 export type FileState =
@@ -29,19 +32,6 @@ export interface Entry extends ResolvedPath {
   state: FileState;
 }
 
-export interface FileChange {
-  operation: 'add' | 'delete' | 'update' | 'move';
-  /** Workspace-relative path ('/' separators); the source of a move. */
-  path: string;
-  /** The destination of a move, else null. */
-  movePath: string | null;
-  added: number;
-  removed: number;
-  /** Plain unified diff (empty for a binary file or a pure rename). */
-  diff: string;
-  /** Set when the content could not be shown (a deleted binary or oversized file). */
-  note: string | null;
-}
 
 export interface Plan {
   changes: FileChange[];
@@ -157,10 +147,10 @@ function checkSize(entry: Entry, text: string, maxBytes: number): void {
   }
 }
 
-function describe(op: FileChange['operation'], path: string, movePath: string | null, oldLines: readonly string[], edits: Edit[], oldIsNew: boolean): FileChange {
+function describe(op: FileChange['operation'], path: string, movedTo: string | null, oldLines: readonly string[], edits: Edit[], oldIsNew: boolean): FileChange {
   const { added, removed } = countChanges(edits);
-  const diff = unifiedDiff(oldLines, edits, { oldPath: oldIsNew ? null : path, newPath: op === 'delete' ? null : (movePath ?? path) });
-  return { operation: op, path, movePath, added, removed, diff, note: null };
+  const diff = unifiedDiff(oldLines, edits, { oldPath: oldIsNew ? null : path, newPath: op === 'delete' ? null : (movedTo ?? path) });
+  return { operation: op, path, ...(movedTo === null ? {} : { movedTo }), added, removed, diff };
 }
 
 function linesOf(text: string | null): string[] {
@@ -177,14 +167,14 @@ async function planOne(overlay: Overlay, op: FileOperation, opts: PlanOptions): 
     const oldText = before.kind === 'file' ? before.text : null;
     entry.state = { kind: 'file', text, unreadable: null, mode: before.kind === 'file' ? before.mode : null, size: Buffer.byteLength(text) };
     const oldLines = linesOf(oldText);
-    return describe('add', entry.display, null, oldLines, diffLines(oldLines, op.lines), oldText === null);
+    return describe('create', entry.display, null, oldLines, diffLines(oldLines, op.lines), oldText === null);
   }
   if (op.type === 'delete') {
     const s = entry.state;
     if (s.kind === 'file' && s.text === null) {
       entry.state = { kind: 'missing' };
       const what = s.unreadable === 'too_large' ? `a ${formatBytes(s.size)} file` : 'a binary file';
-      return { operation: 'delete', path: entry.display, movePath: null, added: 0, removed: 0, diff: '', note: `${what}, not shown` };
+      return { operation: 'delete', path: entry.display, added: 0, removed: 0, diff: '', note: `${what}, not shown` };
     }
     const { text } = readableText(entry, 'delete', opts.maxBytes);
     entry.state = { kind: 'missing' };
@@ -204,7 +194,7 @@ async function planOne(overlay: Overlay, op: FileOperation, opts: PlanOptions): 
   await overlay.checkParents(target);
   entry.state = { kind: 'missing' };
   target.state = { kind: 'file', text: applied.text, unreadable: null, mode, size: Buffer.byteLength(applied.text) };
-  return describe('move', entry.display, target.display, applied.oldLines, edits, false);
+  return describe('update', entry.display, target.display, applied.oldLines, edits, false);
 }
 
 /** Plans every operation in order; throws PatchError at the first that cannot be applied. */

@@ -30,7 +30,7 @@ describe('applyPatch: results', () => {
     expect(r.changes[0]?.diff).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2.5\n three\n');
     expect(r.changes[1]?.diff).toBe('--- /dev/null\n+++ b/n/new.txt\n@@ -0,0 +1,1 @@\n+hi\n');
     expect(r.changes[2]?.diff).toBe('--- a/gone.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n');
-    expect(r.changes[3]).toMatchObject({ operation: 'move', path: 'm.txt', movePath: 'moved/m.txt', diff: '' });
+    expect(r.changes[3]).toMatchObject({ operation: 'update', path: 'm.txt', movedTo: 'moved/m.txt', diff: '' });
     expect([read('a.txt'), read('n/new.txt'), read('moved/m.txt')]).toEqual(['one\n2\n2.5\nthree\n', 'hi\n', 'keep\n']);
   });
 

@@ -33,14 +33,12 @@ export type PatchResult =
 export function summaryLine(change: FileChange): string {
   const counts = change.note ? `(${change.note})` : `(+${change.added} -${change.removed})`;
   switch (change.operation) {
-    case 'add':
+    case 'create':
       return `Added ${change.path} ${counts}`;
     case 'delete':
       return `Deleted ${change.path} ${counts}`;
     case 'update':
-      return `Updated ${change.path} ${counts}`;
-    case 'move':
-      return `Moved ${change.path} -> ${change.movePath ?? '?'} ${counts}`;
+      return change.movedTo === undefined ? `Updated ${change.path} ${counts}` : `Moved ${change.path} -> ${change.movedTo} ${counts}`;
   }
 }
 
