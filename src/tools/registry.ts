@@ -2,18 +2,24 @@
 // call item to its tool, and answers unknown tools, bad arguments and calls that were not run,
 // in the output form the call item needs (wire-output.ts).
 import type { HostedItem, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
-import type { HostedContext, ParsedCall, Tool } from './tool.ts';
+import { isHostedTool, isLocalTool, type AnyTool, type HostedContext, type HostedTool, type LocalTool, type ParsedCall } from './tool.ts';
 import { notRunReply, toolOutputItem } from './wire-output.ts';
 
 export interface ResolvedCall {
-  tool: Tool;
+  tool: LocalTool;
   call: ParsedCall;
 }
 
 export type Resolution = ({ ok: true } & ResolvedCall) | { ok: false; callId: string; title: string; error: string };
 
 export class ToolRegistry {
-  constructor(private readonly tools: readonly Tool[]) {}
+  private readonly local: LocalTool[];
+  private readonly hosted: HostedTool[];
+
+  constructor(private readonly tools: readonly AnyTool[]) {
+    this.local = tools.filter(isLocalTool);
+    this.hosted = tools.filter(isHostedTool);
+  }
 
   definitions(): ToolDefinition[] {
     return this.tools.flatMap((t) => t.definitions());
@@ -25,14 +31,14 @@ export class ToolRegistry {
 
   /** Shows a hosted tool's server-side item through the tool that offered it; false when none does. */
   observe(item: HostedItem, phase: 'added' | 'done', ctx: HostedContext): boolean {
-    const tool = this.tools.find((t) => t.observes?.(item) === true);
-    if (tool?.observe === undefined) return false;
+    const tool = this.hosted.find((t) => t.observes(item));
+    if (tool === undefined) return false;
     tool.observe(item, phase, ctx);
     return true;
   }
 
   resolve(item: ToolCallItem): Resolution {
-    const tool = this.tools.find((t) => t.accepts(item));
+    const tool = this.local.find((t) => t.accepts(item));
     if (tool === undefined) {
       const name = 'name' in item ? item.name : item.type;
       return { ok: false, callId: item.call_id, title: name, error: `unknown tool "${name}": the available tools are ${this.names().map((n) => `"${n}"`).join(', ')}` };

@@ -126,7 +126,11 @@ export interface ToolResult {
   interrupted: boolean;
 }
 
-export interface Tool<C extends ParsedCall = ParsedCall> {
+/**
+ * A tool agentx runs: it answers call items the model sends (parse, run, journal through the
+ * turn loop). One module plus one line in buildRegistry (frontends/runtime.ts) adds one.
+ */
+export interface LocalTool<C extends ParsedCall = ParsedCall> {
   /** For display and events: 'shell', 'apply_patch', 'mcp__server__tool'. */
   readonly name: string;
   /** What the model is offered (built-in, function or custom form, as configured). */
@@ -143,11 +147,35 @@ export interface Tool<C extends ParsedCall = ParsedCall> {
   readonly writes: boolean;
   /** The tool asks the person itself (remote MCP approvals): --confirm does not ask a second time. */
   readonly asksPerson?: boolean;
-  /**
-   * Hosted tools run on the server: their items (web_search_call, mcp_call, image_generation_call)
-   * are never journaled or run here, only shown. `observes` says which items this tool shows.
-   */
-  observes?(item: HostedItem): boolean;
+}
+
+/**
+ * A tool the server runs (web search, image generation, remote MCP): it offers definitions and
+ * shows its server-side items (web_search_call, mcp_call, image_generation_call), which are never
+ * journaled or run here. It answers no call item.
+ */
+export interface HostedTool {
+  readonly name: string;
+  definitions(): ToolDefinition[];
+  /** Which server-side items this tool shows. */
+  observes(item: HostedItem): boolean;
   /** Shows a server-side item as it starts (`added`) and when it is done (a generated image is saved here). */
-  observe?(item: HostedItem, phase: 'added' | 'done', ctx: HostedContext): void;
+  observe(item: HostedItem, phase: 'added' | 'done', ctx: HostedContext): void;
+}
+
+/**
+ * The tool a call item resolves to: always a local one. (Kept under this name for the engine,
+ * which only ever sees tools that run calls.)
+ */
+export type Tool<C extends ParsedCall = ParsedCall> = LocalTool<C>;
+
+/** What the registry holds: local tools, hosted tools, and tools of both kinds (remote MCP answers the server's approval requests). */
+export type AnyTool = LocalTool | HostedTool | (LocalTool & HostedTool);
+
+export function isLocalTool(tool: AnyTool): tool is LocalTool {
+  return 'run' in tool;
+}
+
+export function isHostedTool(tool: AnyTool): tool is HostedTool {
+  return 'observe' in tool;
 }

@@ -8,7 +8,7 @@ import type { CompletedResponse, ModelClient, ModelEvent, ModelRequest } from '.
 import { SessionStore, type Persistence } from '../../src/store/session-store.ts';
 import { emptyState, type SessionState } from '../../src/store/state.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import type { ParsedCall, Tool, ToolContext, ToolResult } from '../../src/tools/tool.ts';
+import type { AnyTool, ParsedCall, Tool, ToolContext, ToolResult } from '../../src/tools/tool.ts';
 import { replayableOutput, type HostedItem, type ToolCallItem, type UrlCitation } from '../../src/wire/items.ts';
 import type { ConversationLog } from '../../src/store/log/conversation-log.ts';
 import { parseAutoCompact } from '../../src/engine/context.ts';
@@ -109,7 +109,7 @@ export interface HarnessOptions {
   store?: StoreSetting;
 }
 
-export function harness(steps: Step[], tools: Tool[], opts: HarnessOptions = {}): Harness {
+export function harness(steps: Step[], tools: AnyTool[], opts: HarnessOptions = {}): Harness {
   const dir = mkdtempSync(join(tmpdir(), 'agentx-engine-'));
   const warnings: string[] = [];
   const store = new SessionStore({

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { errorCode } from '../../lib/fsutil.ts';
 import { sniffImageType } from '../../lib/image-file.ts';
 import type { HostedItem, ImageGenerationCallItem } from '../../wire/items.ts';
-import type { HostedContext, HostedProgress, Tool } from '../tool.ts';
+import type { HostedContext, HostedProgress, HostedTool } from '../tool.ts';
 import { hostedTool } from './hosted-tool.ts';
 
 export const IMAGES_DIR = '.agentx_images';
@@ -49,7 +49,7 @@ export function saveGeneratedImage(item: ImageGenerationCallItem, ctx: Pick<Host
   return { type: 'image_generation', id: item.id, status: 'saved', path, bytes: data.length };
 }
 
-export function createImageGenerationTool(): Tool {
+export function createImageGenerationTool(): HostedTool {
   return hostedTool({
     name: 'image_generation',
     definitions: () => [{ type: 'image_generation' }],

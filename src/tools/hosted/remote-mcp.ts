@@ -4,7 +4,7 @@
 // decides in the REPL, a policy decides in one-shots. An approval request is journaled like a call
 // (its answer is recorded before it is sent), so a crash neither loses nor repeats an answer.
 import type { HostedItem, HostedMcpToolDefinition, McpApprovalPolicy, McpApprovalRequestItem, ToolDefinition } from '../../wire/items.ts';
-import type { HostedProgress, ParsedCall, Tool, ToolContext, ToolResult } from '../tool.ts';
+import type { HostedProgress, HostedTool, LocalTool, ParsedCall, ToolContext, ToolResult } from '../tool.ts';
 
 /** A remote server ready to offer: headers already expanded (they hold secrets: never logged or stored). */
 export interface RemoteMcpServer {
@@ -74,7 +74,7 @@ export function remoteMcpProgress(item: HostedItem): HostedProgress | undefined 
   return undefined;
 }
 
-export function createRemoteMcpTool(servers: readonly RemoteMcpServer[], decide: ApprovalDecider): Tool<ApprovalCall> {
+export function createRemoteMcpTool(servers: readonly RemoteMcpServer[], decide: ApprovalDecider): LocalTool<ApprovalCall> & HostedTool {
   async function run(call: ApprovalCall, ctx: ToolContext): Promise<ToolResult> {
     const { item } = call;
     const decision = await decide({ server: item.server_label, tool: item.name, arguments: item.arguments }, ctx.signal);

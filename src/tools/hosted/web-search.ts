@@ -2,7 +2,7 @@
 // when it is done (the query is only known then); the answer's citations become the numbered
 // source list (engine/hosted.ts).
 import type { HostedItem, WebSearchCallItem } from '../../wire/items.ts';
-import type { HostedProgress, Tool } from '../tool.ts';
+import type { HostedProgress, HostedTool } from '../tool.ts';
 import { hostedTool } from './hosted-tool.ts';
 
 export function webSearchProgress(item: WebSearchCallItem, phase: 'added' | 'done'): HostedProgress {
@@ -15,7 +15,7 @@ export function webSearchProgress(item: WebSearchCallItem, phase: 'added' | 'don
   return ev;
 }
 
-export function createWebSearchTool(): Tool {
+export function createWebSearchTool(): HostedTool {
   return hostedTool({
     name: 'web_search',
     definitions: () => [{ type: 'web_search' }],
