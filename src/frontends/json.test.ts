@@ -88,6 +88,10 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'image_attached', callId: 'v', path: '/p/a.png', mime: 'image/png', bytes: 70, sha256: 'ab' },
     { type: 'image_attached', call_id: 'v', path: '/p/a.png', mime: 'image/png', bytes: 70, sha256: 'ab' },
   ],
+  tool_progress: [
+    { type: 'tool_progress', callId: 'w', tool: 'word_count', message: 'counted 2 files' },
+    { type: 'tool_progress', call_id: 'w', tool: 'word_count', message: 'counted 2 files' },
+  ],
   tool_reused: [{ type: 'tool_reused', callId: 'c1', title: 'ls', commands: ['ls'] }, { type: 'tool_reused', call_id: 'c1', title: 'ls' }],
   retry: [
     { type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 500, reason: '503' },

@@ -32,6 +32,7 @@ export type JsonLine =
   | { type: 'permission_applied'; call_id: string; scope: string | null; why: string }
   | { type: 'image_generation'; id: string; status: string; path: string | null; bytes: number | null; error: string | null }
   | { type: 'image_attached'; call_id: string; path: string; mime: string; bytes: number; sha256: string }
+  | { type: 'tool_progress'; call_id: string; tool: string; message: string }
   | { type: 'plan'; call_id: string; explanation: string | null; plan: { step: string; status: string }[] }
   | { type: 'tool_error'; call_id: string; message: string }
   | { type: 'tool_reused'; call_id: string; title: string }
@@ -97,6 +98,7 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
     case 'image_generation': return { type: 'image_generation', id: ev.id, status: ev.status, path: ev.path ?? null, bytes: ev.bytes ?? null, error: ev.error ?? null };
     case 'image_attached': return { type: 'image_attached', call_id: ev.callId, path: ev.path, mime: ev.mime, bytes: ev.bytes, sha256: ev.sha256 };
     case 'plan_updated': return { type: 'plan', call_id: ev.callId, explanation: ev.plan.explanation ?? null, plan: ev.plan.steps.map((s) => ({ step: s.step, status: s.status })) };
+    case 'tool_progress': return { type: 'tool_progress', call_id: ev.callId, tool: ev.tool, message: ev.message };
     case 'tool_error': return { type: 'tool_error', call_id: ev.callId, message: ev.message };
     case 'tool_reused': return { type: 'tool_reused', call_id: ev.callId, title: ev.title };
     case 'retry': return { type: 'retry', attempt: ev.attempt, max_attempts: ev.maxAttempts, delay_ms: ev.delayMs, reason: ev.reason };

@@ -51,6 +51,11 @@ export type ToolProgress =
   }
   /** The model's plan (update_plan), validated: the whole checklist each time. */
   | { type: 'plan_updated'; callId: string; plan: Plan }
+  /**
+   * Any tool's progress, in one line for the person: what a new tool reports without a new event
+   * type, so the terminal and --json show it with no change of theirs.
+   */
+  | { type: 'tool_progress'; callId: string; tool: string; message: string }
   | HostedProgress;
 
 /** What hosted tools (and view_image) report; see tools/hosted/. */

@@ -208,6 +208,9 @@ export class Renderer {
       case 'plan_updated':
         this.showPlan(ev.plan);
         break;
+      case 'tool_progress':
+        this.note(t.dim(`  ${sanitizeLine(ev.tool)}: ${sanitizeLine(ev.message)}`));
+        break;
       case 'tool_reused':
         if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${sanitizeLine(ev.title)}`));
         break;
