@@ -78,9 +78,10 @@ describe('whether requests are stateless', () => {
   });
 
   it('storage: store follows statelessness; the prompt cache key is carried when there is one', () => {
-    expect(setup({ key: 'agentx-00112233aabbccdd' }).conversation.storage()).toEqual({ store: true, promptCacheKey: 'agentx-00112233aabbccdd' });
-    expect(setup({ setting: 'off', key: 'k' }).conversation.storage()).toEqual({ store: false, promptCacheKey: 'k' });
-    expect(setup().conversation.storage()).toEqual({ store: true });
+    const first = { input: [user('hi')], previousResponseId: null };
+    expect(setup({ key: 'agentx-00112233aabbccdd' }).conversation.wire(first).storage).toEqual({ store: true, promptCacheKey: 'agentx-00112233aabbccdd' });
+    expect(setup({ setting: 'off', key: 'k' }).conversation.wire(first).storage).toEqual({ store: false, promptCacheKey: 'k' });
+    expect(setup().conversation.wire(first).storage).toEqual({ store: true });
   });
 });
 
