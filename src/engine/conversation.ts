@@ -73,8 +73,6 @@ export interface Conversation {
   chainLost(responseId: string): boolean;
   /** Appends the exchange durably; throws LogWriteError (the response's calls must then not run). */
   received(attempt: Attempt, sent: WireAttempt, response: CompletedResponse): void;
-  /** The wire form of a request of agentx's own (a summary), which is not part of the record. */
-  storage(): Storage;
 }
 
 export function createConversation(deps: ConversationDeps): Conversation {
@@ -90,6 +88,7 @@ export function createConversation(deps: ConversationDeps): Conversation {
     return since >= 0 && since < STATELESS_RECHECK_MS;
   };
 
+  // Every request, chained, replayed or agentx's own summary, carries the one prompt cache key.
   const storage = (): Storage => ({ store: !stateless(), ...(deps.promptCacheKey === undefined ? {} : { promptCacheKey: deps.promptCacheKey }) });
 
   const history = (responseId: string): ConversationItem[] | null => deps.log?.conversation(responseId)?.filter(isReplayable) ?? null;
@@ -140,7 +139,6 @@ export function createConversation(deps: ConversationDeps): Conversation {
     canReplay: (responseId) => history(responseId) !== null,
     chainLost,
     received,
-    storage,
   };
 }
 

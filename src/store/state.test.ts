@@ -206,6 +206,20 @@ describe('bounded buffers', () => {
 });
 
 describe('rollback', () => {
+  it('checkpoints keep previews, not copies of whole messages (the log has them); older checkpoints with copies still restore them', () => {
+    const long = `${'why does the build fail on CI but not locally? '.repeat(40)}end`;
+    let s = turn(emptyState(), 1, { userMessage: long, assistantMessage: `${long} answered` });
+    s = turn(s, 2);
+    expect(s.history[0]).not.toHaveProperty('last_user_message');
+    expect(s.history[0]).not.toHaveProperty('last_assistant_message');
+    const rolled = rollbackTo(s, 2, T0);
+    expect(rolled.last_user_message).toBe(preview(long));
+    expect(rolled.last_assistant_message).toBe(s.history[0]?.assistant_preview);
+    // A checkpoint an earlier agentx wrote, with the whole messages: they come back.
+    const older = { ...s, history: [{ ...s.history[0]!, last_user_message: long, last_assistant_message: 'the whole answer' }, s.history[1]!] };
+    expect(rollbackTo(older, 2, T0)).toMatchObject({ last_user_message: long, last_assistant_message: 'the whole answer' });
+  });
+
   it('restores a checkpoint, keeps history, and undo round-trips', () => {
     let s = recordToolCalls(turns(5), { responseId: 'resp_t', calls: [shellCall('c1')], usage: usage(1), userMessage: 'x' });
     s = addCliTranscript(s, { command: 'ls', cwd: '/', exit_code: 0, output: '', truncated: false });

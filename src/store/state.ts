@@ -2,7 +2,7 @@
 // `(state, event) → state`; nothing here touches disk, the process or the clock (SPEC §3).
 // Transitions never mutate their input: unchanged parts are shared, changed parts are new.
 
-import { ERROR_MAX_BYTES, HISTORY_MESSAGE_MAX_BYTES, emptyState } from './types.ts';
+import { ERROR_MAX_BYTES, emptyState } from './types.ts';
 import type {
   CliTranscriptEntry,
   CompactionCheckpoint,
@@ -157,8 +157,8 @@ export function recordTurn(
     user_preview: preview(p.userMessage),
     assistant_preview: preview(p.assistantMessage),
     usage,
-    last_user_message: capText(p.userMessage, HISTORY_MESSAGE_MAX_BYTES),
-    last_assistant_message: capText(p.assistantMessage, HISTORY_MESSAGE_MAX_BYTES),
+    // No copy of the whole messages (SPEC §3.1 keeps previews): the conversation log holds them,
+    // and a copy per checkpoint was a third of every state write (bench/state-io).
     context_tokens: contextTokens,
   };
   if (files !== null) entry.files = files;
@@ -249,6 +249,8 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
     context_tokens: target.context_tokens ?? 0,
     // The checkpoint is on a chain the server holds: any compaction seed is history now.
     compaction: null,
+    // The previews (the whole messages are in the conversation log); checkpoints written by
+    // earlier versions still carry the whole messages, and give them back.
     last_user_message: target.last_user_message ?? target.user_preview,
     last_assistant_message: target.last_assistant_message ?? target.assistant_preview,
     transcript: s.transcript.filter((e) => e.response_id === undefined || onChain.has(e.response_id)),

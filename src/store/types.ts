@@ -20,7 +20,7 @@ export const TRANSCRIPT_TOOL_ENTRY_MAX_BYTES = 1024;
 export const CLI_OUTPUT_MAX_BYTES = 16 * 1024;
 /** All buffered `!command` runs together. */
 export const CLI_TRANSCRIPT_MAX_BYTES = 64 * 1024;
-/** Full last messages kept per history entry so a rollback restores more than a 60-char preview. */
+/** Whole last messages an earlier version kept per history entry: still read from its files, capped. */
 export const HISTORY_MESSAGE_MAX_BYTES = 8 * 1024;
 /** Server error bodies can be large HTML pages; the marker only needs the gist. */
 export const ERROR_MAX_BYTES = 4 * 1024;
@@ -98,6 +98,7 @@ export interface HistoryEntry {
   assistant_preview: string;
   /** Session totals at this checkpoint. */
   usage: Usage;
+  /** Whole messages, in checkpoints written by earlier versions only (read, never written now: the log has them). */
   last_user_message?: string;
   last_assistant_message?: string;
   /** What the turn's tool calls did to the files; null when no call could write (or snapshots are off). */

@@ -23,6 +23,8 @@ export interface ParsedRequest {
   metadata: Record<string, unknown>;
   /** `context_management` entries as sent (checked in responses.ts); null when absent. */
   contextManagement: Record<string, unknown>[] | null;
+  /** `prompt_cache_key`: the prefix cache only serves prompts seen before under the same key. */
+  promptCacheKey: string | null;
 }
 
 export function parseRequest(body: Record<string, unknown>): ParsedRequest {
@@ -47,6 +49,7 @@ export function parseRequest(body: Record<string, unknown>): ParsedRequest {
     maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
     metadata: isRecord(body.metadata) ? body.metadata : {},
     contextManagement: Array.isArray(body.context_management) ? asRecords(body.context_management) : null,
+    promptCacheKey: asString(body.prompt_cache_key) ?? null,
   };
 }
 
@@ -153,10 +156,14 @@ export function checkApprovalResponses(input: Record<string, unknown>[], previou
   return null;
 }
 
-/** Stored responses by id, plus the prompts of recent unchained requests for prefix caching. */
+/**
+ * Stored responses by id, plus the prompt prefix cache: the recent prompts of each
+ * `prompt_cache_key` (requests without one share a bucket of their own). Like the service's
+ * cache, a prefix is served only to a request under the key it was seen with.
+ */
 export class ResponseStore {
   private readonly responses = new Map<string, StoredResponse>();
-  private readonly recentPrompts: string[] = [];
+  private readonly recentPrompts = new Map<string, string[]>();
 
   get(id: string): StoredResponse | undefined {
     return this.responses.get(id);
@@ -172,15 +179,23 @@ export class ResponseStore {
 
   clear(): void {
     this.responses.clear();
-    this.recentPrompts.length = 0;
+    this.recentPrompts.clear();
   }
 
-  /** Longest prefix (bytes) shared with an earlier unchained prompt, then remembers this one. */
-  sharedPrefix(prompt: string): number {
+  /** Forgets the stored responses only: a chain lost (expiry, another replica) leaves the prompt cache warm. */
+  forgetResponses(): void {
+    this.responses.clear();
+  }
+
+  /** Longest prefix (bytes) shared with an earlier prompt under the same key, then remembers this one. */
+  sharedPrefix(prompt: string, key: string | null): number {
+    const bucket = key ?? '';
+    const recent = this.recentPrompts.get(bucket) ?? [];
     let best = 0;
-    for (const earlier of this.recentPrompts) best = Math.max(best, commonPrefix(earlier, prompt));
-    this.recentPrompts.push(prompt);
-    if (this.recentPrompts.length > 64) this.recentPrompts.shift();
+    for (const earlier of recent) best = Math.max(best, commonPrefix(earlier, prompt));
+    recent.push(prompt);
+    if (recent.length > 64) recent.shift();
+    this.recentPrompts.set(bucket, recent);
     return best;
   }
 }
@@ -190,16 +205,6 @@ function commonPrefix(a: string, b: string): number {
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return byteLength(a.slice(0, i));
-}
-
-const REPLAYED_OUTPUT_TYPES = new Set([
-  'function_call', 'shell_call', 'apply_patch_call', 'custom_tool_call', 'reasoning',
-  'function_call_output', 'shell_call_output', 'apply_patch_call_output', 'custom_tool_call_output',
-]);
-
-/** True when an unchained input replays earlier turns (the full-history style of store:false clients). */
-function replaysHistory(input: Record<string, unknown>[]): boolean {
-  return input.some((item) => REPLAYED_OUTPUT_TYPES.has(String(item.type)) || item.role === 'assistant');
 }
 
 function serialize(items: unknown[]): string {
@@ -221,16 +226,19 @@ export function tokensOf(head: string, items: readonly unknown[]): number {
   return Math.ceil(byteLength(`${head}${serialize([...items])}`) / 4);
 }
 
-/** input_tokens ≈ bytes/4 of instructions + tools + the whole conversation; cached = the reused prefix. */
+/**
+ * input_tokens ≈ bytes/4 of instructions + tools + the whole conversation; cached = the prefix of
+ * this prompt seen in an earlier request under the same `prompt_cache_key` — whether the
+ * conversation came chained (`previous_response_id`) or was sent whole (a store:false replay): the
+ * prompt is the same text either way. (The service caches from 1,024 tokens in 128-token steps;
+ * the emulator counts any shared prefix, so small test prompts show it too.)
+ */
 export function accountInput(req: ParsedRequest, chain: { items: unknown[] } | undefined, store: ResponseStore): InputAccounting {
   const head = requestHead(req);
   const chainText = chain ? serialize(chain.items) : '';
   const prompt = `${head}${chainText}\n${serialize(req.input)}`;
   const inputTokens = Math.ceil(byteLength(prompt) / 4);
-  let cachedBytes = 0;
-  if (chain) cachedBytes = byteLength(chainText);
-  else if (replaysHistory(req.input)) cachedBytes = store.sharedPrefix(prompt);
-  else store.sharedPrefix(prompt);
+  const cachedBytes = store.sharedPrefix(`${head}${serialize([...(chain?.items ?? []), ...req.input])}`, req.promptCacheKey);
   return { inputTokens, cachedTokens: Math.min(inputTokens, Math.floor(cachedBytes / 4)) };
 }
 

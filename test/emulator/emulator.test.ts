@@ -200,6 +200,21 @@ describe('tool calls', () => {
     if (fn?.type === 'function_call') expect(JSON.parse(fn.arguments)).toEqual({ commands: ['make test'], timeout_ms: 5000 });
   });
 
+  it('the prefix cache serves a prompt only under the prompt_cache_key it was seen with, chained or replayed', async () => {
+    const text = 'a long first message that the prefix cache should remember for this conversation only';
+    const first = completed(await kit.run({ input: text, prompt_cache_key: 'conv-a' }));
+    const cachedOf = (r: typeof first): number => r.usage?.input_tokens_details.cached_tokens ?? -1;
+    // The same prompt under another key (another conversation): nothing of it is cached there.
+    expect(cachedOf(completed(await kit.run({ input: text, prompt_cache_key: 'conv-b', store: false })))).toBe(0);
+    // Chained under its own key: the earlier prompt is the cached prefix; under another key, none.
+    const chained = completed(await kit.run({ input: 'next', previous_response_id: first.id, prompt_cache_key: 'conv-a' }));
+    expect(cachedOf(chained)).toBeGreaterThanOrEqual((first.usage?.input_tokens ?? Infinity) - 1);
+    expect(cachedOf(completed(await kit.run({ input: 'next', previous_response_id: first.id, prompt_cache_key: 'conv-c' })))).toBe(0);
+    // The same conversation sent whole (a store:false replay) under its key hits the same prefix.
+    const replay: ResponseInputItem[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }, { role: 'assistant', content: 'You said it' }, { role: 'user', content: 'next' }];
+    expect(cachedOf(completed(await kit.run({ input: replay, store: false, prompt_cache_key: 'conv-a' })))).toBeGreaterThanOrEqual((first.usage?.input_tokens ?? Infinity) - 1);
+  });
+
   it('store:false full history must pair replayed calls with outputs and gets prefix-cached tokens', async () => {
     const first = completed(await kit.run({ input: 'run: pwd', tools: FUNCTION_SHELL, store: false }));
     const call = first.output[0];

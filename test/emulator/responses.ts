@@ -92,7 +92,7 @@ function takeStep(queue: QueuedStep[]): Step | undefined {
 function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Admitted | ApiError {
   while (state.queue[0]?.step.kind === 'forget') {
     takeStep(state.queue);
-    state.store.clear();
+    state.store.forgetResponses();
   }
   if (state.queue[0]?.step.kind === 'http_error') {
     const step = takeStep(state.queue);
@@ -241,6 +241,7 @@ async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSi
       save();
       writer.send({ type: 'response.completed', response });
       entry.completed = true;
+      if (response.usage) entry.usage = response.usage;
       writer.end();
       return;
     }
@@ -279,6 +280,7 @@ async function answerJson(state: EmulatorState, res: ServerResponse, signal: Abo
       save();
       sendJson(res, 200, response, headers);
       entry.completed = true;
+      if (response.usage) entry.usage = response.usage;
       return;
     }
     case 'raw':

@@ -287,7 +287,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     enqueue,
     requests: log,
     responseRequests: () => log.filter((r) => r.status === 200),
-    forgetAll: () => state.store.clear(),
+    forgetAll: () => state.store.forgetResponses(),
     setStateless: (on) => {
       state.stateless = on;
       if (on) state.store.clear();

@@ -72,6 +72,8 @@ export interface LoggedRequest {
   error?: { code: string | null; message: string };
   /** Set once `response.completed` (or the completed JSON response) has been sent. */
   completed?: boolean;
+  /** The completed response's usage (cached tokens included), for tests that add up what was reported. */
+  usage?: ResponseUsage;
   /** How it came: POST (http) or a response.create message on a socket (websocket). */
   transport: 'http' | 'websocket';
   /** The request's headers (of the handshake, for a socket), lower-case names; tests pin what was sent. */
