@@ -29,6 +29,7 @@ import { CostTracker } from './usage-view.ts';
 import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
 import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
+import { finishLeftRollback } from './rollback.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { createPermissions, planModeConfig, sessionStartHooks } from '../runtime.ts';
 import { reportEndedSessions } from './ps-command.ts';
@@ -195,6 +196,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
     // After the last rebuild: what SessionStart hooks print waits in this engine for the first message.
     await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
+    await finishLeftRollback(ctx);
     reportEndedSessions(ctx);
     // Calls left by a dead session may be MCP calls: the menu must know their tools (and their
     // retry warning), so it waits for the servers (each bounded by its start timeout).
