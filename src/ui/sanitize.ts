@@ -400,6 +400,11 @@ export function sanitizeLine(s: string): string {
   return sanitizeText(s).replace(/[\n\t]+/g, ' ').replace(INVISIBLE_ALL, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
+/** Several lines of untrusted text (a notice, an error that spans lines): each line as sanitizeLine. */
+export function sanitizeLines(s: string): string {
+  return s.split('\n').map(sanitizeLine).join('\n');
+}
+
 const INVISIBLE_ALL = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** Bidirectional overrides and invisible characters: they can make shown text differ from the bytes. */
