@@ -14,7 +14,7 @@ import { SessionStore } from '../store/session-store.ts';
 import { loadState } from '../store/store.ts';
 import { emptyState, recordTurn, type SessionState } from '../store/state.ts';
 import { Engine } from './engine.ts';
-import { rollbackInProgress } from './rollback.ts';
+import { beginRollback, rollbackInProgress } from './rollback.ts';
 import type { WorkspaceSnapshots } from '../workspace/index.ts';
 
 const FILES = 40;
@@ -128,4 +128,16 @@ it('a rollback that is not killed leaves no journal and needs nothing at the nex
   expect(after.response_id).toBe('resp_a');
   expect(after.rollback_in_progress).toBeUndefined();
   expect(await engineOn(statePath, s).finishInterruptedRollback()).toBeNull();
+});
+
+it('a journal whose conversation change no longer applies is dropped with the error, not retried at every start', async () => {
+  const s = await sb.open();
+  const statePath = path.join(sb.root, '.agentx_responseid');
+  const state = recordTurn(emptyState(), { responseId: 'resp_a', userMessage: 'first', assistantMessage: 'a', usage, now: new Date() });
+  const plan = { workspace: sb.ws, startSnapshot: '0'.repeat(40), actions: [], skipped: [] };
+  new SessionStore({ dir: sb.root, path: statePath, initial: beginRollback(state, { step: { op: 'rollback', index: 7, scope: 'both' }, plan, before: null }), persistence: 'durable', publishesCheckpoint: false, warn: () => {} }).update((x) => x);
+  await expect(engineOn(statePath, s).finishInterruptedRollback()).rejects.toThrow(/No checkpoint 7/);
+  const after = loadState(statePath, new Date()).state;
+  expect(after.rollback_in_progress).toBeUndefined();
+  expect(after.response_id).toBe('resp_a');
 });

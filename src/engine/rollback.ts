@@ -93,7 +93,14 @@ async function complete(deps: RollbackDeps, r: RollbackInProgress): Promise<Rest
   }
   const after = ws !== undefined && r.before !== null ? await snapshotOrNull(ws) : null;
   const undo = r.before !== null && after !== null ? { from: r.before, to: after } : null;
-  deps.session.update((s) => finishRollback(s, r.step, undo));
+  try {
+    deps.session.update((s) => finishRollback(s, r.step, undo));
+  } catch (err) {
+    // The change no longer applies (no such checkpoint, nothing to undo): the journal goes, or
+    // every later start would try again; the caller says why.
+    deps.session.update(withoutJournal);
+    throw err;
+  }
   return result;
 }
 
