@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, hostname, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { REPO, load, stats, writeBenchSection } from './lib.mjs';
+import { REPO, load, pairedRatio, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 50));
 const WARMUP = 5;
@@ -93,6 +93,17 @@ try {
   const seccomp = paired(1, 4);
   const bareSeccomp = paired(5, 3);
   const runnerDiffs = samples[cases[1].name].map((ms, i) => ms - samples[cases[0].name][i]);
+  // Ratios of the same round, side by side: on a machine other people load, absolute times swing
+  // with their work, but two cases measured a few milliseconds apart share the same conditions.
+  const ratio = (a, b) => pairedRatio(samples[cases[a].name], samples[cases[b].name]);
+  const ratios = [
+    { name: 'bare bwrap with filter / bare sh', r: ratio(5, 2) },
+    { name: 'bare bwrap without filter / bare sh', r: ratio(3, 2) },
+    { name: '**bare bwrap with filter / without filter**', r: ratio(5, 3) },
+    { name: 'runner sandboxed with filter / unsandboxed', r: ratio(1, 0) },
+    { name: 'runner sandboxed without filter / unsandboxed', r: ratio(4, 0) },
+    { name: '**runner sandboxed with filter / without filter**', r: ratio(1, 4) },
+  ];
   const underTarget = Math.round((100 * runnerDiffs.filter((d) => d < TARGET_MS).length) / runnerDiffs.length);
 
   const fmt = (x) => x.toFixed(1);
@@ -122,6 +133,12 @@ try {
     `| **seccomp filter (no Unix sockets) per command (runner, paired)** | **${fmt(seccomp.median)}** | ${fmt(seccomp.p10)} | ${fmt(seccomp.p90)} | ${fmt(seccomp.max)} |`,
     `| seccomp filter, bare spawns (paired) | ${fmt(bareSeccomp.median)} | ${fmt(bareSeccomp.p10)} | ${fmt(bareSeccomp.p90)} | ${fmt(bareSeccomp.max)} |`,
     '',
+    'Per-round ratios (both cases of a ratio ran in the same round, a few milliseconds apart):',
+    '',
+    '| ratio | median | p10 | p90 |',
+    '|---|---:|---:|---:|',
+    ...ratios.map(({ name, r }) => `| ${name} | ${r.median.toFixed(2)}× | ${r.p10.toFixed(2)}× | ${r.p90.toFixed(2)}× |`),
+    '',
     `Target: overhead under ${TARGET_MS} ms per command → ${o.median < TARGET_MS ? 'met' : 'NOT met'} (median ${fmt(o.median)} ms;`
       + ` ${underTarget}% of the rounds were under ${TARGET_MS} ms).`,
     `Once per session, the first sandboxed command also probes bwrap: that first command took ${fmt(firstSandboxed)} ms.`,
@@ -131,6 +148,8 @@ try {
     'Reading it: the runner\'s sandbox overhead matches the bare bwrap-vs-sh difference, so the cost is bwrap\'s',
     'own (two more processes, an exec, the namespaces, the mounts), not agentx\'s policy or supervision. Process',
     'creation is what a loaded machine slows down most: compare the load average above with the number of cores.',
+    'The machine is shared (other engineers build and test on it at the same time), so the absolute milliseconds',
+    'swing from run to run; the ratios above, measured side by side in the same rounds, are the numbers to compare.',
     '',
   ];
   writeBenchSection('sandbox', lines.join('\n'));

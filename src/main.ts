@@ -32,8 +32,9 @@ async function main(argv: string[]): Promise<number> {
   // `agentx mcp add|remove|get|login|logout …` has its own flags (--env, --url, --header) and a command after --.
   if (argv[0] === 'mcp' && ['add', 'remove', 'get', 'login', 'logout'].includes(argv[1] ?? '')) {
     stdio = guardStdio(process);
-    const { runMcpCommand } = await import('./cli/mcp-command.ts');
-    return runMcpCommand(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`), process.cwd());
+    const [{ runMcpCommand }, { sanitizeLines }] = await Promise.all([import('./cli/mcp-command.ts'), import('./ui/sanitize.ts')]);
+    // What it prints quotes config files a project may have written: sanitized like any notice.
+    return runMcpCommand(argv.slice(1), process.env, (line) => process.stdout.write(`${sanitizeLines(line)}\n`), process.cwd());
   }
   const cli = parseArgs(argv);
   if (cli.command === 'help') {
@@ -69,9 +70,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cli.command === 'mcp-list') {
-    const [{ listMcpServers }, { createMcpFetch }, { caFileSetting }] = await Promise.all([import('./tools/mcp/list.ts'), import('./frontends/mcp-fetch.ts'), import('./config/config.ts')]);
+    const [{ listMcpServers }, { createMcpFetch }, { caFileSetting }, { sanitizeLine }] = await Promise.all([
+      import('./tools/mcp/list.ts'), import('./frontends/mcp-fetch.ts'), import('./config/config.ts'), import('./ui/sanitize.ts'),
+    ]);
     const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION, fetch: createMcpFetch(caFileSetting(process.env)) });
-    process.stdout.write(`${list.lines.join('\n')}\n`);
+    // Server names come from a project's .mcp.json, errors from the servers themselves.
+    process.stdout.write(`${list.lines.map(sanitizeLine).join('\n')}\n`);
     return list.ok ? 0 : 1;
   }
   const interactive = cli.message.length === 0 && !cli.readStdin && process.stdin.isTTY === true;

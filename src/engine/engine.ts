@@ -3,7 +3,7 @@
 // what happens to tool calls a dead session left, rollback and clear. Front-ends choose an
 // operation and render its events; they never change the session themselves.
 import {
-  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback, withFilesUndo,
+  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
   type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState,
 } from '../store/state.ts';
 import { ModelError } from '../model/errors.ts';
@@ -14,7 +14,8 @@ import { restoredFilesMessage } from '../workspace/notices.ts';
 import { chainStart } from './compaction-seed.ts';
 import { EnvironmentAnnouncer, environmentText } from './environment.ts';
 import type { ContextWindow } from './context.ts';
-import { restoreWithUndo, TurnFiles } from './files.ts';
+import { TurnFiles } from './files.ts';
+import { finishInterruptedRollback, journaledRollback, type RollbackScope, type RollbackStep } from './rollback.ts';
 import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './tool-output-caps.ts';
@@ -48,8 +49,7 @@ export function interruptionNote(state: SessionState): string {
     + 'Whatever it was doing may be incomplete; do not redo or continue it unless the user asks.';
 }
 
-/** What a rollback restores: the conversation, the files, or both. */
-export type RollbackScope = 'both' | 'conversation' | 'files';
+export type { RollbackScope, RollbackStep } from './rollback.ts';
 
 /** A rollback's file plan, computed before anything is written (the REPL shows it and asks). */
 export interface FilesPlan {
@@ -185,27 +185,62 @@ export class Engine {
   /**
    * Restores checkpoint `index` (1 = newest): the conversation, its files (the plan from
    * planRollbackFiles), or both; publishes the checkpoint for one-shots. Returns what the file
-   * restore did (null when files were not restored).
+   * restore did (null when files were not restored). With files, the conversation change is
+   * journaled with the restore (rollback.ts): a kill -9 half-way is finished at the next start.
    */
   async rollback(index: number, scope: RollbackScope = 'conversation', files?: RestorePlan): Promise<RestoreResult | null> {
-    const restored = scope !== 'conversation' && files ? await this.restoreFiles(files) : null;
-    if (scope === 'files') {
-      this.deps.session.update((s) => filesOnlyBackup(s, restored?.undo ?? null));
-      return restored?.result ?? null;
+    if (scope === 'conversation' || !this.restoresFiles(files)) {
+      if (scope === 'files') {
+        this.deps.session.update((s) => filesOnlyBackup(s, null));
+        return null;
+      }
+      this.deps.session.update((s) => rollbackTo(s, index));
+      this.afterConversationChange();
+      return null;
     }
-    this.deps.session.update((s) => withFilesUndo(rollbackTo(s, index), restored?.undo ?? null));
-    this.environment.forget();
-    this.deps.session.publishCheckpoint('rollback');
-    return restored?.result ?? null;
+    return this.restoreJournaled({ op: 'rollback', index, scope }, files);
   }
 
   /** Reverts the latest rollback (or /clear), and its file restore when `files` (from planUndoFiles) is given. */
   async rollbackUndo(files?: RestorePlan): Promise<RestoreResult | null> {
-    const restored = files ? await this.restoreFiles(files) : null;
-    this.deps.session.update((s) => withFilesUndo(undoRollback(s), restored?.undo ?? null));
+    if (!this.restoresFiles(files)) {
+      this.deps.session.update(undoRollback);
+      this.afterConversationChange();
+      return null;
+    }
+    return this.restoreJournaled({ op: 'undo' }, files);
+  }
+
+  /**
+   * Finishes a rollback a killed session left half done (its files and then its conversation
+   * change); call at start, before anything else uses the session. Null when there was none.
+   */
+  async finishInterruptedRollback(): Promise<{ step: RollbackStep; result: RestoreResult } | null> {
+    const finished = await finishInterruptedRollback({ session: this.deps.session, workspace: this.deps.workspace });
+    if (finished !== null) this.afterRestore(finished.step, finished.result);
+    return finished;
+  }
+
+  private restoresFiles(plan: RestorePlan | undefined): plan is RestorePlan {
+    return this.deps.workspace !== undefined && plan !== undefined && (plan.actions.length > 0 || plan.skipped.length > 0);
+  }
+
+  private async restoreJournaled(step: RollbackStep, plan: RestorePlan): Promise<RestoreResult> {
+    const result = await journaledRollback({ session: this.deps.session, workspace: this.deps.workspace }, step, plan);
+    this.afterRestore(step, result);
+    return result;
+  }
+
+  private afterRestore(step: RollbackStep, result: RestoreResult): void {
+    const note = restoredFilesMessage(result);
+    if (note !== null) this.nextDeveloperNotes = [note];
+    if (step.op === 'undo' || step.scope === 'both') this.afterConversationChange();
+  }
+
+  /** The model must be told its environment again, and one-shots see the new checkpoint. */
+  private afterConversationChange(): void {
     this.environment.forget();
     this.deps.session.publishCheckpoint('rollback');
-    return restored?.result ?? null;
   }
 
   /** What the session's tool calls changed: in the last turn, or after checkpoint `index`. */
@@ -223,15 +258,6 @@ export class Engine {
     if (ws === undefined || spans.length === 0) return { plan: empty, relevant: false };
     const plan = await ws.planRestore(spans);
     return { plan, relevant: plan.actions.length > 0 || plan.skipped.length > 0 };
-  }
-
-  private async restoreFiles(plan: RestorePlan): Promise<Awaited<ReturnType<typeof restoreWithUndo>> | null> {
-    const ws = this.deps.workspace;
-    if (ws === undefined || plan.actions.length === 0 && plan.skipped.length === 0) return null;
-    const restored = await restoreWithUndo(ws, plan);
-    const note = restoredFilesMessage(restored.result);
-    if (note !== null) this.nextDeveloperNotes = [note];
-    return restored;
   }
 
   /** A fresh conversation; the old one stays restorable with rollbackUndo. */

@@ -15,7 +15,7 @@ export interface WorkspaceFiles {
 }
 
 /** A failed snapshot never stops a turn: the files of that turn just cannot be rolled back. */
-async function snapshotOrNull(ws: WorkspaceFiles): Promise<string | null> {
+export async function snapshotOrNull(ws: WorkspaceFiles): Promise<string | null> {
   try {
     return (await ws.snapshot())?.id ?? null;
   } catch {
@@ -51,21 +51,4 @@ export class TurnFiles {
     // The same id: nothing changed (a snapshot of an unchanged tree is the same commit).
     return to === null || to === from ? null : { from, to };
   }
-}
-
-/** What a file restore did, with the snapshots taken around it (the undo span). */
-export interface FilesRestored {
-  result: RestoreResult;
-  undo: FileSpan | null;
-}
-
-/**
- * Applies a plan between two snapshots, so the restore itself can be undone: `undo` = (just
- * before, just after), and restoring it puts back what the files were before this restore.
- */
-export async function restoreWithUndo(ws: WorkspaceFiles, plan: RestorePlan): Promise<FilesRestored> {
-  const before = await snapshotOrNull(ws);
-  const result = await ws.applyRestore(plan);
-  const after = before === null ? null : await snapshotOrNull(ws);
-  return { result, undo: before !== null && after !== null ? { from: before, to: after } : null };
 }

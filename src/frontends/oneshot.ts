@@ -15,7 +15,7 @@ import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
 import { pruneOldOneshots } from '../store/oneshot-files.ts';
 import { unlinkQuiet } from '../lib/fsutil.ts';
 import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
-import { sanitizeLine, showControls } from '../ui/sanitize.ts';
+import { sanitizeLine, sanitizeLines, showControls } from '../ui/sanitize.ts';
 import { prepareTerminalOutput, terminalRenderOptions } from '../ui/terminal-output.ts';
 import { pickTheme } from '../ui/theme.ts';
 import { Renderer } from '../ui/render.ts';
@@ -34,11 +34,16 @@ import { useStateKey } from '../store/seal.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
+/** One line for the person on stderr: free text (notices, errors, paths) passes the sanitizer. */
+function stderrLine(text: string): void {
+  process.stderr.write(`agentx: ${sanitizeLines(text)}\n`);
+}
+
 /** The message from the command line and/or stdin (rules: stdin.ts, README "Standard input"). */
 export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, limits: Limits = resolveLimits({})): Promise<{ message: string; lateData: () => boolean }> {
   const composed = await messageFromInput({
     argument: cli.message.join(' '), dash: cli.readStdin, stdin, graceMs: limits.stdinGraceMs, maxBytes: limits.maxStdinBytes,
-    note: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+    note: (m) => { if (!cli.quiet) stderrLine(m); },
   });
   if ('error' in composed) throw new UsageError(composed.error);
   return composed;
@@ -91,7 +96,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   // The rules files before anything runs: a deny rule that cannot be read stops agentx here.
   const { permissions } = createPermissions({
     config, env, workspaceRoot: cwd, defaultMode: 'never',
-    notice: (line) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+    notice: (line) => { if (!cli.quiet) stderrLine(line); },
   });
   const approvalFlag = cli.confirm ? '--confirm' : `--approval ${permissions.mode}`;
   const limits = resolveLimits(env);
@@ -99,12 +104,12 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
 
   const started = new Date();
   const pruned = pruneOldOneshots(cwd, started);
-  if (pruned !== undefined && !cli.quiet) process.stderr.write(`agentx: ${pruned}\n`);
+  if (pruned !== undefined && !cli.quiet) stderrLine(pruned);
   // An unusable checkpoint means this one-shot starts a fresh chain instead of branching from
   // the interactive session: say so (on stderr), or the lost context would go unexplained.
   // --fresh does not read it at all.
   const { checkpoint, notices } = cli.fresh ? { checkpoint: null, notices: [] } : loadCheckpointWithNotices(cwd);
-  if (!cli.quiet) for (const notice of notices) process.stderr.write(`agentx: ${notice}\n`);
+  if (!cli.quiet) for (const notice of notices) stderrLine(notice);
   const statePath = oneshotStatePath(cwd, process.pid, started);
   // The message is in the isolated file from the start: a one-shot killed before the first
   // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
@@ -112,16 +117,16 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     dir: cwd, path: statePath, persistence: 'fast', publishesCheckpoint: false,
     // Right after a compaction the checkpoint holds its seed instead of a response: the branch starts from it.
     initial: stateFromCheckpoint(checkpoint, { ...emptyState(), last_user_message: message }),
-    warn: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+    warn: (m) => { if (!cli.quiet) stderrLine(m); },
   });
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
   // warn once and keep the isolated state in memory.
   session.onFirstSave = () => {
     const notice = excludeNotice(ensureGitExclude(cwd));
-    if (notice !== undefined && !cli.quiet) process.stderr.write(`agentx: ${notice}\n`);
+    if (notice !== undefined && !cli.quiet) stderrLine(notice);
   };
   const problem = session.saveOrGoMemory();
-  if (problem !== undefined && !cli.quiet) process.stderr.write(`agentx: ${problem}; keeping this one-shot's state in memory\n`);
+  if (problem !== undefined && !cli.quiet) stderrLine(`${problem}; keeping this one-shot's state in memory`);
 
   const theme = pickTheme(cli.color, process.stderr, env);
   await prepareTerminalOutput(cli, process.stdout, env);
@@ -160,13 +165,13 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       return code;
     }
     process.stderr.write(`agentx: ${sanitizeLine(message)}\n`);
-    if (where) process.stderr.write(`agentx: ${where}\n`);
+    if (where) stderrLine(where);
     return code;
   };
-  const notice = (line: string): void => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); };
+  const notice = (line: string): void => { if (!cli.quiet) stderrLine(line); };
   const commands = createCommands({
     config: { ...config, apiKey }, env, workspaceRoot: cwd,
-    onNotice: (m) => { if (!cli.quiet) process.stderr.write(`agentx: ${m}\n`); },
+    onNotice: (m) => { if (!cli.quiet) stderrLine(m); },
   });
   const { manager: mcp, remote } = cli.plan === true ? { manager: undefined, remote: [] } : await startMcpSession({ projectDir: cwd, env, apiKey, caFile: config.caFile, wait: true, notice, commands });
   try {
@@ -179,8 +184,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       // rather than run unasked: commands through the permissions, other writing calls (patches) here.
       permissions, answer: answerInOneshot(approvalFlag, cli.quiet),
       confirm: permissions.mode === 'untrusted' ? declineInOneshot(approvalFlag, cli.quiet) : undefined,
-      onDebugLog: (p) => { if (!cli.quiet) process.stderr.write(`agentx: debug log ${p}\n`); },
-      onDebugWarning: (m) => process.stderr.write(`agentx: ${m}\n`),
+      onDebugLog: (p) => { if (!cli.quiet) stderrLine(`debug log ${p}`); },
+      onDebugWarning: (m) => stderrLine(m),
       onNotice: notice,
     });
     // Snapshots serve rollback and /diff, which a one-shot does not have: its state file is
@@ -189,7 +194,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     // killed session left half done is finished first either way.
     const snapshots = {
       dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
-      say: (line: string) => { if (!cli.quiet) process.stderr.write(`agentx: ${line}\n`); },
+      say: (line: string) => { if (!cli.quiet) stderrLine(line); },
     };
     await finishInterruptedRestore(snapshots);
     if (cli.json) deps.workspace = startSnapshotSession({ ...snapshots, lazy: true })?.files;

@@ -21,7 +21,7 @@ import { localDate, type EnvironmentFacts } from '../engine/environment.ts';
 import { systemPrompt } from '../engine/instructions.ts';
 import { withLocalImages } from '../model/local-images.ts';
 import { scrubSecrets } from '../model/scrub.ts';
-import { sanitizeLine } from '../ui/sanitize.ts';
+import { sanitizeLine, sanitizeLines } from '../ui/sanitize.ts';
 import { conversationLogPath, homeDir, logDir, projectName } from '../paths.ts';
 import { ConversationLog } from '../store/log/conversation-log.ts';
 import { sessionConversation } from '../engine/conversation.ts';
@@ -75,7 +75,7 @@ export function createCommands(r: CommandsInput): CommandRunner {
   const runner = createCommandRunner({
     setting: r.config.sandbox, sessionDir: r.workspaceRoot, env: r.env, configFile: r.config.configFile,
     secrets: [r.config.apiKey], platform: process.platform,
-    notice: r.onNotice ?? ((message) => { process.stderr.write(`agentx: ${message}\n`); }),
+    notice: r.onNotice ?? ((message) => { process.stderr.write(`agentx: ${sanitizeLines(message)}\n`); }),
   });
   const { maxOutputBytes } = resolveLimits(r.env);
   const capped = <T extends { maxOutputBytes: number }>(opts: T): T => ({ ...opts, maxOutputBytes: effectiveOutputCap(opts.maxOutputBytes, maxOutputBytes) });

@@ -72,6 +72,13 @@ describe('hosted tools in the terminal', () => {
     expect(err).toBe('⚙ remote MCP docs: 2 tools (search, fetch)\n⚙ docs.search ✓\n⚙ docs.fetch ✗ timeout\n📎 showing the model /p/shot.png (image/png, 70 bytes)\n');
   });
 
+  it('a server\'s names and errors cannot reorder or hide the line: controls become spaces, bidi and zero-width characters escapes', () => {
+    const { err } = render([
+      { type: 'hosted_mcp_call', id: 'm', server: 'do\u202ecs', tool: 'se\u200barch', arguments: '{}', ok: false, error: 'bad\x1b[2J', outputBytes: 0 },
+    ]);
+    expect(err).toBe('⚙ do\\u202ecs.se\\u200barch ✗ bad [2J\n');
+  });
+
   it('hyperlinks: only terminals known to show them, FORCE_HYPERLINK decides first', () => {
     const tty = { isTTY: true };
     expect(supportsHyperlinks(tty, { TERM: 'xterm-256color' })).toBe(false);

@@ -6,8 +6,11 @@
 /** C0 and C1 control characters and DEL: a title or URL from the server must not carry escapes. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
+/** Bidi overrides and isolates, zero-width characters: they make a line read unlike its bytes. */
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
 export function plainText(s: string): string {
-  return s.replace(CONTROL, ' ');
+  return s.replace(CONTROL, ' ').replace(INVISIBLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
 /** Terminals known to render OSC 8 (others print the escape or nothing useful). */

@@ -257,7 +257,8 @@ export class Renderer {
         break;
       case 'context_notice':
         this.flushText();
-        this.note(t.yellow(`⟳ ${ev.message}`));
+        // A notice may quote a server's reason (a failed compaction).
+        this.note(t.yellow(`⟳ ${sanitizeLine(ev.message)}`));
         break;
       case 'context_compacted':
         this.note(t.dim(`✓ ${describeCompaction(ev)}`));

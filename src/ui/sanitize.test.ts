@@ -106,6 +106,11 @@ describe('TerminalSanitizer: controls', () => {
     expect(sanitizeText('a\r\r\nb')).toBe('a\nb');
   });
 
+  it('shows bidi overrides and isolates in command output, and keeps other right-to-left text', () => {
+    // Found by the fault lane 7-trust-boundary: `ls` of a file named "x\u202etxt.exe" read as "xexe.txt".
+    expect(sanitizeText('x\u202etxt.exe\n\u2066a\u2069 \u05e9\u05dc\u05d5\u05dd', { keepSgr: true })).toBe('x\\u202etxt.exe\n\\u2066a\\u2069 \u05e9\u05dc\u05d5\u05dd');
+  });
+
   it('sanitizeLine flattens to one line', () => {
     expect(sanitizeLine('server said:\n\x1b[2Jbad\tthing\r')).toBe('server said: bad thing ');
   });

@@ -9,6 +9,8 @@
 // - Other C0/C1 controls and DEL are shown visibly as `\xHH` (ESC that starts no sequence,
 //   BEL, backspace, NUL, …). Newline and tab pass.
 // - A carriage return cannot overwrite a line: CR LF is a newline, a bare CR becomes a newline.
+// - Bidi overrides, embeddings and isolates (U+202A-E, U+2066-9) are shown as `\u202e`: they
+//   would make text read differently from its bytes. Other right-to-left text passes.
 // - With `foldWidth`, lines are folded at that many columns.
 // - An OSC/DCS string that never ends stops at the next newline, so it cannot hide the rest.
 // Stream-safe: a sequence split across chunks is recognised; `end()` flushes what is held.
@@ -355,8 +357,11 @@ export class TerminalSanitizer {
   }
 
   /** Printable text (no controls): measured and folded. */
-  private text(s: string): void {
-    if (s.length === 0) return;
+  private text(raw: string): void {
+    if (raw.length === 0) return;
+    // Bidi overrides and isolates reorder what follows them on screen ("txt.exe" read as
+    // "exe.txt"); in text that is meant to be read as it is they are shown, not obeyed.
+    const s = raw.replace(BIDI_CONTROLS, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16)}`);
     this.beforeText();
     if (this.fold === 0) {
       this.out.push(s);
@@ -398,6 +403,13 @@ export function sanitizeText(s: string, opts: SanitizeOptions = {}): string {
 export function sanitizeLine(s: string): string {
   // Bidi overrides and zero-width characters would make a menu or notice line read differently from its bytes.
   return sanitizeText(s).replace(/[\n\t]+/g, ' ').replace(INVISIBLE_ALL, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
+/** Several lines of untrusted text (a notice, an error that spans lines): each line as sanitizeLine. */
+export function sanitizeLines(s: string): string {
+  return s.split('\n').map(sanitizeLine).join('\n');
 }
 
 const INVISIBLE_ALL = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;

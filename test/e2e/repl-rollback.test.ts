@@ -1,4 +1,6 @@
 // /rollback in a real pty: by number, by arrows, /usage after it, /rollback undo.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.ts';
 import { KEY, type PtyRun } from './pty.ts';
@@ -90,4 +92,67 @@ describe('/rollback', () => {
     expect(body(suite.emu.requests[n]).previous_response_id).toBe(fourId);
     expect(readCheckpoint(sb)).toMatchObject({ source: 'turn', response_id: suite.emu.requests[n]?.responseId });
   });
+});
+
+/** Resolves once `found()` is true (polled every millisecond), or rejects after `ms`. */
+function when(found: () => boolean, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      if (found()) {
+        clearInterval(poll);
+        resolve();
+      } else if (Date.now() - started > ms) {
+        clearInterval(poll);
+        reject(new Error('the restore journal never appeared'));
+      }
+    }, 1);
+  });
+}
+
+describe('/rollback killed half-way', () => {
+  // Issue 23 §6: the conversation half of "Conversation and files" is journaled with the file
+  // restore, so a kill -9 during the restore is finished — both halves — by the next start.
+  it('kill -9 during "Conversation and files": the next REPL finishes the files and the conversation, and undo works', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    let a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'one', 'You said: one');
+    const first = readState(sb).response_id;
+    // Many files, so the restore that deletes them takes long enough to be killed in.
+    suite.emu.enqueue({ kind: 'shell', commands: ['mkdir -p gen && for i in $(seq 300); do echo $i > gen/f$i.txt; done'] });
+    await turn(a, 'make files');
+    expect(readdirSync(join(sb.cwd, 'gen'))).toHaveLength(300);
+    const second = readState(sb).response_id;
+
+    a.line('/rollback');
+    await a.waitFor('Roll back to which checkpoint?');
+    a.write('2');
+    a.write(KEY.enter);
+    await a.waitFor('❯ 1. Conversation and files');
+    const store = join(sb.home, '.local/state/agentx/snapshots');
+    const journal = (): string | undefined => readdirSync(store).map((d) => join(store, d, 'restore.json')).find((f) => existsSync(f));
+    const killed = when(() => journal() !== undefined, 20_000).then(() => a.kill('SIGKILL'));
+    a.write(KEY.enter);
+    await killed;
+    await a.exited;
+    // Killed during the restore: some files may be gone, the conversation has not moved yet.
+    expect(journal()).toBeDefined();
+    expect(readState(sb).response_id).toBe(second);
+
+    a = suite.start(sb);
+    await a.waitFor('Finished the interrupted /rollback to checkpoint 2');
+    await prompt(a);
+    expect(existsSync(join(sb.cwd, 'gen'))).toBe(false);
+    expect(readState(sb).response_id).toBe(first);
+    expect(readCheckpoint(sb)).toMatchObject({ response_id: first, source: 'rollback' });
+
+    a.line('/rollback undo');
+    await a.waitFor('Undid the rollback');
+    await prompt(a);
+    expect(readdirSync(join(sb.cwd, 'gen'))).toHaveLength(300);
+    expect(readState(sb).response_id).toBe(second);
+    a.line('/exit');
+    await a.exited;
+  }, 60_000);
 });

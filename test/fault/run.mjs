@@ -1,16 +1,18 @@
-// `npm run fault`: builds the CLI, runs the fault suite at full size (FAULT_FULL=1) and writes
-// RELIABILITY.md from the per-check reports the tests leave in FAULT_REPORT_DIR. Exits non-zero
+// `npm run fault`: builds the CLI, runs the fault suite at full size (FAULT_FULL=1) and updates
+// RELIABILITY.md from the per-check reports the tests leave in FAULT_REPORT_DIR: only the checks
+// that ran are rewritten (lib/report-doc.mjs), so a filtered run keeps the others' sections. Exits non-zero
 // when a test failed, a check recorded a failure, or a check did not report at all.
 // Knobs: FAULT_SEED (replay), FAULT_RUNS (crash-fuzz kills), FAULT_LANES, FAULT_SOAK_ROUNDS,
 // FAULT_SOAK_ONESHOTS, FAULT_PROP_RUNS; extra arguments go to vitest (e.g. a file filter).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { mergeReport } from './lib/report-doc.mjs';
 
 const repo = resolve(import.meta.dirname, '../..');
 const started = Date.now();
-const expected = ['1-crash', '2-concurrency', '3a-malformed-props', '3b-malformed-cli', '4-secrets', '5-log', '6-rollback-replay'];
+const expected = ['1-crash', '2-concurrency', '3a-malformed-props', '3b-malformed-cli', '4-secrets', '5-log', '6-rollback-replay', '7-trust-boundary'];
 
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repo, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
@@ -40,27 +42,25 @@ const WHAT = {
   '3b-malformed-cli': 'Hand-picked malformed input through the built CLI: state files for the REPL (truncated, random bytes, wrong types, 100 000 levels deep, 50 MB, BOM, legacy and AgentX CLI formats, newer version, symlinks inside and outside the directory, dangling link, directory, FIFO, owned by another user), checkpoints for one-shots (same families), config files (random bytes, BOM, CRLF, directory, FIFO, bad values, 10 MB), bad flags, and malformed server answers (bad JSON in SSE, unknown events, missing or mistyped usage, invalid tool arguments, unknown tool, call without commands or call_id, broken completions, HTML error page, JSON instead of SSE, empty stream, [DONE] only, error events, 2 MB delta, binary garbage, a frame cut in half). Each must give one clear line, keep the original file, show no stack trace and leave agentx working.',
   '5-log': 'One-shots against a server that forgets the chain right after the command ran (every turn is replayed from the conversation log), about a third against a server that stores nothing (some with AGENTX_STORE=off), SIGKILLed at a random moment (20–700 ms: before the answer, while the command runs, while the log is appended, while the replay is sent) or left to finish. After every run: the log reads back with at most one damaged (torn) record per kill; no ledger token ran twice; at the end every finished turn replays whole from the log (its message, the call, its output and the answer) and a new one-shot works.',
   '6-rollback-replay': 'One REPL session in a real pty takes turns whose command appends a token unique to the call to a ledger (outside the workspace, so a rollback cannot restore it away), against a server that forgets the chain right after the command ran (every turn is replayed from the conversation log), and runs /rollback between them; at a random moment of a turn (20–900 ms) or of a /rollback (0–250 ms) it is SIGKILLed, restarted, and every menu answered with its default (Continue: nothing runs again). After every run: the session files are complete and read back cleanly, the state points at a response the server gave, the log has at most one damaged record per kill, no token ran twice; at the end the REPL still answers.',
+  '7-trust-boundary': 'Hostile neighbours of the sandbox (issue 23), real bwrap through the engine\'s command runner, each round: a Unix socket server outside in a tmux-like directory of the temp dir (`/tmp/tmux-<uid>-…/default`) that counts connections, reached from inside with Python and Node clients; a real tmux server (when tmux is installed) asked to `run-shell` from inside, with TMUX/STY set; a command renaming the parent of a hidden path (HOME under the temp dir: ~/.cache, ~/.local, HOME itself) and planting it anew; apply_patch racing a neighbour process that flips a directory to a symlink to outside (decoys outside carry a secret line); forged escape sequences (OSC 52 clipboard, title, screen clear, same-colour 30;40 text, a bidi override, an 8-bit CSI) in a command\'s output as the REPL shows it, and in an MCP server\'s stderr as its notice shows it. Counted: connections the server outside got, tmux commands that ran outside, replants that succeeded, patches that read, wrote or left a temp file outside or reported untruthfully, forged sequences left on the screen — each must be 0.',
   '4-secrets': 'A unique API key per sandbox; one-shots with --debug and --json, failures whose error bodies echo the key (401, 500, response.failed, SSE error), a model command running `env`, a REPL session keyed through setup (hidden typing, `!env`, a 403 echoing the key), `agentx setup --api-key`; untrusted checkpoint and state files (owned by uid 4242, symlinks out of the directory); MCP servers (issue 23 §4): one reporting its environment to the model and one quoting the key on stderr (both given it by the person’s own file), and an approved project `.mcp.json` using `${AGENTX_API_KEY}` in env and in headers (refused in one line each). Every file of every sandbox, every output stream, the pty screens and every request body are grepped for the key; every file agentx wrote is checked for mode 0600 (logs dir 0700) under umask 000.',
 };
 
-const lines = [];
-lines.push('# Reliability report');
-lines.push('');
-lines.push('Written by `npm run fault` (test/fault/run.mjs): each promise of SPEC §3 (session state) and §6 (security)');
-lines.push('gets a check that tries to break it, at full size. `npm test` runs the same checks with a few iterations each.');
-lines.push('');
-lines.push(`- Run: ${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), total ${minutes(totalMs)} including the build.`);
-lines.push(`- Result: **${failures} failure${failures === 1 ? '' : 's'}**${vitest.status === 0 ? '' : ' — vitest reported failing tests'}${missing.length > 0 ? ` — checks that did not report: ${missing.join(', ')}` : ''}.`);
-lines.push('');
-lines.push('| check | runs | what one run is | assertions | failures | time |');
-lines.push('|---|---:|---|---:|---:|---:|');
-for (const r of reports) {
-  lines.push(`| ${r.title} | ${r.runs} | ${r.unit} | ${r.counts.assertions ?? 0} | ${r.failures.length} | ${minutes(r.durationMs)} |`);
-}
-lines.push('');
-for (const r of reports) {
-  lines.push(`## ${r.title}`);
-  lines.push('');
+const intro = [
+  '# Reliability report',
+  '',
+  'Written by `npm run fault` (test/fault/run.mjs): each promise of SPEC §3 (session state) and §6 (security)',
+  'gets a check that tries to break it, at full size. `npm test` runs the same checks with a few iterations each.',
+  'A run rewrites the rows and sections of the checks it ran; the others stay as their last run left them.',
+];
+const runLines = [
+  `- Last run: ${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), checks ${reports.map((r) => r.id).join(', ') || 'none'}, total ${minutes(totalMs)} including the build.`,
+  `- Result of that run: **${failures} failure${failures === 1 ? '' : 's'}**${vitest.status === 0 ? '' : ' — vitest reported failing tests'}${missing.length > 0 ? ` — checks that did not report: ${missing.join(', ')}` : ''}.`,
+];
+const header = ['| check | runs | what one run is | assertions | failures | time |', '|---|---:|---|---:|---:|---:|'];
+const rows = new Map(reports.map((r) => [r.title, `| ${r.title} | ${r.runs} | ${r.unit} | ${r.counts.assertions ?? 0} | ${r.failures.length} | ${minutes(r.durationMs)} |`]));
+const sections = reports.map((r) => {
+  const lines = [`## ${r.title}`, ''];
   if (WHAT[r.id]) lines.push(WHAT[r.id], '');
   if (r.seed !== undefined && r.seed !== null) lines.push(`Seed ${r.seed} (replay with \`FAULT_SEED=${r.seed} npm run fault\`).`, '');
   const counts = Object.entries(r.counts).filter(([k]) => k !== 'assertions').sort(([a], [b]) => a.localeCompare(b));
@@ -73,10 +73,12 @@ for (const r of reports) {
   if (r.notes.length > 0) lines.push('');
   lines.push(r.failures.length === 0 ? 'Failures: none.' : `Failures (${r.failures.length}):`);
   for (const f of r.failures.slice(0, 50)) lines.push(`- ${f}`);
-  lines.push('');
-}
-lines.push(readFileSync(join(repo, 'test/fault/DEFECTS.md'), 'utf8').trim());
-lines.push('');
-writeFileSync(join(repo, 'RELIABILITY.md'), lines.join('\n'));
-process.stdout.write(`\nRELIABILITY.md written: ${reports.length} checks, ${failures} failures, ${minutes(totalMs)}\n`);
+  return { id: r.id, title: r.title, text: lines.join('\n') };
+});
+const docPath = join(repo, 'RELIABILITY.md');
+const doc = mergeReport(existsSync(docPath) ? readFileSync(docPath, 'utf8') : '', {
+  intro, runLines, header, rows, sections, defects: readFileSync(join(repo, 'test/fault/DEFECTS.md'), 'utf8'),
+});
+writeFileSync(docPath, doc);
+process.stdout.write(`\nRELIABILITY.md updated: ${reports.length} checks, ${failures} failures, ${minutes(totalMs)}\n`);
 process.exit(vitest.status === 0 && failures === 0 && missing.length === 0 ? 0 : 1);

@@ -147,7 +147,8 @@ async function mcpCommand(ctx: ReplContext): Promise<void> {
   const { loadMcpConfig } = await import('../../tools/mcp/config.ts');
   const { formatMcpList } = await import('../../tools/mcp/list.ts');
   const config = await loadMcpConfig({ projectDir: ctx.session.dir, env: ctx.env });
-  for (const line of formatMcpList(config, ctx.mcp?.servers() ?? [])) say(ctx, line);
+  // Server names come from a project's .mcp.json, errors from the servers themselves.
+  for (const line of formatMcpList(config, ctx.mcp?.servers() ?? [])) say(ctx, sanitizeLine(line));
 }
 
 export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: string): Promise<Dispatch> {

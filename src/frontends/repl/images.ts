@@ -4,6 +4,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { describeImage, readImageFile } from '../../lib/image-file.ts';
 import { say, tildePath, type ReplContext } from './context.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 
 function unquote(s: string): string {
   const m = /^(['"])(.*)\1$/.exec(s);
@@ -31,7 +32,7 @@ export async function imageCommand(ctx: ReplContext, arg: string): Promise<void>
   }
   const read = await readImageFile(imagePath(ctx, arg));
   if (!read.ok) {
-    say(ctx, t.red(`✗ ${read.error}`));
+    say(ctx, t.red(`✗ ${sanitizeLine(read.error)}`));
     return;
   }
   const { image } = read;

@@ -10,7 +10,7 @@ import { preview, snapshotIdsInUse } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
-import { sanitizeLine } from '../../ui/sanitize.ts';
+import { sanitizeLine, sanitizeLines } from '../../ui/sanitize.ts';
 import { prepareTerminalOutput } from '../../ui/terminal-output.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
@@ -29,6 +29,7 @@ import { CostTracker } from './usage-view.ts';
 import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
 import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
+import { finishLeftRollback } from './rollback.ts';
 import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
 import { createPermissions, planModeConfig, sessionStartHooks } from '../runtime.ts';
 import { reportEndedSessions } from './ps-command.ts';
@@ -69,7 +70,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const now = new Date();
   if (unsaved !== undefined) say({ out }, theme.yellow(`⚠ ${unsavedBanner(dir, unsaved)}`));
   const loaded = loadState(join(dir, STATE_FILE), now);
-  for (const notice of loaded.notices) say({ out }, theme.yellow(`⚠ ${notice}`));
+  for (const notice of loaded.notices) say({ out }, theme.yellow(`⚠ ${sanitizeLines(notice)}`));
   try {
     cleanupStaleOneshots(dir, now);
   } catch {
@@ -86,11 +87,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
     dir, path: join(dir, STATE_FILE), initial: loaded.state, persistence: loaded.writable && unsaved === undefined ? 'durable' : 'memory',
-    publishesCheckpoint: true, warn: (m) => say({ out }, theme.yellow(`⚠ ${m}`)),
+    publishesCheckpoint: true, warn: (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`)),
   });
   sessionStore.onFirstSave = () => {
     const notice = excludeNotice(ensureGitExclude(dir));
-    if (notice !== undefined) say({ out }, theme.dim(notice));
+    if (notice !== undefined) say({ out }, theme.dim(sanitizeLines(notice)));
   };
   const costs = new CostTracker();
   // The engine's callbacks need the runner and the context, which need the engine: tie the knot late.
@@ -102,11 +103,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   // Remote MCP servers join once the MCP config is read (connectMcp); approvals are asked by the runner.
   const hosted: HostedInput = { remoteMcp: [], decideApproval: (question) => getRunner().approve(question) };
   const snapshots = startSnapshotSession({
-    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(line)),
+    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(sanitizeLines(line))),
   }) ?? undefined;
   // Built once for the session: the mode (/approvals) and the rules survive engine rebuilds (/plan, /setup).
   const { permissions, loaded: loadedRules } = createPermissions({
-    config, env, workspaceRoot: dir, defaultMode: 'on-request', notice: (line) => say({ out }, theme.yellow(`⚠ ${line}`)),
+    config, env, workspaceRoot: dir, defaultMode: 'on-request', notice: (line) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(line)}`)),
   });
   const shared = { cli, env, out, theme, session: sessionStore, costs, hosted, snapshots, permissions, loadedRules };
   const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
@@ -150,7 +151,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       try {
         await runSetupDialogue(configPath(env), out, env);
       } catch (err) {
-        say(ctx, theme.red(`\nsetup cancelled: ${errorMessage(err)}`));
+        say(ctx, theme.red(`\nsetup cancelled: ${sanitizeLine(errorMessage(err))}`));
         return;
       } finally {
         term.start();
@@ -187,7 +188,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   term.start();
   try {
     greet(ctx, loaded.existed);
-    if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(line)));
+    if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(sanitizeLines(line))));
     ctx.hooks = await startReplHooks(ctx);
     ctx.engine.deps.hooks = ctx.hooks;
     await connectMcp(ctx);
@@ -195,6 +196,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
     // After the last rebuild: what SessionStart hooks print waits in this engine for the first message.
     await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
+    await finishLeftRollback(ctx);
     reportEndedSessions(ctx);
     // Calls left by a dead session may be MCP calls: the menu must know their tools (and their
     // retry warning), so it waits for the servers (each bounded by its start timeout).
@@ -217,7 +219,7 @@ function startReplHooks(ctx: ReplContext): Promise<SessionHooks | undefined> {
   const t = ctx.theme;
   return startHooks({
     env: ctx.env, projectDir: ctx.session.dir, commands: ctx.commands, secrets: [ctx.config.apiKey], cwd: () => ctx.cwd,
-    notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
+    notice: (line) => say(ctx, t.yellow(`⚠ ${sanitizeLines(line)}`)),
     approve: async (file) => {
       say(ctx, t.yellow(`${sanitizeLine(file.path)} wants to run these commands as hooks (programs on this machine):`));
       for (const h of file.hooks) say(ctx, `  ${t.cyan(h.event)}${h.matcher === undefined ? '' : ` (${sanitizeLine(h.matcher)})`}: ${sanitizeLine(h.command)}`);
@@ -234,7 +236,7 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
   const t = ctx.theme;
   const started = await startMcpSession({
     projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, caFile: ctx.config.caFile, wait: false, commands: ctx.commands,
-    notice: (line) => say(ctx, t.yellow(`⚠ ${line}`)),
+    notice: (line) => say(ctx, t.yellow(`⚠ ${sanitizeLines(line)}`)),
     approve: async (pending) => {
       say(ctx, t.yellow(`${pending.file} wants to start MCP servers (programs on this machine):`));
       // Every text here comes sanitized from mcp-session.ts (shownApproval): the project chose it.
@@ -301,7 +303,7 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
       lastOutput: () => ctx.lastOutput?.show(ctx.theme, ctx.out.columns > 0 ? ctx.out.columns : 80, isColorTheme(ctx.theme)),
       onHistory: (h) => {
         const problem = saveHistory(historyFile, h);
-        if (problem) say(ctx, ctx.theme.yellow(`⚠ ${problem}`));
+        if (problem) say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(problem)}`));
       },
     });
     if (line.kind === 'eof') return;
@@ -352,6 +354,6 @@ async function sendMessage(ctx: ReplContext, runner: TurnRunner, text: string): 
   await afterTurn(ctx, runner, outcome);
   // History keeps its newest entries only: snapshots of a dropped checkpoint are garbage now.
   const dropped = oldest !== undefined && !ctx.session.state.history.some((h) => h.response_id === oldest);
-  if (dropped && ctx.snapshots) void pruneSnapshots(ctx.snapshots, snapshotIdsInUse(ctx.session.state), (l) => say(ctx, ctx.theme.dim(l)));
+  if (dropped && ctx.snapshots) void pruneSnapshots(ctx.snapshots, snapshotIdsInUse(ctx.session.state), (l) => say(ctx, ctx.theme.dim(sanitizeLines(l))));
   return outcome;
 }

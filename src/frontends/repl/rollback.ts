@@ -95,6 +95,26 @@ async function undo(ctx: ReplContext): Promise<void> {
   announce(ctx, 'Undid the rollback', await reportRestore(ctx, result));
 }
 
+/**
+ * At start: a /rollback (or its undo) that a killed agentx left half done is finished — its files,
+ * then its conversation change — and said, before anything else uses the session.
+ */
+export async function finishLeftRollback(ctx: ReplContext): Promise<void> {
+  let finished;
+  try {
+    finished = await ctx.engine.finishInterruptedRollback();
+  } catch (err) {
+    say(ctx, ctx.theme.yellow(`⚠ could not finish the interrupted rollback: ${sanitizeLine(errorMessage(err))}`));
+    return;
+  }
+  if (finished === null) return;
+  const what = finished.step.op === 'undo' ? 'Finished the interrupted /rollback undo'
+    : `Finished the interrupted /rollback to checkpoint ${finished.step.index}${finished.step.scope === 'files' ? ' (files only)' : ''}`;
+  const filesRestored = await reportRestore(ctx, finished.result);
+  if (finished.step.op === 'rollback' && finished.step.scope === 'files') say(ctx, ctx.theme.green(`✓ ${what}`));
+  else announce(ctx, what, filesRestored);
+}
+
 export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<void> {
   const t = ctx.theme;
   if (arg === 'undo') return undo(ctx);

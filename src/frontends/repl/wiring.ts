@@ -13,6 +13,7 @@ import { say, type ReplContext } from './context.ts';
 import type { TurnRunner } from './turns.ts';
 import type { CostTracker } from './usage-view.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
+import { sanitizeLine, sanitizeLines } from '../../ui/sanitize.ts';
 
 /** Prices each response as it completes, compactions (POST /responses/compact) included. */
 export function pricedClient(client: ModelClient, costs: Pick<CostTracker, 'onResponse'>): ModelClient {
@@ -30,7 +31,7 @@ export function replCommands(
   void runner;
   return createCommands({
     config, env: ctx.env, workspaceRoot: ctx.session.dir,
-    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
+    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(m)}`)),
   });
 }
 
@@ -54,9 +55,9 @@ export async function buildEngine(
     // mode is read at each call, so /approvals governs it.
     confirm: (request) => runner().confirm(request),
     confirmWhen: () => ctx.permissions.mode === 'untrusted',
-    onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${p}`)),
-    onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
-    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${m}`)),
+    onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${sanitizeLine(p)}`)),
+    onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(m)}`)),
+    onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(m)}`)),
   });
   deps.client = pricedClient(deps.client, ctx.costs);
   deps.workspace = ctx.snapshots?.files;
