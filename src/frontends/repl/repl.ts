@@ -292,6 +292,8 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
   const pastes: PasteStore = new Map();
   const complete = completer(SLASH_COMMANDS, () => ctx.cwd, ctx.home);
   const projectFiles = new ProjectFiles();
+  // Read from the start, in the background: the first `@` finds the list (or its first part) ready.
+  projectFiles.prefetch(ctx.cwd);
   for (;;) {
     const line = await readLine(ctx.term, ctx.out, {
       prompt: promptText(ctx),
