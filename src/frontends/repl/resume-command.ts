@@ -43,10 +43,15 @@ function shortDate(iso: string): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-/** One earlier conversation in the list: when it was left, how long it was, how it began (sanitized: the model may have echoed anything). */
-export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt'>): string {
+/**
+ * One earlier conversation in the list: when it was left, how long it was, how it began and
+ * where it ended (sanitized: a message may hold anything pasted, or echoed by the model).
+ */
+export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt'> & { state?: Pick<ArchivedSession['state'], 'last_user_message'> }): string {
   const first = s.firstPrompt === '' ? '(no message)' : `"${sanitizeLine(preview(s.firstPrompt))}"`;
-  return `${shortDate(s.archivedAt)}  ${s.turns} turn${s.turns === 1 ? '' : 's'}  ${first}`;
+  const last = s.state?.last_user_message ?? '';
+  const ending = last === '' || preview(last) === preview(s.firstPrompt) ? '' : ` … last: "${sanitizeLine(preview(last))}"`;
+  return `${shortDate(s.archivedAt)}  ${s.turns} turn${s.turns === 1 ? '' : 's'}  ${first}${ending}`;
 }
 
 /**
