@@ -63,6 +63,26 @@ describe('/resume', () => {
     expect(readState(sb).response_id).not.toBe(elseId);
   });
 
+  it('a rollback keeps the branch it leaves: /resume brings it back', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'alpha', 'You said: alpha');
+    await turn(a, 'beta', 'You said: beta');
+    const betaId = readState(sb).response_id;
+    a.line('/rollback 2');
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    expect(readState(sb).response_id).not.toBe(betaId);
+    a.line('/resume');
+    await a.waitFor(/❯ 1\. [^\n]*2 turns\s+"alpha" … last: "beta"/);
+    a.write(KEY.enter);
+    await a.waitFor('resumed the conversation');
+    await prompt(a);
+    expect(readState(sb).response_id).toBe(betaId);
+    expect(readState(sb).usage.turns).toBe(2);
+  });
+
   it('agentx resume --last starts on the newest earlier conversation', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = suite.start(sb);
