@@ -1,6 +1,7 @@
 // Bundled and run by bench/composer.mjs: what one keystroke costs inside agentx (reduce → frame →
 // screen diff, the status line drawn) with an empty and a 100-line composer, and what the `@`
-// finder costs over a git tree of N files (git ls-files, then ranking). Prints one JSON object.
+// finder costs over a git tree of N files (git ls-files, then ranking; and the time to the first
+// ranked results while the list streams in). Prints one JSON object.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,11 +59,27 @@ function gitTree(n: number): string {
   return dir;
 }
 
+/** Time from starting the listing to the first ranked results (the first part git hands on), and to the whole list. */
+async function firstResults(dir: string): Promise<{ first: number; firstFiles: number; whole: number }> {
+  const t0 = process.hrtime.bigint();
+  let first = -1;
+  let firstFiles = 0;
+  await listGitFiles(dir, (files) => {
+    if (first >= 0) return;
+    rankPaths(files, 'cmp42pa', 8);
+    first = Number(process.hrtime.bigint() - t0) / 1e6;
+    firstFiles = files.length;
+  });
+  return { first, firstFiles, whole: Number(process.hrtime.bigint() - t0) / 1e6 };
+}
+
 async function finder(): Promise<Record<string, unknown>> {
   const dir = gitTree(FILES);
   try {
     const list: number[] = [];
     const rank: number[] = [];
+    const first: number[] = [];
+    const firstFiles: number[] = [];
     let files: string[] = [];
     for (let i = 0; i < 7; i++) {
       const t0 = process.hrtime.bigint();
@@ -70,9 +87,12 @@ async function finder(): Promise<Record<string, unknown>> {
       const t1 = process.hrtime.bigint();
       rankPaths(files, 'cmp42pa', 8);
       const t2 = process.hrtime.bigint();
+      const f = await firstResults(dir);
       if (i >= 2) {
         list.push(Number(t1 - t0) / 1e6);
         rank.push(Number(t2 - t1) / 1e6);
+        first.push(f.first);
+        firstFiles.push(f.firstFiles);
       }
     }
     const perKey: number[] = [];
@@ -81,7 +101,7 @@ async function finder(): Promise<Record<string, unknown>> {
       rankPaths(files, q, 8);
       perKey.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
-    return { files: files.length, list: summary(list), rank: summary(rank), perKey: summary(perKey) };
+    return { files: files.length, list: summary(list), rank: summary(rank), first: summary(first), firstFiles: summary(firstFiles), perKey: summary(perKey) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

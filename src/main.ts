@@ -79,6 +79,7 @@ async function main(argv: string[]): Promise<number> {
     return list.ok ? 0 : 1;
   }
   const interactive = cli.message.length === 0 && !cli.readStdin && process.stdin.isTTY === true;
+  if (cli.command === 'resume' && !interactive) throw new UsageError('agentx resume starts the interactive session: it needs a terminal');
   if (!interactive) {
     const { runOneshot } = await import('./frontends/oneshot.ts');
     return runOneshot(cli, process.env);

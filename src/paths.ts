@@ -56,3 +56,8 @@ export function logDir(env: NodeJS.ProcessEnv = process.env): string {
 export function execRegistryDir(env: NodeJS.ProcessEnv, home: string, workspaceRealPath: string): string {
   return join(privateStateDir(env, home), 'exec-sessions', projectName(workspaceRealPath));
 }
+
+/** The project's earlier conversations (store/session-archive.ts): `<private store>/sessions/<project>/`. */
+export function sessionArchiveDir(env: NodeJS.ProcessEnv, home: string, workspaceRealPath: string): string {
+  return join(privateStateDir(env, home), 'sessions', projectName(workspaceRealPath));
+}

@@ -41,7 +41,7 @@ describe('parseArgs', () => {
 
   it('a command word followed by other words is an unknown command listing the real ones, not a paid prompt', () => {
     expect(() => parseArgs(['mcp', 'serve', 'x'])).toThrow(new UsageError(
-      'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, clean (to send it as a message, quote it: agentx "mcp serve x")',
+      'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, resume, clean (to send it as a message, quote it: agentx "mcp serve x")',
     ));
     expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'; commands: setup, mcp list\|add/);
     // `mcp add` is real (main.ts runs it before parsing); after options it is told to come first.
@@ -59,13 +59,20 @@ describe('parseArgs', () => {
   });
 
   it('a lone word another agent CLI uses as a command is refused; with more words it is a message', () => {
-    for (const word of ['resume', 'login', 'init', 'run', 'continue']) {
-      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list|add|get|remove|login|logout, clean (to send it as a message: agentx -- ${word})`));
+    for (const word of ['login', 'init', 'run', 'continue']) {
+      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list|add|get|remove|login|logout, resume, clean (to send it as a message: agentx -- ${word})`));
     }
     expect(parseArgs(['--', 'resume']).message).toEqual(['resume']);
+    expect(() => parseArgs(['resume', 'the', 'work'])).toThrow(/unknown command 'resume the'/);
     expect(parseArgs(['login', 'the', 'parser', 'work']).command).toBe('run');
     expect(parseArgs(['fix the bug']).message).toEqual(['fix the bug']);
     expect(parseArgs(['refactor']).message).toEqual(['refactor']);
+  });
+
+  it('agentx resume [--last] starts the REPL on an earlier conversation; --last belongs to it alone', () => {
+    expect(parseArgs(['resume'])).toMatchObject({ command: 'resume', message: [] });
+    expect(parseArgs(['resume', '--last'])).toMatchObject({ command: 'resume', resumeLast: true });
+    expect(() => parseArgs(['--last', 'hi'])).toThrow(new UsageError('--last is only accepted by `agentx resume`'));
   });
 
   it('--fresh and --json are one-shot flags; jsonRequested sees --json before parsing', () => {

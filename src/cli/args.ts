@@ -8,7 +8,7 @@ export type ShellToolKind = 'builtin' | 'function';
 export type PatchToolKind = 'builtin' | 'function' | 'custom' | 'off';
 
 export interface CliOptions {
-  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean';
+  command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean' | 'resume';
   message: string[];          // words of a one-shot message ('-' means read stdin)
   cwd?: string;
   model?: string;
@@ -37,6 +37,8 @@ export interface CliOptions {
   fresh: boolean;
   /** `--plan`: plan mode (read-only sandbox, no edit tool); the REPL starts in it, a one-shot only plans. */
   plan?: boolean;
+  /** `agentx resume --last`: the newest earlier conversation, without the list. */
+  resumeLast?: boolean;
 }
 
 interface FlagSpec {
@@ -56,6 +58,7 @@ const FLAGS: FlagSpec[] = [
   { long: 'api-key', value: 'KEY', help: 'with `setup`: the API key to store', apply: (o, v) => { o.apiKey = v; } },
   { long: 'quiet', short: 'q', help: 'print the answer only', apply: (o) => { o.quiet = true; } },
   { long: 'json', help: 'JSONL events on stdout (errors too)', apply: (o) => { o.json = true; } },
+  { long: 'last', help: 'with resume: the newest earlier conversation, without asking', apply: (o) => { o.resumeLast = true; } },
   { long: 'fresh', help: 'one-shot from an empty conversation, not the last checkpoint', apply: (o) => { o.fresh = true; } },
   { long: 'confirm', help: 'same as --approval untrusted', apply: (o) => { o.confirm = true; o.approval ??= 'untrusted'; } },
   { long: 'approval', value: 'MODE', help: 'untrusted (ask before commands no rule allows), on-request (REPL default), never (one-shot default)', apply: (o, v) => { o.approval = checkApproval(v, '--approval'); } },
@@ -119,20 +122,21 @@ function defaults(): CliOptions {
 const COMMANDS: { words: string[]; command: CliOptions['command']; help: string; loose?: boolean }[] = [
   { words: ['setup'], command: 'setup', help: 'configure API key, model and base URL' },
   { words: ['mcp', 'list'], command: 'mcp-list', help: 'MCP servers: state, transport, tool count' },
+  { words: ['resume'], command: 'resume', help: 'the REPL on an earlier conversation here: pick one (--last: the newest)' },
   { words: ['clean'], command: 'clean', help: 'remove leftover one-shot state files here' },
   { words: ['help'], command: 'help', help: 'this help (as --help)', loose: true },
   { words: ['version'], command: 'version', help: 'the version (as --version)', loose: true },
 ];
 /** `agentx mcp add|get|…` are dispatched by main.ts before parsing (they have their own flags). */
 export const MCP_EDIT_COMMANDS = ['add', 'get', 'remove', 'login', 'logout'] as const;
-const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, clean';
+const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, resume, clean';
 
 /**
  * Single words that read like a command of some other agent CLI. Alone they are refused rather
  * than sent to the model as a (paid) prompt; with more words ("run the tests") they are a message.
  */
 const RESERVED_WORDS = new Set([
-  'resume', 'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
+  'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
   'exec', 'run', 'chat', 'serve', 'list', 'ls', 'completion', 'mcp', 'apply', 'sessions', 'history', 'model', 'models',
 ]);
 
@@ -215,6 +219,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   if (o.command === 'help' || o.command === 'version') return o;
   o.command = commandOf(words, bare === -1 ? words.length : bare);
   if (o.apiKey !== undefined && o.command !== 'setup') throw new UsageError('--api-key is only accepted by `agentx setup`');
+  if (o.resumeLast === true && o.command !== 'resume') throw new UsageError('--last is only accepted by `agentx resume`');
   if (o.command !== 'run') return o;
   if (words[0] === '-') {
     o.readStdin = true;
@@ -246,7 +251,7 @@ export function helpText(version: string): string {
     '  agentx mcp login|logout NAME    OAuth sign-in to a remote MCP server',
     '',
     'Unknown commands are errors, not prompts: a command word with other words (agentx setup eslint,',
-    '  agentx mcp serve) or a lone word like resume or login. Quote such a message as one argument',
+    '  agentx mcp serve) or a lone word like continue or login. Quote such a message as one argument',
     '  (agentx "setup eslint") or put it after -- (agentx -- login).',
     '',
     'Keys in the interactive session: Enter sends; Alt-Enter, Ctrl-J or \\ + Enter insert a new line;',

@@ -265,6 +265,11 @@ export class Engine {
     this.deps.session.update(clearConversation);
   }
 
+  /** An earlier conversation (kept by the front-end) becomes the session again, its journal whole. */
+  resumeConversation(state: SessionState): void {
+    this.deps.session.update(() => ({ ...state, rollback_backup: null }));
+  }
+
   /** A local `!command` the person ran: sent as context with the next message. */
   recordLocalCommand(entry: CliTranscriptEntry): void {
     this.deps.session.update((s) => addCliTranscript(s, entry));

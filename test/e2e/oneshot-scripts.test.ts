@@ -312,8 +312,10 @@ describe('connection errors', () => {
 
 describe('unknown subcommands are errors, not paid prompts', () => {
   const cases: [string[], RegExp][] = [
-    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list\|add\|get\|remove\|login\|logout, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
-    [['resume'], /^agentx: 'resume' is not a command; commands: setup, mcp list\|add.*, clean \(to send it as a message: agentx -- resume\)/],
+    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list\|add\|get\|remove\|login\|logout, resume, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
+    [['continue'], /^agentx: 'continue' is not a command; commands: setup, mcp list\|add.*, resume, clean \(to send it as a message: agentx -- continue\)/],
+    // A real command, but the REPL's: without a terminal it is refused, not sent as a prompt.
+    [['resume'], /^agentx: agentx resume starts the interactive session: it needs a terminal/],
     [['setup', 'eslint'], /unknown command 'setup eslint'/],
   ];
   for (const [args, message] of cases) {

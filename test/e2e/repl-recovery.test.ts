@@ -111,9 +111,9 @@ describe('restart after agentx died during a tool call', () => {
     expect(readState(sb).pending_tool_calls).toEqual([]);
   });
 
-  it('New session: the state is backed up and a fresh session starts', async () => {
+  it('New session: the state is backed up and a fresh session starts; /resume brings the calls back, exactly once', async () => {
     const sb = sandbox(suite.emu.baseUrl);
-    await killedMidTurn(sb);
+    const toolResponse = await killedMidTurn(sb);
     const n = suite.emu.requests.length;
     const b = await restartAndChoose(sb, '4');
     // A destructive choice waits for an explicit "yes".
@@ -129,6 +129,24 @@ describe('restart after agentx died during a tool call', () => {
     expect(readFileSync(join(sb.cwd, backups[0] ?? ''), 'utf8')).toContain('"status": "started"');
     await turn(b, 'fresh start', 'You said: fresh start');
     expect(body(suite.emu.requests[n]).previous_response_id).toBeUndefined();
+    expect(ledger(sb)).toBe('A\nB-start\n');
+
+    // The abandoned session was kept among the earlier ones: /resume brings it back with its
+    // journal, so the same menu is offered again and nothing that completed runs twice.
+    const m = suite.emu.requests.length;
+    b.line('/resume');
+    await b.waitFor('Resume which conversation?');
+    await b.waitFor(/❯ 1\. [^\n]*0 turns\s+"do two things"/);
+    b.write(KEY.enter);
+    await b.waitFor('resumed the conversation');
+    await b.waitFor(/echo A >> ledger\s+completed/);
+    await b.waitFor('How do you want to go on?');
+    b.write('1');
+    b.write(KEY.enter);
+    await b.waitFor('Ran it');
+    await prompt(b);
+    expect(body(suite.emu.requests[m]).previous_response_id).toBe(toolResponse);
+    expect(JSON.stringify(toolOutputs(suite.emu.requests[m])[1]?.output)).toContain('agentx stopped while this call was running');
     expect(ledger(sb)).toBe('A\nB-start\n');
   });
 });

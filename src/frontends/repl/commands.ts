@@ -18,7 +18,7 @@ import { psCommand, stopCommand } from './ps-command.ts';
 import { modelCommand } from './model-command.ts';
 import { approvalsCommand, permissionsCommand } from './permissions-command.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/ps', '/stop', '/approvals', '/permissions', '/help'];
+export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/resume', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/ps', '/stop', '/approvals', '/permissions', '/help'];
 
 /** Names custom commands cannot take. */
 const BUILT_IN = [...new Set(SLASH_COMMANDS.map((c) => c.slice(1).split(' ')[0] ?? '')), 'quit', 'exit'];
@@ -30,6 +30,8 @@ export interface CommandHooks extends PlanModeSwitch {
   setup(): Promise<void>;
   /** /compact: compacts the conversation now (a request, so it runs like a turn: spinner, Ctrl-C). */
   compact(): Promise<void>;
+  /** /resume: switches to an earlier conversation, then settles what it left unfinished (resume-command.ts). */
+  resume(arg: string): Promise<void>;
 }
 
 const HELP = [
@@ -40,7 +42,9 @@ const HELP = [
   '  /diff [N]          what tool calls changed in files: in the last turn, or since checkpoint N',
   '  /usage             tokens and estimated cost of the last turn and the session, context window left',
   '  /compact           compact the conversation now to free context (agentx also does it near the limit)',
-  '  /clear             start a fresh conversation, after a yes (/rollback undo brings the old one back)',
+  '  /clear             start a fresh conversation, after a yes (the old one is kept: /resume)',
+  '  /resume [N|--last] earlier conversations of this project (the last 50): date, turns, first message;',
+  '                     pick one to go on with it (the current one is kept the same way)',
   '  /model [NAME [EFFORT]]  switch model (and reasoning effort), saved in your config; alone: lists them',
   '  /mcp               MCP servers: state, transport and tool count',
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
@@ -177,6 +181,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
     case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
     case 'compact': await hooks.compact(); break;
     case 'clear': await clearCommand(ctx); break;
+    case 'resume': await hooks.resume(arg); break;
     case 'model': await modelCommand(ctx, arg); break;
     case 'mcp': await mcpCommand(ctx); break;
     case 'image': await imageCommand(ctx, arg); break;

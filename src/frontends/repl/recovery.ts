@@ -10,6 +10,7 @@ import { sanitizeLine } from '../../ui/sanitize.ts';
 import { selectFromMenu, type MenuItem } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
 import { rollbackCommand } from './rollback.ts';
+import { archiveCurrent } from './resume-command.ts';
 import type { TurnOutcome, TurnRunner } from './turns.ts';
 
 function callTitle(ctx: ReplContext, c: ToolJournalEntry): string {
@@ -17,9 +18,10 @@ function callTitle(ctx: ReplContext, c: ToolJournalEntry): string {
   return resolved.ok ? resolved.call.title || '(no command)' : resolved.title;
 }
 
-/** "New session": the old state is kept in a backup file, then everything starts fresh. */
+/** "New session": the old state is kept in a backup file and the archive (/resume), then everything starts fresh. */
 export function startNewSession(ctx: ReplContext): void {
   const backup = ctx.session.backup();
+  if (!archiveCurrent(ctx)) return;
   resetSession(ctx);
   say(ctx, ctx.theme.green(`✓ new session started${backup ? `; the previous state is saved in ${backup}` : ''}`));
 }
@@ -33,8 +35,8 @@ function resetSession(ctx: ReplContext): void {
 }
 
 /**
- * /clear asks first: only the latest rollback or clear can be undone, so a second one (or a
- * /rollback later) loses this conversation for good. An empty conversation has nothing to ask about.
+ * /clear asks first (the conversation leaves the screen and the chain; /resume finds it again
+ * among the last 50). An empty conversation has nothing to ask about.
  */
 export async function clearCommand(ctx: ReplContext): Promise<void> {
   const s = ctx.session.state;
@@ -43,7 +45,7 @@ export async function clearCommand(ctx: ReplContext): Promise<void> {
     say(ctx, 'Nothing to clear: the conversation is empty.');
     return;
   }
-  ctx.out.write(`${t.yellow('?')} Clear the conversation (${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'})? /rollback undo brings it back until the next rollback or clear. [y]es / [n]o: `);
+  ctx.out.write(`${t.yellow('?')} Clear the conversation (${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'})? /resume brings it back later. [y]es / [n]o: `);
   const answer = await ctx.term.askKey(['y', 'n']);
   ctx.out.write(`${answer === 'y' ? 'yes' : 'no'}\n`);
   if (answer === 'y') clearSession(ctx);
@@ -52,15 +54,17 @@ export async function clearCommand(ctx: ReplContext): Promise<void> {
 
 /** A fresh conversation; `/rollback undo` brings the old one back. */
 export function clearSession(ctx: ReplContext): void {
+  // Kept among the earlier conversations first (/resume): if that fails, nothing is cleared.
+  if (!archiveCurrent(ctx)) return;
   resetSession(ctx);
-  say(ctx, ctx.theme.green('✓ cleared: a fresh conversation starts with your next message (/rollback undo brings the old one back)'));
+  say(ctx, ctx.theme.green('✓ cleared: a fresh conversation starts with your next message (/resume or /rollback undo brings the old one back)'));
 }
 
 const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session'; confirm?: string }[] = [
   { label: 'Continue — tell the model these calls were interrupted; it decides what to do', choice: 'skip' },
   { label: 'Continue, ask first — same, and the model must ask you before running them again', choice: 'skip-ask-first' },
   { label: 'Retry — run the calls that did not complete, then continue the turn', choice: 'run' },
-  { label: 'New session — back the state up, clear it, start fresh', choice: 'new-session', confirm: 'Start a new session? These calls are abandoned (the state is kept in a backup file).' },
+  { label: 'New session — back the state up, clear it, start fresh (/resume brings it back)', choice: 'new-session', confirm: 'Start a new session? These calls are left as they are (kept in a backup file, and for /resume).' },
 ];
 
 /** The pending-call menu's first line: the interrupted turn's message, sanitized (the model may have echoed anything into it). */

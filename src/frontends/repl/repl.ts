@@ -22,6 +22,7 @@ import { promptText, say, statusFields, tildePath, turnNotes, type ReplContext }
 import { loadHistory, saveHistory } from './history.ts';
 import { readLine } from './line-input.ts';
 import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
+import { resumeCommand } from './resume-command.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { lockForRepl, unsavedBanner } from './unsaved.ts';
@@ -167,6 +168,9 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
     compact: () => runner.compact(),
+    async resume(arg) {
+      if (await resumeCommand(ctx, arg)) await settleLeftovers(ctx, runner);
+    },
   };
 
   // Every transition is already on disk, so a signal can end the process right away; running
@@ -200,6 +204,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     reportEndedSessions(ctx);
     // Calls left by a dead session may be MCP calls: the menu must know their tools (and their
     // retry warning), so it waits for the servers (each bounded by its start timeout).
+    // `agentx resume [--last]`: the picker (or the newest) first, then whatever it left unfinished.
+    if (cli.command === 'resume') await resumeCommand(ctx, cli.resumeLast === true ? '--last' : '');
     if (ctx.mcp && ctx.session.state.pending_tool_calls.length > 0) await ctx.mcp.ready;
     await settleLeftovers(ctx, runner);
     await loop(ctx, runner, hooks, historyFile);
@@ -288,6 +294,8 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
   const pastes: PasteStore = new Map();
   const complete = completer(SLASH_COMMANDS, () => ctx.cwd, ctx.home);
   const projectFiles = new ProjectFiles();
+  // Read from the start, in the background: the first `@` finds the list (or its first part) ready.
+  projectFiles.prefetch(ctx.cwd);
   for (;;) {
     const line = await readLine(ctx.term, ctx.out, {
       prompt: promptText(ctx),

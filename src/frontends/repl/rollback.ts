@@ -8,6 +8,7 @@ import type { RestoreResult } from '../../workspace/index.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
+import { archiveCurrent } from './resume-command.ts';
 
 function localTime(iso: string, now: Date): string {
   const d = new Date(iso);
@@ -148,6 +149,9 @@ export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<vo
   if (scope === null) return;
   const position = history.length - index;
   const target = history[position];
+  // The branch being left is kept among the earlier conversations (/resume), not only in the one
+  // rollback backup the next rollback replaces. If it cannot be kept, nothing is rolled back.
+  if (scope !== 'files' && !archiveCurrent(ctx)) return;
   const result = await ctx.engine.rollback(index, scope, plan?.plan);
   const filesRestored = await reportRestore(ctx, result);
   if (scope === 'files') {
@@ -156,5 +160,5 @@ export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<vo
   }
   ctx.costs.rollback(target?.usage.turns ?? 0);
   announce(ctx, `Rolled back to checkpoint ${index} (${target ? localTime(target.timestamp, now) : '?'})`, filesRestored);
-  say(ctx, t.dim('/rollback undo restores the state before this rollback.'));
+  say(ctx, t.dim('/rollback undo restores the state before this rollback (/resume finds it later too).'));
 }

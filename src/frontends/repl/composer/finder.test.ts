@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rankPaths } from './fuzzy.ts';
 import { parseKeys } from './keys.ts';
-import { listProjectFiles } from './project-files.ts';
+import { listGitFiles, listProjectFiles, ProjectFiles } from './project-files.ts';
 import { reduce, type ComposerEnv, type Effect } from './reduce.ts';
 import { EMPTY, type ComposerState } from './state.ts';
 
@@ -99,5 +99,47 @@ describe('project files', () => {
     const plain = join(dir, 'plain');
     make(plain);
     expect((await listProjectFiles(plain)).sort()).toEqual(['.gitignore', 'src/a.ts']);
+  });
+
+  it('hands on the tracked files (git\'s index) before the untracked ones are listed', async () => {
+    const git = join(dir, 'two-phase');
+    make(git);
+    execFileSync('git', ['init', '-q'], { cwd: git });
+    execFileSync('git', ['add', 'src/a.ts'], { cwd: git });
+    writeFileSync(join(git, 'new.ts'), 'n');
+    const parts: string[][] = [];
+    const all = await listGitFiles(git, (files) => parts.push([...files]));
+    expect(parts[0]).toEqual(['src/a.ts']);
+    expect(all?.sort()).toEqual(['.gitignore', 'new.ts', 'src/a.ts']);
+    // Outside a work tree: undefined, and the walk hands on what it found as well.
+    const plain = join(dir, 'walked');
+    make(plain);
+    expect(await listGitFiles(plain)).toBeUndefined();
+    const walked: string[][] = [];
+    await listProjectFiles(plain, (files) => walked.push([...files]));
+    expect(walked[0]).toEqual(['.gitignore']);
+  });
+
+  it('prefetch reads ahead; the open finder gets the part known so far, then the whole list', async () => {
+    let tellPart: ((files: readonly string[]) => void) | undefined;
+    let finish: ((files: string[]) => void) | undefined;
+    let reads = 0;
+    const files = new ProjectFiles((_dir, onPartial) => {
+      reads++;
+      tellPart = onPartial;
+      return new Promise((resolve) => { finish = resolve; });
+    });
+    files.prefetch('/p');
+    expect(reads).toBe(1);
+    let told = 0;
+    expect(files.get('/p', () => told++)).toBeUndefined();
+    expect(reads).toBe(1);
+    tellPart?.(['a.ts']);
+    expect(told).toBe(1);
+    expect(files.get('/p', () => told++)).toEqual(['a.ts']);
+    finish?.(['a.ts', 'b.ts']);
+    await expect.poll(() => told).toBe(2);
+    expect(files.get('/p', () => told++)).toEqual(['a.ts', 'b.ts']);
+    expect(reads).toBe(1);
   });
 });

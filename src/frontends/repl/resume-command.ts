@@ -1,0 +1,120 @@
+// Earlier conversations of the project (store/session-archive.ts): kept when `/clear` or "New
+// session" leaves one, listed and brought back by `/resume` and `agentx resume [--last]`. The
+// conversation being left is archived first, so a resume loses nothing either. What a resumed
+// state left unfinished (tool calls, a failed request) is settled by the caller with the same
+// menus as after a crash: nothing runs again without the person's choice.
+import { errorMessage } from '../../lib/fsutil.ts';
+import { preview } from '../../lib/text.ts';
+import { sessionArchiveDir } from '../../paths.ts';
+import { archiveSession, listArchive, removeFromArchive, type ArchivedSession } from '../../store/session-archive.ts';
+import { selectFromMenu } from '../../ui/menu.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
+import { say, type ReplContext } from './context.ts';
+
+type ArchiveContext = Pick<ReplContext, 'env' | 'home' | 'session'>;
+
+function archiveDir(ctx: ArchiveContext): string {
+  return sessionArchiveDir(ctx.env, ctx.home, ctx.session.dir);
+}
+
+/**
+ * Keeps the current conversation among the earlier ones before it is left. Returns false (said in
+ * one line) when it could not: the caller then keeps the conversation rather than lose it.
+ */
+export function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'out' | 'theme'>): boolean {
+  if (!ctx.session.persistent) return true; // A session in memory only has nowhere to keep it either.
+  try {
+    archiveSession(archiveDir(ctx), ctx.session.state, new Date());
+    return true;
+  } catch (err) {
+    say(ctx, ctx.theme.red(`✗ could not keep the conversation among the earlier ones (${archiveDir(ctx)}): ${errorMessage(err)}`));
+    return false;
+  }
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** `2026-12-05 20:41`: local time, to the minute. */
+function shortDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '????-??-?? ??:??';
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/**
+ * One earlier conversation in the list: when it was left, how long it was, how it began and
+ * where it ended (sanitized: a message may hold anything pasted, or echoed by the model).
+ */
+export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt'> & { state?: Pick<ArchivedSession['state'], 'last_user_message'> }): string {
+  const first = s.firstPrompt === '' ? '(no message)' : `"${sanitizeLine(preview(s.firstPrompt))}"`;
+  const last = s.state?.last_user_message ?? '';
+  const ending = last === '' || preview(last) === preview(s.firstPrompt) ? '' : ` … last: "${sanitizeLine(preview(last))}"`;
+  return `${shortDate(s.archivedAt)}  ${s.turns} turn${s.turns === 1 ? '' : 's'}  ${first}${ending}`;
+}
+
+/**
+ * `/resume [N|--last]` (and `agentx resume [--last]` at start): lists the earlier conversations,
+ * newest first, and switches to the one chosen. Returns true when the session changed (the
+ * caller then settles what it left unfinished).
+ */
+export async function resumeCommand(ctx: ReplContext, arg: string): Promise<boolean> {
+  const t = ctx.theme;
+  let listing;
+  try {
+    listing = listArchive(archiveDir(ctx));
+  } catch (err) {
+    say(ctx, t.red(`✗ cannot read the earlier conversations in ${archiveDir(ctx)}: ${errorMessage(err)}`));
+    return false;
+  }
+  if (listing.refused.length > 0) {
+    const n = listing.refused.length;
+    say(ctx, t.yellow(`⚠ ${n} file${n === 1 ? '' : 's'} among the earlier conversations ${n === 1 ? 'was' : 'were'} not written there by agentx (the seal does not verify) or ${n === 1 ? 'is' : 'are'} damaged: not offered (${listing.refused[0] ?? ''}${n > 1 ? ', …' : ''})`));
+  }
+  const sessions = listing.sessions;
+  if (sessions.length === 0) {
+    say(ctx, 'No earlier conversations in this project yet: /clear and "New session" keep the one they leave.');
+    return false;
+  }
+  const picked = await choose(ctx, sessions, arg);
+  if (picked === undefined) return false;
+  return switchTo(ctx, picked);
+}
+
+async function choose(ctx: ReplContext, sessions: ArchivedSession[], arg: string): Promise<ArchivedSession | undefined> {
+  if (arg === '--last' || arg === 'last') return sessions[0];
+  if (/^\d+$/.test(arg)) {
+    const found = sessions[Number(arg) - 1];
+    if (found === undefined) say(ctx, ctx.theme.red(`no earlier conversation ${arg}: there ${sessions.length === 1 ? 'is 1' : `are ${sessions.length}`} (/resume lists them)`));
+    return found;
+  }
+  if (arg !== '') {
+    say(ctx, ctx.theme.red('usage: /resume [N|--last]'));
+    return undefined;
+  }
+  const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: ctx.theme }, {
+    title: 'Resume which conversation? (the current one is kept among them)',
+    items: sessions.map(archivedLabel),
+  });
+  if (index === null) {
+    say(ctx, ctx.theme.dim('cancelled: the conversation is unchanged'));
+    return undefined;
+  }
+  return sessions[index];
+}
+
+function switchTo(ctx: ReplContext, entry: ArchivedSession): boolean {
+  if (!archiveCurrent(ctx)) return false;
+  ctx.engine.resumeConversation(entry.state);
+  // It is the project's session now, no longer an earlier one (the current one took its place).
+  removeFromArchive(entry);
+  // One-shots beside the REPL go on from the resumed conversation (or start fresh if it has no head).
+  ctx.session.withdrawCheckpoint();
+  ctx.session.publishCheckpoint('rollback');
+  ctx.costs.reset();
+  ctx.announcedCwd = ctx.session.dir;
+  const s = ctx.session.state;
+  say(ctx, ctx.theme.green(`✓ resumed the conversation of ${shortDate(entry.archivedAt)}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
+  return true;
+}

@@ -1,0 +1,140 @@
+// Earlier conversations of a project, kept so they can be found again (`/resume`, `agentx resume`).
+//
+// `/clear`, "New session" and `/resume` itself put the conversation being left here: one file
+// per conversation in the private state store (`<private store>/sessions/<project>/`), the last
+// ARCHIVE_MAX kept, oldest pruned first. A file holds the session state as it was — the chain
+// head that points into the conversation log, the tool-call journal, the bounded local context —
+// not the conversation itself: that stays in the log (store/log), which a resumed session chains
+// from or replays like any other. Because the journal comes back whole, a resumed conversation
+// never runs a call again: a call that completed has its output, one that did not is offered in
+// the pending-calls menu, as after a crash.
+//
+// Each file carries a seal (store/seal.ts) over its content and its path: a file agentx did not
+// write there (copied from another project, edited, planted) does not verify and is refused.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeFileAtomicSync } from '../lib/atomic-file.ts';
+import { errorCode, fileStamp, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
+import { inspect, readChecked } from './fs.ts';
+import { parseState, stateForDisk } from './parse.ts';
+import { sealJson, unsealJson } from './seal.ts';
+import { MAX_STATE_FILE_BYTES, type SessionState } from './types.ts';
+
+/** Conversations kept per project (issue 26): enough to find last week's work, bounded on disk. */
+export const ARCHIVE_MAX = 50;
+
+const SUFFIX = '.json';
+/** Enough of the first message to recognize the conversation in a list. */
+const FIRST_PROMPT_CHARS = 200;
+
+export interface ArchivedSession {
+  /** The file (its name orders the archive: the time it was archived comes first). */
+  file: string;
+  archivedAt: string;
+  /** The conversation's first message as the person typed it (not yet sanitized: display code does that). */
+  firstPrompt: string;
+  turns: number;
+  /** The state to resume, without a rollback backup (a resume starts its own). */
+  state: SessionState;
+}
+
+export interface ArchiveListing {
+  /** Newest first. */
+  sessions: ArchivedSession[];
+  /** Files that are not agentx's archive entries (forged, damaged, foreign): never offered. */
+  refused: string[];
+}
+
+/** Nothing worth keeping: no conversation on the server and nothing journaled. */
+export function isEmptyConversation(s: SessionState): boolean {
+  return s.response_id === null && s.usage.turns === 0 && s.pending_tool_calls.length === 0 && s.pending_transaction === null && s.compaction === null;
+}
+
+/**
+ * The first message of the conversation, as far back as the state remembers: the oldest
+ * checkpoint's message (history keeps 20), else the oldest message of the local context.
+ */
+export function firstPromptOf(s: SessionState): string {
+  const oldest = s.history[0];
+  if (oldest !== undefined) return oldest.last_user_message ?? oldest.user_preview;
+  const user = s.transcript.find((e) => e.role === 'user');
+  return user?.text ?? s.last_user_message ?? s.pending_transaction?.user_message ?? '';
+}
+
+/**
+ * Keeps `state` in the archive (a no-op for an empty conversation) and prunes it to ARCHIVE_MAX.
+ * Returns the file written, or undefined. Throws when it cannot write: the caller must then not
+ * drop the conversation it was about to leave.
+ */
+export function archiveSession(dir: string, state: SessionState, now: Date): string | undefined {
+  if (isEmptyConversation(state)) return undefined;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `${fileStamp(now)}-${randomHex(8)}${SUFFIX}`);
+  const entry = {
+    archived_at: now.toISOString(),
+    first_prompt: Array.from(firstPromptOf(state).replace(/\s+/g, ' ').trim()).slice(0, FIRST_PROMPT_CHARS).join(''),
+    turns: state.usage.turns,
+    state: stateForDisk({ ...state, rollback_backup: null }),
+  };
+  writeFileAtomicSync(file, sealJson(file, `${JSON.stringify(entry, null, 2)}\n`), 0o600);
+  pruneArchive(dir, ARCHIVE_MAX);
+  return file;
+}
+
+/** Removes the oldest entries beyond `keep` (names sort by the time they were archived). */
+export function pruneArchive(dir: string, keep: number): number {
+  const names = entryNames(dir);
+  const excess = names.slice(0, Math.max(0, names.length - keep));
+  for (const name of excess) unlinkQuiet(path.join(dir, name));
+  return excess.length;
+}
+
+function entryNames(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).filter((n) => n.endsWith(SUFFIX)).sort();
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** The archive, newest first; files that do not verify or parse are listed as refused, never used. */
+export function listArchive(dir: string): ArchiveListing {
+  const sessions: ArchivedSession[] = [];
+  const refused: string[] = [];
+  // Only the newest few are read: a directory stuffed with files cannot make this slow.
+  for (const name of entryNames(dir).reverse().slice(0, ARCHIVE_MAX * 2)) {
+    const file = path.join(dir, name);
+    const entry = readEntry(file);
+    if (entry === null) refused.push(file);
+    else sessions.push(entry);
+  }
+  return { sessions: sessions.slice(0, ARCHIVE_MAX), refused };
+}
+
+function readEntry(file: string): ArchivedSession | null {
+  const found = inspect(file);
+  if (found.kind !== 'file') return null;
+  const read = readChecked(found.readPath, MAX_STATE_FILE_BYTES);
+  if (!('text' in read)) return null;
+  const seal = unsealJson(file, read.text);
+  // An archive entry is always sealed by agentx: an unsigned one was not written by it.
+  if (seal.status !== 'sealed') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(seal.text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  if (typeof v.archived_at !== 'string' || typeof v.first_prompt !== 'string' || typeof v.turns !== 'number') return null;
+  const parsed = parseState(JSON.stringify(v.state ?? null));
+  if (!parsed.ok) return null;
+  return { file, archivedAt: v.archived_at, firstPrompt: v.first_prompt, turns: v.turns, state: { ...parsed.state, rollback_backup: null } };
+}
+
+/** The entry is the project's session now: it is no longer an earlier one. */
+export function removeFromArchive(entry: Pick<ArchivedSession, 'file'>): void {
+  unlinkQuiet(entry.file);
+}

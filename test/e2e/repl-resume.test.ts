@@ -1,0 +1,104 @@
+// Earlier conversations in a real pty: /clear keeps the one it leaves, /resume lists and brings it
+// back (the model is chained to it again: the emulator's recorded request shows it), the current
+// one is kept in turn, a forged archive entry is refused in one line, `agentx resume --last`.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sessionArchiveDir } from '../../src/paths.ts';
+import { sandbox, type Sandbox } from './harness.ts';
+import { KEY, type PtyRun } from './pty.ts';
+import { body, prompt, readState, turn, replSuite } from './repl-fixtures.ts';
+
+const suite = replSuite();
+
+function archiveDir(sb: Sandbox): string {
+  return sessionArchiveDir(sb.env, sb.home, sb.cwd);
+}
+
+async function clear(a: PtyRun): Promise<void> {
+  a.line('/clear');
+  await a.waitFor('Clear the conversation');
+  a.write('y');
+  await a.waitFor('cleared');
+  await prompt(a);
+}
+
+describe('/resume', () => {
+  it('brings back a cleared conversation (the model is chained to it), keeping the current one; refuses a forged entry', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    let n = suite.emu.requests.length;
+    await turn(a, 'the parser bug', 'You said: the parser bug');
+    const parserId = suite.emu.requests[n]?.responseId;
+    await clear(a);
+    await turn(a, 'something else', 'You said: something else');
+    const elseId = readState(sb).response_id;
+
+    a.line('/resume');
+    await a.waitFor('Resume which conversation?');
+    await a.waitFor(/❯ 1\. \d{4}-\d\d-\d\d \d\d:\d\d\s+1 turn\s+"the parser bug"/);
+    a.write(KEY.enter);
+    await a.waitFor('resumed the conversation');
+    await prompt(a);
+    expect(readState(sb).response_id).toBe(parserId);
+
+    // The next message continues the earlier conversation on the server.
+    n = suite.emu.requests.length;
+    await turn(a, 'go on', 'You said: go on');
+    expect(body(suite.emu.requests[n]).previous_response_id).toBe(parserId);
+
+    // The conversation left by the resume is among the earlier ones now; the resumed one is not.
+    expect(readdirSync(archiveDir(sb))).toHaveLength(1);
+    // A file agentx did not write (a copy with a changed head): one line, not offered.
+    const [kept] = readdirSync(archiveDir(sb));
+    const text = readFileSync(join(archiveDir(sb), kept ?? ''), 'utf8');
+    writeFileSync(join(archiveDir(sb), '2099-01-01T00-00-00-000Z-forged00.json'), text.replace(String(elseId), 'resp_forged'));
+    a.line('/resume');
+    await a.waitFor(/⚠ 1 file among the earlier conversations was not written there by agentx[^\n]*forged00\.json\)/);
+    await a.waitFor(/❯ 1\. [^\n]*1 turn\s+"something else"/);
+    a.write(KEY.esc);
+    await a.waitFor('cancelled');
+    await prompt(a);
+    expect(readState(sb).response_id).not.toBe(elseId);
+  });
+
+  it('a rollback keeps the branch it leaves: /resume brings it back', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'alpha', 'You said: alpha');
+    await turn(a, 'beta', 'You said: beta');
+    const betaId = readState(sb).response_id;
+    a.line('/rollback 2');
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    expect(readState(sb).response_id).not.toBe(betaId);
+    a.line('/resume');
+    await a.waitFor(/❯ 1\. [^\n]*2 turns\s+"alpha" … last: "beta"/);
+    a.write(KEY.enter);
+    await a.waitFor('resumed the conversation');
+    await prompt(a);
+    expect(readState(sb).response_id).toBe(betaId);
+    expect(readState(sb).usage.turns).toBe(2);
+  });
+
+  it('agentx resume --last starts on the newest earlier conversation', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    const n = suite.emu.requests.length;
+    await turn(a, 'first topic', 'You said: first topic');
+    const firstId = suite.emu.requests[n]?.responseId;
+    await clear(a);
+    a.line('quit');
+    await a.exited;
+
+    const b = suite.start(sb, ['resume', '--last']);
+    await b.waitFor('resumed the conversation');
+    await prompt(b);
+    const m = suite.emu.requests.length;
+    await turn(b, 'and then?', 'You said: and then?');
+    expect(body(suite.emu.requests[m]).previous_response_id).toBe(firstId);
+  });
+});
