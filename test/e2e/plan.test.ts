@@ -104,8 +104,11 @@ describe('plan mode', () => {
     await prompt(a);
     const session = /session ID (\d+)/.exec(JSON.stringify(toolOutputs(suite.emu.requests.at(-1))))?.[1];
     expect(session).toBeDefined();
+    expect(a.raw()).toContain('sandbox danger-full-access');
     a.line('/plan');
     await a.waitFor('✓ plan mode');
+    // The status line shows the mode commands really run with, not the one the session started with.
+    await a.waitFor('sandbox read-only');
     const before = snapshot(sb.cwd);
     suite.emu.enqueue(
       { kind: 'shell', commands: ['touch x'] },
