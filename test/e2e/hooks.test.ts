@@ -62,11 +62,11 @@ describe('hooks', () => {
     expect(json(join(box.cwd, 'stop-input.json'))).toMatchObject({ hook_event_name: 'Stop', last_assistant_message: 'Patched it.' });
   });
 
-  it('UserPromptSubmit adds context; a hanging hook is killed at its timeout and the turn goes on', async () => {
+  it('UserPromptSubmit gets the prompt on stdin and adds context; a hanging hook is killed at its timeout and the turn goes on', async () => {
     const box = sandbox(emu.baseUrl);
     userHooks(box, {
       UserPromptSubmit: [{ hooks: [
-        { type: 'command', command: 'echo "the build is broken on main"' },
+        { type: 'command', command: 'cat > prompt-input.json; echo "the build is broken on main"' },
         { type: 'command', command: 'sleep 60', timeout: 1 },
       ] }],
     });
@@ -76,6 +76,10 @@ describe('hooks', () => {
     expect(r.stdout).toContain('hello');
     expect(r.stderr).toMatch(/UserPromptSubmit hook sleep 60 timed out after 1 s and was stopped; going on/);
     expect(userText(bodyOf(before))).toContain('the build is broken on main');
+    // Claude Code's input shape: the prompt itself, with the session and the directory.
+    const seen = json(join(box.cwd, 'prompt-input.json'));
+    expect(seen).toMatchObject({ hook_event_name: 'UserPromptSubmit', prompt: 'hello', cwd: box.cwd });
+    expect(seen.session_id).toMatch(/^agentx-[0-9a-f]{16}$/);
   });
 
   it('SessionStart: what it prints is context for the first message, with the documented input', async () => {
