@@ -53,7 +53,13 @@ function readDir(dir: string, scope: CustomCommand['scope'], problems: string[])
         problems.push(`${path}: ${st.size} bytes, more than a command file may have (${MAX_COMMAND_BYTES}); skipped`);
         continue;
       }
-      const { fields, body } = parseFrontMatter(readFileSync(path, 'utf8'));
+      const text = readFileSync(path, 'utf8');
+      const malformed = malformedCommand(text);
+      if (malformed !== null) {
+        problems.push(`${path}: ${malformed}; skipped`);
+        continue;
+      }
+      const { fields, body } = parseFrontMatter(text);
       const description = fields.description ?? body.trim().split('\n')[0] ?? '';
       out.push({ name, description, template: body.trim(), path, scope });
     } catch (err) {
@@ -61,6 +67,17 @@ function readDir(dir: string, scope: CustomCommand['scope'], problems: string[])
     }
   }
   return out;
+}
+
+/**
+ * Why a command file cannot be used, or null: a front matter left open would be sent to the
+ * model as the prompt, and an empty prompt sends nothing the person meant.
+ */
+function malformedCommand(text: string): string | null {
+  const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  if (normalized.startsWith('---\n') && !normalized.slice(3).includes('\n---')) return 'the front matter opened with --- is never closed';
+  if (parseFrontMatter(text).body.trim() === '') return 'the file has no prompt text';
+  return null;
 }
 
 /** The commands by name: a project's command of the same name wins over the person's (it is closer). */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyState, withCompaction, type CompactionCheckpoint, type SessionState, type TranscriptEntry } from '../store/state.ts';
 import { functionOutputText, userMessage, type FunctionCallOutputItem, type InputItem, type ShellCallOutputItem } from '../wire/items.ts';
-import { chainStart, inputForNewChain, localSummary, recentUserMessages, summarySeed } from './compaction-seed.ts';
+import { chainStart, inputForNewChain, localSummary, recentUserMessages, seedCarries, seedWithEnvironment, summarySeed } from './compaction-seed.ts';
 import { capToolOutputItem, capToolOutputs, trimToolOutputs } from './tool-output-caps.ts';
 import type { ContextWindow } from './context.ts';
 
@@ -87,5 +87,22 @@ describe('tool output caps by tokens', () => {
     expect(trimmed.length).toBeLessThan(256 * 4 + 150);
     expect(trimmed).toContain('trimmed to fit the context window');
     expect(trimmed.length).toBeGreaterThan(0);
+  });
+});
+
+describe('seedWithEnvironment', () => {
+  const env = '<environment_context>\n  <cwd>/p</cwd>\n</environment_context>';
+  const envMessage: InputItem = { type: 'message', role: 'developer', content: [{ type: 'input_text', text: env }] };
+  it('puts the environment context in the seed once, dropping the copy the pending message carried', () => {
+    const seed = summarySeed('sum', []);
+    const out = seedWithEnvironment(seed, [envMessage, userMessage([], 'go')], env);
+    expect(out.seed).toEqual([...seed, envMessage]);
+    expect(out.input).toEqual([...seed, envMessage, userMessage([], 'go')]);
+    expect(seedCarries(out.seed, env)).toBe(true);
+    expect(seedCarries(out.seed, env.replace('/p', '/q'))).toBe(false);
+  });
+  it('without an environment, the seed and the pending input pass unchanged', () => {
+    const seed = summarySeed('sum', []);
+    expect(seedWithEnvironment(seed, [userMessage([], 'go')], null)).toEqual({ seed, input: [...seed, userMessage([], 'go')] });
   });
 });

@@ -103,3 +103,27 @@ export function chainStart(state: ChainState, input: readonly InputItem[]): { pr
   // Tool outputs stay items here; they are sent as text on the new chain (compaction.ts).
   return { previousResponseId: null, input: [...checkpoint.seed, ...input] };
 }
+
+/** The opening of the environment context message (environment.ts): how a seed or an input is known to carry one. */
+const ENVIRONMENT_OPENING = '<environment_context>';
+
+function isEnvironmentMessage(item: InputItem): boolean {
+  return item.type === 'message' && item.role === 'developer' && item.content.some((c) => c.type === 'input_text' && c.text.startsWith(ENVIRONMENT_OPENING));
+}
+
+/**
+ * A new chain's first input with the environment context in its seed: the summary (or the
+ * server's compacted items) may have dropped it, and the rest of the turn needs it as much as
+ * the next message does. One copy only: a message that already carried it leaves it to the seed.
+ */
+export function seedWithEnvironment(seed: readonly InputItem[], pending: readonly InputItem[], environment: string | null): { seed: InputItem[]; input: InputItem[] } {
+  if (environment === null) return { seed: [...seed], input: [...seed, ...pending] };
+  const note: InputItem = { type: 'message', role: 'developer', content: [{ type: 'input_text', text: environment }] };
+  const withNote = [...seed, note];
+  return { seed: withNote, input: [...withNote, ...pending.filter((i) => !isEnvironmentMessage(i))] };
+}
+
+/** Whether a compaction's seed carries exactly this environment context (then the model has it). */
+export function seedCarries(seed: readonly InputItem[], environment: string): boolean {
+  return seed.some((i) => isEnvironmentMessage(i) && i.type === 'message' && i.content.some((c) => c.type === 'input_text' && c.text === environment));
+}

@@ -15,6 +15,7 @@ import { stateFromCheckpoint } from '../store/checkpoint.ts';
 import { emptyState } from '../store/state.ts';
 import { chainStart } from './compaction-seed.ts';
 import { userMessage } from '../wire/items.ts';
+import type { EnvironmentFacts } from './environment.ts';
 
 let emu: Emulator;
 const dirs: string[] = [];
@@ -144,6 +145,32 @@ describe('overflow recovery', () => {
       expect(emu.requests.map((r) => r.error?.code ?? r.status)).toEqual(['context_length_exceeded', 200, 200]);
       expect(s.notices.filter((n) => /no longer fits/.test(n))).toHaveLength(1);
       expect(await s.turn('recall: F0 LAST')).toBe('Recalled: F0=x0, LAST=1');
+    });
+  }
+
+  for (const mechanism of MECHANISMS.slice(1)) {
+    it(`a compaction in the middle of a turn puts the environment context in the new chain once (${mechanism.name})`, async () => {
+      emu.configureContext({ windowTokens: WINDOW, ...mechanism.server });
+      const environment = (): EnvironmentFacts => ({
+        cwd: '/work/env-probe', shell: '/bin/sh', os: 'Linux', date: '2026-12-05', model: 'gpt-5', sandbox: 'workspace-write',
+        writableRoots: ['/work/env-probe'], network: false, approval: 'never', planMode: false,
+      });
+      // Auto-compaction off: the tool output overflows the chain, so the compaction falls between two requests of one turn.
+      const s = await session({ contextWindow: String(WINDOW), autoCompact: 'off', capabilities: KNOWN(mechanism.server), toolOutputBytes: 5_000, environment });
+      await fillChain(s, 5_000);
+      emu.enqueue({ kind: 'calls', calls: [{ commands: ['cat big'] }] }, { kind: 'text', text: 'read it' });
+      emu.requests.length = 0;
+      expect(await s.turn('read the big file')).toBe('read it');
+      const sent = emu.requests.filter((r) => r.path === '/v1/responses' && r.status === 200);
+      const envCount = (r: LoggedRequest | undefined): number => JSON.stringify(r?.body).split('<cwd>/work/env-probe</cwd>').length - 1;
+      // The request that carries the tool output on the new chain tells the model where it is, once.
+      expect(s.checkpoints).toHaveLength(1);
+      expect(envCount(sent.at(-1))).toBe(1);
+      expect(JSON.stringify(s.store.state.compaction?.seed)).toContain('<environment_context>');
+      // The next message does not repeat it: the seed carries it.
+      emu.requests.length = 0;
+      await s.turn('hello again');
+      expect(envCount(emu.requests.find((r) => r.path === '/v1/responses'))).toBe(0);
     });
   }
 

@@ -16,7 +16,7 @@ import {
 } from './context.ts';
 import { capToolOutputs } from './tool-output-caps.ts';
 import {
-  SUMMARY_PROMPT, localSummary, recentUserMessages, summarySeed, toolOutputsOf, type ChainState,
+  SUMMARY_PROMPT, localSummary, recentUserMessages, seedWithEnvironment, summarySeed, toolOutputsOf, type ChainState,
 } from './compaction-seed.ts';
 import type { Attempt, Conversation, WireAttempt } from './conversation.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
@@ -42,6 +42,8 @@ export interface CompactionDeps {
   /** One line for the person. */
   notice(text: string): void;
   now(): Date;
+  /** The environment context as it stands (environment.ts), put in every seed; absent or null: none. */
+  environment?(): string | null;
 }
 
 export type HopelessOption = 'trim_tool_output' | 'new_chain' | 'rollback';
@@ -183,8 +185,9 @@ export function createCompaction(deps: CompactionDeps): Compaction {
       const out = await client.compact({ model: shape.model, instructions: shape.instructions, previous_response_id: pending.previousResponseId }, signal);
       if (out.output.length === 0) return { ok: false, reason: 'the server returned an empty compaction' };
       if (deps.capabilities.get().compactEndpoint !== 'yes') deps.capabilities.set({ compactEndpoint: 'yes' });
-      const next = { input: [...out.output, ...pending.input], previousResponseId: null };
-      deps.onCompacted(checkpoint('endpoint', pending.previousResponseId, out.output));
+      const { seed, input } = seedWithEnvironment(out.output, pending.input, deps.environment?.() ?? null);
+      const next = { input, previousResponseId: null };
+      deps.onCompacted(checkpoint('endpoint', pending.previousResponseId, seed));
       return { ok: true, mechanism: 'endpoint', next };
     } catch (err) {
       if (err instanceof ModelError && err.kind === 'aborted') throw err;
@@ -217,8 +220,8 @@ export function createCompaction(deps: CompactionDeps): Compaction {
       }
     }
     summary ??= localSummary(state, state.compaction, Math.floor(window().tokens * 0.3) * 4);
-    const seed = summarySeed(summary, recentUserMessages(state));
-    const next = { input: [...seed, ...pending.input], previousResponseId: null };
+    const { seed, input } = seedWithEnvironment(summarySeed(summary, recentUserMessages(state)), pending.input, deps.environment?.() ?? null);
+    const next = { input, previousResponseId: null };
     deps.onCompacted(checkpoint(mechanism, pending.previousResponseId, seed, { summary }));
     return { ok: true, mechanism, next };
   }

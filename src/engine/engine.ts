@@ -13,6 +13,7 @@ import { userMessage } from '../wire/items.ts';
 import { restoredFilesMessage } from '../workspace/notices.ts';
 import { chainStart } from './compaction-seed.ts';
 import { EnvironmentAnnouncer, environmentText } from './environment.ts';
+import { seedCarries } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
 import { TurnFiles } from './files.ts';
 import { finishInterruptedRollback, journaledRollback, type RollbackScope, type RollbackStep } from './rollback.ts';
@@ -100,7 +101,10 @@ export class Engine {
     const facts = this.deps.environment?.();
     if (facts === undefined) return null;
     const state = this.state;
-    return this.environment.take(environmentText(facts), state.compaction?.at ?? null, state.response_id === null);
+    const text = environmentText(facts);
+    // A compaction's seed carries the environment it was made with (compaction-seed.ts): the model has that one.
+    const carried = state.compaction !== null && seedCarries(state.compaction.seed, text);
+    return this.environment.take(text, state.compaction?.at ?? null, state.response_id === null, carried);
   }
 
   /** A developer note for the next message only (what SessionStart hooks printed). */

@@ -64,7 +64,12 @@ export class EnvironmentAnnouncer {
   private sent: { text: string; chainMark: string | null } | undefined;
 
   /** The text to send with the next message (and remembered as sent), or null when the model has it. */
-  take(text: string, chainMark: string | null, newChain: boolean): string | null {
+  take(text: string, chainMark: string | null, newChain: boolean, carriedBySeed = false): string | null {
+    // The compaction that started this chain put this very text in its seed: the model has it.
+    if (carriedBySeed && this.sent?.chainMark !== chainMark) {
+      this.sent = { text, chainMark };
+      return null;
+    }
     if (!newChain && this.sent?.text === text && this.sent.chainMark === chainMark) return null;
     this.sent = { text, chainMark };
     return text;

@@ -5,6 +5,7 @@
 import { withCompaction, type CompactionCheckpoint } from '../store/state.ts';
 import { createCompaction, type Compaction } from './compaction.ts';
 import { contextWindowFor, type AutoCompactSetting } from './context.ts';
+import { environmentText } from './environment.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
 import { requestShape, streamResponse, type TurnDeps } from './turn.ts';
 
@@ -41,5 +42,9 @@ export function turnCompaction(deps: () => Omit<TurnDeps, 'compaction'>, setting
     onCompacted: (checkpoint) => recordCompaction(deps(), checkpoint),
     notice: (message) => deps().emit({ type: 'context_notice', message }),
     now: () => deps().now(),
+    environment: () => {
+      const facts = deps().environment?.();
+      return facts === undefined ? null : environmentText(facts);
+    },
   });
 }

@@ -23,4 +23,18 @@ describe('load_skill', () => {
     expect(output).toContain(`relative to ${dir}`);
     expect(output).toContain('Run scripts/bump.sh first.');
   });
+
+  it('cuts a skill over 32 KiB, says so to the model and in the summary the person sees', async () => {
+    root = mkdtempSync(join(tmpdir(), 'agentx-skill-'));
+    const path = join(root, 'SKILL.md');
+    writeFileSync(path, `---\nname: big\ndescription: big one\n---\n${'x'.repeat(40 * 1024)}TAIL`);
+    const tool = createSkillTool([{ name: 'big', description: 'big one', path }]);
+    const parsed = tool.parse({ type: 'function_call', call_id: 'c2', name: 'load_skill', arguments: JSON.stringify({ name: 'big' }) });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const r = await tool.run(parsed.call, { cwd: root, workspaceRoot: root, signal: new AbortController().signal, retry: false, progress: () => undefined });
+    const output = r.output.type === 'function_call_output' && typeof r.output.output === 'string' ? r.output.output : '';
+    expect(output).not.toContain('TAIL');
+    expect(output).toMatch(/\[skill cut: .*only the first 32/);
+    expect(r.summary.join('\n')).toMatch(/load_skill big \(cut: only the first 32.*were sent\)/);
+  });
 });

@@ -57,8 +57,11 @@ export function createSkillTool(skills: readonly SkillEntry[]): Tool<SkillCall> 
     },
     run(call) {
       let output: string;
+      // The person sees a cut too (the summary line), not only the model.
+      let summary = `load_skill ${call.skill.name}`;
       try {
-        const { text } = readSkill(call.skill);
+        const { text, cut } = readSkill(call.skill);
+        if (cut) summary += ` (cut: only the first ${formatBytes(MAX_SKILL_BYTES)} were sent)`;
         // Where it lives: a skill refers to files next to its SKILL.md by relative paths.
         output = `Skill "${call.skill.name}" (${call.skill.path}; files it refers to are relative to ${dirname(call.skill.path)}):\n\n${text}`;
       } catch (err) {
@@ -66,7 +69,7 @@ export function createSkillTool(skills: readonly SkillEntry[]): Tool<SkillCall> 
       }
       return Promise.resolve({
         output: functionCallOutput(call.callId, { ok: !output.startsWith('error: '), text: output }),
-        summary: [`load_skill ${call.skill.name}`],
+        summary: [summary],
         interrupted: false,
       });
     },

@@ -18,6 +18,7 @@ import type { ModelClient } from '../../src/model/types.ts';
 import { SessionStore } from '../../src/store/session-store.ts';
 import { loadState } from '../../src/store/store.ts';
 import { emptyState, type CompactionCheckpoint } from '../../src/store/state.ts';
+import type { EnvironmentFacts } from '../../src/engine/environment.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ParsedCall, Tool } from '../../src/tools/tool.ts';
 
@@ -75,6 +76,8 @@ export interface SessionOptions {
   store?: StoreSetting;
   /** Start again in this session's directory (a restart: its state file and conversation log). */
   dir?: string;
+  /** The environment context's facts (engine/environment.ts); absent: none is sent. */
+  environment?: () => EnvironmentFacts;
 }
 
 export interface Session {
@@ -118,6 +121,7 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     }),
     conversation: sessionConversation(() => deps, { log: new ConversationLog(join(dir, 'conversation.log')), setting: opts.store ?? 'auto', capabilities }),
     sleep: () => Promise.resolve(), now: () => new Date(), random: () => 0.5,
+    ...(opts.environment === undefined ? {} : { environment: opts.environment }),
   };
   const engine = new Engine(deps);
   const signal = new AbortController().signal;

@@ -1,6 +1,6 @@
 // Hooks end to end: real hook commands (sandboxed like the model's commands) around one-shots
 // against the emulator; what each hook read on stdin is written to a file and checked.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
@@ -41,6 +41,12 @@ describe('hooks', () => {
     expect(readFileSync(join(box.cwd, 'victim.txt'), 'utf8')).toBe('keep me\n');
     expect(r.stderr).toContain('blocked by a PreToolUse hook: rm is not allowed here');
     expect(JSON.stringify(bodyOf(before + 1).input)).toContain('blocked by a PreToolUse hook: rm is not allowed here');
+    // The conversation log (the local record every resend is built from) holds the blocked call with its reason.
+    const logs = readdirSync(box.home, { recursive: true, encoding: 'utf8' }).filter((p) => /conversations\/[^/]+\.log$/.test(p));
+    expect(logs).toHaveLength(1);
+    const log = readFileSync(join(box.home, logs[0] ?? ''), 'utf8');
+    expect(log).toContain('rm -f victim.txt');
+    expect(log).toContain('blocked by a PreToolUse hook: rm is not allowed here');
     const seen = json(join(box.cwd, 'pre-input.json'));
     expect(seen).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'shell', cwd: box.cwd, tool_input: { command: 'rm -f victim.txt', commands: ['rm -f victim.txt'] } });
     expect(seen.session_id).toMatch(/^agentx-[0-9a-f]{16}$/);
@@ -62,11 +68,11 @@ describe('hooks', () => {
     expect(json(join(box.cwd, 'stop-input.json'))).toMatchObject({ hook_event_name: 'Stop', last_assistant_message: 'Patched it.' });
   });
 
-  it('UserPromptSubmit adds context; a hanging hook is killed at its timeout and the turn goes on', async () => {
+  it('UserPromptSubmit gets the prompt on stdin and adds context; a hanging hook is killed at its timeout and the turn goes on', async () => {
     const box = sandbox(emu.baseUrl);
     userHooks(box, {
       UserPromptSubmit: [{ hooks: [
-        { type: 'command', command: 'echo "the build is broken on main"' },
+        { type: 'command', command: 'cat > prompt-input.json; echo "the build is broken on main"' },
         { type: 'command', command: 'sleep 60', timeout: 1 },
       ] }],
     });
@@ -76,6 +82,10 @@ describe('hooks', () => {
     expect(r.stdout).toContain('hello');
     expect(r.stderr).toMatch(/UserPromptSubmit hook sleep 60 timed out after 1 s and was stopped; going on/);
     expect(userText(bodyOf(before))).toContain('the build is broken on main');
+    // Claude Code's input shape: the prompt itself, with the session and the directory.
+    const seen = json(join(box.cwd, 'prompt-input.json'));
+    expect(seen).toMatchObject({ hook_event_name: 'UserPromptSubmit', prompt: 'hello', cwd: box.cwd });
+    expect(seen.session_id).toMatch(/^agentx-[0-9a-f]{16}$/);
   });
 
   it('SessionStart: what it prints is context for the first message, with the documented input', async () => {

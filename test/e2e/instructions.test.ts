@@ -1,6 +1,6 @@
 // What the model is told, inspected in the requests the emulator received: the system prompt
 // describes the tools offered (and only them), and the environment context is sent at the
-// start, again after cd and after a compaction, and not when nothing changed.
+// start, again after cd, /approvals, /model and a compaction, and not when nothing changed.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,5 +81,32 @@ describe('instructions and environment context', () => {
     const sent = suite.emu.requests.slice(n).flatMap((r) => environmentOf(r));
     expect(sent).toHaveLength(1);
     expect(sent[0]).toContain(`<cwd>${join(sb.cwd, 'sub')}</cwd>`);
+  });
+
+  it('the REPL says it again after /approvals and after /model, with the new fact', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    let n = suite.emu.requests.length;
+    await turn(a, 'first', 'You said: first');
+    const start = environmentOf(suite.emu.requests[n])[0] ?? '';
+    expect(start).toContain('<model>');
+    a.line('/approvals untrusted');
+    await a.waitFor('approval mode: untrusted');
+    await prompt(a);
+    n = suite.emu.requests.length;
+    await turn(a, 'second', 'You said: second');
+    const afterApprovals = environmentOf(suite.emu.requests[n]);
+    expect(afterApprovals).toHaveLength(1);
+    expect(afterApprovals[0]).not.toBe(start);
+    expect(/<approval_policy>.*<\/approval_policy>/.exec(afterApprovals[0] ?? '')?.[0]).not.toBe(/<approval_policy>.*<\/approval_policy>/.exec(start)?.[0]);
+    a.line('/model gpt-4.1');
+    await a.waitFor('model for the next requests: gpt-4.1');
+    await prompt(a);
+    n = suite.emu.requests.length;
+    await turn(a, 'third', 'You said: third');
+    const afterModel = environmentOf(suite.emu.requests[n]);
+    expect(afterModel).toHaveLength(1);
+    expect(afterModel[0]).toContain('<model>gpt-4.1</model>');
   });
 });

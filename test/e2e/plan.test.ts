@@ -89,7 +89,7 @@ describe('plan mode', () => {
     expect(snapshot(box.cwd)).toEqual(before);
   });
 
-  it('/plan under --sandbox danger-full-access: commands run read-only and a session started before plan mode cannot be typed into', async () => {
+  it('/plan under --sandbox danger-full-access: commands run read-only, a session started before plan mode cannot be typed into, /plan approve typed carries the plan out', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     writeFileSync(join(sb.cwd, 'keep.txt'), 'original\n');
     const a = suite.start(sb, ['--sandbox', 'danger-full-access']);
@@ -104,8 +104,11 @@ describe('plan mode', () => {
     await prompt(a);
     const session = /session ID (\d+)/.exec(JSON.stringify(toolOutputs(suite.emu.requests.at(-1))))?.[1];
     expect(session).toBeDefined();
+    expect(a.raw()).toContain('sandbox danger-full-access');
     a.line('/plan');
     await a.waitFor('✓ plan mode');
+    // The status line shows the mode commands really run with, not the one the session started with.
+    await a.waitFor('sandbox read-only');
     const before = snapshot(sb.cwd);
     suite.emu.enqueue(
       { kind: 'shell', commands: ['touch x'] },
@@ -120,6 +123,18 @@ describe('plan mode', () => {
     await a.waitFor('approve this plan');
     a.write('n');
     await prompt(a);
+    // Typed instead of the menu: /plan approve leaves plan mode and the plan is carried out with the session's own rights.
+    suite.emu.enqueue({ kind: 'shell', commands: ['touch done.txt'] }, { kind: 'text', text: 'Carried out.' });
+    const approvedAt = suite.emu.requests.length;
+    a.line('/plan approve');
+    await a.waitFor('✓ plan approved');
+    await a.waitFor('Carried out.');
+    await prompt(a);
+    expect(existsSync(join(sb.cwd, 'done.txt'))).toBe(true);
+    expect(userText(suite.emu.requests[approvedAt])).toContain('The user approved your plan');
+    expect(offered(suite.emu.requests[approvedAt])).toContain('apply_patch');
+    // Out of plan mode the status line shows the session's own mode again.
+    expect(a.raw().lastIndexOf('sandbox danger-full-access')).toBeGreaterThan(a.raw().lastIndexOf('sandbox read-only'));
     a.line('quit');
     await a.exited;
   });

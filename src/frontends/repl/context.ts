@@ -80,7 +80,8 @@ export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'sessi
     // What is actually sent: nothing once the server refused `reasoning` for this model.
     model: shape.model, reasoningEffort: reasoningRefused(ctx.config.baseUrl, shape.model) ? undefined : shape.reasoningEffort,
     contextLeft: { fraction: left.leftFraction, assumed: left.windowSource === 'default' },
-    sandbox: ctx.config.sandbox.mode, network: ctx.config.sandbox.network ? 'on' : 'off', planMode: ctx.planMode,
+    // Plan mode runs every command read-only (runtime.ts planModeConfig), whatever the session started with.
+    sandbox: ctx.planMode === true ? 'read-only' : ctx.config.sandbox.mode, network: ctx.config.sandbox.network ? 'on' : 'off', planMode: ctx.planMode,
     backgroundSessions: backgroundSessionCount(),
     ...(ctx.permissions !== undefined ? { approval: ctx.permissions.mode } : {}),
   };
