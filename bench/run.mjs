@@ -183,22 +183,31 @@ try {
     return { bytes: hit.bytes, requests: requests.length, inputItems: Array.isArray(hit.body.input) ? hit.body.input.length : 1, previous: hit.body.previous_response_id ?? null, store: hit.body.store };
   };
   // Start to a ready prompt, alternating the two programs so that machine noise hits both alike.
-  const starts = { agentx: [], codex: [] };
+  const starts = { agentx: [], codex: [], node: [] };
   await section('interactive start', async () => {
+    // The yardstick: node itself in the same pty, "ready" once it has printed one line (node -e 0 plus a write).
+    const nodeStart = { file: process.execPath, args: ['-e', 'process.stdout.write("ready\\n")'], cwd: tmp('node-start'), env: agentxEnv, ready: /ready/, runs: 1 };
     const agentxStart = { file: process.execPath, args: [CLI], cwd: tmp('agentx-start'), env: agentxEnv, ready: AGENTX_READY, runs: 1 };
     const codexStart = peer.ok ? { file: peer.bin, args: [], cwd: tmp('codex-start'), env: codexEnv(codexHome(emu.baseUrl, () => tmp('codex-start-home'))), ready: /Ask Codex to do anything|for shortcuts/, runs: 1 } : null;
     for (let i = 0; i < WARMUP + RUNS; i++) {
+      const nd = await measureStart(nodeStart);
       const a = await measureStart(agentxStart);
       const c = codexStart ? await measureStart(codexStart) : [];
-      if (i >= WARMUP) { starts.agentx.push(...a); starts.codex.push(...c); }
+      if (i >= WARMUP) { starts.node.push(...nd); starts.agentx.push(...a); starts.codex.push(...c); }
     }
     const a = withSamples(starts.agentx);
+    const nd = withSamples(starts.node);
     const c = starts.codex.length > 0 ? withSamples(starts.codex) : null;
+    const rn = ratioCells(a, nd);
+    row({
+      name: 'interactive start vs `node -e 0`, both in a pty', agentx: `${spread(a)}, n=${a.n}`,
+      other: `node: ${spread(nd)}`, ratio: rn.text, target: 'report', verdict: 'reported',
+    });
     row({
       name: 'interactive start: process start → ready prompt in a pty', agentx: `${spread(a)}, n=${a.n}`,
       other: c ? `codex: ${spread(c)}, n=${c.n}` : peerNA ?? 'codex start failed', ratio: c ? `**${x(a.median / c.median)}**` : '—', target: 'report', verdict: 'reported',
     });
-    notes.push('Interactive start: a fresh process in a 120×40 pty each time, from spawn until the prompt is drawn (agentx: its `>` prompt; codex: its composer hint), the two alternating, the first 3 of each not counted.');
+    notes.push('Interactive start: a fresh process in a 120×40 pty each time, from spawn until the prompt is drawn (agentx: its `>` prompt; codex: its composer hint), node -e with one line written as the yardstick; the three alternating, the first 3 of each not counted.');
   });
   await section('interactive agentx', async () => {
     await emu.reset();
