@@ -74,6 +74,25 @@ export class Engine {
     return this.deps.session.state;
   }
 
+  /** The model and reasoning settings the next request uses (front-ends read it, never write deps). */
+  get shape(): TurnDeps['shape'] {
+    return this.deps.shape;
+  }
+
+  /** `/model`, or keeping the model across a session switch: the next request uses `shape`. */
+  setModel(shape: TurnDeps['shape']): void {
+    this.deps.shape = shape;
+  }
+
+  /** The session's hooks (they change when the REPL switches session or directory). */
+  get hooks(): TurnDeps['hooks'] {
+    return this.deps.hooks;
+  }
+
+  setHooks(hooks: TurnDeps['hooks']): void {
+    this.deps.hooks = hooks;
+  }
+
   /**
    * A new user message. `notes` are front-end facts for the model (e.g. the person changed
    * directory); `images` are attached after the text (path + hash; read when sent).
