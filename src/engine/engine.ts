@@ -4,8 +4,9 @@
 // operation and render its events; they never change the session themselves.
 import {
   addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback, withFilesUndo,
-  type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState,
+  type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState, type ToolJournalEntry,
 } from '../store/state.ts';
+import type { Resolution } from '../tools/registry.ts';
 import { ModelError } from '../model/errors.ts';
 import type { DiffResult, RestorePlan, RestoreResult } from '../workspace/index.ts';
 import type { InputItem, LocalImagePart, MessageItem } from '../wire/items.ts';
@@ -15,7 +16,7 @@ import { chainStart } from './compaction-seed.ts';
 import { EnvironmentAnnouncer, environmentText } from './environment.ts';
 import type { ContextWindow } from './context.ts';
 import { restoreWithUndo, TurnFiles } from './files.ts';
-import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
+import { callItemOf, leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './tool-output-caps.ts';
 import type { Attempt } from './conversation.ts';
@@ -91,6 +92,11 @@ export class Engine {
 
   setHooks(hooks: TurnDeps['hooks']): void {
     this.deps.hooks = hooks;
+  }
+
+  /** What a call a dead session left would run (its title, its retry warning) with the tools offered now. */
+  resolvePendingCall(entry: ToolJournalEntry): Resolution {
+    return this.deps.registry.resolve(callItemOf(entry));
   }
 
   /**
