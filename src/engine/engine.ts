@@ -4,8 +4,9 @@
 // operation and render its events; they never change the session themselves.
 import {
   addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
-  type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState,
+  type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState, type ToolJournalEntry,
 } from '../store/state.ts';
+import type { Resolution } from '../tools/registry.ts';
 import { ModelError } from '../model/errors.ts';
 import type { DiffResult, RestorePlan, RestoreResult } from '../workspace/index.ts';
 import type { InputItem, LocalImagePart, MessageItem } from '../wire/items.ts';
@@ -17,7 +18,7 @@ import { seedCarries } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
 import { TurnFiles } from './files.ts';
 import { finishInterruptedRollback, journaledRollback, type RollbackScope, type RollbackStep } from './rollback.ts';
-import { leftoverOutputs, unfinishedCallOutput } from './journal.ts';
+import { callItemOf, leftoverOutputs, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './tool-output-caps.ts';
 import type { Attempt } from './conversation.ts';
@@ -73,6 +74,30 @@ export class Engine {
 
   get state(): SessionState {
     return this.deps.session.state;
+  }
+
+  /** The model and reasoning settings the next request uses (front-ends read it, never write deps). */
+  get shape(): TurnDeps['shape'] {
+    return this.deps.shape;
+  }
+
+  /** `/model`, or keeping the model across a session switch: the next request uses `shape`. */
+  setModel(shape: TurnDeps['shape']): void {
+    this.deps.shape = shape;
+  }
+
+  /** The session's hooks (they change when the REPL switches session or directory). */
+  get hooks(): TurnDeps['hooks'] {
+    return this.deps.hooks;
+  }
+
+  setHooks(hooks: TurnDeps['hooks']): void {
+    this.deps.hooks = hooks;
+  }
+
+  /** What a call a dead session left would run (its title, its retry warning) with the tools offered now. */
+  resolvePendingCall(entry: ToolJournalEntry): Resolution {
+    return this.deps.registry.resolve(callItemOf(entry));
   }
 
   /**

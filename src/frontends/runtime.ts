@@ -303,7 +303,7 @@ export function approvalFact(mode: ApprovalMode): string {
 
 /** SessionStart hooks: what they print is context for the first message. */
 export async function sessionStartHooks(engine: Engine, source: 'startup' | 'resume', signal?: AbortSignal): Promise<void> {
-  const hooks = engine.deps.hooks;
+  const hooks = engine.hooks;
   if (hooks?.has('SessionStart') !== true) return;
   const outcome = await hooks.run({ event: 'SessionStart', source }, signal);
   for (const text of outcome.context) engine.noteForNextMessage(text);

@@ -178,7 +178,7 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
   switch ((m[1] ?? '').toLowerCase()) {
     case 'rollback': await rollbackCommand(ctx, arg); break;
     case 'diff': await diffCommand(ctx, arg); break;
-    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.deps.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
+    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
     case 'compact': await hooks.compact(); break;
     case 'clear': await clearCommand(ctx); break;
     case 'resume': await hooks.resume(arg); break;

@@ -73,7 +73,7 @@ export function say(ctx: Pick<ReplContext, 'out'>, line: string): void {
 
 /** What the status line under the prompt shows today (approval and background sessions come later). */
 export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'session' | 'planMode'> & { permissions?: Permissions }): StatusFields {
-  const shape = ctx.engine.deps.shape;
+  const shape = ctx.engine.shape;
   const window = ctx.engine.contextWindow();
   const left = contextLeft(ctx.session.state.context_tokens, window);
   return {

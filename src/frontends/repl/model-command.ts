@@ -55,8 +55,8 @@ export async function modelCommand(ctx: ReplContext, arg: string): Promise<void>
       say(ctx, t.red(`usage: /model NAME [EFFORT]; efforts: ${EFFORTS.join(', ')}`));
       return;
     }
-    const reasoningEffort = effort ?? ctx.engine.deps.shape.reasoningEffort;
-    ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model: name, reasoningEffort };
+    const reasoningEffort = effort ?? ctx.engine.shape.reasoningEffort;
+    ctx.engine.setModel({ ...ctx.engine.shape, model: name, reasoningEffort });
     ctx.config = { ...ctx.config, model: name, reasoningEffort };
     // Kept for the next start, in the file /setup writes (the environment still wins over it).
     let saved: string;
@@ -69,7 +69,7 @@ export async function modelCommand(ctx: ReplContext, arg: string): Promise<void>
     say(ctx, t.green(`✓ model for the next requests: ${sanitizeLine(name)}${effort === undefined ? '' : `, reasoning effort ${effort}`} (${saved})`));
     return;
   }
-  const shape = ctx.engine.deps.shape;
+  const shape = ctx.engine.shape;
   say(ctx, `model: ${sanitizeLine(shape.model)}${shape.reasoningEffort === undefined ? '' : `, reasoning effort ${sanitizeLine(shape.reasoningEffort)}`}`);
   const list = await listServerModels(ctx.config);
   if (list.ok) {

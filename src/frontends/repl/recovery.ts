@@ -3,7 +3,7 @@
 // operation; exactly-once and the session policy live in the engine.
 import type { PendingChoice } from '../../engine/engine.ts';
 import { hopelessOptions } from '../../engine/compaction.ts';
-import { callItemOf, needsPendingDecision } from '../../engine/journal.ts';
+import { needsPendingDecision } from '../../engine/journal.ts';
 import { CONTEXT_LENGTH_EXCEEDED } from '../../model/errors.ts';
 import { preview, type ToolJournalEntry } from '../../store/state.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
@@ -14,7 +14,7 @@ import { archiveCurrent } from './resume-command.ts';
 import type { TurnOutcome, TurnRunner } from './turns.ts';
 
 function callTitle(ctx: ReplContext, c: ToolJournalEntry): string {
-  const resolved = ctx.engine.deps.registry.resolve(callItemOf(c));
+  const resolved = ctx.engine.resolvePendingCall(c);
   return resolved.ok ? resolved.call.title || '(no command)' : resolved.title;
 }
 
@@ -87,7 +87,7 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   for (const c of state.pending_tool_calls) {
     const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
     say(ctx, `  ${t.cyan(pendingCallText(callTitle(ctx, c)))}  ${status}`);
-    const resolved = ctx.engine.deps.registry.resolve(callItemOf(c));
+    const resolved = ctx.engine.resolvePendingCall(c);
     if (c.status !== 'completed' && resolved.ok && resolved.tool.retryWarning) warnings.add(resolved.tool.retryWarning);
   }
   for (const w of warnings) say(ctx, t.yellow(`  ${w}`));

@@ -128,15 +128,15 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
    * read-only and offers no edit tool. `keepModel`: a /model choice survives the switch.
    */
   const rebuild = async (keepModel: boolean): Promise<void> => {
-    const model = ctx.engine.deps.shape.model;
+    const model = ctx.engine.shape.model;
     if (ctx.planMode === true) {
       const planConfig = planModeConfig(ctx.config);
       ctx.engine = await buildEngine(partial, planConfig, getRunner, replCommands(partial, planConfig, getRunner), ctx.mcp, true);
     } else {
       ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
     }
-    if (keepModel) ctx.engine.deps.shape = { ...ctx.engine.deps.shape, model };
-    ctx.engine.deps.hooks = ctx.hooks;
+    if (keepModel) ctx.engine.setModel({ ...ctx.engine.shape, model });
+    ctx.engine.setHooks(ctx.hooks);
   };
   if (cli.plan === true) {
     ctx.planMode = true;
@@ -194,7 +194,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     greet(ctx, loaded.existed);
     if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(sanitizeLines(line))));
     ctx.hooks = await startReplHooks(ctx);
-    ctx.engine.deps.hooks = ctx.hooks;
+    ctx.engine.setHooks(ctx.hooks);
     await connectMcp(ctx);
     // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
     if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
@@ -264,7 +264,7 @@ function greet(ctx: ReplContext, existed: boolean): void {
   const t = ctx.theme;
   // What commands may do, said at once: the sandbox, its network and the approval mode (/approvals).
   const access = `sandbox ${ctx.config.sandbox.mode}, network ${ctx.config.sandbox.network ? 'on' : 'off'}, approval ${ctx.permissions.mode}`;
-  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.deps.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · ${access} · /help for commands, Ctrl-D to quit`));
+  say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · ${access} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
     say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
