@@ -27,7 +27,7 @@ export function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'out' | '
     archiveSession(archiveDir(ctx), ctx.session.state, new Date());
     return true;
   } catch (err) {
-    say(ctx, ctx.theme.red(`✗ could not keep the conversation among the earlier ones (${archiveDir(ctx)}): ${errorMessage(err)}`));
+    say(ctx, ctx.theme.red(sanitizeLine(`✗ could not keep the conversation among the earlier ones (${archiveDir(ctx)}): ${errorMessage(err)}`)));
     return false;
   }
 }
@@ -65,7 +65,7 @@ export async function resumeCommand(ctx: ReplContext, arg: string): Promise<bool
   try {
     listing = listArchive(archiveDir(ctx));
   } catch (err) {
-    say(ctx, t.red(`✗ cannot read the earlier conversations in ${archiveDir(ctx)}: ${errorMessage(err)}`));
+    say(ctx, t.red(sanitizeLine(`✗ cannot read the earlier conversations in ${archiveDir(ctx)}: ${errorMessage(err)}`)));
     return false;
   }
   if (listing.refused.length > 0) {
