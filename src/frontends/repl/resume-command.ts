@@ -70,7 +70,7 @@ export async function resumeCommand(ctx: ReplContext, arg: string): Promise<bool
   }
   if (listing.refused.length > 0) {
     const n = listing.refused.length;
-    say(ctx, t.yellow(`⚠ ${n} file${n === 1 ? '' : 's'} among the earlier conversations ${n === 1 ? 'was' : 'were'} not written there by agentx (the seal does not verify) or ${n === 1 ? 'is' : 'are'} damaged: not offered (${listing.refused[0] ?? ''}${n > 1 ? ', …' : ''})`));
+    say(ctx, t.yellow(sanitizeLine(`⚠ ${n} file${n === 1 ? '' : 's'} among the earlier conversations ${n === 1 ? 'was' : 'were'} not written there by agentx (the seal does not verify) or ${n === 1 ? 'is' : 'are'} damaged: not offered (${listing.refused[0] ?? ''}${n > 1 ? ', …' : ''})`)));
   }
   const sessions = listing.sessions;
   if (sessions.length === 0) {
