@@ -281,6 +281,20 @@ export class Engine {
     return spans.length === 0 ? { changes: [], summary: [], text: '' } : ws.diffSpans(spans);
   }
 
+  /**
+   * The files the conversation's tool calls changed, over every checkpoint it still has (paths,
+   * sorted), or undefined without file snapshots: what the archive lists next to it (/resume).
+   */
+  async conversationFileChanges(): Promise<string[] | undefined> {
+    const ws = this.deps.workspace;
+    if (ws === undefined) return undefined;
+    const spans = this.state.history.flatMap((h) => (h.files ? [h.files] : []));
+    if (this.state.pending_files !== null) spans.push(this.state.pending_files);
+    if (spans.length === 0) return [];
+    const diff = await ws.diffSpans(spans);
+    return diff.changes.map((c) => c.path).sort();
+  }
+
   private async planFiles(spans: FileSpan[]): Promise<FilesPlan> {
     const ws = this.deps.workspace;
     const empty: RestorePlan = { workspace: '', startSnapshot: '', actions: [], skipped: [] };

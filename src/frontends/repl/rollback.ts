@@ -151,7 +151,7 @@ export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<vo
   const target = history[position];
   // The branch being left is kept among the earlier conversations (/resume), not only in the one
   // rollback backup the next rollback replaces. If it cannot be kept, nothing is rolled back.
-  if (scope !== 'files' && !archiveCurrent(ctx)) return;
+  if (scope !== 'files' && !(await archiveCurrent(ctx))) return;
   const result = await ctx.engine.rollback(index, scope, plan?.plan);
   const filesRestored = await reportRestore(ctx, result);
   if (scope === 'files') {
