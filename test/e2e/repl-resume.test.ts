@@ -88,6 +88,23 @@ describe('/resume', () => {
     expect(readState(sb).usage.turns).toBe(2);
   });
 
+  it('/rollback undo brings the branch back and takes its copy out of the earlier conversations', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'alpha', 'You said: alpha');
+    await turn(a, 'beta', 'You said: beta');
+    a.line('/rollback 2');
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    expect(readdirSync(archiveDir(sb))).toHaveLength(1);
+    a.line('/rollback undo');
+    await a.waitFor('Undid the rollback');
+    await prompt(a);
+    expect(readState(sb).usage.turns).toBe(2);
+    expect(readdirSync(archiveDir(sb))).toEqual([]);
+  });
+
   it('agentx resume --last starts on the newest earlier conversation', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = suite.start(sb);

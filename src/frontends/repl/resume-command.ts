@@ -35,6 +35,25 @@ export async function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'ou
   }
 }
 
+/**
+ * After `/rollback undo` the branch the rollback left is the session again: its copy among the
+ * earlier conversations (kept by the rollback) would only list it twice. The newest entry with the
+ * same chain head and turns goes; a failure to read the archive just leaves the copy.
+ */
+export function dropArchivedCopyOfCurrent(ctx: ArchiveContext): void {
+  if (!ctx.session.persistent) return;
+  const s = ctx.session.state;
+  if (s.response_id === null) return;
+  let listing;
+  try {
+    listing = listArchive(archiveDir(ctx));
+  } catch {
+    return;
+  }
+  const copy = listing.sessions.find((e) => e.state.response_id === s.response_id && e.turns === s.usage.turns);
+  if (copy !== undefined) removeFromArchive(copy);
+}
+
 function pad(n: number): string {
   return String(n).padStart(2, '0');
 }

@@ -8,7 +8,7 @@ import type { RestoreResult } from '../../workspace/index.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
-import { archiveCurrent } from './resume-command.ts';
+import { archiveCurrent, dropArchivedCopyOfCurrent } from './resume-command.ts';
 
 function localTime(iso: string, now: Date): string {
   const d = new Date(iso);
@@ -93,6 +93,7 @@ async function undo(ctx: ReplContext): Promise<void> {
   if (plan?.relevant) await showPlan(ctx, plan);
   const result = await ctx.engine.rollbackUndo(plan?.relevant ? plan.plan : undefined);
   ctx.costs.undoRollback();
+  dropArchivedCopyOfCurrent(ctx);
   announce(ctx, 'Undid the rollback', await reportRestore(ctx, result));
 }
 
