@@ -134,3 +134,15 @@ describe('Engine.reconfigure', () => {
     expect(JSON.stringify(after.client.requests[0]?.input)).toContain('a SessionStart hook said: hello');
   });
 });
+
+describe('a failed turn and its retry', () => {
+  it('Retry finishes the same turn: the record keeps the transcript lines of the calls run before the failure', async () => {
+    const runs: string[] = [];
+    const h = harness([{ text: '', calls: [echoCall('a', 'before')] }, { fail: new ModelError('boom', 'fatal') }, { text: 'done' }], [echoTool(runs)]);
+    const engine = new Engine(h.deps);
+    expect((await engine.message('go', [], signal())).kind).toBe('failed');
+    expect((await engine.retryFailed(signal())).kind).toBe('done');
+    expect(runs).toEqual(['before']);
+    expect(transcript(h.dir)).toEqual(['go', 'echo before', 'done']);
+  });
+});

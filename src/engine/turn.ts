@@ -129,8 +129,11 @@ export class Turn {
     readonly userText: string,
     readonly signal: AbortSignal,
     readonly options: TurnOptions = {},
+    /** Lines of calls this turn ran before it failed, when this operation finishes it (a Retry). */
+    earlier: readonly string[] = [],
   ) {
     this.files = new TurnFiles(deps.workspace);
+    this.summaries.push(...earlier);
   }
 
   /** Runs the request/tool loop from a prepared first request (a new message, a retry, pending outputs) until the model answers. */
@@ -321,10 +324,10 @@ export class Turn {
   /** Asks through the session's channel (none: nobody can answer, every question is no), the journal on disk first. */
   private readonly ask: AskPerson = (question, signal) => {
     const deps = this.deps;
-    deps.questions ??= new QuestionChannel(deps.emit, undefined);
+    const channel = deps.questions ?? new QuestionChannel(deps.emit, undefined);
     // The person may take long: the previous call's staged `completed` mark goes to disk first.
     deps.session.flush();
-    return deps.questions.ask(question, signal);
+    return channel.ask(question, signal);
   };
 
   /**
