@@ -8,12 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO, fmt, load, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
+import { AGENTX_READY, REPO, fmt, load, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { measureStart } from './interactive.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 20));
 const WARMUP = 3;
-const AGENTX_READY = /> \s*(?:\r?\n[^\n]*context left[^\n]*\s*)?$/;
 const scratch = [];
 const tmp = (name) => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `agentx-bench-start-${name}-`)));

@@ -12,6 +12,7 @@ import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.t
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
 import { sanitizeLine, sanitizeLines } from '../../ui/sanitize.ts';
 import { prepareTerminalOutputLater, terminalOutputPrepared } from '../../ui/terminal-output.ts';
+import { preloadModelClient } from '../../model/client.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
 import { dispatch, SLASH_COMMANDS, type CommandHooks } from './commands.ts';
@@ -88,6 +89,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const afterPrompt = new AfterPrompt();
   prepareTerminalOutputLater(cli, out, env);
   afterPrompt.add(() => void terminalOutputPrepared());
+  afterPrompt.add(preloadModelClient);
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
