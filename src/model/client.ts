@@ -402,13 +402,16 @@ export function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
 
 let sdk: Promise<OpenAIClass> | undefined;
 
-/** The SDK, loaded once (evaluating it is ~20–40 ms of a start). */
+/** The SDK, loaded once (evaluating it is ~20–40 ms of a start); a failed load is tried again next time. */
 function loadSdk(): Promise<OpenAIClass> {
   return (sdk ??= (async () => {
     // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
     installLiteWebGlobals();
     return (await import('openai')).default;
-  })());
+  })().catch((err: unknown) => {
+    sdk = undefined;
+    throw err;
+  }));
 }
 
 /**
