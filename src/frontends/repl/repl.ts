@@ -11,7 +11,8 @@ import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
 import { sanitizeLine, sanitizeLines } from '../../ui/sanitize.ts';
-import { prepareTerminalOutput } from '../../ui/terminal-output.ts';
+import { prepareTerminalOutputLater, terminalOutputPrepared } from '../../ui/terminal-output.ts';
+import { preloadModelClient } from '../../model/client.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
 import { dispatch, SLASH_COMMANDS, type CommandHooks } from './commands.ts';
@@ -41,6 +42,7 @@ import { offerApproval } from './plan-command.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 import { execManager } from '../../tools/exec/manager.ts';
 import { ProjectFiles } from './composer/project-files.ts';
+import { AfterPrompt } from './after-prompt.ts';
 import { attachMentioned } from './attachments.ts';
 import { isColorTheme } from '../../ui/theme.ts';
 
@@ -84,7 +86,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     return EXIT_USAGE;
   }
 
-  await prepareTerminalOutput(cli, out, env);
+  // What the first prompt does not need starts once it is drawn (after-prompt.ts).
+  const afterPrompt = new AfterPrompt();
+  prepareTerminalOutputLater(cli, out, env);
+  afterPrompt.add(() => void terminalOutputPrepared());
+  afterPrompt.add(preloadModelClient);
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
@@ -99,8 +105,9 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   // Remote MCP servers join once the MCP config is read (connectMcp); their approval requests are
   // questions on the engine's channel, answered by the runner.
   const hosted: HostedInput = { remoteMcp: [] };
+  // Opened on first use or after the prompt is drawn (startBackgroundUpkeep below), not before it.
   const snapshots = startSnapshotSession({
-    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(sanitizeLines(line))),
+    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(sanitizeLines(line))), lazy: true,
   }) ?? undefined;
   // Built once for the session: the mode (/approvals) and the rules survive reconfiguration (/plan, /setup).
   const { permissions, loaded: loadedRules } = createPermissions({
@@ -186,7 +193,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   term.start();
   try {
     greet(ctx, loaded.existed);
-    if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(sanitizeLines(line))));
+    if (snapshots) afterPrompt.add(() => void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(sanitizeLines(line)))));
     ctx.hooks = await startReplHooks(ctx);
     ctx.engine.setHooks(ctx.hooks);
     await connectMcp(ctx);
@@ -202,7 +209,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (cli.command === 'resume') await resumeCommand(ctx, cli.resumeLast === true ? '--last' : '');
     if (ctx.mcp && ctx.session.state.pending_tool_calls.length > 0) await ctx.mcp.ready;
     await settleLeftovers(ctx, runner);
-    await loop(ctx, runner, hooks, historyFile);
+    await loop(ctx, runner, hooks, historyFile, afterPrompt);
     return EXIT_OK;
   } finally {
     process.off('SIGINT', onSignal);
@@ -282,16 +289,16 @@ async function settleLeftovers(ctx: ReplContext, runner: TurnRunner): Promise<vo
   if (ctx.session.state.pending_transaction !== null) await recoverFailedRequest(ctx, runner, false);
 }
 
-async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, historyFile: string): Promise<void> {
+async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, historyFile: string, afterPrompt: AfterPrompt): Promise<void> {
   let exitArmed = false;
   // Pasted blocks of this session, by placeholder (history keeps the placeholder).
   const pastes: PasteStore = new Map();
   const complete = completer(SLASH_COMMANDS, () => ctx.cwd, ctx.home);
   const projectFiles = new ProjectFiles();
-  // Read from the start, in the background: the first `@` finds the list (or its first part) ready.
-  projectFiles.prefetch(ctx.cwd);
+  // Read once the prompt is drawn, in the background: the first `@` finds the list (or its first part) ready.
+  afterPrompt.add(() => projectFiles.prefetch(ctx.cwd));
   for (;;) {
-    const line = await readLine(ctx.term, ctx.out, {
+    const reading = readLine(ctx.term, ctx.out, {
       prompt: promptText(ctx),
       history: ctx.history,
       pastes,
@@ -308,6 +315,8 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
         if (problem) say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(problem)}`));
       },
     });
+    afterPrompt.promptDrawn();
+    const line = await reading;
     if (line.kind === 'eof') return;
     if (line.kind === 'interrupt') {
       if (!line.hadText && exitArmed) return;

@@ -9,7 +9,7 @@ import { supportsHyperlinks } from '../../ui/hyperlink.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { confirmPrompt } from '../../ui/command-view.ts';
 import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
-import { terminalRenderOptions } from '../../ui/terminal-output.ts';
+import { terminalOutputPrepared, terminalRenderOptions } from '../../ui/terminal-output.ts';
 import type { Decided, PersonQuestion } from '../../engine/questions.ts';
 import { askApproval } from './approval-menu.ts';
 import { markCodeCacheWorthy } from '../code-cache.ts';
@@ -183,6 +183,8 @@ export class TurnRunner {
   private async interruptible<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.controller = controller;
+    // The REPL draws its prompt before the Markdown renderer is loaded (after-prompt.ts).
+    await terminalOutputPrepared();
     this.renderer = this.newRenderer();
     this.ctx.term.setInterruptHandler(() => controller.abort());
     try {
