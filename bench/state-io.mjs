@@ -19,7 +19,7 @@ try {
   const kb = (b) => `${(b / 1024).toFixed(1)} KiB`;
   const line = (cells) => `| ${cells.join(' | ')} |`;
   console.log(`machine: ${hostname()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${new Date().toISOString()}`);
-  console.log(`state file at the end of the session: ${r.stateFileBytes.toLocaleString('en')} B`);
+  console.log(`state file at the end of the session: ${r.stateFileBytes.toLocaleString('en')} B; after /rollback 3: ${r.rolledBackBytes.toLocaleString('en')} B`);
   console.log(line(['', 'state file', 'checkpoint', 'conversation log', 'fsyncs (state / checkpoint / log / directory)']));
   console.log(line(['---', '---', '---', '---', '---']));
   for (const [name, t] of [['turn without commands', r.noCalls], [`turn with ${n} commands`, r.tenCalls]]) {

@@ -108,6 +108,8 @@ async function measureTurn(calls: number): Promise<TurnIo> {
 
 export interface StateIoResult {
   stateFileBytes: number;
+  /** The same session after `/rollback 3`: what every later write rewrites until the next rollback or /clear. */
+  rolledBackBytes: number;
   noCalls: TurnIo;
   tenCalls: TurnIo;
 }
@@ -123,6 +125,8 @@ export async function benchStateIo(): Promise<StateIoResult> {
   const engine = new Engine(h.deps);
   for (let t = 0; t <= WARM_TURNS; t++) await engine.message(`question ${t}: why does the build fail on CI but not locally?`, [], new AbortController().signal);
   const stateFileBytes = fs.statSync(h.store.path).size;
+  await engine.rollback(3);
+  const rolledBackBytes = fs.statSync(h.store.path).size;
   fs.rmSync(h.dir, { recursive: true, force: true });
-  return { stateFileBytes, noCalls, tenCalls };
+  return { stateFileBytes, rolledBackBytes, noCalls, tenCalls };
 }
