@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationLog, outputRecordId } from './log/conversation-log.ts';
 import { JournalOutputs } from './journal-outputs.ts';
 import { SessionStore } from './session-store.ts';
-import { emptyState, markToolCall, recordToolCalls, type SessionState } from './state.ts';
+import { emptyState, markToolCall, recordToolCalls, recordTurn, rollbackTo, undoRollback, type SessionState } from './state.ts';
 import { loadState, saveState, STATE_FILE } from './store.ts';
 import type { ToolOutputItem } from '../wire/items.ts';
 
@@ -101,6 +101,18 @@ describe('completed tool outputs live in the conversation log; the state file po
     expect(again.state.pending_tool_calls[0]).not.toHaveProperty('output_log');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/tool call c1 is not in the conversation log.*Retry/);
+  });
+
+  it('a rollback made mid-turn keeps the journal it left in the backup as pointers too; the undo gives the outputs back', () => {
+    const done = recordTurn(emptyState(), { responseId: 'resp_0', userMessage: 'first', assistantMessage: 'ok', usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 }, now: NOW });
+    const midTurn = recordToolCalls(done, { responseId: 'resp_1', userMessage: 'run it', usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 }, calls: [{ call_id: 'c1', type: 'shell_call', action: { commands: ['make'] }, status: 'pending' }] });
+    const s = store(midTurn);
+    s.update((st) => markToolCall(st, 'c1', 'started'), { required: true });
+    s.update((st) => markToolCall(st, 'c1', 'completed', output('c1', BIG)));
+    s.update((st) => rollbackTo(st, 1));
+    expect(fs.readFileSync(statePath, 'utf8')).not.toContain('xxxxxxxxxx');
+    const again = reopen();
+    expect(undoRollback(again.state).pending_tool_calls[0]).toMatchObject({ status: 'completed', output: output('c1', BIG) });
   });
 
   it('an output recorded under another call id is not taken for this call', () => {

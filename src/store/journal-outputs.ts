@@ -40,15 +40,23 @@ export class JournalOutputs {
    * call's output is never lost to save bytes.
    */
   toFile(state: SessionState): SessionState {
-    if (!state.pending_tool_calls.some((c) => c.output !== undefined)) return state;
-    const calls = state.pending_tool_calls.map((call) => {
+    const backup = state.rollback_backup;
+    const calls = this.pointersFor(state.pending_tool_calls, state.response_id);
+    // A rollback made mid-turn keeps the journal it left in the backup: its outputs go the same way.
+    const backupCalls = backup === null ? undefined : this.pointersFor(backup.pending_tool_calls, backup.response_id);
+    if (calls === state.pending_tool_calls && (backup === null || backupCalls === backup.pending_tool_calls)) return state;
+    return { ...state, pending_tool_calls: calls, rollback_backup: backup === null || backupCalls === undefined ? backup : { ...backup, pending_tool_calls: backupCalls } };
+  }
+
+  private pointersFor(calls: ToolJournalEntry[], responseId: string | null): ToolJournalEntry[] {
+    if (!calls.some((c) => c.output !== undefined)) return calls;
+    return calls.map((call) => {
       if (call.status !== 'completed' || call.output === undefined) return call;
-      const id = outputRecordId(state.response_id, call.call_id);
-      if (!this.logged.has(id) && !this.append(id, state.response_id, call)) return call;
+      const id = outputRecordId(responseId, call.call_id);
+      if (!this.logged.has(id) && !this.append(id, responseId, call)) return call;
       const { output: _inLog, ...pointer } = call;
       return { ...pointer, output_log: id };
     });
-    return { ...state, pending_tool_calls: calls };
   }
 
   /**
@@ -58,11 +66,21 @@ export class JournalOutputs {
    */
   fromFile(state: SessionState): { state: SessionState; notices: string[] } {
     const notices: string[] = [];
-    if (state.pending_tool_calls.length === 0) return { state, notices };
-    const calls = state.pending_tool_calls.map((call): ToolJournalEntry => {
+    const calls = this.outputsFor(state.pending_tool_calls, state.response_id, notices);
+    const backup = state.rollback_backup;
+    const backupCalls = backup === null ? [] : this.outputsFor(backup.pending_tool_calls, backup.response_id, notices);
+    return {
+      state: { ...state, pending_tool_calls: calls, rollback_backup: backup === null ? null : { ...backup, pending_tool_calls: backupCalls } },
+      notices,
+    };
+  }
+
+  private outputsFor(calls: ToolJournalEntry[], responseId: string | null, notices: string[]): ToolJournalEntry[] {
+    if (calls.length === 0) return calls;
+    return calls.map((call): ToolJournalEntry => {
       if (call.status === 'pending') return call;
       if (call.status === 'completed' && call.output_log === undefined) return call;
-      const id = call.output_log ?? outputRecordId(state.response_id, call.call_id);
+      const id = call.output_log ?? outputRecordId(responseId, call.call_id);
       const output = this.log.findOutput(id);
       const { output_log: _pointer, ...rest } = call;
       if (output !== undefined && answers(output, call.call_id)) {
@@ -73,7 +91,6 @@ export class JournalOutputs {
       notices.push(`the output of tool call ${call.call_id} is not in the conversation log any more (deleted or damaged): the call counts as started, so it runs again only if you choose Retry.`);
       return { ...rest, status: 'started' };
     });
-    return { state: { ...state, pending_tool_calls: calls }, notices };
   }
 
   private append(id: string, responseId: string | null, call: ToolJournalEntry): boolean {
