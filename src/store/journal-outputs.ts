@@ -40,12 +40,16 @@ export class JournalOutputs {
    * call's output is never lost to save bytes.
    */
   toFile(state: SessionState): SessionState {
-    const backup = state.rollback_backup;
+    let out = state;
     const calls = this.pointersFor(state.pending_tool_calls, state.response_id);
+    if (calls !== state.pending_tool_calls) out = { ...out, pending_tool_calls: calls };
     // A rollback made mid-turn keeps the journal it left in the backup: its outputs go the same way.
-    const backupCalls = backup === null ? undefined : this.pointersFor(backup.pending_tool_calls, backup.response_id);
-    if (calls === state.pending_tool_calls && (backup === null || backupCalls === backup.pending_tool_calls)) return state;
-    return { ...state, pending_tool_calls: calls, rollback_backup: backup === null || backupCalls === undefined ? backup : { ...backup, pending_tool_calls: backupCalls } };
+    const backup = state.rollback_backup;
+    if (backup !== null) {
+      const backupCalls = this.pointersFor(backup.pending_tool_calls, backup.response_id);
+      if (backupCalls !== backup.pending_tool_calls) out = { ...out, rollback_backup: { ...backup, pending_tool_calls: backupCalls } };
+    }
+    return out;
   }
 
   private pointersFor(calls: ToolJournalEntry[], responseId: string | null): ToolJournalEntry[] {
