@@ -19,10 +19,10 @@ try {
   const kb = (b) => `${(b / 1024).toFixed(1)} KiB`;
   const line = (cells) => `| ${cells.join(' | ')} |`;
   console.log(`machine: ${hostname()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${new Date().toISOString()}`);
-  console.log(`state file at the end of the session: ${r.stateFileBytes.toLocaleString('en')} B`);
+  console.log(`state file at the end of the session: ${r.stateFileBytes.toLocaleString('en')} B; after /rollback 3: ${r.rolledBackBytes.toLocaleString('en')} B`);
   console.log(line(['', 'state file', 'checkpoint', 'conversation log', 'fsyncs (state / checkpoint / log / directory)']));
   console.log(line(['---', '---', '---', '---', '---']));
-  for (const [name, t] of [['turn without commands', r.noCalls], [`turn with ${n} commands`, r.tenCalls]]) {
+  for (const [name, t] of [['turn without commands', r.noCalls], [`turn with ${n} commands`, r.tenCalls], [`turn with ${n} short commands, 32 KiB of output each`, r.tenLong]]) {
     const f = t.io.fsyncs;
     console.log(line([name, `${kb(t.io.bytes.state)} in ${t.io.stateWrites} writes`, kb(t.io.bytes.checkpoint), kb(t.io.bytes.log), `${total(t, 'fsyncs')} (${f.state} / ${f.checkpoint} / ${f.log} / ${f.directory})`]));
   }

@@ -10,6 +10,7 @@ import { basename, join } from 'node:path';
 import { ConversationLog } from '../src/store/log/conversation-log.ts';
 import { Engine } from '../src/engine/engine.ts';
 import { echoCall, echoTool, harness, type Step } from '../test/support/engine.ts';
+import type { Tool } from '../src/tools/tool.ts';
 
 type FileClass = 'state' | 'checkpoint' | 'log' | 'directory' | 'other';
 
@@ -83,14 +84,37 @@ function turnSteps(turn: number, calls: number): Step[] {
 
 export interface TurnIo { calls: number; io: Io }
 
-/** The measured turn (after WARM_TURNS turns of two commands each) with `calls` commands. */
-async function measureTurn(calls: number): Promise<TurnIo> {
+/** What a test run or a build prints: a short command, a long output. */
+const LONG_OUTPUT_BYTES = 32 * 1024;
+
+/** The echo tool, answering with `bytes` of output for a short call (the `long` turns). */
+function longOutputTool(bytes: number): Tool<ReturnType<typeof echoTool> extends Tool<infer C> ? C : never> {
+  const base = echoTool([]);
+  return {
+    ...base,
+    run: async (call, ctx) => {
+      const r = await base.run(call, ctx);
+      return { ...r, output: { type: 'function_call_output', call_id: call.callId, output: `${call.text}\n${'y'.repeat(bytes)}` } };
+    },
+  };
+}
+
+function longTurnSteps(turn: number, calls: number): Step[] {
+  const items = Array.from({ length: calls }, (_, i) => echoCall(`t${turn}c${i}`, `npm test -- shard ${i}`));
+  return [{ text: '', calls: items }, { text: `answer ${turn}: all shards pass.` }];
+}
+
+/**
+ * The measured turn (after WARM_TURNS turns of two commands each) with `calls` commands; `long`:
+ * short commands with 32 KiB of output each, instead of 2 KiB echoed back.
+ */
+async function measureTurn(calls: number, long = false): Promise<TurnIo> {
   const steps: Step[] = [];
   for (let t = 0; t < WARM_TURNS; t++) steps.push(...turnSteps(t, 2));
-  steps.push(...turnSteps(WARM_TURNS, calls));
+  steps.push(...(long ? longTurnSteps(WARM_TURNS, calls) : turnSteps(WARM_TURNS, calls)));
   const logDir = fs.mkdtempSync(join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'agentx-state-io-log-'));
   const log = new ConversationLog(join(logDir, 'project.log'));
-  const h = harness(steps, [echoTool([])], { log });
+  const h = harness(steps, [long ? longOutputTool(LONG_OUTPUT_BYTES) : echoTool([])], { log });
   const engine = new Engine(h.deps);
   const signal = new AbortController().signal;
   for (let t = 0; t < WARM_TURNS; t++) await engine.message(`question ${t}: why does the build fail on CI but not locally?`, [], signal);
@@ -108,14 +132,19 @@ async function measureTurn(calls: number): Promise<TurnIo> {
 
 export interface StateIoResult {
   stateFileBytes: number;
+  /** The same session after `/rollback 3`: what every later write rewrites until the next rollback or /clear. */
+  rolledBackBytes: number;
   noCalls: TurnIo;
   tenCalls: TurnIo;
+  /** 10 short commands with 32 KiB of output each. */
+  tenLong: TurnIo;
 }
 
 export async function benchStateIo(): Promise<StateIoResult> {
   instrument();
   const noCalls = await measureTurn(0);
   const tenCalls = await measureTurn(10);
+  const tenLong = await measureTurn(10, true);
   // The size of the file each write rewrites, at the end of the session.
   const steps: Step[] = [];
   for (let t = 0; t <= WARM_TURNS; t++) steps.push(...turnSteps(t, 2));
@@ -123,6 +152,8 @@ export async function benchStateIo(): Promise<StateIoResult> {
   const engine = new Engine(h.deps);
   for (let t = 0; t <= WARM_TURNS; t++) await engine.message(`question ${t}: why does the build fail on CI but not locally?`, [], new AbortController().signal);
   const stateFileBytes = fs.statSync(h.store.path).size;
+  await engine.rollback(3);
+  const rolledBackBytes = fs.statSync(h.store.path).size;
   fs.rmSync(h.dir, { recursive: true, force: true });
-  return { stateFileBytes, noCalls, tenCalls };
+  return { stateFileBytes, rolledBackBytes, noCalls, tenCalls, tenLong };
 }

@@ -15,7 +15,6 @@ import { contextLeft } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import { HostedItems } from './hosted.ts';
 import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
-import { fitOutputToJournal } from '../store/output-budget.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
 import type { Attempt, Conversation } from './conversation.ts';
@@ -281,8 +280,9 @@ export class Turn {
       const response = 'output' in result.output ? result.output.output : result.output;
       await deps.hooks.run({ event: 'PostToolUse', toolName: hookName, toolInput: hookToolInput(item), toolResponse: response, callId: item.call_id }, signal);
     }
-    // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
-    return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted, attachments: result.attachments };
+    // Journaled whole: the state file points at it in the conversation log (store/journal-outputs.ts);
+    // what is sent is capped for the window on the way out (tool-output-caps.ts).
+    return { output: result.output, interrupted: result.interrupted, attachments: result.attachments };
   }
 
   /**

@@ -29,7 +29,8 @@ import { argumentsPreview } from '../tools/hosted/remote-mcp.ts';
 import type { AnswerQuestion } from '../engine/questions.ts';
 import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
-import { homeDir, stateKeyPath } from '../paths.ts';
+import { conversationLogPath, homeDir, stateKeyPath } from '../paths.ts';
+import { ConversationLog } from '../store/log/conversation-log.ts';
 import { useStateKey } from '../store/seal.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
@@ -122,6 +123,8 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     // Right after a compaction the checkpoint holds its seed instead of a response: the branch starts from it.
     initial: stateFromCheckpoint(checkpoint, { ...emptyState(), last_user_message: message }),
     warn: (m) => { if (!cli.quiet) stderrLine(m); },
+    // Completed tool outputs go to the project's conversation log; the isolated file points at them.
+    outputLog: new ConversationLog(conversationLogPath(env, homeDir(env), cwd), (m) => { if (!cli.quiet) stderrLine(m); }),
   });
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
   // warn once and keep the isolated state in memory.

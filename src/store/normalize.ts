@@ -121,9 +121,14 @@ function normalizeAction(value: unknown): ShellAction {
  * A completed call must carry the output to resend; without it, or with an unknown status,
  * the call may have run: `started` means it is re-run only on an explicit Retry.
  */
-function journalStatus(status: unknown, output: unknown): ToolCallStatus {
+function journalStatus(status: unknown, output: unknown, outputLog: unknown): ToolCallStatus {
   if (status === 'pending' || status === 'started') return status;
-  return status === 'completed' && isToolOutputItem(output) ? 'completed' : 'started';
+  // An output kept in the conversation log is looked up when the session is loaded (journal-outputs.ts).
+  return status === 'completed' && (isToolOutputItem(output) || isOutputLogId(outputLog)) ? 'completed' : 'started';
+}
+
+function isOutputLogId(v: unknown): v is string {
+  return typeof v === 'string' && v !== '' && v.length <= 1024;
 }
 
 export function normalizeToolCall(value: unknown): ToolJournalEntry | null {
@@ -132,9 +137,10 @@ export function normalizeToolCall(value: unknown): ToolJournalEntry | null {
   // A phase-1 shell entry may lack a usable action: its commands are only shown, never re-run blindly.
   const item = value.type === 'shell_call' ? { ...value, action: normalizeAction(value.action) } : value;
   if (!isToolCallItem(item)) return null;
-  const status = journalStatus(value.status, value.output);
+  const status = journalStatus(value.status, value.output, value.output_log);
   const entry: ToolJournalEntry = { ...callFields(item), status };
   if (status === 'completed' && isToolOutputItem(value.output)) entry.output = value.output;
+  else if (status === 'completed' && isOutputLogId(value.output_log)) entry.output_log = value.output_log;
   const attachments = value.attachments;
   const approval = normalizeApproval(value.approval);
   if (approval !== undefined) entry.approval = approval;

@@ -7,6 +7,7 @@ import { copyFileSync, constants, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { errorCode, fileStamp } from '../lib/fsutil.ts';
 import { checkpointFromState, type Checkpoint } from './checkpoint.ts';
+import { JournalOutputs, type OutputLog } from './journal-outputs.ts';
 import type { SessionState } from './state.ts';
 import { CHECKPOINT_FILE, saveCheckpoint, saveState, STATE_FILE } from './store.ts';
 
@@ -35,6 +36,11 @@ export interface SessionStoreOptions {
   publishesCheckpoint: boolean;
   warn(message: string): void;
   now?: () => Date;
+  /**
+   * The project's conversation log: completed tool outputs are kept there and the state file
+   * points at them (journal-outputs.ts). Without it (no private state store) they stay inline.
+   */
+  outputLog?: OutputLog;
 }
 
 export interface UpdateOptions {
@@ -53,10 +59,19 @@ export class SessionStore {
   /** Called once, after the first successful save (git-exclude.ts hooks in here). */
   onFirstSave: (() => void) | undefined;
 
+  private readonly outputs: JournalOutputs | undefined;
+
   constructor(private readonly opts: SessionStoreOptions) {
-    this.current = opts.initial;
     this.persistence = opts.persistence;
     this.now = opts.now ?? (() => new Date());
+    this.outputs = opts.outputLog === undefined ? undefined : new JournalOutputs(opts.outputLog, opts.persistence === 'durable', this.now);
+    if (this.outputs === undefined) {
+      this.current = opts.initial;
+    } else {
+      const loaded = this.outputs.fromFile(opts.initial);
+      this.current = loaded.state;
+      for (const notice of loaded.notices) opts.warn(notice);
+    }
   }
 
   get state(): SessionState {
@@ -148,7 +163,8 @@ export class SessionStore {
   private write(state: SessionState, reportFailure = true): string | undefined {
     if (this.persistence === 'memory') return undefined;
     try {
-      saveState(this.opts.path, state, { durable: this.persistence === 'durable' });
+      // The outputs go to the log first: the file never points at a record that is not there.
+      saveState(this.opts.path, this.outputs?.toFile(state) ?? state, { durable: this.persistence === 'durable' });
       this.saves++;
       this.lastProblem = undefined;
       const first = this.onFirstSave;

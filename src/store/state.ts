@@ -9,7 +9,6 @@ import type {
   FailedResponse,
   FileSpan,
   HistoryEntry,
-  SessionSnapshot,
   SessionState,
   ToolJournalEntry,
   JournaledApproval,
@@ -18,6 +17,7 @@ import type {
   Usage,
 } from './types.ts';
 import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry } from './normalize.ts';
+import { backupOf, restoreBackup } from './backup.ts';
 import { preview } from '../lib/text.ts';
 import { isRecord } from '../lib/guards.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
@@ -45,12 +45,6 @@ function addUsage(total: Usage, turn: TurnUsage, turns: number): Usage {
     reasoningTokens: total.reasoningTokens + nonNegativeCount(turn.reasoningTokens),
     turns: total.turns + turns,
   };
-}
-
-/** The state without its backup, for storing as the next backup (backups never nest). */
-function snapshotOf(s: SessionState): SessionSnapshot {
-  const { rollback_backup: _dropped, ...rest } = s;
-  return rest;
 }
 
 /**
@@ -242,7 +236,7 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
     throw new RangeError(size === 0 ? 'There are no checkpoints to roll back to' : `No checkpoint ${index}: choose 1-${size}`);
   }
   const onChain = new Set(s.history.slice(0, position + 1).map((h) => h.response_id));
-  return {
+  const next: SessionState = {
     ...s,
     response_id: target.response_id,
     usage: { ...target.usage },
@@ -263,8 +257,9 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
     pending_files: null,
     // The plan as it was at the checkpoint (none if the model had made none by then).
     plan: target.plan,
-    rollback_backup: snapshotOf(s),
   };
+  // A branch point, not a copy: the history is kept whole, so the backup holds little but its chain head (backup.ts).
+  return { ...next, rollback_backup: backupOf(s, next) };
 }
 
 /**
@@ -274,8 +269,8 @@ export function rollbackTo(s: SessionState, index: number, _now?: Date): Session
 export function undoRollback(s: SessionState): SessionState {
   if (s.rollback_backup === null) throw new Error('Nothing to undo: no rollback has been made');
   // The undo span belongs to the backup; the state it restores is the one the rollback left.
-  const { files_undo: _undo, ...restored } = s.rollback_backup;
-  return { ...restored, rollback_backup: snapshotOf(s) };
+  const { files_undo: _undo, ...restored } = restoreBackup(s.rollback_backup, s);
+  return { ...restored, rollback_backup: backupOf(s, restored) };
 }
 
 /**
@@ -294,7 +289,8 @@ export function withCompaction(s: SessionState, checkpoint: CompactionCheckpoint
 
 /** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */
 export function clearConversation(s: SessionState): SessionState {
-  return { ...emptyState(), rollback_backup: snapshotOf(s) };
+  const fresh = emptyState();
+  return { ...fresh, rollback_backup: backupOf(s, fresh) };
 }
 
 /**
@@ -335,7 +331,7 @@ export function withFilesUndo(s: SessionState, span: FileSpan | null): SessionSt
 
 /** "Files only": the conversation stays; the backup is the same conversation plus the restore's undo span. */
 export function filesOnlyBackup(s: SessionState, span: FileSpan | null): SessionState {
-  return { ...s, rollback_backup: { ...snapshotOf(s), files_undo: span } };
+  return { ...s, rollback_backup: { ...backupOf(s, s), files_undo: span } };
 }
 
 /** Every snapshot id the session still refers to: history, the backup and its undo span, pending work. */

@@ -4,9 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALL_OUTPUT_FLOOR_BYTES, fitOutputToJournal, JOURNAL_OUTPUT_MAX_BYTES, journaledOutputBytes } from './output-budget.ts';
 import { jsonBytes, shrinkLongStrings } from './shrink.ts';
-import { emptyState, markToolCall, recordToolCalls, MAX_STATE_FILE_BYTES, type SessionState } from './state.ts';
+import { emptyState, MAX_STATE_FILE_BYTES, type SessionState } from './state.ts';
 import { loadState, saveState, STATE_FILE } from './store.ts';
 import { partsOverLimit, repairTarget, stateBytes, trimStateToLimit } from './trim.ts';
 
@@ -44,36 +43,6 @@ describe('shrinkLongStrings', () => {
       // The floor per string (256 bytes + marker) can exceed tiny budgets; these budgets leave room.
       expect(jsonBytes(out)).toBeLessThanOrEqual(Math.max(budget, jsonBytes(value) <= budget ? 0 : budget));
     }), { seed: SEED, numRuns: 60 });
-  });
-});
-
-describe('fitOutputToJournal', () => {
-  function withCompleted(outputs: ToolOutputItem[]): SessionState {
-    let s = recordToolCalls(emptyState(), {
-      responseId: 'resp_1', userMessage: 'go', usage: { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 },
-      calls: outputs.map((_, i) => ({ call_id: `c${i}`, type: 'shell_call' as const, action: { commands: ['x'] }, status: 'pending' as const })),
-    });
-    outputs.forEach((o, i) => { s = markToolCall(s, `c${i}`, 'completed', o); });
-    return s;
-  }
-
-  it('leaves an output alone while the response is within its budget', () => {
-    const out = shellOutput('y'.repeat(60_000));
-    expect(fitOutputToJournal(emptyState(), out)).toBe(out);
-  });
-
-  it('bounds the journal of one response however many big calls it makes', () => {
-    const big = (): ToolOutputItem => shellOutput('z'.repeat(64 * 1024), 'e'.repeat(64 * 1024));
-    let s = withCompleted([]);
-    const outputs: ToolOutputItem[] = [];
-    for (let i = 0; i < 40; i++) {
-      const fitted = fitOutputToJournal(s, big());
-      outputs.push(fitted);
-      s = withCompleted(outputs);
-    }
-    // 40 calls × 128 KiB would be 5 MiB; the budget holds, plus a small floor per call past it.
-    expect(journaledOutputBytes(s)).toBeLessThanOrEqual(JOURNAL_OUTPUT_MAX_BYTES + 40 * (CALL_OUTPUT_FLOOR_BYTES + 200));
-    expect(JSON.stringify(outputs.at(-1))).toMatch(/limited to 2048 KiB in agentx's session file/);
   });
 });
 

@@ -50,6 +50,11 @@ export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 export type ToolJournalEntry = WithoutId<ToolCallItem> & {
   status: ToolCallStatus;
   output?: ToolOutputItem;
+  /**
+   * On disk only, in place of `output`: the conversation-log record that holds it
+   * (store/journal-outputs.ts). Read back into `output` when the session is loaded.
+   */
+  output_log?: string;
   /** Images the call put in front of the model (view_image): path and hash, never the bytes. */
   attachments?: LocalImagePart[];
   /**

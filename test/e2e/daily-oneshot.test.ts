@@ -88,21 +88,26 @@ describe('bounded output', () => {
     expect(Buffer.byteLength(out)).toBeLessThan(4096 + 100);
   });
 
-  it('many big calls in one response stay within the per-response budget, marked, in the request and the state file', async () => {
+  it('many big calls in one response: every output goes whole (within its per-command cap), the state file points into the log', async () => {
     const calls = Array.from({ length: 40 }, (_, i) => ({ commands: [`yes call-${i} | head -c 70000`] }));
     emu.enqueue({ kind: 'calls', calls }, { kind: 'http_error', status: 400, message: 'stop here' });
     const before = emu.requests.length;
     const r = await runCli(['go'], { ...box, timeoutMs: 60_000 });
     expect(r.code).toBe(1);
     const sent = emu.requests[before + 1];
-    // 40 × 64 KiB would be 2.5 MiB: the budget is 2 MiB plus a small floor for calls past it.
-    expect(sent?.bytes ?? 0).toBeLessThan(2.3 * 1024 * 1024);
-    expect(JSON.stringify(sent?.body)).toContain("limited to 2048 KiB in agentx's session file");
+    const outputs = (sent?.body as Body).input.filter((i) => i.output !== undefined);
+    expect(outputs).toHaveLength(40);
+    // No per-response budget cuts them any more (the file no longer carries them): each keeps its 64 KiB cap.
+    outputs.forEach((o, i) => expect(o.output?.[0]?.stdout?.endsWith(`call-${i}\n`)).toBe(true));
+    expect(JSON.stringify(sent?.body)).not.toContain('in agentx\'s session file');
     const kept = readdirSync(box.cwd).filter((f) => f.startsWith('.agentx_responseid.oneshot-'));
     expect(kept).toHaveLength(1);
-    const size = readFileSync(join(box.cwd, kept[0] ?? ''), 'utf8').length;
-    // The journal and the retry data each hold the outputs once.
-    expect(size).toBeLessThan(5 * 1024 * 1024);
+    const text = readFileSync(join(box.cwd, kept[0] ?? ''), 'utf8');
+    const journal = (JSON.parse(text) as { pending_tool_calls: { output?: unknown; output_log?: string }[] }).pending_tool_calls;
+    expect(journal).toHaveLength(40);
+    expect(journal.every((c) => c.output === undefined && typeof c.output_log === 'string')).toBe(true);
+    // Only the retry data of the failed request still holds the outputs, once.
+    expect(text.length).toBeLessThan(3 * 1024 * 1024);
   }, 90_000);
 });
 

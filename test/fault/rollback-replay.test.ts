@@ -68,7 +68,8 @@ it(`survives ${RUNS} kills during /rollback and replayed turns (seed ${SEED})`, 
     if (rollback) {
       a.line('/rollback');
       await a.waitFor('Roll back to which checkpoint?');
-      await a.waitFor('❯ 1.');
+      // The numbers are right-aligned once there are 10 checkpoints or more (`❯  1.`).
+      await a.waitFor(/❯ +1\./);
       a.write(KEY.enter);
       tally.count('rollbacks');
     } else {

@@ -118,6 +118,8 @@ export function harness(steps: Step[], tools: AnyTool[], opts: HarnessOptions = 
   const store = new SessionStore({
     dir, path: join(dir, '.agentx_responseid'), initial: opts.initial ?? emptyState(),
     persistence: opts.persistence ?? 'durable', publishesCheckpoint: true, warn: (m) => warnings.push(m),
+    // As the REPL does: completed tool outputs are kept in the log, the state file points at them.
+    ...(opts.log !== undefined ? { outputLog: opts.log } : {}),
   });
   const client = new ScriptedClient(steps);
   const events: AgentEvent[] = [];

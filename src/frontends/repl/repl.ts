@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import type { CliOptions } from '../../cli/args.ts';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
 import { resolveConfig } from '../../config/config.ts';
-import { configPath, historyPath, homeDir, stateKeyPath } from '../../paths.ts';
+import { configPath, conversationLogPath, historyPath, homeDir, stateKeyPath } from '../../paths.ts';
+import { ConversationLog } from '../../store/log/conversation-log.ts';
 import { useStateKey } from '../../store/seal.ts';
 import { preview, snapshotIdsInUse } from '../../store/state.ts';
 import { SessionStore } from '../../store/session-store.ts';
@@ -96,6 +97,8 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const sessionStore = new SessionStore({
     dir, path: join(dir, STATE_FILE), initial: loaded.state, persistence: loaded.writable && unsaved === undefined ? 'durable' : 'memory',
     publishesCheckpoint: true, warn: (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`)),
+    // Completed tool outputs are kept in the project's conversation log; the state file points at them.
+    outputLog: new ConversationLog(conversationLogPath(env, homeDir(env), dir), (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`))),
   });
   sessionStore.onFirstSave = () => {
     const notice = excludeNotice(ensureGitExclude(dir));

@@ -17,10 +17,10 @@ import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
 import { hasCompaction, recordsToKeep } from './prune.ts';
-import type { ConversationItem } from '../../wire/items.ts';
-import { decodeRecord, encodeRecord, type LogRecord } from './record.ts';
+import { isToolOutputItem, type ConversationItem, type ToolOutputItem } from '../../wire/items.ts';
+import { decodeRecord, encodeRecord, isOutputRecord, type LogRecord } from './record.ts';
 
-export { decodeRecord, encodeRecord, type LogRecord } from './record.ts';
+export { decodeRecord, encodeRecord, outputRecordId, type LogRecord } from './record.ts';
 
 /** The log could not be written: the effect it guards (running the response's tool calls) must not happen. */
 export class LogWriteError extends Error {
@@ -57,6 +57,8 @@ export interface LogOptions {
 
 export class ConversationLog {
   private readonly records = new Map<string, LogRecord>();
+  /** Tool outputs the session files point at (record.ts), apart from the exchanges: no replay or prune walk sees them. */
+  private readonly outputs = new Map<string, LogRecord>();
   /** How many bytes of the file have been read into `records`. */
   private readOffset = 0;
   private partial = '';
@@ -86,8 +88,9 @@ export class ConversationLog {
   /**
    * Appends one exchange durably (written and fsync'd) before returning. Throws LogWriteError
    * when it could not: disk full, no permission — the caller then does not act on the response.
+   * `sync: false` (a one-shot's outputs, whose own file is not fsync'd either) skips the fsync.
    */
-  append(record: LogRecord): void {
+  append(record: LogRecord, options: { sync?: boolean } = {}): void {
     const line = encodeRecord(record);
     let fd: number | undefined;
     let sizeAfter = 0;
@@ -111,17 +114,19 @@ export class ConversationLog {
       const bytes = Buffer.from(text, 'utf8');
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written);
-      fsyncSync(fd);
+      if (options.sync !== false) {
+        fsyncSync(fd);
+        this.stats.fsyncs++;
+      }
       sizeAfter = before.size + bytes.length;
       this.stats.appends++;
       this.stats.bytesWritten += bytes.length;
-      this.stats.fsyncs++;
     } catch (err) {
       throw new LogWriteError(`could not write the conversation log ${this.path}: ${errorMessage(err)}`);
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
-    this.records.set(record.response_id, record);
+    this.keep(record);
     // After the record is safe: a prune that fails costs nothing but the space.
     if (sizeAfter >= this.nextPruneAt) this.prune(sizeAfter);
   }
@@ -147,7 +152,10 @@ export class ConversationLog {
       this.readArchive();
       const all = [...this.records.values()];
       const limit = this.options.pruneAtBytes ?? PRUNE_AT_BYTES;
-      const kept = recordsToKeep(all, { maxBytes: limit / 2, size: (r) => Buffer.byteLength(encodeRecord(r)) });
+      const exchanges = recordsToKeep(all, { maxBytes: limit / 2, size: (r) => Buffer.byteLength(encodeRecord(r)) });
+      // A tool output stays with the response that asked for the call.
+      const keptIds = new Set(exchanges.map((r) => r.response_id));
+      const kept = [...exchanges, ...[...this.outputs.values()].filter((o) => o.prev !== null && keptIds.has(o.prev))];
       const text = kept.map(encodeRecord).join('');
       const bytes = Buffer.byteLength(text);
       if (bytes > size * 0.9) {
@@ -168,7 +176,8 @@ export class ConversationLog {
         return;
       }
       this.records.clear();
-      for (const r of kept) this.records.set(r.response_id, r);
+      this.outputs.clear();
+      for (const r of kept) this.keep(r);
       this.readIno = statSync(this.path).ino;
       this.readOffset = bytes;
       this.partial = '';
@@ -182,6 +191,21 @@ export class ConversationLog {
         unlinkSync(lock);
       } catch { /* gone already */ }
     }
+  }
+
+  /** A tool output logged under `id` (outputRecordId), reading what was appended since when needed. */
+  findOutput(id: string): ToolOutputItem | undefined {
+    let record = this.outputs.get(id);
+    if (record === undefined) {
+      this.readNew();
+      record = this.outputs.get(id);
+    }
+    if (record === undefined) {
+      this.readArchive();
+      record = this.outputs.get(id);
+    }
+    const item = record?.input[0];
+    return record?.input.length === 1 && isToolOutputItem(item) ? item : undefined;
   }
 
   /** The record that came with a response, reading what other processes appended when needed. */
@@ -336,7 +360,7 @@ export class ConversationLog {
         for (const raw of lines) {
           const record = raw === '' ? null : decodeRecord(Buffer.from(raw, 'latin1').toString('utf8'));
           // The live log's copy wins: the archive only fills gaps.
-          if (record !== null && !this.records.has(record.response_id)) this.records.set(record.response_id, record);
+          if (record !== null && !this.records.has(record.response_id) && !this.outputs.has(record.response_id)) this.keep(record);
         }
       }
     } finally {
@@ -352,8 +376,12 @@ export class ConversationLog {
       if (raw === '') continue;
       const record = decodeRecord(Buffer.from(raw, 'latin1').toString('utf8'));
       if (record === null) this.damaged++;
-      else this.records.set(record.response_id, record);
+      else this.keep(record);
     }
+  }
+
+  private keep(record: LogRecord): void {
+    (isOutputRecord(record) ? this.outputs : this.records).set(record.response_id, record);
   }
 }
 

@@ -43,3 +43,20 @@ export function decodeRecord(line: string): LogRecord | null {
   if (!v.input.every(isConversationItem) || !v.output.every(isConversationItem)) return null;
   return { prev: v.prev, response_id: v.response_id, input: v.input, output: v.output, stored: v.stored, at: v.at };
 }
+
+/**
+ * A tool call's output, logged when the call completes (store/journal-outputs.ts): the session
+ * file's journal points here instead of carrying the output. Written as an ordinary record (so
+ * an earlier agentx reading this log keeps it as one): `prev` is the response that asked for the
+ * call, `input` the output item alone, and its id says what it is. Nothing continues it, and no
+ * replay reaches it: the output goes to the server with the next request, whose record holds it.
+ */
+const OUTPUT_ID_PREFIX = 'agentx-output:';
+
+export function outputRecordId(responseId: string | null, callId: string): string {
+  return `${OUTPUT_ID_PREFIX}${responseId ?? '-'}:${callId}`;
+}
+
+export function isOutputRecord(record: LogRecord): boolean {
+  return record.response_id.startsWith(OUTPUT_ID_PREFIX);
+}
