@@ -2,7 +2,7 @@
 // when the response that asked for it arrives, `started` (durably) before it runs, `completed`
 // with its output after. A completed call is never run again; its recorded output is resent.
 import type { SessionState, ToolJournalEntry } from '../store/state.ts';
-import { notRunOutput } from '../tools/registry.ts';
+import { notRunOutput } from '../tools/wire-output.ts';
 import type { InputItem, LocalImagePart, MessageItem, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
 
 export function journalEntry(item: ToolCallItem): ToolJournalEntry {

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { toJsonLine } from '../frontends/json.ts';
 import { isRecord } from '../lib/guards.ts';
 import type { LocalTool, ParsedCall } from '../tools/tool.ts';
-import { functionCallOutput } from '../tools/wire-output.ts';
 import { Engine } from './engine.ts';
 import { harness } from '../../test/support/engine.ts';
 
@@ -43,11 +42,11 @@ function createWordCountTool(): LocalTool<WordCountCall> {
         text = readFileSync(resolve(ctx.cwd, call.path), 'utf8');
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        return Promise.resolve({ output: functionCallOutput(call.callId, { ok: false, text: `error: ${reason}` }), summary: [`word_count ${call.path}: ${reason}`], interrupted: false });
+        return Promise.resolve({ reply: { ok: false, text: `error: ${reason}` }, summary: [`word_count ${call.path}: ${reason}`], interrupted: false });
       }
       const words = text.split(/\s+/).filter((w) => w !== '').length;
       ctx.progress({ type: 'tool_progress', callId: call.callId, tool: 'word_count', message: `${call.path}: ${words} words` });
-      return Promise.resolve({ output: functionCallOutput(call.callId, { ok: true, text: String(words) }), summary: [`word_count ${call.path}: ${words}`], interrupted: false });
+      return Promise.resolve({ reply: { ok: true, text: String(words) }, summary: [`word_count ${call.path}: ${words}`], interrupted: false });
     },
   };
 }

@@ -5,7 +5,8 @@ import type { RequestShape } from '../model/request.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
 import { SessionSaveError, type UpdateOptions } from '../store/session-store.ts';
 import { markToolCall, recordFailure, recordPendingFiles, recordToolCalls, recordTurn, type FileSpan, type SessionState } from '../store/state.ts';
-import { notRunOutput, type ToolRegistry } from '../tools/registry.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { notRunOutput, outputForCall } from '../tools/wire-output.ts';
 import type { ParsedCall } from '../tools/tool.ts';
 import { addUsage, ZERO_USAGE, type TurnUsage } from '../usage/tokens.ts';
 import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts';
@@ -265,13 +266,15 @@ async function handleCall(
     ...(perms !== undefined ? { authorize: (request) => perms.authorize({ ...request, callId: item.call_id, tool: tool.name }, askPerson(deps), signal) } : {}),
   };
   const result = await tool.run(call, ctx);
+  // What is journaled and sent: the reply in the output form of the call item it answers.
+  const output = outputForCall(item, result.reply);
   summaries.push(...result.summary);
   if (deps.hooks?.has('PostToolUse') === true) {
-    const response = 'output' in result.output ? result.output.output : result.output;
+    const response = 'output' in output ? output.output : output;
     await deps.hooks.run({ event: 'PostToolUse', toolName: hookName, toolInput: hookToolInput(item), toolResponse: response, callId: item.call_id }, signal);
   }
   // Bounded per response, so one turn cannot push the state file past its limit (store/output-budget.ts).
-  return { output: fitOutputToJournal(deps.session.state, result.output), interrupted: result.interrupted, attachments: result.attachments };
+  return { output: fitOutputToJournal(deps.session.state, output), interrupted: result.interrupted, attachments: result.attachments };
 }
 
 /** Asks through the session's channel (none: nobody can answer, every question is no), the journal on disk first. */

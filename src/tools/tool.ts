@@ -2,9 +2,10 @@
 // everything about it: what the model is offered, how a call item is parsed and validated, how
 // it runs, the output item sent back, and what the person sees. The turn loop never names a
 // tool: it asks the registry (registry.ts).
-import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition } from '../wire/items.ts';
 import type { Plan } from './plan.ts';
 import type { FileChange } from './file-change.ts';
+import type { ToolReply } from './wire-output.ts';
 
 export type { FileChange } from './file-change.ts';
 import type { EscalationFields, RunScope } from './permissions/escalation.ts';
@@ -37,7 +38,6 @@ export interface CommandResultInfo {
   backgroundSession?: number;
 }
 
-/** A file a tool changed, for display and --json. */
 /** What tools report while they run; part of the engine's event union (engine/events.ts). */
 export type ToolProgress =
   | { type: 'command_start'; callId: string; command: string }
@@ -121,8 +121,12 @@ export interface HostedContext {
   now(): Date;
 }
 
+/**
+ * What a call came to. A tool says what happened (`reply`); the turn loop turns it into the output
+ * item of the call's form (wire-output.ts outputForCall), journals that and sends it.
+ */
 export interface ToolResult {
-  output: ToolOutputItem;
+  reply: ToolReply;
   /** Images the model asked to see: sent in a user message after the outputs (journaled with the call). */
   attachments?: LocalImagePart[];
   /** Short lines for the local transcript (used to rebuild a lost chain). */
