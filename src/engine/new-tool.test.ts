@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toJsonLine } from '../frontends/json.ts';
 import { isRecord } from '../lib/guards.ts';
+import { Renderer } from '../ui/render.ts';
+import { PLAIN_THEME } from '../ui/theme.ts';
 import type { LocalTool, ParsedCall } from '../tools/tool.ts';
 import { Engine } from './engine.ts';
 import { harness } from '../../test/support/engine.ts';
@@ -53,7 +55,7 @@ function createWordCountTool(): LocalTool<WordCountCall> {
 // ── end of src/tools/word-count.ts ─────────────────────────────────────────────────────────
 
 describe('adding a tool: one module plus one registry line', () => {
-  it('is offered, runs in a turn, answers the model, and shows its progress in --json', async () => {
+  it('is offered, runs in a turn, answers the model, and shows its progress in --json and on the terminal', async () => {
     const call = { type: 'function_call' as const, call_id: 'w1', name: 'word_count', arguments: JSON.stringify({ path: 'notes.txt' }) };
     // The registry line: buildRegistry's list gets `createWordCountTool()`.
     const h = harness([{ text: '', calls: [call] }, { text: 'Five words.' }], [createWordCountTool()]);
@@ -65,5 +67,9 @@ describe('adding a tool: one module plus one registry line', () => {
     expect(h.client.requests[1]?.input).toContainEqual({ type: 'function_call_output', call_id: 'w1', output: '5' });
     const progress = h.events.find((e) => e.type === 'tool_progress');
     expect(progress && toJsonLine(progress)).toEqual({ type: 'tool_progress', call_id: 'w1', tool: 'word_count', message: 'notes.txt: 5 words' });
+    let shown = '';
+    const terminal = { isTTY: false, write: (s: string) => { shown += s; } };
+    if (progress) new Renderer(terminal, terminal, PLAIN_THEME, { quiet: false, showUsage: false, showTimers: false, showReasoning: false, showShellCalls: true, streamText: true, maxCommandLines: 5 }).handle(progress);
+    expect(shown).toContain('word_count: notes.txt: 5 words');
   });
 });

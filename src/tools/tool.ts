@@ -38,7 +38,12 @@ export interface CommandResultInfo {
   backgroundSession?: number;
 }
 
-/** What tools report while they run; part of the engine's event union (engine/events.ts). */
+/**
+ * What tools report while they run. The engine's event union (engine/events.ts) takes these as
+ * they are: a tool cannot import the engine, so its vocabulary is declared here, below it. A new
+ * tool reports `tool_progress` and needs no new event (the terminal and --json show it as is);
+ * the named events below carry data their renderers and the --json contract read field by field.
+ */
 export type ToolProgress =
   | { type: 'command_start'; callId: string; command: string }
   | { type: 'command_output'; callId: string; chunk: string; stream: 'stdout' | 'stderr' }
@@ -56,9 +61,11 @@ export type ToolProgress =
    * type, so the terminal and --json show it with no change of theirs.
    */
   | { type: 'tool_progress'; callId: string; tool: string; message: string }
+  /** An image put in front of the model (view_image): sent with the next request. */
+  | { type: 'image_attached'; callId: string; path: string; mime: string; bytes: number; sha256: string }
   | HostedProgress;
 
-/** What hosted tools (and view_image) report; see tools/hosted/. */
+/** What hosted tools report about the server's items (and remote MCP approvals); see tools/hosted/. */
 export type HostedProgress =
   /** A web search as it starts (`searching`, query usually unknown yet) and when it is done. */
   | { type: 'web_search'; id: string; status: 'searching' | 'done' | 'failed'; action: string; query?: string; url?: string }
@@ -69,9 +76,7 @@ export type HostedProgress =
   /** The answer to a remote MCP approval request, and who gave it. */
   | { type: 'mcp_approval'; callId: string; server: string; tool: string; approved: boolean; decidedBy: 'person' | 'policy'; reason?: string }
   /** A generated image: `generating` while the server works, then `saved` (path) or `failed`. */
-  | { type: 'image_generation'; id: string; status: 'generating' | 'saved' | 'failed'; path?: string; bytes?: number; error?: string }
-  /** An image put in front of the model (view_image): sent with the next request. */
-  | { type: 'image_attached'; callId: string; path: string; mime: string; bytes: number; sha256: string };
+  | { type: 'image_generation'; id: string; status: 'generating' | 'saved' | 'failed'; path?: string; bytes?: number; error?: string };
 
 /** A call after parsing: enough to show it in a menu, a --confirm prompt and the journal. */
 export interface ParsedCall {
