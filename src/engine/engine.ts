@@ -3,7 +3,7 @@
 // what happens to tool calls a dead session left, rollback and clear. Front-ends choose an
 // operation and render its events; they never change the session themselves.
 import {
-  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
+  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, preview, recordInterruption, rollbackTo, undoRollback,
   type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState, type ToolJournalEntry,
 } from '../store/state.ts';
 import type { Resolution } from '../tools/registry.ts';
@@ -18,7 +18,7 @@ import { seedCarries } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
 import { TurnFiles } from './files.ts';
 import { finishInterruptedRollback, journaledRollback, type RollbackScope, type RollbackStep } from './rollback.ts';
-import { callItemOf, leftoverOutputs, unfinishedCallOutput } from './journal.ts';
+import { callItemOf, leftoverOutputs, markToolCall, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './tool-output-caps.ts';
 import type { Attempt } from './conversation.ts';

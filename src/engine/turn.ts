@@ -4,7 +4,7 @@ import { ModelError, classifyFailure } from '../model/errors.ts';
 import type { RequestShape } from '../model/request.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
 import { SessionSaveError, type UpdateOptions } from '../store/session-store.ts';
-import { markToolCall, recordFailure, recordPendingFiles, recordToolCalls, recordTurn, type FileSpan, type SessionState } from '../store/state.ts';
+import { recordFailure, recordPendingFiles, recordToolCalls, recordTurn, type FileSpan, type SessionState } from '../store/state.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { notRunOutput, outputForCall } from '../tools/wire-output.ts';
 import type { ParsedCall } from '../tools/tool.ts';
@@ -14,7 +14,7 @@ import { ContextHopeless, type Compaction, type SendResult } from './compaction.
 import { contextLeft } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import { HostedItems } from './hosted.ts';
-import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
+import { attachmentMessage, callItemOf, journalEntry, markToolCall, recordApproval } from './journal.ts';
 import { fitOutputToJournal } from '../store/output-budget.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
@@ -23,7 +23,7 @@ import type { EnvironmentFacts } from './environment.ts';
 import { hookToolInput, hookToolName, type SessionHooks } from './hooks.ts';
 import type { AskPerson, Permissions } from './permissions.ts';
 import { QuestionChannel } from './questions.ts';
-import { recordApproval, type ToolJournalEntry } from '../store/state.ts';
+import type { ToolJournalEntry } from '../store/state.ts';
 import type { Authorization, Tool, ToolContext } from '../tools/tool.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */

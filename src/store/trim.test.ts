@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CALL_OUTPUT_FLOOR_BYTES, fitOutputToJournal, JOURNAL_OUTPUT_MAX_BYTES, journaledOutputBytes } from './output-budget.ts';
 import { jsonBytes, shrinkLongStrings } from './shrink.ts';
-import { emptyState, markToolCall, recordToolCalls, MAX_STATE_FILE_BYTES, type SessionState } from './state.ts';
+import { emptyState, recordToolCalls, MAX_STATE_FILE_BYTES, type SessionState } from './state.ts';
+import { markToolCall } from '../engine/journal.ts';
 import { loadState, saveState, STATE_FILE } from './store.ts';
 import { partsOverLimit, repairTarget, stateBytes, trimStateToLimit } from './trim.ts';
 
