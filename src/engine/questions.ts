@@ -36,8 +36,6 @@ export interface PersonQuestion {
 export type AnswerKind = Answer['kind'];
 
 export const COMMAND_CHOICES: readonly AnswerKind[] = ['once', 'once-network', 'prefix', 'no', 'tell'];
-export const YES_NO_CHOICES: readonly AnswerKind[] = ['once', 'no'];
-export const CONFIRM_CHOICES: readonly AnswerKind[] = ['once', 'no', 'tell'];
 
 export type DecidedBy = 'person' | 'policy';
 
@@ -57,14 +55,6 @@ export type QuestionEvent =
   | { type: 'approval_decided'; callId: string; kind: QuestionKind; decision: AnswerKind; decidedBy: DecidedBy; text?: string; reason?: string };
 
 export type AnswerQuestion = (question: PersonQuestion, signal: AbortSignal) => Promise<Decided>;
-
-/** A front-end that cannot ask anyone (one-shot, --json): every question is answered no, and said once per call. */
-export function refuseAll(reason: string, notice?: (question: PersonQuestion) => void): AnswerQuestion {
-  return (question) => {
-    notice?.(question);
-    return Promise.resolve({ answer: { kind: 'no' }, decidedBy: 'policy', reason });
-  };
-}
 
 export class QuestionChannel {
   constructor(private readonly emit: (event: QuestionEvent) => void, private readonly answerer: AnswerQuestion | undefined) {}

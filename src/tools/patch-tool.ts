@@ -7,8 +7,6 @@ import { formatPatch, parsePatchCall, patchCallForm, patchToolDefinition, runPat
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
 import { callRefOf, notRunReply } from './wire-output.ts';
 
-export type PatchToolSetting = PatchToolForm | 'off';
-
 export interface PatchCall extends ParsedCall {
   item: ToolCallItem;
   /** The call as parsed once, in `parse`: its form and operations. */
