@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pty from '@lydell/node-pty';
-import { HAVE_TIME, REPO, fmt, interleave, load, mib, pairedRatio, runOnce, startEmulatorProcess, stats, x } from './lib.mjs';
+import { AGENTX_READY, HAVE_TIME, REPO, fmt, interleave, load, mib, pairedRatio, runOnce, startEmulatorProcess, stats, x } from './lib.mjs';
 
 const scratch = [];
 const tmp = (name) => {
@@ -73,7 +73,8 @@ export async function longSessionRss(emu, cli, turns = 200) {
   }));
   const started = performance.now();
   try {
-    const prompt = /> $/;
+    // The prompt with the status line below it (a bare /> $/ never matched once the status line came).
+    const prompt = AGENTX_READY;
     await until(() => prompt.test(strip(screen)), 'the prompt');
     for (let n = 1; n <= turns; n++) {
       const mark = screen.length;

@@ -1,6 +1,7 @@
 // Shared helpers for benchmarks: timed runs of whole commands (wall time and peak RSS), paired
 // statistics, the emulator process.
 import { spawn, spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -86,20 +87,49 @@ export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js
     rl.on('line', (line) => { if (line.startsWith('EMULATOR_URL=')) resolve(line.slice('EMULATOR_URL='.length)); });
     child.on('exit', (code) => reject(new Error(`emulator exited (${code})`)));
   });
-  const root = baseUrl.replace(/\/v1$/, '');
-  const post = async (path, body) => {
-    const res = await fetch(`${root}${path}`, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    if (!res.ok) throw new Error(`emulator ${path}: ${res.status} ${await res.text()}`);
-  };
+  const root = new URL(baseUrl.replace(/\/v1$/, ''));
+  /**
+   * One control call on a fresh connection, closed after it. Not fetch: undici keeps the socket of
+   * the last call alive in a pool, and the bench blocks its event loop for seconds in spawnSync
+   * (whole one-shots); the emulator closes an idle socket after 5 s (Node's keepAliveTimeout),
+   * and a call made right after such a block could be written to that closed socket before the
+   * client saw the close: "fetch failed" (UND_ERR_SOCKET other side closed), seen under load in
+   * the daily-use and tool-call sections.
+   */
+  const call = (method, path, body) => new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest({
+      host: root.hostname, port: root.port, path, method, agent: false,
+      headers: data === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== 200) reject(new Error(`emulator ${path}: ${res.statusCode} ${text}`));
+        else resolve(text);
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (err) => {
+      const state = child.exitCode === null && child.signalCode === null ? 'running' : `exited ${child.exitCode ?? child.signalCode}`;
+      reject(new Error(`emulator ${path}: ${/** @type {NodeJS.ErrnoException} */ (err).code ?? ''} ${err.message} (emulator ${state})`, { cause: err }));
+    });
+    req.end(data);
+  });
+  const post = async (path, body) => { await call('POST', path, body); };
   return {
     baseUrl,
     /** @returns {Promise<any[]>} what the emulator received (its request log) */
-    async requests() { return /** @type {Promise<any[]>} */ ((await fetch(`${root}/__emulator/requests`)).json()); },
+    async requests() { return JSON.parse(await call('GET', '/__emulator/requests')); },
     reset: () => post('/__emulator/reset'),
     enqueue: (steps) => post('/__emulator/enqueue', steps),
     stop() { child.kill('SIGTERM'); },
   };
 }
+
+/** agentx's REPL is ready: its `>` prompt, with the status line ("… context left") drawn below it. */
+export const AGENTX_READY = /> \s*(?:\r?\n[^\n]*context left[^\n]*\s*)?$/;
 
 export const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
 export const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;

@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSyn
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { HAVE_TIME, REPO, writeBenchSection, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
+import { AGENTX_READY, HAVE_TIME, REPO, writeBenchSection, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation, measureStart } from './interactive.mjs';
 import { compactionBench, compactionSection } from './compaction.mjs';
@@ -96,7 +96,6 @@ function ratioCells(a, b) {
 const spread = (s) => `${fmt(s.median)} (p10–p90 ${fmt(s.p10)}–${fmt(s.p90)})`;
 const withSamples = (samples) => ({ ...stats(samples), samples });
 /** agentx's REPL is ready: its prompt is drawn, with the status line under it (the composer). */
-const AGENTX_READY = /> \s*(?:\r?\n[^\n]*context left[^\n]*\s*)?$/;
 const verdict = (ok) => (ok ? 'met' : '**missed**');
 async function section(name, fn) {
   log(`== ${name}`);

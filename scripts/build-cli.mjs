@@ -33,6 +33,11 @@ export async function buildCli({ outFile, version, minify = true }) {
     banner: { js: '"use strict";var __agentxBundleUrl=require("node:url").pathToFileURL(__filename).href;' },
   });
   const code = result.outputFiles[0].text;
+  // ASCII only (esbuild escapes strings, not regular expression literals): V8 keeps an ASCII
+  // source as a one-byte string, which bin/agentx.js reads about twice as fast as a two-byte one
+  // (1.3 MB: ~6 ms against ~13 ms) in half the memory, on every start. Write \uXXXX in the source.
+  const nonAscii = /[^\x00-\x7f]/.exec(code);
+  if (nonAscii) throw new Error(`the CLI bundle must be ASCII: ${JSON.stringify(nonAscii[0])} near ${JSON.stringify(code.slice(Math.max(0, nonAscii.index - 60), nonAscii.index + 20))}`);
   const id = createHash('sha256').update(code).digest('hex').slice(0, 20);
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, `/*agentx-build:${id}*/${code}`);

@@ -19,6 +19,7 @@ import {
   SUMMARY_PROMPT, localSummary, recentUserMessages, seedWithEnvironment, summarySeed, toolOutputsOf, type ChainState,
 } from './compaction-seed.ts';
 import type { Attempt, Conversation, WireAttempt } from './conversation.ts';
+import { builtinToolTypes, fallbackNotice, refusedToolTypes, withFallbackTools } from './tool-fallback.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
 
 export interface CompactionDeps {
@@ -118,7 +119,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     // Attempts keep tool outputs as items (so they can be trimmed); the conversation decides
     // whether they continue the chain, travel with a replay, or become text on a new chain.
     const sent = deps.conversation().wire(attempt);
-    const req = buildRequest(deps.shape(), sent.input, sent.previousResponseId, sent.storage);
+    const req = withFallbackTools(buildRequest(deps.shape(), sent.input, sent.previousResponseId, sent.storage), deps.capabilities.get().refusedToolTypes);
     return { req: withManagement ? withContextManagement(req, threshold()) : req, sent };
   };
 
@@ -141,20 +142,42 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     throw new ModelError('the stream ended before the response completed', 'retryable');
   }
 
-  /** Sends, probing context_management once per server: a refusal is remembered and the request resent without it. */
+  /**
+   * Sends, learning what the server refuses once per server: context_management, and built-in
+   * tool types (tool-fallback.ts). A refusal is remembered and the request resent without it.
+   */
   async function sendProbing(attempt: Attempt, signal: AbortSignal): Promise<CompletedResponse> {
-    const probe = serverSide();
-    let response: CompletedResponse;
-    try {
-      response = await sendLogged(attempt, probe, signal);
-    } catch (err) {
-      if (!probe || !rejectsContextManagement(err)) throw err;
+    for (let refusals = 0; ; refusals++) {
+      const probe = serverSide();
+      let response: CompletedResponse;
+      try {
+        response = await sendLogged(attempt, probe, signal);
+      } catch (err) {
+        // Each refusal is learned once, so this ends: at most one per thing a server can refuse.
+        if (refusals >= 2 || !learnRefusal(err, probe)) throw err;
+        continue;
+      }
+      if (probe) observeServerSide(response);
+      return response;
+    }
+  }
+
+  /** Whether `err` was a refusal of something agentx can do without (remembered, said once). */
+  function learnRefusal(err: unknown, probedManagement: boolean): boolean {
+    if (probedManagement && rejectsContextManagement(err)) {
       deps.capabilities.set({ contextManagement: 'no' });
       deps.notice('This server does not compact conversations itself (context_management): agentx will compact when needed.');
-      return sendLogged(attempt, false, signal);
+      return true;
     }
-    if (probe) observeServerSide(response);
-    return response;
+    const known = deps.capabilities.get().refusedToolTypes ?? [];
+    const offered = builtinToolTypes(deps.shape().tools).filter((t) => !known.includes(t));
+    const refused = refusedToolTypes(err, offered);
+    if (refused.length === 0) return false;
+    // A server that refuses one built-in type knows only function tools: all of them move at
+    // once (one refused request and one line, not one per type).
+    deps.capabilities.set({ refusedToolTypes: [...known, ...offered] });
+    deps.notice(fallbackNotice(refused, offered));
+    return true;
   }
 
   /** A server that takes the field but never compacts counts as one without it. */

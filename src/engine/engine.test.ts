@@ -7,7 +7,7 @@ import { ModelError } from '../model/errors.ts';
 import { recordToolCalls, type SessionState } from '../store/state.ts';
 import { emptyState } from '../store/state.ts';
 import { Engine } from './engine.ts';
-import { echoCall, echoTool, harness } from '../../test/support/engine.ts';
+import { echoCall, echoTool, harness, permissionsIn, scriptedPerson } from '../../test/support/engine.ts';
 
 const signal = (): AbortSignal => new AbortController().signal;
 const types = (events: { type: string }[]): string[] => events.map((e) => e.type);
@@ -80,13 +80,13 @@ describe('a turn', () => {
     expect(types(h.events).filter((t) => t === 'tool_error')).toHaveLength(2);
   });
 
-  it('sends a refusal when --confirm is declined', async () => {
+  it('sends a refusal when the call is declined under untrusted (a confirm question on the channel)', async () => {
     const runs: string[] = [];
     const h = harness([{ text: '', calls: [echoCall('a', 'x')] }, { text: 'ok' }], [echoTool(runs)]);
-    const asked: string[] = [];
-    h.deps.confirm = (r) => { asked.push(r.title); return Promise.resolve(false); };
+    permissionsIn(h, 'untrusted');
+    const asked = scriptedPerson(h, [{ kind: 'no' }]);
     await new Engine(h.deps).message('go', [], signal());
-    expect(asked).toEqual(['echo x']);
+    expect(asked.map((q) => [q.kind, q.title])).toEqual([['confirm', 'echo x']]);
     expect(runs).toEqual([]);
     expect(h.client.requests[1]?.input[0]).toMatchObject({ output: 'error: the user declined to run this call' });
   });

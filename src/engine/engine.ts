@@ -2,6 +2,11 @@
 // policy — what a new message carries, how a failed request is retried or moved to a new chain,
 // what happens to tool calls a dead session left, rollback and clear. Front-ends choose an
 // operation and render its events; they never change the session themselves.
+//
+// Built once per session: its collaborators (client, tools, instructions, hooks…) are private and
+// change only through methods (setModel, setHooks, reconfigure); each operation makes a `Turn`
+// (turn.ts) that owns its per-turn values; every question to the person goes through the one
+// question channel (questions.ts).
 import {
   addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, preview, recordInterruption, rollbackTo, undoRollback,
   type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState, type ToolJournalEntry,
@@ -16,13 +21,14 @@ import { chainStart } from './compaction-seed.ts';
 import { EnvironmentAnnouncer, environmentText } from './environment.ts';
 import { seedCarries } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
-import { TurnFiles } from './files.ts';
 import { finishInterruptedRollback, journaledRollback, type RollbackScope, type RollbackStep } from './rollback.ts';
 import { callItemOf, leftoverOutputs, markToolCall, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './tool-output-caps.ts';
 import type { Attempt } from './conversation.ts';
-import { continueTurn, executeCalls, TurnFailed, TurnInterrupted, type TurnDeps, type TurnResult } from './turn.ts';
+import { Turn, TurnFailed, TurnInterrupted, type TurnDeps, type TurnOptions, type TurnResult } from './turn.ts';
+
+export type { TurnOptions } from './turn.ts';
 
 export type TurnOutcome =
   | { kind: 'done'; result: TurnResult }
@@ -69,8 +75,26 @@ export class Engine {
   private nextDeveloperNotes: string[] = [];
   /** What the model was last told about its environment (environment.ts). */
   private readonly environment = new EnvironmentAnnouncer();
+  /**
+   * Transcript lines of the calls a failed turn ran, for the operation that finishes that turn
+   * (Retry, new chain, trim): its record keeps them. In memory only: after a restart they are lost.
+   */
+  private failedTurnLines: readonly string[] = [];
 
-  constructor(public deps: TurnDeps) {}
+  constructor(private deps: TurnDeps) {}
+
+  /**
+   * New collaborators from a new configuration (/setup, plan mode on or off, MCP tools joining):
+   * client, model, tools, instructions, sandbox. What belongs to the session stays: its hooks,
+   * its snapshots, the notes waiting for the next message, what the model was told of its
+   * environment. Takes `next` as it is (its compaction and conversation read it), so the caller
+   * hands it over and keeps no reference.
+   */
+  reconfigure(next: TurnDeps): void {
+    next.hooks = this.deps.hooks;
+    next.workspace ??= this.deps.workspace;
+    this.deps = next;
+  }
 
   get state(): SessionState {
     return this.deps.session.state;
@@ -102,9 +126,10 @@ export class Engine {
 
   /**
    * A new user message. `notes` are front-end facts for the model (e.g. the person changed
-   * directory); `images` are attached after the text (path + hash; read when sent).
+   * directory); `images` are attached after the text (path + hash; read when sent); `options`
+   * shape this turn only (/init reviews its patches).
    */
-  async message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = []): Promise<TurnOutcome> {
+  async message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = [], options: TurnOptions = {}): Promise<TurnOutcome> {
     const hooks = this.deps.hooks;
     const hooked = hooks?.has('UserPromptSubmit') === true ? await hooks.run({ event: 'UserPromptSubmit', prompt: text }, signal) : undefined;
     if (hooked?.blocked !== undefined) return { kind: 'blocked', reason: hooked.blocked };
@@ -115,7 +140,7 @@ export class Engine {
     const input: InputItem[] = [...leftoverOutputs(state), ...developerNotes.map(developerMessage), userMessage(context, text, images)];
     this.nextDeveloperNotes = [];
     // Right after a compaction the chain has no response yet: the message follows its seed.
-    return this.run(text, chainStart(state, input), signal);
+    return this.run(text, chainStart(state, input), signal, options);
   }
 
   /**
@@ -140,21 +165,21 @@ export class Engine {
   /** Resends exactly the request that failed (no command is re-run). */
   retryFailed(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
-    return this.run(pending.user_message ?? '', { input: pending.input, previousResponseId: pending.previous_response_id }, signal);
+    return this.run(pending.user_message ?? '', { input: pending.input, previousResponseId: pending.previous_response_id }, signal, {}, this.failedTurnLines);
   }
 
   /** Sends the failed request on a new server-side chain seeded with the local context (as much as the window allows). */
   newChain(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
     const input = newChainInput(this.state, pending.input, newChainBudgetChars(this.deps.compaction.window()));
-    return this.run(pending.user_message ?? '', { input, previousResponseId: null }, signal);
+    return this.run(pending.user_message ?? '', { input, previousResponseId: null }, signal, {}, this.failedTurnLines);
   }
 
   /** After an overflow: resends the failed request with its tool outputs cut to a short head and tail. */
   retryTrimmed(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
     const input = trimToolOutputs(pending.input, this.deps.compaction.window());
-    return this.run(pending.user_message ?? '', { input, previousResponseId: pending.previous_response_id }, signal);
+    return this.run(pending.user_message ?? '', { input, previousResponseId: pending.previous_response_id }, signal, {}, this.failedTurnLines);
   }
 
   /** /compact: compacts the conversation now (the next message starts from the compacted chain). */
@@ -184,12 +209,11 @@ export class Engine {
   resumePendingCalls(choice: PendingChoice, signal: AbortSignal): Promise<TurnOutcome> {
     const userText = this.state.last_user_message ?? '';
     if (choice === 'run') {
-      return this.guard(userText, async () => {
-        const files = new TurnFiles(this.deps.workspace);
-        // The re-run calls' transcript lines belong to the turn they finish.
-        const summaries: string[] = [];
-        const outputs = await executeCalls(this.deps, signal, summaries, files);
-        return continueTurn(this.deps, { input: outputs, previousResponseId: this.state.response_id }, userText, signal, files, summaries);
+      // One Turn runs the calls and continues: the re-run calls' transcript lines and files belong to the turn they finish.
+      const turn = new Turn(this.deps, userText, signal);
+      return this.guard(turn, async () => {
+        const outputs = await turn.executePending();
+        return turn.run({ input: outputs, previousResponseId: this.state.response_id });
       });
     }
     for (const c of this.state.pending_tool_calls) {
@@ -281,6 +305,20 @@ export class Engine {
     return spans.length === 0 ? { changes: [], summary: [], text: '' } : ws.diffSpans(spans);
   }
 
+  /**
+   * The files the conversation's tool calls changed, over every checkpoint it still has (paths,
+   * sorted), or undefined without file snapshots: what the archive lists next to it (/resume).
+   */
+  async conversationFileChanges(): Promise<string[] | undefined> {
+    const ws = this.deps.workspace;
+    if (ws === undefined) return undefined;
+    const spans = this.state.history.flatMap((h) => (h.files ? [h.files] : []));
+    if (this.state.pending_files !== null) spans.push(this.state.pending_files);
+    if (spans.length === 0) return [];
+    const diff = await ws.diffSpans(spans);
+    return diff.changes.map((c) => c.path).sort();
+  }
+
   private async planFiles(spans: FileSpan[]): Promise<FilesPlan> {
     const ws = this.deps.workspace;
     const empty: RestorePlan = { workspace: '', startSnapshot: '', actions: [], skipped: [] };
@@ -310,18 +348,25 @@ export class Engine {
     return pending;
   }
 
-  private run(userText: string, attempt: Attempt, signal: AbortSignal): Promise<TurnOutcome> {
-    return this.guard(userText, () => continueTurn(this.deps, attempt, userText, signal));
+  /** `earlier`: the lines of the failed turn this operation finishes (retryFailed, newChain, retryTrimmed). */
+  private run(userText: string, attempt: Attempt, signal: AbortSignal, options: TurnOptions = {}, earlier: readonly string[] = []): Promise<TurnOutcome> {
+    const turn = new Turn(this.deps, userText, signal, options, earlier);
+    return this.guard(turn, () => turn.run(attempt));
   }
 
   /** Turn exceptions become outcomes; an interrupted turn is recorded so the next request tells the model. */
-  private async guard(userText: string, body: () => Promise<TurnResult>): Promise<TurnOutcome> {
+  private async guard(turn: Turn, body: () => Promise<TurnResult>): Promise<TurnOutcome> {
+    // Only the operation right after a failure may finish that turn.
+    this.failedTurnLines = [];
     try {
       return { kind: 'done', result: await body() };
     } catch (err) {
-      if (err instanceof TurnFailed) return { kind: 'failed', failure: err };
+      if (err instanceof TurnFailed) {
+        this.failedTurnLines = [...turn.summaries];
+        return { kind: 'failed', failure: err };
+      }
       if (err instanceof TurnInterrupted) {
-        this.deps.session.update((s) => recordInterruption(s, { userMessage: userText, now: this.deps.now() }));
+        this.deps.session.update((s) => recordInterruption(s, { userMessage: turn.userText, now: this.deps.now() }));
         return { kind: 'interrupted' };
       }
       throw err;

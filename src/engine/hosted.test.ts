@@ -15,7 +15,8 @@ import { createViewImageTool } from '../tools/view-image.ts';
 import type { HostedItem, McpApprovalRequestItem } from '../wire/items.ts';
 import { Engine } from './engine.ts';
 import { HostedItems } from './hosted.ts';
-import { harness } from '../../test/support/engine.ts';
+import { harness, permissionsIn, scriptedPerson, type Harness } from '../../test/support/engine.ts';
+import type { PersonQuestion } from './questions.ts';
 
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const signal = (): AbortSignal => new AbortController().signal;
@@ -23,12 +24,15 @@ const search: HostedItem = { type: 'web_search_call', id: 'ws_1', status: 'compl
 const SERVER: RemoteMcpServer = { name: 'docs', label: 'docs', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer tok-123456' }, requireApproval: 'always' };
 const approval = (id: string): McpApprovalRequestItem => ({ type: 'mcp_approval_request', call_id: id, server_label: 'docs', name: 'search', arguments: '{"q":"x"}' });
 
-function approvingTool(asked: ApprovalQuestion[], approve = true) {
-  return createRemoteMcpTool([SERVER], (q) => {
-    asked.push(q);
-    return Promise.resolve(approve ? { approve: true, decidedBy: 'person' } : { approve: false, decidedBy: 'policy', reason: 'nobody to ask' });
+/** A harness whose person answers remote MCP approvals on the question channel (recorded in `asked`). */
+function approving(h: Harness, asked: ApprovalQuestion[], approve = true): PersonQuestion[] {
+  return scriptedPerson(h, [], (q) => {
+    if (q.remote !== undefined) asked.push(q.remote);
+    return approve ? { answer: { kind: 'once' }, decidedBy: 'person' } : { answer: { kind: 'no' }, decidedBy: 'policy', reason: 'nobody to ask' };
   });
 }
+
+const remoteTool = (): ReturnType<typeof createRemoteMcpTool> => createRemoteMcpTool([SERVER]);
 
 describe('hosted tools in a turn', () => {
   it('shows a web search as it starts and ends, lists sources once per URL, and journals nothing', async () => {
@@ -65,26 +69,29 @@ describe('hosted tools in a turn', () => {
     expect(readFileSync(h.store.path, 'utf8')).not.toContain(TINY_PNG.slice(0, 40));
   });
 
-  it('answers an approval request once, journaled, as an mcp_approval_response; --confirm does not ask again', async () => {
+  it('asks an approval request once on the question channel, journaled, as an mcp_approval_response; untrusted does not confirm it again', async () => {
     const asked: ApprovalQuestion[] = [];
-    const confirmed: string[] = [];
-    const h = harness([{ text: '', calls: [approval('mcpr_1')] }, { text: 'done' }], [approvingTool(asked)]);
-    h.deps.confirm = (r) => { confirmed.push(r.title); return Promise.resolve(true); };
+    const h = harness([{ text: '', calls: [approval('mcpr_1')] }, { text: 'done' }], [remoteTool()]);
+    permissionsIn(h, 'untrusted');
+    const questions = approving(h, asked);
     expect((await new Engine(h.deps).message('use docs', [], signal())).kind).toBe('done');
+    expect(questions.map((q) => q.kind)).toEqual(['remote_mcp']);
+    expect(h.events.filter((e) => e.type === 'approval_decided')).toEqual([{ type: 'approval_decided', callId: 'mcpr_1', kind: 'remote_mcp', decision: 'once', decidedBy: 'person', text: undefined, reason: undefined }]);
     expect(h.client.requests[0]?.tools).toContainEqual({ type: 'mcp', server_label: 'docs', server_url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer tok-123456' }, require_approval: 'always' });
     expect(asked).toEqual([{ server: 'docs', tool: 'search', arguments: '{"q":"x"}' }]);
-    expect(confirmed).toEqual([]);
     expect(h.client.requests[1]?.input).toEqual([{ type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: true }]);
     expect(h.events).toContainEqual({ type: 'mcp_approval', callId: 'mcpr_1', server: 'docs', tool: 'search', approved: true, decidedBy: 'person' });
   });
 
   it('an answer recorded before the request failed is resent by Retry, and not asked again', async () => {
     const asked: ApprovalQuestion[] = [];
-    const h = harness([{ text: '', calls: [approval('mcpr_2')] }, { fail: new ModelError('boom', 'fatal') }], [approvingTool(asked, false)]);
+    const h = harness([{ text: '', calls: [approval('mcpr_2')] }, { fail: new ModelError('boom', 'fatal') }], [remoteTool()]);
+    approving(h, asked, false);
     expect((await new Engine(h.deps).message('use docs', [], signal())).kind).toBe('failed');
     // A new process: the state from disk, a fresh engine.
     const loaded = loadState(h.store.path, new Date());
-    const again = harness([{ text: 'ok' }], [approvingTool(asked)], { initial: loaded.state });
+    const again = harness([{ text: 'ok' }], [remoteTool()], { initial: loaded.state });
+    approving(again, asked);
     expect((await new Engine(again.deps).retryFailed(signal())).kind).toBe('done');
     expect(asked).toHaveLength(1);
     expect(again.client.requests[0]?.input).toEqual([{ type: 'mcp_approval_response', approval_request_id: 'mcpr_2', approve: false, reason: 'nobody to ask' }]);
@@ -92,7 +99,8 @@ describe('hosted tools in a turn', () => {
 
   it('an answered approval left unsent by a crash goes with the next message, unasked', async () => {
     const asked: ApprovalQuestion[] = [];
-    const h = harness([{ text: '', calls: [approval('mcpr_3')] }, { hang: true }], [approvingTool(asked)]);
+    const h = harness([{ text: '', calls: [approval('mcpr_3')] }, { hang: true }], [remoteTool()]);
+    approving(h, asked);
     const controller = new AbortController();
     const turn = new Engine(h.deps).message('use docs', [], controller.signal);
     // The follow-up request hangs: the answer is journaled by then. Stop the turn as a crash would.
@@ -101,7 +109,8 @@ describe('hosted tools in a turn', () => {
     await turn;
     const loaded = loadState(h.store.path, new Date()).state;
     expect(loaded.pending_tool_calls).toMatchObject([{ call_id: 'mcpr_3', status: 'completed', output: { approve: true } }]);
-    const next = harness([{ text: 'ok' }], [approvingTool(asked)], { initial: loaded });
+    const next = harness([{ text: 'ok' }], [remoteTool()], { initial: loaded });
+    approving(next, asked);
     await new Engine(next.deps).message('go on', [], signal());
     expect(asked).toHaveLength(1);
     expect(next.client.requests[0]?.input[0]).toEqual({ type: 'mcp_approval_response', approval_request_id: 'mcpr_3', approve: true });
@@ -127,7 +136,8 @@ describe('hosted tools in a turn', () => {
     const h = harness([
       { text: 'searched', hosted: [search] },
       { text: '', calls: [approval('mcpr_4')] }, { text: 'called' },
-    ], [createWebSearchTool(), approvingTool(asked)]);
+    ], [createWebSearchTool(), remoteTool()]);
+    approving(h, asked);
     const engine = new Engine(h.deps);
     await engine.message('one', [], signal());
     const first = h.store.state.response_id;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionState } from '../store/state.ts';
 import { Engine } from './engine.ts';
-import { echoCall, echoTool, harness } from '../../test/support/engine.ts';
+import { echoCall, echoTool, harness, permissionsIn, scriptedPerson } from '../../test/support/engine.ts';
 
 const signal = (): AbortSignal => new AbortController().signal;
 const onDisk = (dir: string): SessionState => JSON.parse(readFileSync(join(dir, '.agentx_responseid'), 'utf8')) as SessionState;
@@ -54,15 +54,16 @@ describe('state writes of a turn with tool calls', () => {
     ]);
   });
 
-  it('with --confirm, the previous call is completed on disk while the person is asked about the next', async () => {
+  it('under untrusted, the previous call is completed on disk while the person is asked about the next', async () => {
     let dir = '';
     const asked: string[][] = [];
     const h = harness([{ text: '', calls: [echoCall('a', 'one'), echoCall('b', 'two')] }, { text: 'done' }], [echoTool([])]);
     dir = h.dir;
-    h.deps.confirm = () => {
+    permissionsIn(h, 'untrusted');
+    scriptedPerson(h, [], () => {
       asked.push(statuses(onDisk(dir)));
-      return Promise.resolve(true);
-    };
+      return { answer: { kind: 'once' }, decidedBy: 'person' };
+    });
     await new Engine(h.deps).message('go', [], signal());
     expect(asked).toEqual([['a:pending', 'b:pending'], ['a:completed', 'b:pending']]);
   });

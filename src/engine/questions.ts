@@ -5,6 +5,7 @@
 // policy. The decision is an `approval_decided` event (--json pins both). Nothing here knows
 // how a question is shown.
 import type { Answer } from '../tools/permissions/escalation.ts';
+import type { ApprovalQuestion } from '../tools/tool.ts';
 
 export type QuestionKind = 'command' | 'sandbox_refusal' | 'remote_mcp' | 'confirm';
 
@@ -29,6 +30,8 @@ export interface PersonQuestion {
   reasons: string[];
   /** a sandbox re-run question: what the sandbox refused and the output line that said so (quoted, never obeyed) */
   refusal?: { kind: string; evidence: string };
+  /** a remote MCP approval: the server, its tool and the call's arguments (JSON text, the server's: sanitize before showing) */
+  remote?: ApprovalQuestion;
   /** which answers the question offers (a remote MCP approval cannot be "tell", a patch has no network) */
   choices: readonly AnswerKind[];
 }
@@ -36,6 +39,8 @@ export interface PersonQuestion {
 export type AnswerKind = Answer['kind'];
 
 export const COMMAND_CHOICES: readonly AnswerKind[] = ['once', 'once-network', 'prefix', 'no', 'tell'];
+export const YES_NO_CHOICES: readonly AnswerKind[] = ['once', 'no'];
+export const CONFIRM_CHOICES: readonly AnswerKind[] = ['once', 'no', 'tell'];
 
 export type DecidedBy = 'person' | 'policy';
 
@@ -46,7 +51,6 @@ export interface Decided {
   reason?: string;
 }
 
-/** The front-end's side of the channel: the person's answer (a menu) or the front-end's policy. */
 /** What the channel emits; part of the engine's event union (events.ts), defined here so this module needs nothing of it. */
 export type QuestionEvent =
   /** A question to the person; the answer comes back through the front-end's AnswerQuestion. */
@@ -54,7 +58,16 @@ export type QuestionEvent =
   /** How a question was answered, and by whom (the person, or a one-shot's policy). */
   | { type: 'approval_decided'; callId: string; kind: QuestionKind; decision: AnswerKind; decidedBy: DecidedBy; text?: string; reason?: string };
 
+/** The front-end's side of the channel: the person's answer (a menu) or the front-end's policy. */
 export type AnswerQuestion = (question: PersonQuestion, signal: AbortSignal) => Promise<Decided>;
+
+/** A front-end that cannot ask anyone (one-shot, --json): every question is answered no, and said once per call. */
+export function refuseAll(reason: string, notice?: (question: PersonQuestion) => void): AnswerQuestion {
+  return (question) => {
+    notice?.(question);
+    return Promise.resolve({ answer: { kind: 'no' }, decidedBy: 'policy', reason });
+  };
+}
 
 export class QuestionChannel {
   constructor(private readonly emit: (event: QuestionEvent) => void, private readonly answerer: AnswerQuestion | undefined) {}

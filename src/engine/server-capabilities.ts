@@ -1,4 +1,4 @@
-// What a server (base URL) is known to support for compaction, remembered across runs in a small
+// What a server (base URL) is known to support (compaction, storage, WebSocket, built-in tool types), remembered across runs in a small
 // file outside the project ($XDG_STATE_HOME/agentx/servers.json), so a server without
 // context_management or /responses/compact costs one failed probe, not one per turn or per run.
 // Entries expire after a while: servers gain features.
@@ -20,6 +20,8 @@ export interface ServerCapabilities {
   statelessSince?: string;
   /** Whether the server accepted a WebSocket upgrade on /responses (the model client's auto transport). */
   websocket?: Support;
+  /** Built-in tool types the server refused with a 400 (`shell`, `apply_patch`): offered as function tools instead (tool-fallback.ts). */
+  refusedToolTypes?: string[];
 }
 
 export const UNKNOWN_CAPABILITIES: ServerCapabilities = { contextManagement: 'unknown', compactEndpoint: 'unknown', observedWindows: {} };
@@ -66,6 +68,10 @@ function parseEntry(v: unknown): StoredEntry | null {
   if (v.storesResponses === 'yes' || v.storesResponses === 'no') entry.storesResponses = v.storesResponses;
   if (typeof v.statelessSince === 'string') entry.statelessSince = v.statelessSince;
   if (v.websocket === 'yes' || v.websocket === 'no') entry.websocket = v.websocket;
+  if (Array.isArray(v.refusedToolTypes)) {
+    const types = v.refusedToolTypes.filter((t): t is string => typeof t === 'string' && /^[a-z_]{1,40}$/.test(t));
+    if (types.length > 0) entry.refusedToolTypes = types;
+  }
   return entry;
 }
 

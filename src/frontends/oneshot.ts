@@ -7,7 +7,6 @@ import { NO_KEY_MESSAGE, resolveConfig } from '../config/config.ts';
 import { Engine } from '../engine/engine.ts';
 import type { AgentEvent } from '../engine/events.ts';
 import { ONESHOT_POLICY, withRetryLimits } from '../engine/recovery.ts';
-import type { ConfirmRequest } from '../engine/turn.ts';
 import { SessionStore } from '../store/session-store.ts';
 import { emptyState } from '../store/state.ts';
 import { stateFromCheckpoint } from '../store/checkpoint.ts';
@@ -25,7 +24,8 @@ import { execManager } from '../tools/exec/manager.ts';
 import { redactSecrets } from '../sandbox/env.ts';
 import { markCodeCacheWorthy } from './code-cache.ts';
 import { startMcpSession } from './mcp-session.ts';
-import { createCommands, createPermissions, createTurnDeps, denyApprovals, planModeConfig, sessionStartHooks } from './runtime.ts';
+import { createCommands, createPermissions, createTurnDeps, planModeConfig, sessionStartHooks } from './runtime.ts';
+import { argumentsPreview } from '../tools/hosted/remote-mcp.ts';
 import type { AnswerQuestion } from '../engine/questions.ts';
 import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
@@ -49,20 +49,24 @@ export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, 
   return composed;
 }
 
-function declineInOneshot(flag: string, quiet: boolean): (request: ConfirmRequest) => Promise<boolean> {
-  return (request) => {
-    if (!quiet) process.stderr.write(`agentx: ${flag} in a one-shot: not running ${showControls(request.title)} (nobody can confirm here; use the interactive session)\n`);
-    return Promise.resolve(false);
-  };
-}
-
 /**
- * A one-shot never prompts (SPEC §1): a question the mode asks (untrusted, or on-request with an
- * escalation) is answered no by policy, said on stderr, and the model is told why.
+ * A one-shot never prompts (SPEC §1): every question on the engine's channel is answered no by
+ * policy, said in one line on stderr (how to allow it next time), and the model is told why — a
+ * command the mode would ask about (untrusted, or on-request with an escalation), a call
+ * `untrusted` confirms (a patch), a remote MCP server's approval request.
  */
-function answerInOneshot(flag: string, quiet: boolean): AnswerQuestion {
+function answerInOneshot(flag: string, notice: (line: string) => void): AnswerQuestion {
   return (question) => {
-    if (!quiet) process.stderr.write(`agentx: ${flag} in a one-shot: not running ${showControls(question.commands.join(' && '))} (nobody can approve it here; use the interactive session)\n`);
+    if (question.kind === 'remote_mcp' && question.remote !== undefined) {
+      const q = question.remote;
+      notice(`remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`);
+      return Promise.resolve({ answer: { kind: 'no' }, decidedBy: 'policy', reason: 'denied: agentx is running non-interactively, so nobody could approve this call' });
+    }
+    if (question.kind === 'confirm') {
+      notice(`${flag} in a one-shot: not running ${showControls(question.title)} (nobody can confirm here; use the interactive session)`);
+      return Promise.resolve({ answer: { kind: 'no' }, decidedBy: 'policy', reason: 'nobody can confirm it in a one-shot' });
+    }
+    notice(`${flag} in a one-shot: not running ${showControls(question.commands.join(' && '))} (nobody can approve it here; use the interactive session)`);
     return Promise.resolve({ answer: { kind: 'no' }, decidedBy: 'policy', reason: 'declined: agentx runs non-interactively, so nobody could approve it' });
   };
 }
@@ -175,19 +179,6 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   });
   const { manager: mcp, remote } = cli.plan === true ? { manager: undefined, remote: [] } : await startMcpSession({ projectDir: cwd, env, apiKey, caFile: config.caFile, wait: true, notice, commands });
   try {
-    const deps = await createTurnDeps({
-      mcp, commands, planMode: cli.plan === true,
-      // Nobody can answer a remote MCP approval request here: denied, and said on stderr.
-      hosted: { remoteMcp: remote, decideApproval: denyApprovals(notice) },
-      config: { ...config, apiKey }, cli, env, session, emit, policy: withRetryLimits(ONESHOT_POLICY, limits), cwd: () => cwd, workspaceRoot: cwd,
-      // A one-shot never prompts (SPEC §1): what the mode would ask is declined (the model is told)
-      // rather than run unasked: commands through the permissions, other writing calls (patches) here.
-      permissions, answer: answerInOneshot(approvalFlag, cli.quiet),
-      confirm: permissions.mode === 'untrusted' ? declineInOneshot(approvalFlag, cli.quiet) : undefined,
-      onDebugLog: (p) => { if (!cli.quiet) stderrLine(`debug log ${p}`); },
-      onDebugWarning: (m) => stderrLine(m),
-      onNotice: notice,
-    });
     // Snapshots serve rollback and /diff, which a one-shot does not have: its state file is
     // removed when it succeeds. Only --json uses them, for the `workspace_changed` event (the
     // paths the turn changed); there the store opens when a tool first writes. A restore that a
@@ -197,8 +188,20 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       say: (line: string) => { if (!cli.quiet) stderrLine(line); },
     };
     await finishInterruptedRestore(snapshots);
-    if (cli.json) deps.workspace = startSnapshotSession({ ...snapshots, lazy: true })?.files;
-    deps.hooks = await startHooks({ env, projectDir: cwd, commands, secrets: [apiKey], cwd: () => cwd, notice });
+    const deps = await createTurnDeps({
+      mcp, commands, planMode: cli.plan === true,
+      // Nobody can answer a remote MCP approval request here: the channel's policy denies it, said on stderr.
+      hosted: { remoteMcp: remote },
+      config: { ...config, apiKey }, cli, env, session, emit, policy: withRetryLimits(ONESHOT_POLICY, limits), cwd: () => cwd, workspaceRoot: cwd,
+      // A one-shot never prompts (SPEC §1): what the mode would ask is declined (the model is told)
+      // rather than run unasked — commands, patches under untrusted, remote MCP approvals alike.
+      permissions, answer: answerInOneshot(approvalFlag, notice),
+      workspace: cli.json ? startSnapshotSession({ ...snapshots, lazy: true })?.files : undefined,
+      hooks: await startHooks({ env, projectDir: cwd, commands, secrets: [apiKey], cwd: () => cwd, notice }),
+      onDebugLog: (p) => { if (!cli.quiet) stderrLine(`debug log ${p}`); },
+      onDebugWarning: (m) => stderrLine(m),
+      onNotice: notice,
+    });
     const engine = new Engine(deps);
     await sessionStartHooks(engine, 'startup', controller.signal);
     const outcome = await engine.message(message, [], controller.signal);

@@ -13,6 +13,9 @@ import { withBaseDelay, type RetryPolicy } from '../engine/recovery.ts';
 import { capabilitiesPath, fileCapabilities } from '../engine/server-capabilities.ts';
 import { turnCompaction } from '../engine/turn-compaction.ts';
 import type { SessionHandle, TurnDeps } from '../engine/turn.ts';
+import type { WorkspaceFiles } from '../engine/files.ts';
+import type { SessionHooks } from '../engine/hooks.ts';
+import type { ModelClient } from '../model/types.ts';
 import { createOpenAIClient } from '../model/client.ts';
 import { withReasoningFallback } from '../model/reasoning-fallback.ts';
 import { headerSecrets } from '../model/provider.ts';
@@ -26,7 +29,7 @@ import { conversationLogPath, homeDir, logDir, projectName } from '../paths.ts';
 import { ConversationLog } from '../store/log/conversation-log.ts';
 import { sessionConversation } from '../engine/conversation.ts';
 import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
-import { argumentsPreview, createRemoteMcpTool, type ApprovalDecider, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
+import { createRemoteMcpTool, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
 import { createWebSearchTool } from '../tools/hosted/web-search.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
 import { createMcpTool } from '../tools/mcp-tool.ts';
@@ -111,7 +114,7 @@ export function buildRegistry(r: {
     // Hosted tools: the server runs them; these only offer them and show their items.
     ...(r.config.webSearch ? [createWebSearchTool()] : []),
     ...(r.config.imageGeneration ? [createImageGenerationTool()] : []),
-    ...(r.hosted && remote.length > 0 ? [createRemoteMcpTool(remote, r.hosted.decideApproval)] : []),
+    ...(r.hosted && remote.length > 0 ? [createRemoteMcpTool(remote)] : []),
   ]);
 }
 
@@ -126,12 +129,10 @@ export interface RuntimeInput {
   /** Where the session started: the workspace boundary for tools and the sandbox. */
   workspaceRoot: string;
   commands: CommandRunner;
-  confirm?: TurnDeps['confirm'];
-  confirmWhen?: TurnDeps['confirmWhen'];
   onDebugLog?: (path: string) => void;
   /** MCP servers of this session (frontends/mcp-session.ts), when any are configured. */
   mcp?: McpManager;
-  /** Remote MCP servers the API calls, and who answers their approval requests. */
+  /** Remote MCP servers the API calls (their approval requests are questions on the channel). */
   hosted?: HostedInput;
   /** Said once when the --debug log cannot be written; requests go on regardless. */
   onDebugWarning?: (message: string) => void;
@@ -141,8 +142,17 @@ export interface RuntimeInput {
   onNotice?: (line: string) => void;
   /** The approval mode and the rules (createPermissions), kept by the front-end across engine rebuilds. */
   permissions?: Permissions;
-  /** Who answers the engine's questions: the REPL's menu, a one-shot's policy. */
+  /**
+   * Who answers the engine's questions (questions.ts) — command approvals, escalations, sandbox
+   * re-runs, remote MCP approvals, patch confirmations: the REPL's menu, a one-shot's policy.
+   */
   answer?: AnswerQuestion;
+  /** Wraps the model client (the REPL prices each response). */
+  wrapClient?: (client: ModelClient) => ModelClient;
+  /** Workspace snapshots for file rollback and `workspace_changed`; absent when off. */
+  workspace?: WorkspaceFiles;
+  /** The session's hooks (also settable later with Engine.setHooks). */
+  hooks?: SessionHooks;
 }
 
 /**
@@ -190,21 +200,8 @@ export function planModeConfig<C extends Config>(config: C): C {
 }
 
 export interface HostedInput {
-  /** From the MCP config (`"type": "remote"`), headers expanded (frontends/mcp-session.ts). */
+  /** From the MCP config (`"type": "remote"`), headers expanded (frontends/mcp-session.ts); their approval requests are asked on the question channel. */
   remoteMcp: RemoteMcpServer[];
-  /** The REPL asks the person; a one-shot applies its policy (denyApprovals). */
-  decideApproval: ApprovalDecider;
-}
-
-/**
- * The one-shot policy for remote MCP approval requests: nobody can answer, so the call is
- * denied, the model is told why, and `notice` says so (and how to allow it) in one line.
- */
-export function denyApprovals(notice: (line: string) => void): ApprovalDecider {
-  return (q) => {
-    notice(`remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`);
-    return Promise.resolve({ approve: false, decidedBy: 'policy', reason: 'denied: agentx is running non-interactively, so nobody could approve this call' });
-  };
 }
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
@@ -244,22 +241,21 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   // prompt cache key is the project's hash only (its directory name stays on this machine).
   const project = projectName(r.workspaceRoot);
   const log = new ConversationLog(conversationLogPath(r.env, home, r.workspaceRoot), (line) => r.emit({ type: 'context_notice', message: line }));
+  const wrap = r.wrapClient ?? ((c: ModelClient): ModelClient => c);
   const deps: TurnDeps = {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
     // A refused reasoning effort: retried once without it, said in one line (reasoning-fallback.ts).
-    client: withReasoningFallback(
+    client: wrap(withReasoningFallback(
       withLocalImages(scrubSecrets(client, [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)])),
       r.config.baseUrl,
       (line) => r.emit({ type: 'context_notice', message: line }),
-    ),
+    )),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
     registry,
     session: r.session,
     cwd: r.cwd,
     workspaceRoot: r.workspaceRoot,
     emit: r.emit,
-    confirm: r.confirm,
-    confirmWhen: r.confirmWhen,
     policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
     // Reads `deps` when used: the REPL wraps the client, /model switches the model, MCP adds tools.
     compaction: turnCompaction(() => deps, context),
@@ -268,11 +264,14 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     now,
     random: Math.random,
     environment: () => environmentFacts(r, deps.shape.model, now()),
+    // The one question channel: every question to the person is an event, answered by `answer`.
+    questions: new QuestionChannel(r.emit, r.answer),
+    workspace: r.workspace,
+    hooks: r.hooks,
   };
   if (r.permissions !== undefined) {
     r.permissions.setPlanMode(planMode);
     deps.permissions = r.permissions;
-    deps.questions = new QuestionChannel(r.emit, r.answer);
   }
   return deps;
 }

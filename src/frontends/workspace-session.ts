@@ -19,8 +19,9 @@ export interface SnapshotSessionOptions {
   /** One line for the person (notices, failures). */
   say(line: string): void;
   /**
-   * Open the store only when a turn first needs it (a one-shot: most ask no tool that writes, and
-   * opening costs a `git` start and the workspace library); otherwise in the background at once.
+   * Open the store only when first needed (a one-shot: most ask no tool that writes, and opening
+   * costs a `git` start and the workspace library; the REPL: once its prompt is drawn, through
+   * startBackgroundUpkeep); otherwise in the background at once.
    */
   lazy?: boolean;
 }

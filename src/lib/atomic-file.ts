@@ -12,7 +12,8 @@ export interface WriteOptions {
   /**
    * false skips both fsyncs: the rename still makes the write atomic against a crash of the
    * process (the page cache survives it), only a power loss may lose it. Used for one-shot
-   * files and snapshot bookkeeping, which the next start can rebuild.
+   * files and snapshot bookkeeping, which the next start can rebuild, and for lock files: a lock
+   * means "a live process holds this", and a power loss ends its holder too.
    */
   durable?: boolean;
 }
@@ -93,8 +94,8 @@ export function writeFileAtomicSync(target: string, data: FileData, mode = 0o600
  * filesystems) an O_EXCL create instead, briefly empty: lock readers give an empty lock a grace
  * period for that reason.
  */
-export function createFileExclusive(target: string, text: string, mode = 0o600): boolean {
-  const tmp = writeTempFile(target, text, mode);
+export function createFileExclusive(target: string, text: string, mode = 0o600, opts: WriteOptions = {}): boolean {
+  const tmp = writeTempFile(target, text, mode, opts);
   try {
     fs.linkSync(tmp, target);
     return true;

@@ -11,7 +11,7 @@
 //  3. It then removes its claims. A slow taker that claims afterwards fails the re-check in
 //     step 2, because the lock it saw is gone (token compared too, in case the inode is reused).
 
-import { createFileExclusive, writeFileAtomicSync } from './atomic-file.ts';
+import { createFileExclusive, writeFileAtomicSync, type WriteOptions } from './atomic-file.ts';
 import { isPidAlive, unlinkQuiet } from './fsutil.ts';
 
 export interface LockInfo {
@@ -37,19 +37,20 @@ function claimHolderAlive(claim: LockInfo | null): boolean {
 
 /**
  * Replaces the stale lock `stale` at `lockFile` by one holding `text`. False when another
- * process is taking it over, or the lock changed since `stale` was read.
+ * process is taking it over, or the lock changed since `stale` was read. `write` says whether
+ * the claims and the new lock are fsynced (the session lock: not, see store/lock.ts).
  */
-export function takeOverStaleLock(lockFile: string, stale: LockInfo, text: string, claimName: string, files: LockFiles): boolean {
+export function takeOverStaleLock(lockFile: string, stale: LockInfo, text: string, claimName: string, files: LockFiles, write: WriteOptions = {}): boolean {
   const claimOf = (n: number): string => `${lockFile}.${claimName}-${stale.ino}-${n}`;
   for (let n = 0; n < MAX_CLAIMS; n++) {
-    if (!createFileExclusive(claimOf(n), `${process.pid}\n`)) {
+    if (!createFileExclusive(claimOf(n), `${process.pid}\n`, 0o600, write)) {
       if (claimHolderAlive(files.readInfo(claimOf(n)))) return false;
       continue;
     }
     try {
       const now = files.readInfo(lockFile);
       if (now === null || now.ino !== stale.ino || now.pid !== stale.pid || now.token !== stale.token) return false;
-      writeFileAtomicSync(lockFile, text);
+      writeFileAtomicSync(lockFile, text, 0o600, write);
       return true;
     } finally {
       for (let k = 0; k <= n; k++) unlinkQuiet(claimOf(k));

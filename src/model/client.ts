@@ -392,9 +392,51 @@ export class ResponsesClient implements ModelClient {
   }
 }
 
-export async function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
-  // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
-  installLiteWebGlobals();
-  const { default: OpenAI } = await import('openai');
-  return new ResponsesClient(OpenAI, opts);
+/**
+ * The model client. It resolves at once: the SDK itself is loaded by the first request (or
+ * earlier by preloadModelClient), so the REPL's prompt does not wait for it.
+ */
+export function createOpenAIClient(opts: ClientOptions): Promise<ModelClient> {
+  return Promise.resolve(deferredClient(opts));
+}
+
+let sdk: Promise<OpenAIClass> | undefined;
+
+/** The SDK, loaded once (evaluating it is ~20–40 ms of a start); a failed load is tried again next time. */
+function loadSdk(): Promise<OpenAIClass> {
+  return (sdk ??= (async () => {
+    // Before the SDK first touches Headers/FormData: keeps Node's undici unloaded (web-lite.ts).
+    installLiteWebGlobals();
+    return (await import('openai')).default;
+  })().catch((err: unknown) => {
+    sdk = undefined;
+    throw err;
+  }));
+}
+
+/**
+ * Loads the SDK now, so that the first request of a deferred client (below) does not wait for
+ * it: the REPL calls this once its prompt is drawn. A failure is left for that request to report.
+ */
+export function preloadModelClient(): void {
+  loadSdk().catch(() => undefined);
+}
+
+/** A ResponsesClient made when the first request needs it; a failed SDK load is that request's (fatal) error. */
+function deferredClient(opts: ClientOptions): ModelClient {
+  let client: Promise<ModelClient> | undefined;
+  const ready = (): Promise<ModelClient> => (client ??= loadSdk().then((OpenAI) => new ResponsesClient(OpenAI, opts)).catch((err: unknown) => {
+    client = undefined;
+    throw new ModelError(`could not load the OpenAI SDK: ${err instanceof Error ? err.message : String(err)}`, 'fatal');
+  }));
+  return {
+    async *stream(request, signal) {
+      yield* (await ready()).stream(request, signal);
+    },
+    async compact(request, signal) {
+      const loaded = await ready();
+      if (!loaded.compact) throw new ModelError('this client cannot compact', 'fatal');
+      return loaded.compact(request, signal);
+    },
+  };
 }

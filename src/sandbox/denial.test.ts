@@ -38,6 +38,9 @@ describe('looksLikeSandboxDenial', () => {
     expect(looksLikeSandboxDenial(failed('sh: 1: cannot create /home/u/f: Permission denied'), policy)?.kind).toBe('write');
     expect(looksLikeSandboxDenial(failed('cat: /home/u/.ssh/id_rsa: Permission denied'), policy)?.kind).toBe('read');
     expect(looksLikeSandboxDenial(failed("cat: '/home/u/.agentx': Permission denied"), policy)?.kind).toBe('read');
+    // GNU tools quote with typographic quotes in a UTF-8 locale (written as \u escapes in denial.ts: the bundle is ASCII).
+    expect(looksLikeSandboxDenial(failed('cat: \u2018/home/u/.agentx\u2019: Permission denied'), policy)?.kind).toBe('read');
+    expect(looksLikeSandboxDenial(failed('touch: cannot touch \u201c/w/a b\u201d: Permission denied'), policy)).toBeUndefined();
   });
 
   it('ignores "Permission denied" inside the workspace (a chmod problem, not the sandbox)', () => {

@@ -44,7 +44,7 @@ const NETWORK_DOWN = new RegExp([
 function pathsIn(line: string): string[] {
   const found: string[] = [];
   // A bare path starts a word: "./run.sh" and "a/b" are relative, not "/run.sh" or "/b".
-  for (const m of line.matchAll(/['"`‘“]([^'"`’”]+)['"`’”]|(?<![\w.~-])(\/[^\s:'"`,;()]+)/g)) {
+  for (const m of line.matchAll(/['"`\u2018\u201c]([^'"`\u2019\u201d]+)['"`\u2019\u201d]|(?<![\w.~-])(\/[^\s:'"`,;()]+)/g)) {
     const p = (m[1] ?? m[2] ?? '').trim();
     if (isAbsolute(p)) found.push(p);
   }

@@ -26,6 +26,14 @@ export type SessionLock = { ok: true; release: () => void } | { ok: false; pid: 
 const UNPARSABLE_GRACE_MS = 10_000;
 const MAX_ATTEMPTS = 100;
 
+/**
+ * Lock files are written without fsync (two fdatasyncs off every interactive start, ~10 ms): a
+ * lock says "a live process holds this", and a power loss ends its holder as well. What a power
+ * loss can leave — no lock, an empty one with an old time, or a complete one naming a dead pid —
+ * is stale either way (isLive) and taken over at the next start.
+ */
+const NOT_DURABLE = { durable: false } as const;
+
 /** Tokens of locks this process holds, to tell them from leftovers of an earlier same-pid process. */
 const heldTokens = new Set<string>();
 
@@ -109,11 +117,11 @@ export function acquireSessionLock(dir: string): SessionLock {
   let last: SessionLockInfo | null = null;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const token = newToken();
-    if (createFileExclusive(lockPath, content(lockPath, token))) return held(lockPath, token);
+    if (createFileExclusive(lockPath, content(lockPath, token), 0o600, NOT_DURABLE)) return held(lockPath, token);
     last = readInfo(lockPath);
     if (last === null) continue;
     if (isLive(last)) return { ok: false, pid: last.pid ?? 0 };
-    if (takeOverStaleLock(lockPath, last, content(lockPath, token), 'takeover', FILES)) return held(lockPath, token);
+    if (takeOverStaleLock(lockPath, last, content(lockPath, token), 'takeover', FILES, NOT_DURABLE)) return held(lockPath, token);
     // Another process is mid-takeover; give it a moment to finish, then look again.
     sleepMs(2);
   }

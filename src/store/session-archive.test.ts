@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ARCHIVE_MAX, archiveSession, firstPromptOf, listArchive, removeFromArchive } from './session-archive.ts';
+import { ARCHIVE_MAX, archiveSession, firstPromptOf, listArchive, removeFromArchive, setAsideRefused } from './session-archive.ts';
 import { useStateKey } from './seal.ts';
 import { emptyState, recordToolCalls, recordTurn, type SessionState } from './state.ts';
 import { markToolCall } from '../engine/journal.ts';
@@ -58,6 +58,16 @@ describe('the archive of earlier conversations', () => {
     expect(listArchive(dir).sessions.map((e) => e.firstPrompt)).toEqual(['older one']);
   });
 
+  it('keeps the files the conversation changed, bounded to 20 names with the whole count', () => {
+    const paths = Array.from({ length: 30 }, (_, i) => `src/f${String(i).padStart(2, '0')}.ts`);
+    archiveSession(dir, conversation('with files', 1), new Date('2026-12-01T10:00:00Z'), paths);
+    archiveSession(dir, conversation('without', 1), new Date('2026-12-02T10:00:00Z'));
+    const [without, withFiles] = listArchive(dir).sessions;
+    expect(without?.filesChanged).toBeUndefined();
+    expect(withFiles?.filesChanged?.count).toBe(30);
+    expect(withFiles?.filesChanged?.paths).toEqual(paths.slice(0, 20));
+  });
+
   it('an empty conversation is not kept', () => {
     expect(archiveSession(dir, emptyState(), new Date())).toBeUndefined();
     expect(listArchive(dir)).toEqual({ sessions: [], refused: [] });
@@ -88,6 +98,11 @@ describe('the archive of earlier conversations', () => {
     const { sessions, refused } = listArchive(dir);
     expect(sessions.map((e) => e.firstPrompt)).toEqual(['the real one']);
     expect(refused).toHaveLength(4);
+    // Kept aside once said: the next listing neither offers nor reports them again.
+    setAsideRefused(refused);
+    expect(listArchive(dir)).toMatchObject({ refused: [] });
+    expect(listArchive(dir).sessions.map((e) => e.firstPrompt)).toEqual(['the real one']);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.refused'))).toHaveLength(4);
   });
 
   it('a sealed entry with an unusable state is refused too', () => {

@@ -26,6 +26,8 @@ export const ARCHIVE_MAX = 50;
 const SUFFIX = '.json';
 /** Enough of the first message to recognize the conversation in a list. */
 const FIRST_PROMPT_CHARS = 200;
+/** Paths kept per entry: enough to recognize the work, bounded whatever a turn touched. */
+const FILES_KEPT = 20;
 
 export interface ArchivedSession {
   /** The file (its name orders the archive: the time it was archived comes first). */
@@ -34,6 +36,12 @@ export interface ArchivedSession {
   /** The conversation's first message as the person typed it (not yet sanitized: display code does that). */
   firstPrompt: string;
   turns: number;
+  /**
+   * Files the conversation's tool calls changed, as the file snapshots saw them when it was left
+   * (at most FILES_KEPT paths, '/'-separated, relative to the project), with their total count;
+   * undefined for an entry written without snapshots or by an earlier version.
+   */
+  filesChanged?: { paths: string[]; count: number };
   /** The state to resume, without a rollback backup (a resume starts its own). */
   state: SessionState;
 }
@@ -66,7 +74,7 @@ export function firstPromptOf(s: SessionState): string {
  * Returns the file written, or undefined. Throws when it cannot write: the caller must then not
  * drop the conversation it was about to leave.
  */
-export function archiveSession(dir: string, state: SessionState, now: Date): string | undefined {
+export function archiveSession(dir: string, state: SessionState, now: Date, filesChanged?: readonly string[]): string | undefined {
   if (isEmptyConversation(state)) return undefined;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, `${fileStamp(now)}-${randomHex(8)}${SUFFIX}`);
@@ -74,6 +82,7 @@ export function archiveSession(dir: string, state: SessionState, now: Date): str
     archived_at: now.toISOString(),
     first_prompt: Array.from(firstPromptOf(state).replace(/\s+/g, ' ').trim()).slice(0, FIRST_PROMPT_CHARS).join(''),
     turns: state.usage.turns,
+    ...(filesChanged === undefined ? {} : { files_changed: { paths: filesChanged.slice(0, FILES_KEPT), count: filesChanged.length } }),
     state: stateForDisk({ ...state, rollback_backup: null }),
   };
   writeFileAtomicSync(file, sealJson(file, `${JSON.stringify(entry, null, 2)}\n`), 0o600);
@@ -131,7 +140,34 @@ function readEntry(file: string): ArchivedSession | null {
   if (typeof v.archived_at !== 'string' || typeof v.first_prompt !== 'string' || typeof v.turns !== 'number') return null;
   const parsed = parseState(JSON.stringify(v.state ?? null));
   if (!parsed.ok) return null;
-  return { file, archivedAt: v.archived_at, firstPrompt: v.first_prompt, turns: v.turns, state: { ...parsed.state, rollback_backup: null } };
+  const filesChanged = readFilesChanged(v.files_changed);
+  return {
+    file, archivedAt: v.archived_at, firstPrompt: v.first_prompt, turns: v.turns,
+    ...(filesChanged === undefined ? {} : { filesChanged }),
+    state: { ...parsed.state, rollback_backup: null },
+  };
+}
+
+/** The entry's files_changed, or undefined when absent or not the shape agentx writes. */
+function readFilesChanged(value: unknown): ArchivedSession['filesChanged'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { paths, count } = value as Record<string, unknown>;
+  if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string') || typeof count !== 'number' || !Number.isInteger(count) || count < paths.length) return undefined;
+  return { paths: paths.slice(0, FILES_KEPT), count };
+}
+
+/**
+ * Files the archive refused are kept aside (`<name>.refused`, no longer listed): the person is
+ * told once, and whoever wants to look at a planted file still finds it.
+ */
+export function setAsideRefused(files: readonly string[]): void {
+  for (const file of files) {
+    try {
+      fs.renameSync(file, `${file}.refused`);
+    } catch {
+      // Gone already, or not ours to move: it is refused again next time, which is still safe.
+    }
+  }
 }
 
 /** The entry is the project's session now: it is no longer an earlier one. */

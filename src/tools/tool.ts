@@ -116,6 +116,27 @@ export interface ToolContext {
    * decision and question as before a call. Absent: nobody can decide (the command is not re-run).
    */
   authorize?(request: CommandRequest): Promise<Authorization>;
+  /**
+   * Asks the person to approve what a server wants to do (a remote MCP approval request), on the
+   * engine's question channel: the REPL shows it, a one-shot's policy answers. Absent: nobody can
+   * approve (the answer is no).
+   */
+  approve?(question: ApprovalQuestion): Promise<ApprovalDecision>;
+}
+
+/** A server's request to run one of its tools (remote MCP `mcp_approval_request`). */
+export interface ApprovalQuestion {
+  server: string;
+  tool: string;
+  /** The call's arguments as JSON text. */
+  arguments: string;
+}
+
+export interface ApprovalDecision {
+  approve: boolean;
+  decidedBy: 'person' | 'policy';
+  /** Told to the model (and shown) when the call is denied. */
+  reason?: string;
 }
 
 /** What a hosted tool gets to show its server-side items. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownWanted, prepareTerminalOutput, terminalRenderOptions } from './terminal-output.ts';
+import { markdownWanted, prepareTerminalOutput, prepareTerminalOutputLater, terminalOutputPrepared, terminalRenderOptions } from './terminal-output.ts';
 
 const TTY = { isTTY: true, columns: 100 };
 
@@ -25,5 +25,17 @@ describe('prepareTerminalOutput', () => {
     await prepareTerminalOutput({ color: true, raw: true }, TTY, {});
     expect(terminalRenderOptions(TTY).markdown).toBeUndefined();
     expect(terminalRenderOptions({}).columns()).toBe(80);
+  });
+});
+
+describe('prepareTerminalOutputLater (the REPL: prompt first, renderer after)', () => {
+  it('decides at once, loads only when awaited, and then renderers get Markdown', async () => {
+    prepareTerminalOutputLater({ color: true }, TTY, {});
+    expect(terminalRenderOptions(TTY).markdown).toBeUndefined();
+    await terminalOutputPrepared();
+    expect(terminalRenderOptions(TTY).markdown).toBeTypeOf('function');
+    prepareTerminalOutputLater({ color: true }, { isTTY: false }, {});
+    await terminalOutputPrepared();
+    expect(terminalRenderOptions(TTY).markdown).toBeUndefined();
   });
 });

@@ -35,20 +35,36 @@ export async function loadMarkdown(): Promise<MarkdownFactory> {
 }
 
 let prepared: MarkdownFactory | undefined;
+/** Loads the renderer chosen by the last preparation; undefined when plain text was chosen. */
+let load: (() => Promise<void>) | undefined;
+let loading: Promise<void> | undefined;
 
 /**
  * Decides once per process whether answers are rendered as Markdown and loads the renderer if
  * so; `terminalRenderOptions` then hands it to every renderer. A renderer that cannot load
  * (a broken install) falls back to plain text rather than failing the session.
  */
-export async function prepareTerminalOutput(choice: OutputChoice, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Promise<void> {
+export function prepareTerminalOutput(choice: OutputChoice, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Promise<void> {
+  prepareTerminalOutputLater(choice, stream, env);
+  return terminalOutputPrepared();
+}
+
+/**
+ * The same decision, but the renderer (marked and highlight.js, ~40 ms of a start) is loaded only
+ * when `terminalOutputPrepared` is first called: the REPL draws its prompt first, and awaits it
+ * before each turn's renderer, so no answer is ever shown without its Markdown.
+ */
+export function prepareTerminalOutputLater(choice: OutputChoice, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): void {
   prepared = undefined;
-  if (!markdownWanted(choice, stream, env)) return;
-  try {
-    prepared = await loadMarkdown();
-  } catch {
-    prepared = undefined;
-  }
+  loading = undefined;
+  load = markdownWanted(choice, stream, env)
+    ? () => loadMarkdown().then((factory) => { prepared = factory; }, () => undefined)
+    : undefined;
+}
+
+/** Resolves once the renderer chosen is loaded (starting the load if nothing has yet). */
+export function terminalOutputPrepared(): Promise<void> {
+  return (loading ??= load ? load() : Promise.resolve());
 }
 
 export function terminalRenderOptions(stream: { columns?: number }): TerminalRenderOptions {

@@ -28,23 +28,26 @@ describe('/resume', () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = suite.start(sb);
     await prompt(a);
-    let n = suite.emu.requests.length;
+    const n0 = suite.emu.requests.length;
     await turn(a, 'the parser bug', 'You said: the parser bug');
-    const parserId = suite.emu.requests[n]?.responseId;
+    expect(suite.emu.requests[n0]?.responseId).toBeDefined();
+    // A call that changes a file: the list names it (from the file snapshots, when it was left).
+    await turn(a, 'run: echo fixed > parser.txt', /Ran it\. Output:/);
+    const parserId = readState(sb).response_id;
     await clear(a);
     await turn(a, 'something else', 'You said: something else');
     const elseId = readState(sb).response_id;
 
     a.line('/resume');
     await a.waitFor('Resume which conversation?');
-    await a.waitFor(/❯ 1\. \d{4}-\d\d-\d\d \d\d:\d\d\s+1 turn\s+"the parser bug"/);
+    await a.waitFor(/❯ 1\. \d{4}-\d\d-\d\d \d\d:\d\d\s+2 turns, 1 file \(parser\.txt\)\s+"the parser bug" … last: "run: echo fixed > parser\.txt"/);
     a.write(KEY.enter);
     await a.waitFor('resumed the conversation');
     await prompt(a);
     expect(readState(sb).response_id).toBe(parserId);
 
     // The next message continues the earlier conversation on the server.
-    n = suite.emu.requests.length;
+    const n = suite.emu.requests.length;
     await turn(a, 'go on', 'You said: go on');
     expect(body(suite.emu.requests[n]).previous_response_id).toBe(parserId);
 
@@ -61,6 +64,8 @@ describe('/resume', () => {
     await a.waitFor('cancelled');
     await prompt(a);
     expect(readState(sb).response_id).not.toBe(elseId);
+    // Told once: the planted file is kept aside, no longer among the earlier conversations.
+    expect(readdirSync(archiveDir(sb)).sort()).toEqual([kept, '2099-01-01T00-00-00-000Z-forged00.json.refused']);
   });
 
   it('a rollback keeps the branch it leaves: /resume brings it back', async () => {
@@ -81,6 +86,23 @@ describe('/resume', () => {
     await prompt(a);
     expect(readState(sb).response_id).toBe(betaId);
     expect(readState(sb).usage.turns).toBe(2);
+  });
+
+  it('/rollback undo brings the branch back and takes its copy out of the earlier conversations', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'alpha', 'You said: alpha');
+    await turn(a, 'beta', 'You said: beta');
+    a.line('/rollback 2');
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    expect(readdirSync(archiveDir(sb))).toHaveLength(1);
+    a.line('/rollback undo');
+    await a.waitFor('Undid the rollback');
+    await prompt(a);
+    expect(readState(sb).usage.turns).toBe(2);
+    expect(readdirSync(archiveDir(sb))).toEqual([]);
   });
 
   it('agentx resume --last starts on the newest earlier conversation', async () => {

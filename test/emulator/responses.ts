@@ -1,5 +1,6 @@
 // POST /v1/responses: the service's checks in its order, then the planned answer as an SSE
 // stream (or one JSON object when stream is false), storing completed responses for chaining.
+import { refuseToolTypes, type ToolTypeRefusal } from './tool-refusal.ts';
 import type { ServerResponse } from 'node:http';
 import type { ResponseOutputItem, ResponseStatus, ResponseUsage } from 'openai/resources/responses/responses';
 import { ApiError, invalidRequest, isRecord, newId, sleep } from './wire.ts';
@@ -33,6 +34,8 @@ export interface EmulatorState {
   stateless: boolean;
   /** Model name prefixes that refuse `reasoning` (EmulatorOptions.noReasoningModels). */
   noReasoningModels: string[];
+  /** Built-in tool types this server refuses (EmulatorOptions.refuseToolTypes). */
+  refuseToolTypes?: ToolTypeRefusal;
 }
 
 interface Admitted {
@@ -111,6 +114,8 @@ function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Ad
   if (body.value.reasoning !== undefined && state.noReasoningModels.some((p) => model.startsWith(p))) {
     return invalidRequest(`Unsupported parameter: 'reasoning' is not supported with this model.`, 'reasoning', 'unsupported_parameter');
   }
+  const refusal = refuseToolTypes(body.value.tools, state.refuseToolTypes);
+  if (refusal) return refusal;
   const req = parseRequest(body.value);
   const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
   if (req.previousResponseId !== null && !previous) {

@@ -1,6 +1,7 @@
 // The OpenAI Responses API emulator: a node:http server that tests, benchmarks and the demo
 // start on a free port. Behaviour per request lives in responses.ts; this file routes, logs
 // and exposes the scripting API (in-process and over /__emulator/* control endpoints).
+import type { ToolTypeRefusal } from './tool-refusal.ts';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,6 +71,8 @@ export interface EmulatorOptions {
    * serving open-weight models (gpt-oss-*) through a stricter schema do.
    */
   noReasoningModels?: string[];
+  /** Built-in tool types refused with a 400, as servers that know only function tools do (tool-refusal.ts). */
+  refuseToolTypes?: ToolTypeRefusal;
 }
 
 const NO_KEY_UPGRADE = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
@@ -139,6 +142,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     context: contextSettings(opts.context),
     stateless: opts.stateless === true,
     noReasoningModels: opts.noReasoningModels ?? [],
+    refuseToolTypes: opts.refuseToolTypes,
   };
   const initialContext = state.context;
   const log: LoggedRequest[] = [];

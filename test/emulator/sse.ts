@@ -11,7 +11,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 export function sendError(res: ServerResponse, error: ApiError): void {
-  sendJson(res, error.status, { error: error.body }, error.headers);
+  sendJson(res, error.status, error.wireBody ?? { error: error.body }, error.headers);
 }
 
 /** Writes `event: <type>\ndata: <json>\n\n` frames, numbering every event from 0. */

@@ -96,11 +96,15 @@ export class ApiError extends Error {
   readonly body: ErrorBody;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+  /** The whole JSON body when a server does not use OpenAI's `{ error }` envelope (vLLM). */
+  readonly wireBody: unknown;
+
+  constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}, wireBody?: unknown) {
     super(body.message);
     this.status = status;
     this.body = body;
     this.headers = headers;
+    this.wireBody = wireBody;
   }
 }
 

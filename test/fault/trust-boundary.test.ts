@@ -16,11 +16,12 @@ import { OutputView } from '../../src/ui/output-view.ts';
 import { sanitizeLines } from '../../src/ui/sanitize.ts';
 import { makeLayout, TEST_KEY, type Layout } from '../support/sandbox.ts';
 import { runPatchRace } from '../support/patch-race.ts';
+import { runRestoreRace } from '../support/restore-race.ts';
 import { stdioSpec } from '../mcp/helpers.ts';
 import { iterations, Tally } from './lib/env.ts';
 
 const RUNS = iterations('TRUST_RUNS', 1, 12);
-const tally = new Tally('7-trust-boundary', 'Trust boundary: hostile neighbours of the sandbox', 'each route tried once: sockets, replant, patch race, forged escapes');
+const tally = new Tally('7-trust-boundary', 'Trust boundary: hostile neighbours of the sandbox', 'each route tried once: sockets, replant, patch race, restore race, forged escapes');
 const hasPython = spawnSync('python3', ['-c', '1']).status === 0;
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
@@ -125,6 +126,18 @@ async function patchRace(box: Layout): Promise<void> {
   }
 }
 
+async function restoreRace(): Promise<void> {
+  const c = await runRestoreRace({ rounds: 2 });
+  tally.count('restores raced', c.rounds);
+  tally.count('directory swaps by the neighbour (restores)', c.swaps);
+  tally.count('files restored', c.restored);
+  tally.count('files the restore refused', c.refused);
+  for (const k of ['landedOutside', 'deletedOutside', 'crashed', 'tempLeft'] as const) {
+    tally.count(`restore race: ${k}`, c[k]);
+    tally.expect(`restore race: ${k} is 0`, c[k] === 0, String(c[k]));
+  }
+}
+
 /** Escape sequences that are not plain colours (SGR), and C1 or bidi controls, in what reaches the terminal. */
 function forged(text: string): number {
   const escapes = text.match(/\x1b(?!\[[0-9;]*m)|[\x07\x80-\x9f\u202a-\u202e\u2066-\u2069\u200b]/g) ?? [];
@@ -171,6 +184,7 @@ it(`holds against hostile neighbours, ${RUNS} rounds`, async () => {
       if (hasTmux) await realTmux(box);
       await replant(box);
       await patchRace(box);
+      await restoreRace();
       await forgedOutput(box);
       if (run === 0) await forgedMcpStderr(box);
     } catch (err) {

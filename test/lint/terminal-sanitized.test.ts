@@ -88,7 +88,7 @@ const REVIEWED: Record<string, string> = {
   "main.ts: `${e?.stack ?? ''}\\n`": "AGENTX_DEBUG_STACK only: a developer asked for the raw stack",
   "ui/menu.ts: back + lines.join('\\n')": "menu items pass fit() → sanitizeLine (menu.ts)",
   "ui/menu.ts: index !== null ? `\\n${t.dim(`→ ${fit(chosen, width - 2)}`)}\\": "fit() sanitizes",
-  "frontends/repl/turns.ts: confirmPrompt(request.commands, t)": "ui/command-view.ts: every command through showControls",
+  "frontends/repl/turns.ts: confirmPrompt(q.commands, t)": "ui/command-view.ts: every command through showControls",
   "frontends/repl/turns.ts: `${answer === 'cancel' ? 'cancelled' : answer}\\n`": "an answer from askKey's fixed list",
   "frontends/repl/turns.ts: t": "askApproval's writer (repl/approval-menu.ts builds its lines with showControls/sanitizeLine)",
   "ui/render.ts: formatCommand(ev.command, t)": "ui/command-view.ts: showControls on every row",

@@ -17,6 +17,9 @@ import type { AgentEvent } from '../../src/engine/events.ts';
 import { inMemoryCapabilities, type ServerCapabilities } from '../../src/engine/server-capabilities.ts';
 import { turnCompaction } from '../../src/engine/turn-compaction.ts';
 import type { TurnDeps } from '../../src/engine/turn.ts';
+import { Permissions } from '../../src/engine/permissions.ts';
+import { QuestionChannel, type Decided, type PersonQuestion } from '../../src/engine/questions.ts';
+import type { Answer, ApprovalMode } from '../../src/tools/permissions/escalation.ts';
 
 export type Step =
   /** `hosted`: server-side items, streamed as added/done before the text; `citations` of the text. */
@@ -131,4 +134,26 @@ export function harness(steps: Step[], tools: AnyTool[], opts: HarnessOptions = 
     conversation: sessionConversation(() => deps, { log: opts.log, setting: opts.store ?? 'auto', capabilities }),
   };
   return { deps, client, store, events, warnings, dir };
+}
+
+/**
+ * The question channel (engine/questions.ts) with a scripted person: each question is recorded
+ * (`asked`), then answered by `answer` (default: the next of `answers`, then no). Events go to
+ * the harness's list, as the front-end's emit would carry them.
+ */
+export function scriptedPerson(h: Harness, answers: Answer[] = [], answer?: (question: PersonQuestion) => Decided): PersonQuestion[] {
+  const asked: PersonQuestion[] = [];
+  const queue = [...answers];
+  h.deps.questions = new QuestionChannel(h.deps.emit, (question) => {
+    asked.push(question);
+    return Promise.resolve(answer?.(question) ?? { answer: queue.shift() ?? { kind: 'no' }, decidedBy: 'person' });
+  });
+  return asked;
+}
+
+/** Permissions in `mode` with no rules (the person's rules file in the harness's directory). */
+export function permissionsIn(h: Harness, mode: ApprovalMode): Permissions {
+  const permissions = new Permissions({ mode, rules: [], unsandboxed: false, planMode: false, userRulesPath: join(h.dir, 'rules.json') });
+  h.deps.permissions = permissions;
+  return permissions;
 }

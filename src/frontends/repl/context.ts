@@ -30,7 +30,7 @@ export interface ReplContext {
   term: TerminalInput;
   session: SessionStore;
   config: Config & { apiKey: string };
-  /** Rebuilt by /setup; /model changes its request shape. */
+  /** Built once for the session; /setup, /plan and MCP tools reconfigure it, /model changes its request shape. */
   engine: Engine;
   /** Runs model commands (sandboxed) and the person's `!commands` (runUnsandboxed), same environment rules. */
   commands: CommandRunner;
@@ -48,7 +48,7 @@ export interface ReplContext {
   history: string[];
   /** MCP servers of this session, when any are configured and approved. */
   mcp?: McpManager;
-  /** Remote MCP servers (called by the API) and the person's answers to their approval requests. */
+  /** Remote MCP servers (called by the API); their approval requests are questions on the engine's channel. */
   hosted: HostedInput;
   /** Images attached with /image, sent with the next message. */
   images: LocalImagePart[];
@@ -58,7 +58,7 @@ export interface ReplContext {
   planMode?: boolean;
   /** The next turn asks before each apply_patch call, showing its diff (/init). */
   reviewPatchesOnce?: boolean;
-  /** The person's hooks (frontends/hooks/), given to every engine this session builds. */
+  /** The person's hooks (frontends/hooks/), given to the engine (it keeps them across reconfiguration). */
   hooks?: SessionHooks;
   /** The last command's whole output, for Ctrl-O (the turn runner's, `!commands` recorded too). */
   lastOutput?: LastOutput;

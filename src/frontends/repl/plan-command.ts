@@ -1,7 +1,7 @@
 // /plan: plan mode and the model's saved plan. In plan mode the model reads and thinks but
 // changes nothing (runtime.ts planModeConfig: read-only sandbox, no apply_patch, no MCP tools)
 // until the person approves the plan; then work continues in the previous mode with a message
-// that says so. The mode switch itself is the REPL's (it rebuilds the engine: CommandHooks).
+// that says so. The mode switch itself is the REPL's (it reconfigures the engine: CommandHooks).
 import { parsePlan } from '../../tools/plan.ts';
 import { planLines } from '../../ui/plan-view.ts';
 import { say, type ReplContext } from './context.ts';

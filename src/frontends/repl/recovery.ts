@@ -19,9 +19,9 @@ function callTitle(ctx: ReplContext, c: ToolJournalEntry): string {
 }
 
 /** "New session": the old state is kept in a backup file and the archive (/resume), then everything starts fresh. */
-export function startNewSession(ctx: ReplContext): void {
+export async function startNewSession(ctx: ReplContext): Promise<void> {
   const backup = ctx.session.backup();
-  if (!archiveCurrent(ctx)) return;
+  if (!(await archiveCurrent(ctx))) return;
   resetSession(ctx);
   say(ctx, ctx.theme.green(`✓ new session started${backup ? `; the previous state is saved in ${backup}` : ''}`));
 }
@@ -48,14 +48,14 @@ export async function clearCommand(ctx: ReplContext): Promise<void> {
   ctx.out.write(`${t.yellow('?')} Clear the conversation (${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'})? /resume brings it back later. [y]es / [n]o: `);
   const answer = await ctx.term.askKey(['y', 'n']);
   ctx.out.write(`${answer === 'y' ? 'yes' : 'no'}\n`);
-  if (answer === 'y') clearSession(ctx);
+  if (answer === 'y') await clearSession(ctx);
   else say(ctx, t.dim('Kept the conversation.'));
 }
 
 /** A fresh conversation; `/rollback undo` brings the old one back. */
-export function clearSession(ctx: ReplContext): void {
+export async function clearSession(ctx: ReplContext): Promise<void> {
   // Kept among the earlier conversations first (/resume): if that fails, nothing is cleared.
-  if (!archiveCurrent(ctx)) return;
+  if (!(await archiveCurrent(ctx))) return;
   resetSession(ctx);
   say(ctx, ctx.theme.green('✓ cleared: a fresh conversation starts with your next message (/resume or /rollback undo brings the old one back)'));
 }
@@ -101,7 +101,7 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
     return undefined;
   }
   if (picked.choice === 'new-session') {
-    startNewSession(ctx);
+    await startNewSession(ctx);
     return undefined;
   }
   const choice = picked.choice;
@@ -170,7 +170,7 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
         await rollbackCommand(ctx, '');
         return;
       case 'clear':
-        clearSession(ctx);
+        await clearSession(ctx);
         return;
       case 'cancel':
         say(ctx, t.dim('Kept for later.'));

@@ -11,7 +11,8 @@ import { SessionStore } from '../../store/session-store.ts';
 import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
 import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
 import { sanitizeLine, sanitizeLines } from '../../ui/sanitize.ts';
-import { prepareTerminalOutput } from '../../ui/terminal-output.ts';
+import { prepareTerminalOutputLater, terminalOutputPrepared } from '../../ui/terminal-output.ts';
+import { preloadModelClient } from '../../model/client.ts';
 import { pickTheme } from '../../ui/theme.ts';
 import { VERSION } from '../../version.ts';
 import { dispatch, SLASH_COMMANDS, type CommandHooks } from './commands.ts';
@@ -31,7 +32,8 @@ import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
 import { pruneSnapshots, startBackgroundUpkeep, startSnapshotSession } from '../workspace-session.ts';
 import { finishLeftRollback } from './rollback.ts';
-import { buildEngine, configWithKey, replCommands, runSetupDialogue } from './wiring.ts';
+import { configWithKey, replCommands, replEngineDeps, runSetupDialogue } from './wiring.ts';
+import { Engine } from '../../engine/engine.ts';
 import { createPermissions, planModeConfig, sessionStartHooks } from '../runtime.ts';
 import { reportEndedSessions } from './ps-command.ts';
 import { startHooks } from '../hooks/session.ts';
@@ -40,6 +42,7 @@ import { offerApproval } from './plan-command.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 import { execManager } from '../../tools/exec/manager.ts';
 import { ProjectFiles } from './composer/project-files.ts';
+import { AfterPrompt } from './after-prompt.ts';
 import { attachMentioned } from './attachments.ts';
 import { isColorTheme } from '../../ui/theme.ts';
 
@@ -83,7 +86,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     return EXIT_USAGE;
   }
 
-  await prepareTerminalOutput(cli, out, env);
+  // What the first prompt does not need starts once it is drawn (after-prompt.ts).
+  const afterPrompt = new AfterPrompt();
+  prepareTerminalOutputLater(cli, out, env);
+  afterPrompt.add(() => void terminalOutputPrepared());
+  afterPrompt.add(preloadModelClient);
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
@@ -95,57 +102,51 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (notice !== undefined) say({ out }, theme.dim(sanitizeLines(notice)));
   };
   const costs = new CostTracker();
-  // The engine's callbacks need the runner and the context, which need the engine: tie the knot late.
-  const late: { runner?: TurnRunner; ctx?: ReplContext } = {};
-  const getRunner = (): TurnRunner => {
-    if (!late.runner) throw new Error('turn runner used before it exists');
-    return late.runner;
-  };
-  // Remote MCP servers join once the MCP config is read (connectMcp); approvals are asked by the runner.
-  const hosted: HostedInput = { remoteMcp: [], decideApproval: (question) => getRunner().approve(question) };
+  // Remote MCP servers join once the MCP config is read (connectMcp); their approval requests are
+  // questions on the engine's channel, answered by the runner.
+  const hosted: HostedInput = { remoteMcp: [] };
+  // Opened on first use or after the prompt is drawn (startBackgroundUpkeep below), not before it.
   const snapshots = startSnapshotSession({
-    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(sanitizeLines(line))),
+    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(sanitizeLines(line))), lazy: true,
   }) ?? undefined;
-  // Built once for the session: the mode (/approvals) and the rules survive engine rebuilds (/plan, /setup).
+  // Built once for the session: the mode (/approvals) and the rules survive reconfiguration (/plan, /setup).
   const { permissions, loaded: loadedRules } = createPermissions({
     config, env, workspaceRoot: dir, defaultMode: 'on-request', notice: (line) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(line)}`)),
   });
-  const shared = { cli, env, out, theme, session: sessionStore, costs, hosted, snapshots, permissions, loadedRules };
-  const partial = { ...shared, cwd: () => late.ctx?.cwd ?? dir };
-  const commands = replCommands(partial, config, getRunner);
-  const ctx: ReplContext = {
-    ...shared, term, config, home: homeDir(env), cwd: dir, previousCwd: undefined, announcedCwd: dir,
-    history: loadHistory(historyFile), images: [],
-    engine: await buildEngine(partial, config, getRunner, commands),
-    commands,
+  const commands = replCommands({ env, session: sessionStore, out, theme }, config);
+  // Everything but the engine first: the runner renders the engine's events and answers its
+  // questions, so it exists before the engine, which is then built once and reconfigured.
+  const base = {
+    cli, env, out, theme, session: sessionStore, costs, hosted, snapshots, permissions, loadedRules,
+    term, config, home: homeDir(env), cwd: dir, previousCwd: undefined as string | undefined, announcedCwd: dir,
+    history: loadHistory(historyFile), images: [], commands,
   };
-  late.ctx = ctx;
-  const runner = new TurnRunner(ctx);
-  late.runner = runner;
-  ctx.lastOutput = runner.lastOutput;
+  const runner = new TurnRunner(base);
+  const wiring = { ...base, runner, cwd: () => base.cwd };
+  const ctx: ReplContext = Object.assign(base, {
+    engine: new Engine(await replEngineDeps(wiring, config, commands)),
+    lastOutput: runner.lastOutput,
+  });
   /**
-   * The engine for the current mode (same session, same store): plan mode runs commands
-   * read-only and offers no edit tool. `keepModel`: a /model choice survives the switch.
+   * New collaborators for the current mode (same engine, same session): plan mode runs commands
+   * read-only and offers no edit tool; MCP tools join once their servers are connected.
+   * `keepModel`: a /model choice survives the switch.
    */
-  const rebuild = async (keepModel: boolean): Promise<void> => {
+  const reconfigure = async (keepModel: boolean): Promise<void> => {
     const model = ctx.engine.shape.model;
-    if (ctx.planMode === true) {
-      const planConfig = planModeConfig(ctx.config);
-      ctx.engine = await buildEngine(partial, planConfig, getRunner, replCommands(partial, planConfig, getRunner), ctx.mcp, true);
-    } else {
-      ctx.engine = await buildEngine(partial, ctx.config, getRunner, ctx.commands, ctx.mcp);
-    }
+    const config = ctx.planMode === true ? planModeConfig(ctx.config) : ctx.config;
+    const commands = ctx.planMode === true ? replCommands(ctx, config) : ctx.commands;
+    ctx.engine.reconfigure(await replEngineDeps(wiring, config, commands, ctx.mcp, ctx.planMode === true));
     if (keepModel) ctx.engine.setModel({ ...ctx.engine.shape, model });
-    ctx.engine.setHooks(ctx.hooks);
   };
   if (cli.plan === true) {
     ctx.planMode = true;
-    await rebuild(true);
+    await reconfigure(true);
   }
   const hooks: CommandHooks = {
     async setPlanMode(on) {
       ctx.planMode = on;
-      await rebuild(true);
+      await reconfigure(true);
     },
     async setup() {
       term.stop();
@@ -163,11 +164,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
         return;
       }
       ctx.config = { ...next, apiKey: next.apiKey };
-      ctx.commands = replCommands(partial, ctx.config, getRunner);
-      await rebuild(false);
+      ctx.commands = replCommands(ctx, ctx.config);
+      await reconfigure(false);
       say(ctx, theme.green(`✓ using model ${ctx.config.model} at ${ctx.config.baseUrl}`));
     },
-    compact: () => runner.compact(),
+    compact: () => runner.compact(ctx.engine),
     async resume(arg) {
       if (await resumeCommand(ctx, arg)) await settleLeftovers(ctx, runner);
     },
@@ -176,7 +177,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   // Every transition is already on disk, so a signal can end the process right away; running
   // commands die with it (their supervisors watch agentx).
   const onTerminate = (): void => {
-    getRunner().interrupt();
+    runner.interrupt();
     term.stop();
     saveHistory(historyFile, ctx.history);
     releaseLock();
@@ -192,13 +193,13 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   term.start();
   try {
     greet(ctx, loaded.existed);
-    if (snapshots) void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(sanitizeLines(line))));
+    if (snapshots) afterPrompt.add(() => void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(sanitizeLines(line)))));
     ctx.hooks = await startReplHooks(ctx);
     ctx.engine.setHooks(ctx.hooks);
     await connectMcp(ctx);
-    // MCP tools join the registry: the engine is rebuilt with them (same session, same store).
-    if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await rebuild(true);
-    // After the last rebuild: what SessionStart hooks print waits in this engine for the first message.
+    // MCP tools join the registry: the engine is reconfigured with them (same engine, same session).
+    if (ctx.mcp || ctx.hosted.remoteMcp.length > 0) await reconfigure(true);
+    // What SessionStart hooks print waits in the engine for the first message.
     await sessionStartHooks(ctx.engine, loaded.existed ? 'resume' : 'startup');
     await finishLeftRollback(ctx);
     reportEndedSessions(ctx);
@@ -208,7 +209,7 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
     if (cli.command === 'resume') await resumeCommand(ctx, cli.resumeLast === true ? '--last' : '');
     if (ctx.mcp && ctx.session.state.pending_tool_calls.length > 0) await ctx.mcp.ready;
     await settleLeftovers(ctx, runner);
-    await loop(ctx, runner, hooks, historyFile);
+    await loop(ctx, runner, hooks, historyFile, afterPrompt);
     return EXIT_OK;
   } finally {
     process.off('SIGINT', onSignal);
@@ -288,16 +289,16 @@ async function settleLeftovers(ctx: ReplContext, runner: TurnRunner): Promise<vo
   if (ctx.session.state.pending_transaction !== null) await recoverFailedRequest(ctx, runner, false);
 }
 
-async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, historyFile: string): Promise<void> {
+async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, historyFile: string, afterPrompt: AfterPrompt): Promise<void> {
   let exitArmed = false;
   // Pasted blocks of this session, by placeholder (history keeps the placeholder).
   const pastes: PasteStore = new Map();
   const complete = completer(SLASH_COMMANDS, () => ctx.cwd, ctx.home);
   const projectFiles = new ProjectFiles();
-  // Read from the start, in the background: the first `@` finds the list (or its first part) ready.
-  projectFiles.prefetch(ctx.cwd);
+  // Read once the prompt is drawn, in the background: the first `@` finds the list (or its first part) ready.
+  afterPrompt.add(() => projectFiles.prefetch(ctx.cwd));
   for (;;) {
-    const line = await readLine(ctx.term, ctx.out, {
+    const reading = readLine(ctx.term, ctx.out, {
       prompt: promptText(ctx),
       history: ctx.history,
       pastes,
@@ -314,6 +315,8 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
         if (problem) say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(problem)}`));
       },
     });
+    afterPrompt.promptDrawn();
+    const line = await reading;
     if (line.kind === 'eof') return;
     if (line.kind === 'interrupt') {
       if (!line.hadText && exitArmed) return;
@@ -340,23 +343,10 @@ async function sendMessage(ctx: ReplContext, runner: TurnRunner, text: string): 
   const notes = [...turnNotes(ctx), ...attached.flatMap((a) => (a.note === undefined ? [] : [a.note]))];
   const images = ctx.images;
   const oldest = ctx.session.state.history[0]?.response_id;
-  // /init: this turn's patches wait for the person's yes, with their diff shown (other calls run as usual).
-  const engine = ctx.engine;
-  const { confirm, confirmWhen } = engine.deps;
-  if (ctx.reviewPatchesOnce === true) {
-    // Patches always; other calls only when the mode confirms them anyway.
-    const confirmsNow = (): boolean => confirm !== undefined && (confirmWhen?.() ?? true);
-    engine.deps.confirm = (request) => (request.tool === 'apply_patch' || confirmsNow() ? runner.confirm(request) : Promise.resolve(true));
-    engine.deps.confirmWhen = undefined;
-  }
+  // /init: this turn's patches wait for the person's yes, with their diff shown (other calls run as the mode says).
+  const options = { reviewPatches: ctx.reviewPatchesOnce === true };
   ctx.reviewPatchesOnce = false;
-  let outcome: TurnOutcome;
-  try {
-    outcome = await runner.run((signal) => engine.message(text, notes, signal, images));
-  } finally {
-    engine.deps.confirm = confirm;
-    engine.deps.confirmWhen = confirmWhen;
-  }
+  const outcome = await runner.run((signal) => ctx.engine.message(text, notes, signal, images, options));
   // Sent (or kept in the failed request for Retry); an interrupted message keeps them for the next try.
   if (outcome.kind !== 'interrupted') ctx.images = [];
   await afterTurn(ctx, runner, outcome);

@@ -6,12 +6,12 @@
 import { errorMessage } from '../../lib/fsutil.ts';
 import { preview } from '../../lib/text.ts';
 import { sessionArchiveDir } from '../../paths.ts';
-import { archiveSession, listArchive, removeFromArchive, type ArchivedSession } from '../../store/session-archive.ts';
+import { archiveSession, listArchive, removeFromArchive, setAsideRefused, type ArchivedSession } from '../../store/session-archive.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
 
-type ArchiveContext = Pick<ReplContext, 'env' | 'home' | 'session'>;
+type ArchiveContext = Pick<ReplContext, 'env' | 'home' | 'session' | 'engine'>;
 
 function archiveDir(ctx: ArchiveContext): string {
   return sessionArchiveDir(ctx.env, ctx.home, ctx.session.dir);
@@ -21,15 +21,37 @@ function archiveDir(ctx: ArchiveContext): string {
  * Keeps the current conversation among the earlier ones before it is left. Returns false (said in
  * one line) when it could not: the caller then keeps the conversation rather than lose it.
  */
-export function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'out' | 'theme'>): boolean {
+export async function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'out' | 'theme'>): Promise<boolean> {
   if (!ctx.session.persistent) return true; // A session in memory only has nowhere to keep it either.
+  // What its calls changed is listed with it; a snapshot store that cannot say (pruned, git
+  // failing) leaves the list without it rather than keep the conversation from being kept.
+  const files = await ctx.engine.conversationFileChanges().catch(() => undefined);
   try {
-    archiveSession(archiveDir(ctx), ctx.session.state, new Date());
+    archiveSession(archiveDir(ctx), ctx.session.state, new Date(), files);
     return true;
   } catch (err) {
     say(ctx, ctx.theme.red(sanitizeLine(`✗ could not keep the conversation among the earlier ones (${archiveDir(ctx)}): ${errorMessage(err)}`)));
     return false;
   }
+}
+
+/**
+ * After `/rollback undo` the branch the rollback left is the session again: its copy among the
+ * earlier conversations (kept by the rollback) would only list it twice. The newest entry with the
+ * same chain head and turns goes; a failure to read the archive just leaves the copy.
+ */
+export function dropArchivedCopyOfCurrent(ctx: ArchiveContext): void {
+  if (!ctx.session.persistent) return;
+  const s = ctx.session.state;
+  if (s.response_id === null) return;
+  let listing;
+  try {
+    listing = listArchive(archiveDir(ctx));
+  } catch {
+    return;
+  }
+  const copy = listing.sessions.find((e) => e.state.response_id === s.response_id && e.turns === s.usage.turns);
+  if (copy !== undefined) removeFromArchive(copy);
 }
 
 function pad(n: number): string {
@@ -47,11 +69,19 @@ function shortDate(iso: string): string {
  * One earlier conversation in the list: when it was left, how long it was, how it began and
  * where it ended (sanitized: a message may hold anything pasted, or echoed by the model).
  */
-export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt'> & { state?: Pick<ArchivedSession['state'], 'last_user_message'> }): string {
+export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt' | 'filesChanged'> & { state?: Pick<ArchivedSession['state'], 'last_user_message'> }): string {
   const first = s.firstPrompt === '' ? '(no message)' : `"${sanitizeLine(preview(s.firstPrompt))}"`;
   const last = s.state?.last_user_message ?? '';
   const ending = last === '' || preview(last) === preview(s.firstPrompt) ? '' : ` … last: "${sanitizeLine(preview(last))}"`;
-  return `${shortDate(s.archivedAt)}  ${s.turns} turn${s.turns === 1 ? '' : 's'}  ${first}${ending}`;
+  return `${shortDate(s.archivedAt)}  ${s.turns} turn${s.turns === 1 ? '' : 's'}${filesLabel(s.filesChanged)}  ${first}${ending}`;
+}
+
+/** `, 2 files (src/a.ts, README.md)`: how many files its calls changed and the first few names. */
+function filesLabel(files: ArchivedSession['filesChanged']): string {
+  if (files === undefined || files.count === 0) return '';
+  const names = files.paths.slice(0, 3).map((p) => sanitizeLine(p)).join(', ');
+  const more = files.count > 3 ? ', …' : '';
+  return `, ${files.count} file${files.count === 1 ? '' : 's'} (${names}${more})`;
 }
 
 /**
@@ -70,7 +100,8 @@ export async function resumeCommand(ctx: ReplContext, arg: string): Promise<bool
   }
   if (listing.refused.length > 0) {
     const n = listing.refused.length;
-    say(ctx, t.yellow(sanitizeLine(`⚠ ${n} file${n === 1 ? '' : 's'} among the earlier conversations ${n === 1 ? 'was' : 'were'} not written there by agentx (the seal does not verify) or ${n === 1 ? 'is' : 'are'} damaged: not offered (${listing.refused[0] ?? ''}${n > 1 ? ', …' : ''})`)));
+    say(ctx, t.yellow(sanitizeLine(`⚠ ${n} file${n === 1 ? '' : 's'} among the earlier conversations ${n === 1 ? 'was' : 'were'} not written there by agentx (the seal does not verify) or ${n === 1 ? 'is' : 'are'} damaged: not offered, kept aside as .refused (${listing.refused[0] ?? ''}${n > 1 ? ', …' : ''})`)));
+    setAsideRefused(listing.refused);
   }
   const sessions = listing.sessions;
   if (sessions.length === 0) {
@@ -104,8 +135,8 @@ async function choose(ctx: ReplContext, sessions: ArchivedSession[], arg: string
   return sessions[index];
 }
 
-function switchTo(ctx: ReplContext, entry: ArchivedSession): boolean {
-  if (!archiveCurrent(ctx)) return false;
+async function switchTo(ctx: ReplContext, entry: ArchivedSession): Promise<boolean> {
+  if (!(await archiveCurrent(ctx))) return false;
   ctx.engine.resumeConversation(entry.state);
   // It is the project's session now, no longer an earlier one (the current one took its place).
   removeFromArchive(entry);

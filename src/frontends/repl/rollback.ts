@@ -8,7 +8,7 @@ import type { RestoreResult } from '../../workspace/index.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
-import { archiveCurrent } from './resume-command.ts';
+import { archiveCurrent, dropArchivedCopyOfCurrent } from './resume-command.ts';
 
 function localTime(iso: string, now: Date): string {
   const d = new Date(iso);
@@ -93,6 +93,7 @@ async function undo(ctx: ReplContext): Promise<void> {
   if (plan?.relevant) await showPlan(ctx, plan);
   const result = await ctx.engine.rollbackUndo(plan?.relevant ? plan.plan : undefined);
   ctx.costs.undoRollback();
+  dropArchivedCopyOfCurrent(ctx);
   announce(ctx, 'Undid the rollback', await reportRestore(ctx, result));
 }
 
@@ -151,7 +152,7 @@ export async function rollbackCommand(ctx: ReplContext, arg: string): Promise<vo
   const target = history[position];
   // The branch being left is kept among the earlier conversations (/resume), not only in the one
   // rollback backup the next rollback replaces. If it cannot be kept, nothing is rolled back.
-  if (scope !== 'files' && !archiveCurrent(ctx)) return;
+  if (scope !== 'files' && !(await archiveCurrent(ctx))) return;
   const result = await ctx.engine.rollback(index, scope, plan?.plan);
   const filesRestored = await reportRestore(ctx, result);
   if (scope === 'files') {

@@ -2,15 +2,14 @@
 // spinner until the first token, the renderer, Ctrl-C/Ctrl-T → abort, and what the person is told
 // when it ends. Session policy (checkpoints, the interruption record) is the engine's.
 import { contextLeft, formatContextLeft } from '../../engine/context.ts';
-import type { TurnOutcome } from '../../engine/engine.ts';
+import type { Engine, TurnOutcome } from '../../engine/engine.ts';
 import type { AgentEvent } from '../../engine/events.ts';
-import type { ConfirmRequest } from '../../engine/turn.ts';
-import { argumentsPreview, type ApprovalDecision, type ApprovalQuestion } from '../../tools/hosted/remote-mcp.ts';
+import { argumentsPreview } from '../../tools/hosted/remote-mcp.ts';
 import { supportsHyperlinks } from '../../ui/hyperlink.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { confirmPrompt } from '../../ui/command-view.ts';
 import { sanitizeLine, showControls } from '../../ui/sanitize.ts';
-import { terminalRenderOptions } from '../../ui/terminal-output.ts';
+import { terminalOutputPrepared, terminalRenderOptions } from '../../ui/terminal-output.ts';
 import type { Decided, PersonQuestion } from '../../engine/questions.ts';
 import { askApproval } from './approval-menu.ts';
 import { markCodeCacheWorthy } from '../code-cache.ts';
@@ -43,6 +42,12 @@ function queuedNote(raw: string): string {
   return ` · queued: "${sanitizeLine(text.length > 30 ? `${text.slice(0, 29)}…` : text)}" (Ctrl-U drops it)`;
 }
 
+/**
+ * What the runner needs of the REPL: everything but the engine, so the runner exists before the
+ * engine is built (the engine's `emit` and `answer` are the runner's) and no late binding is needed.
+ */
+export type RunnerContext = Pick<ReplContext, 'cli' | 'env' | 'out' | 'theme' | 'term' | 'session' | 'costs' | 'hooks' | 'cwd' | 'announcedCwd'>;
+
 export class TurnRunner {
   private readonly spinner: Spinner;
   private readonly writer: LineTracker;
@@ -52,7 +57,7 @@ export class TurnRunner {
   /** The output of the last command, in full (Ctrl-O at the prompt). */
   readonly lastOutput = new LastOutput();
 
-  constructor(private readonly ctx: ReplContext) {
+  constructor(private readonly ctx: RunnerContext) {
     this.spinner = new Spinner(ctx.out, ctx.theme, undefined, () => queuedNote(ctx.term.queued));
     this.writer = new LineTracker(ctx.out);
     this.renderer = this.newRenderer();
@@ -86,53 +91,54 @@ export class TurnRunner {
     }
   };
 
-  /** The engine's `confirm` (--confirm): yes / no / always for this session. */
-  readonly confirm = async (request: ConfirmRequest): Promise<boolean> => {
-    if (this.alwaysRun) return true;
-    const t = this.ctx.theme;
-    this.notify('agentx needs your permission to run a tool call');
-    this.spinner.stop();
-    if (!this.writer.atLineStart) this.writer.write('\n');
-    if (request.tool === 'shell') this.writer.write(confirmPrompt(request.commands, t));
-    else {
-      for (const line of request.preview) this.writer.write(`  ${sanitizeLine(line)}\n`);
-      this.writer.write(`${t.yellow('?')} ${request.tool} ${t.cyan(showControls(request.title))}  ${t.bold('[y]es / [n]o / [a]lways')}: `);
-    }
-    const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
-    this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
-    if (answer === 'cancel') {
-      this.controller?.abort();
-      return false;
-    }
-    if (answer === 'a') this.alwaysRun = true;
-    return answer !== 'n';
-  };
-
-  /** The engine's questions (command approval, escalation, sandbox re-run): the menu of approval-menu.ts. */
+  /**
+   * The engine's questions (its one channel, engine/questions.ts): a command approval, an
+   * escalation or a sandbox re-run gets the menu of approval-menu.ts; a call to confirm (untrusted,
+   * /init's patches) and a remote MCP approval get their one-line questions.
+   */
   readonly answerQuestion = async (q: PersonQuestion): Promise<Decided> => {
-    this.notify(q.kind === 'sandbox_refusal' ? 'agentx asks whether to run a command without the sandbox' : 'agentx needs your permission to run a command');
+    // "always" earlier this session: later calls to confirm run unasked.
+    if (q.kind === 'confirm' && this.alwaysRun) return { answer: { kind: 'once' }, decidedBy: 'person' };
+    this.notify(q.kind === 'sandbox_refusal' ? 'agentx asks whether to run a command without the sandbox'
+      : q.kind === 'remote_mcp' ? 'agentx needs your permission for a remote MCP call'
+        : q.kind === 'confirm' ? 'agentx needs your permission to run a tool call' : 'agentx needs your permission to run a command');
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
+    if (q.kind === 'confirm') return this.confirm(q);
+    if (q.kind === 'remote_mcp') return this.approveRemote(q);
     const decided = await askApproval(q, { term: this.ctx.term, out: this.ctx.out, theme: this.ctx.theme, write: (t) => this.writer.write(t) });
     if (decided.cancelled) this.controller?.abort();
     return { answer: decided.answer, decidedBy: decided.decidedBy };
   };
 
-  /** A remote MCP server's approval request: the person says yes or no (Esc/Ctrl-C: no, and the turn stops). */
-  readonly approve = async (q: ApprovalQuestion): Promise<ApprovalDecision> => {
+  /** A call to confirm: yes / no / always for this session (Esc/Ctrl-C: no, and the turn stops). */
+  private async confirm(q: PersonQuestion): Promise<Decided> {
     const t = this.ctx.theme;
-    this.notify('agentx needs your permission for a remote MCP call');
-    this.spinner.stop();
-    if (!this.writer.atLineStart) this.writer.write('\n');
+    if (q.tool === 'shell') this.writer.write(confirmPrompt(q.commands, t));
+    else {
+      for (const line of q.preview) this.writer.write(`  ${sanitizeLine(line)}\n`);
+      this.writer.write(`${t.yellow('?')} ${q.tool} ${t.cyan(showControls(q.title))}  ${t.bold('[y]es / [n]o / [a]lways')}: `);
+    }
+    const answer = await this.ctx.term.askKey(['y', 'n', 'a']);
+    this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
+    if (answer === 'cancel') this.controller?.abort();
+    if (answer === 'a') this.alwaysRun = true;
+    return { answer: { kind: answer === 'y' || answer === 'a' ? 'once' : 'no' }, decidedBy: 'person' };
+  }
+
+  /** A remote MCP server's approval request: the person says yes or no (Esc/Ctrl-C: no, and the turn stops). */
+  private async approveRemote(q: PersonQuestion): Promise<Decided> {
+    const t = this.ctx.theme;
+    const remote = q.remote ?? { server: q.tool, tool: q.title, arguments: '' };
     // Names and arguments come from the server: control characters are shown, never obeyed.
-    this.writer.write(`${t.yellow('?')} remote MCP server ${t.cyan(showControls(q.server))} wants to run ${t.cyan(showControls(q.tool))} ${showControls(argumentsPreview(q.arguments))}  [y]es / [n]o: `);
+    this.writer.write(`${t.yellow('?')} remote MCP server ${t.cyan(showControls(remote.server))} wants to run ${t.cyan(showControls(remote.tool))} ${showControls(argumentsPreview(remote.arguments))}  [y]es / [n]o: `);
     const answer = await this.ctx.term.askKey(['y', 'n']);
     this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
     if (answer === 'cancel') this.controller?.abort();
     return answer === 'y'
-      ? { approve: true, decidedBy: 'person' }
-      : { approve: false, decidedBy: 'person', reason: 'the user declined this call' };
-  };
+      ? { answer: { kind: 'once' }, decidedBy: 'person' }
+      : { answer: { kind: 'no' }, decidedBy: 'person', reason: 'the user declined this call' };
+  }
 
   /** Notification hooks: the person is asked something (not awaited: the question is shown at once). */
   notify(message: string): void {
@@ -162,13 +168,13 @@ export class TurnRunner {
   }
 
   /** /compact: the engine compacts now, with the spinner and Ctrl-C; the renderer announces the result. */
-  async compact(): Promise<void> {
+  async compact(engine: Engine): Promise<void> {
     const outcome = await this.interruptible((signal) => {
       this.spinner.start('compacting the conversation…');
-      return this.ctx.engine.compact(signal);
+      return engine.compact(signal);
     });
     const t = this.ctx.theme;
-    if (outcome.kind === 'compacted') say(this.ctx, t.dim(formatContextLeft(contextLeft(outcome.tokensAfter, this.ctx.engine.contextWindow()))));
+    if (outcome.kind === 'compacted') say(this.ctx, t.dim(formatContextLeft(contextLeft(outcome.tokensAfter, engine.contextWindow()))));
     else if (outcome.kind === 'not_compacted') say(this.ctx, t.yellow(`nothing compacted: ${sanitizeLine(outcome.reason)}`));
     else say(this.ctx, t.yellow('⏹ interrupted: the conversation is as it was'));
   }
@@ -177,6 +183,8 @@ export class TurnRunner {
   private async interruptible<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.controller = controller;
+    // The REPL draws its prompt before the Markdown renderer is loaded (after-prompt.ts).
+    await terminalOutputPrepared();
     this.renderer = this.newRenderer();
     this.ctx.term.setInterruptHandler(() => controller.abort());
     try {

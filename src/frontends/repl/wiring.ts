@@ -1,9 +1,10 @@
-// Configuration → engine for the REPL: the engine (rebuilt after /setup), a client
-// wrapper that prices each response as it completes, and the no-API-key setup offer.
+// Configuration → the engine's collaborators for the REPL (the engine is built once from them,
+// and reconfigured with new ones after /setup, /plan and MCP tools joining), a client wrapper
+// that prices each response as it completes, and the no-API-key setup offer.
 import type { CliOptions } from '../../cli/args.ts';
 import { resolveConfig, NO_KEY_MESSAGE, type Config } from '../../config/config.ts';
 import { INTERACTIVE_POLICY } from '../../engine/recovery.ts';
-import { Engine } from '../../engine/engine.ts';
+import type { TurnDeps } from '../../engine/turn.ts';
 import type { ModelClient } from '../../model/types.ts';
 import { observeUsage } from '../../model/usage-observer.ts';
 import { configPath } from '../../paths.ts';
@@ -20,48 +21,47 @@ export function pricedClient(client: ModelClient, costs: Pick<CostTracker, 'onRe
   return observeUsage(client, (model, usage) => costs.onResponse(model, usage));
 }
 
-/** The session's command runner: sandbox notices as REPL lines, refusals may be re-run when the person says so. */
-export function replCommands(
-  ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 'theme'>,
-  config: Config & { apiKey: string },
-  runner: () => TurnRunner,
-): CommandRunner {
-  // A refused command is offered a re-run by the engine's question (shell-tool.ts), not here:
-  // the same decision path as an escalation request (plan mode refuses it there).
-  void runner;
+/**
+ * The session's command runner: sandbox notices as REPL lines. A refused command is offered a
+ * re-run by the engine's question (shell-tool.ts), not here: the same decision path as an
+ * escalation request (plan mode refuses it there).
+ */
+export function replCommands(ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 'theme'>, config: Config & { apiKey: string }): CommandRunner {
   return createCommands({
     config, env: ctx.env, workspaceRoot: ctx.session.dir,
     onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(m)}`)),
   });
 }
 
-export async function buildEngine(
-  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots' | 'permissions'> & { cwd: () => string },
+/**
+ * The engine's collaborators for a configuration: `new Engine(…)` once at start, then
+ * `engine.reconfigure(…)` when the configuration, the mode or the tools change. Events go to the
+ * runner, questions to its menus (the runner exists before the engine: nothing binds late).
+ */
+export function replEngineDeps(
+  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots' | 'permissions'> & { cwd: () => string; runner: TurnRunner },
   config: Config & { apiKey: string },
-  runner: () => TurnRunner,
   commands: CommandRunner,
   mcp?: McpManager,
   planMode = false,
-): Promise<Engine> {
-  const deps = await createTurnDeps({
+): Promise<TurnDeps> {
+  const runner = ctx.runner;
+  return createTurnDeps({
     config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp, hosted: ctx.hosted, planMode,
-    emit: (ev) => runner().emit(ev),
+    emit: runner.emit,
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,
     workspaceRoot: ctx.session.dir,
+    // The mode (/approvals) is read at each call: calls that are not commands (patches) are
+    // confirmed under untrusted, on the same channel as every other question.
     permissions: ctx.permissions,
-    answer: (question) => runner().answerQuestion(question),
-    // Calls that are not commands (patches) are confirmed under untrusted, as --confirm did; the
-    // mode is read at each call, so /approvals governs it.
-    confirm: (request) => runner().confirm(request),
-    confirmWhen: () => ctx.permissions.mode === 'untrusted',
+    answer: runner.answerQuestion,
+    wrapClient: (client) => pricedClient(client, ctx.costs),
+    workspace: ctx.snapshots?.files,
     onDebugLog: (p) => say(ctx, ctx.theme.dim(`debug log: ${sanitizeLine(p)}`)),
     onDebugWarning: (m) => say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(m)}`)),
     onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(m)}`)),
   });
-  deps.client = pricedClient(deps.client, ctx.costs);
-  deps.workspace = ctx.snapshots?.files;
-  return new Engine(deps);
 }
 
 /** The setup dialogue, loaded only when used (a rarely taken path should not cost every start). */

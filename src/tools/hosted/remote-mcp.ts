@@ -1,10 +1,11 @@
 // Remote MCP servers called by the API itself ({type: "mcp", server_url, headers, …}): the
 // configured `"type": "remote"` entries. The server lists their tools and calls them; agentx shows
-// those items (mcp_list_tools, mcp_call) and answers the server's approval requests: the person
-// decides in the REPL, a policy decides in one-shots. An approval request is journaled like a call
-// (its answer is recorded before it is sent), so a crash neither loses nor repeats an answer.
+// those items (mcp_list_tools, mcp_call) and answers the server's approval requests on the
+// engine's question channel: the person decides in the REPL, a policy decides in one-shots. An
+// approval request is journaled like a call (its answer is recorded before it is sent), so a crash
+// neither loses nor repeats an answer.
 import type { HostedItem, HostedMcpToolDefinition, McpApprovalPolicy, McpApprovalRequestItem, ToolDefinition } from '../../wire/items.ts';
-import type { HostedProgress, HostedTool, LocalTool, ParsedCall, ToolContext, ToolResult } from '../tool.ts';
+import type { ApprovalDecision, HostedProgress, HostedTool, LocalTool, ParsedCall, ToolContext, ToolResult } from '../tool.ts';
 
 /** A remote server ready to offer: headers already expanded (they hold secrets: never logged or stored). */
 export interface RemoteMcpServer {
@@ -18,21 +19,7 @@ export interface RemoteMcpServer {
   allowedTools?: string[];
 }
 
-export interface ApprovalQuestion {
-  server: string;
-  tool: string;
-  /** The call's arguments as JSON text. */
-  arguments: string;
-}
-
-export interface ApprovalDecision {
-  approve: boolean;
-  decidedBy: 'person' | 'policy';
-  /** Told to the model (and shown) when the call is denied. */
-  reason?: string;
-}
-
-export type ApprovalDecider = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalDecision>;
+export type { ApprovalDecision, ApprovalQuestion } from '../tool.ts';
 
 export interface ApprovalCall extends ParsedCall {
   item: McpApprovalRequestItem;
@@ -74,10 +61,15 @@ export function remoteMcpProgress(item: HostedItem): HostedProgress | undefined 
   return undefined;
 }
 
-export function createRemoteMcpTool(servers: readonly RemoteMcpServer[], decide: ApprovalDecider): LocalTool<ApprovalCall> & HostedTool {
+/** Without anyone to ask (a context without `approve`): denied, and the model is told why. */
+const NOBODY_TO_ASK: ApprovalDecision = { approve: false, decidedBy: 'policy', reason: 'denied: nobody could approve this call' };
+
+export function createRemoteMcpTool(servers: readonly RemoteMcpServer[]): LocalTool<ApprovalCall> & HostedTool {
   async function run(call: ApprovalCall, ctx: ToolContext): Promise<ToolResult> {
     const { item } = call;
-    const decision = await decide({ server: item.server_label, tool: item.name, arguments: item.arguments }, ctx.signal);
+    // Asked on the engine's question channel: the REPL's menu, a one-shot's policy (ctx.approve).
+    const question = { server: item.server_label, tool: item.name, arguments: item.arguments };
+    const decision = ctx.approve !== undefined ? await ctx.approve(question) : NOBODY_TO_ASK;
     const progress: HostedProgress = {
       type: 'mcp_approval', callId: item.call_id, server: item.server_label, tool: item.name, approved: decision.approve, decidedBy: decision.decidedBy,
     };
