@@ -60,7 +60,7 @@ async function ptyKeystrokes(baseUrl, lines) {
       w.resolve();
     }
   });
-  const until = (test, timeoutMs = 20_000) => new Promise((resolve, reject) => {
+  const until = (test, timeoutMs = 20_000) => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`pty wait timed out; last output: ${seen.slice(-300)}`)), timeoutMs);
     waiter = { test, resolve: () => { clearTimeout(timer); resolve(); } };
     if (test(seen)) {
@@ -68,7 +68,7 @@ async function ptyKeystrokes(baseUrl, lines) {
       clearTimeout(timer);
       resolve();
     }
-  });
+  }));
   try {
     await until((s) => s.includes('network off'));
     for (let i = 0; i < lines; i++) {

@@ -65,12 +65,12 @@ export async function longSessionRss(emu, cli, turns = 200) {
   let screen = '';
   const waiters = new Set();
   p.onData((d) => { screen += d; for (const w of [...waiters]) w(); });
-  const until = (test, what) => new Promise((resolvePromise, reject) => {
+  const until = (test, what) => /** @type {Promise<void>} */ (new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`timed out waiting for ${what}`)); }, 60_000);
     const check = () => { if (test()) { clearTimeout(timer); waiters.delete(check); resolvePromise(); } };
     waiters.add(check);
     check();
-  });
+  }));
   const started = performance.now();
   try {
     // The prompt with the status line below it (a bare /> $/ never matched once the status line came).

@@ -56,7 +56,7 @@ try {
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
   const loadBefore = load();
-  const samples = cases.map(() => []);
+  const samples = cases.map(() => /** @type {number[]} */ ([]));
   for (let i = 0; i < WARMUP + RUNS; i++) {
     for (let k = 0; k < cases.length; k++) {
       const c = (i + k) % cases.length;

@@ -95,6 +95,7 @@ export async function measureStart({ file, args, cwd, env, ready, runs }) {
  * timed), then Enter; first-token render is Enter → the first model output on screen (reasoning
  * summary or answer text of the emulator's default brain). Turns before `warmup` are not counted.
  */
+/** @param {{ file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, ready: RegExp, turns?: number, warmup?: number, onTurn?: (n: number) => void }} how */
 export async function driveConversation({ file, args, cwd, env, ready, turns = 18, warmup = 3, onTurn }) {
   const t = openPty(file, args, { cwd, env });
   const echoMs = [];

@@ -21,6 +21,10 @@ export function stats(samples) {
 /**
  * One run of a command: wall time in ms and, with `rss`, its peak resident set (KiB) from
  * GNU time -v (the largest process of the tree). stdin is /dev/null, as for `… </dev/null`.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeout?: number }} [opts]
+ * @param {{ rss?: boolean, check?: (stdout: string, stderr: string) => boolean }} [how]
  */
 export function runOnce(cmd, args, opts = {}, { rss = false, check } = {}) {
   const [file, argv] = rss && HAVE_TIME ? [TIME, ['-v', cmd, ...args]] : [cmd, args];
@@ -34,11 +38,21 @@ export function runOnce(cmd, args, opts = {}, { rss = false, check } = {}) {
 }
 
 /**
+ * One case of `interleave`: a command, how it runs, what its output must say, and what to do first.
+ * @typedef {{ name: string, cmd: string, args: string[], opts?: { cwd?: string, env?: NodeJS.ProcessEnv, timeout?: number }, check?: (stdout: string, stderr: string) => boolean, before?: () => unknown }} BenchCase
+ */
+
+/**
  * Runs several cases interleaved, in a rotating order (a b c, b c a, c a b, …), so machine noise
  * and position effects hit all of them alike. Returns per case { ms: [], rssKb: [] } in run order,
  * so sample i of two cases comes from the same round (paired ratios).
  */
+/**
+ * @param {BenchCase[]} cases
+ * @param {{ runs?: number, warmup?: number, rss?: boolean, label?: string }} [how]
+ */
 export async function interleave(cases, { runs = 15, warmup = 3, rss = false, label = '' } = {}) {
+  /** @type {Record<string, { ms: number[], rssKb: number[] }>} */
   const out = Object.fromEntries(cases.map((c) => [c.name, { ms: [], rssKb: [] }]));
   const rounds = warmup + runs;
   for (let i = 0; i < rounds; i++) {
@@ -99,13 +113,14 @@ export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js
     });
     req.on('error', (err) => {
       const state = child.exitCode === null && child.signalCode === null ? 'running' : `exited ${child.exitCode ?? child.signalCode}`;
-      reject(new Error(`emulator ${path}: ${err.code ?? ''} ${err.message} (emulator ${state})`, { cause: err }));
+      reject(new Error(`emulator ${path}: ${/** @type {NodeJS.ErrnoException} */ (err).code ?? ''} ${err.message} (emulator ${state})`, { cause: err }));
     });
     req.end(data);
   });
   const post = async (path, body) => { await call('POST', path, body); };
   return {
     baseUrl,
+    /** @returns {Promise<any[]>} what the emulator received (its request log) */
     async requests() { return JSON.parse(await call('GET', '/__emulator/requests')); },
     reset: () => post('/__emulator/reset'),
     enqueue: (steps) => post('/__emulator/enqueue', steps),

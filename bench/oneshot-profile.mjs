@@ -41,7 +41,9 @@ function cpuOf(cmd, args) {
 }
 
 // ---- 1. wall and CPU, interleaved with the `node -e 0` floor ------------------------------
+/** @type {{ node: number[], agentx: number[] }} */
 const wall = { node: [], agentx: [] };
+/** @type {{ node: number[], agentx: number[] }} */
 const cpu = { node: [], agentx: [] };
 for (let i = 0; i < RUNS + 3; i++) {
   const n = timed(process.execPath, ['-e', '0']);
@@ -64,6 +66,7 @@ for (let i = 0; i < RUNS; i++) {
 }
 emu.stop();
 
+/** @type {[string, (m: Record<string, number>) => number][]} */
 const WALL_PHASES = [
   ['node start → agentx code runs (Node bootstrap, ESM loader)', (m) => m.preload],
   ['agentx start → request sent (module load, config, checkpoint, first state write, request build)', (m) => m.requestStart - m.preload],
@@ -73,7 +76,10 @@ const WALL_PHASES = [
   ['stream end → exit (final state write, state file removed, exit)', (m) => m.exit - m.responseEnd],
 ];
 
-/** CPU phases, tested on the whole stack of a sample in order; the first rule that matches wins. */
+/**
+ * CPU phases, tested on the whole stack of a sample in order; the first rule that matches wins.
+ * @type {[string, (names: string[], urls: string[], tops: boolean) => boolean][]}
+ */
 const CPU_RULES = [
   ['idle (waiting for the server or I/O)', (names) => names.includes('(idle)')],
   ['garbage collection', (names) => names.includes('(garbage collector)')],
@@ -105,7 +111,9 @@ function cpuPhases(file) {
       urls.push(f.url);
       if (!f.functionName && f.lineNumber === 0 && f.columnNumber === 0 && f.url.startsWith('file:') && f.url.includes('agentx-profile-')) tops = true;
     }
-    const [phase] = CPU_RULES.find(([, test]) => test(names, urls, tops));
+    const rule = CPU_RULES.find(([, test]) => test(names, urls, tops));
+    if (rule === undefined) throw new Error('no CPU phase rule matched (the last one matches every sample)');
+    const [phase] = rule;
     totals.set(phase, (totals.get(phase) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
   });
   return totals;

@@ -67,6 +67,7 @@ async function timed(fn, reset = () => {}) {
  * samples in round order (paired ratios).
  */
 async function interleaved(cases, reset, verify) {
+  /** @type {Record<string, number[]>} */
   const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   const names = Object.keys(cases);
   for (let i = 0; i < WARMUP + RUNS; i++) {

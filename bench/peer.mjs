@@ -30,6 +30,7 @@ function installedVersion() {
  * package's `codex` node launcher: that launcher is one more Node process (startup and memory) in
  * front of every codex run, so skipping it only flatters the peer.
  */
+/** @returns {{ bin: string, reason?: undefined } | { reason: string, bin?: undefined }} */
 function nativeBinary() {
   const key = `${process.platform}-${process.arch}`;
   const triple = TRIPLES[key];
@@ -39,7 +40,10 @@ function nativeBinary() {
   return existsSync(bin) ? { bin } : { reason: `the platform package @openai/codex-${key} installed no binary` };
 }
 
-/** Installs the pinned Codex CLI if needed; returns { ok, bin, version } or { ok: false, reason }. */
+/**
+ * Installs the pinned Codex CLI if needed; returns { ok, bin, version } or { ok: false, reason }.
+ * @returns {{ ok: true, bin: string, version: string, reason?: undefined } | { ok: false, reason: string, bin?: undefined, version?: undefined }}
+ */
 export function ensurePeer(log = (m) => process.stderr.write(`${m}\n`)) {
   if (process.env.BENCH_NO_PEER) return { ok: false, reason: 'disabled by BENCH_NO_PEER' };
   if (installedVersion() !== CODEX_VERSION || nativeBinary().reason) {
@@ -53,7 +57,7 @@ export function ensurePeer(log = (m) => process.stderr.write(`${m}\n`)) {
     if (r.status !== 0) return { ok: false, reason: `npm install @openai/codex@${CODEX_VERSION} failed: ${firstLine(r.stderr || r.error?.message || `exit ${r.status}`)}` };
   }
   const native = nativeBinary();
-  if (native.reason) return { ok: false, reason: native.reason };
+  if (native.bin === undefined) return { ok: false, reason: native.reason };
   const v = spawnSync(native.bin, ['--version'], { encoding: 'utf8', timeout: 30_000 });
   if (v.status !== 0) return { ok: false, reason: `codex --version failed: ${firstLine(v.stderr || v.error?.message || `exit ${v.status}`)}` };
   return { ok: true, bin: native.bin, version: v.stdout.trim() };

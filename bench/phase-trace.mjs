@@ -4,10 +4,12 @@
 import diagnostics from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
 
+/** @type {Record<string, number>} */
 const marks = { preload: performance.now() };
 const first = (name) => { if (marks[name] === undefined) marks[name] = performance.now(); };
 
-diagnostics.subscribe('http.client.request.start', ({ request }) => {
+diagnostics.subscribe('http.client.request.start', (message) => {
+  const { request } = /** @type {{ request: import('node:http').ClientRequest }} */ (message);
   first('requestStart');
   const onSocket = (socket) => {
     if (socket.connecting) socket.once('connect', () => first('connected'));

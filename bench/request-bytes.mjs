@@ -30,6 +30,10 @@ function turnRequest(requests, n) {
   });
 }
 
+/**
+ * @param {string} name
+ * @param {{ file: string, args: string[], env: (baseUrl: string) => NodeJS.ProcessEnv, ready: RegExp, stateless?: boolean }} how
+ */
 async function measure(name, { file, args, env, ready, stateless }) {
   const emu = await startEmulatorProcess(join(REPO, 'dist/emulator.js'), stateless ? ['--stateless'] : []);
   try {

@@ -84,7 +84,8 @@ const agentxHome = tmp('home');
 const agentxEnv = { PATH: process.env.PATH, HOME: agentxHome, SHELL: '/bin/bash', LANG: 'C.UTF-8', AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'bench-key' };
 const agentx = (args, check) => ({ cmd: process.execPath, args: [CLI, ...args], opts: { cwd: tmp('agentx'), env: agentxEnv }, check });
 const cHome = peer.ok ? codexHome(emu.baseUrl, () => tmp('codex-home')) : null;
-const codex = (prompt, check) => ({ cmd: peer.bin, args: codexExecArgs(prompt), opts: { cwd: tmp('codex'), env: codexEnv(cHome) }, check });
+// Called only when peer.ok: then peer.bin is the binary.
+const codex = (prompt, check) => ({ cmd: /** @type {string} */ (peer.bin), args: codexExecArgs(prompt), opts: { cwd: tmp('codex'), env: codexEnv(cHome) }, check });
 const says = (s) => (out) => out.includes(s);
 
 function ratioCells(a, b) {
@@ -101,8 +102,8 @@ async function section(name, fn) {
   try {
     await fn();
   } catch (err) {
-    log(`${name} failed: ${err.stack ?? err}`);
-    row({ name, agentx: `error: ${String(err.message ?? err).split('\n')[0]}`, other: '—', ratio: '—', target: '—', verdict: 'error' });
+    log(`${name} failed: ${err instanceof Error ? err.stack : String(err)}`);
+    row({ name, agentx: `error: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`, other: '—', ratio: '—', target: '—', verdict: 'error' });
   }
 }
 
@@ -120,6 +121,7 @@ try {
 
   // ---- 2. one-shots: plain, one shell call; peak RSS from the same runs --------------------
   await section('one-shot', async () => {
+    /** @type {import('./lib.mjs').BenchCase[]} */
     const cases = [
       { name: 'aPlain', ...agentx(['hello'], says('You said: hello')) },
       { name: 'aCall', ...agentx(['run: true'], says('Ran it')) },
@@ -148,6 +150,7 @@ try {
   await section('tool-call overhead', async () => {
     const ten = [...Array.from({ length: 10 }, () => ({ kind: 'shell', commands: ['true'] })), { kind: 'text', text: 'done' }];
     const zero = [{ kind: 'text', text: 'done' }];
+    /** @type {import('./lib.mjs').BenchCase[]} */
     const cases = [
       { name: 'aZero', ...agentx(['go'], says('done')), before: () => emu.enqueue(zero) },
       { name: 'aTen', ...agentx(['go'], says('done')), before: () => emu.enqueue(ten) },
@@ -182,6 +185,7 @@ try {
     return { bytes: hit.bytes, requests: requests.length, inputItems: Array.isArray(hit.body.input) ? hit.body.input.length : 1, previous: hit.body.previous_response_id ?? null, store: hit.body.store };
   };
   // Start to a ready prompt, alternating the two programs so that machine noise hits both alike.
+  /** @type {{ agentx: number[], codex: number[], node: number[] }} */
   const starts = { agentx: [], codex: [], node: [] };
   await section('interactive start', async () => {
     // The yardstick: node itself in the same pty, "ready" once it has printed one line (node -e 0 plus a write).
@@ -273,7 +277,7 @@ try {
     const [o] = await oneshotVsNode(emu, [CLI], { runs: RUNS, warmup: WARMUP });
     row({ name: 'plain one-shot vs `node -e 0`, wall', agentx: spread(o.agentx), other: `node: ${spread(o.node)}`, ratio: `**${x(o.ratio)}** (paired p10–p90 ${x(o.paired.p10)}–${x(o.paired.p90)})`, target: '≤ 1.25×', verdict: verdict(o.ratio <= 1.25) });
     const huge = await hugeOutputRss(emu, CLI);
-    if (huge) row({ name: 'peak RSS: one-shot whose command prints 1 GiB (model asks for no cap)', agentx: `${mib(huge.rssKb)} (${fmt(huge.ms)})`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(huge.rssKb < 150 * 1024) });
+    if (huge) row({ name: 'peak RSS: one-shot whose command prints 1 GiB (model asks for no cap)', agentx: `${mib(huge.rssKb)} (${fmt(huge.ms)})`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(huge.rssKb !== null && huge.rssKb < 150 * 1024) });
     const long = await longSessionRss(emu, CLI, 200);
     row({ name: 'peak RSS: 200-turn interactive session', agentx: `${mib(long.rssKb)} (state file ${long.stateBytes.toLocaleString('en')} B)`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(long.rssKb < 150 * 1024) });
     cleanupDaily();

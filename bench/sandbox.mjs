@@ -46,12 +46,13 @@ try {
     const r = await runner.run({ command: 'true', cwd: workspace, timeoutMs: 30_000, maxOutputBytes: 4096 });
     if (r.exitCode !== 0) throw new Error(`true exited ${r.exitCode}: ${r.stderr}`);
   };
-  const bare = (file, args, filter) => () => new Promise((resolve, reject) => {
+  const bare = (file, args, filter) => () => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe', filter ? 'pipe' : 'ignore'] });
-    if (filter) child.stdio[3].on('error', () => {}).end(filter);
+    // fd 3 is a pipe when there is a filter to send (the seccomp program bwrap reads).
+    if (filter) /** @type {import('node:stream').Writable} */ (child.stdio[3]).on('error', () => {}).end(filter);
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
-  });
+  }));
   const policy = buildPolicy({
     setting: { mode: 'workspace-write', offIfUnavailable: false, network: false }, sessionDir: workspace, tempDir: tmpdir(),
     paths: agentxPaths(env, home, join(home, '.agentx')), probe: realPathProbe,
@@ -76,6 +77,7 @@ try {
 
   const loadBefore = load();
   const firstSandboxed = await once(cases[1].run);
+  /** @type {Record<string, number[]>} */
   const samples = Object.fromEntries(cases.map((c) => [c.name, []]));
   for (let i = 0; i < WARMUP + RUNS; i++) {
     // Rotate the order, so no case always runs right after another.

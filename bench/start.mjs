@@ -36,6 +36,7 @@ const emu = await startEmulatorProcess(join(REPO, 'dist/emulator.js'));
 try {
   const home = tmp('home');
   const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/bash', LANG: 'C.UTF-8', AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'bench-key' };
+  /** @type {{ name: string, file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, ready: RegExp, runs: number }[]} */
   const cases = [
     { name: 'node', file: process.execPath, args: ['-e', 'process.stdout.write("ready\\n")'], cwd: tmp('node'), env, ready: /ready/, runs: 1 },
     { name: 'agentx', file: process.execPath, args: [snapshot(REPO, 'this')], cwd: tmp('agentx'), env, ready: AGENTX_READY, runs: 1 },
@@ -51,6 +52,7 @@ try {
     if (r.status !== 0) throw new Error(`${c.name}: the warm-up one-shot exited ${r.status}: ${r.stderr}`);
   }
   const loadBefore = load();
+  /** @type {Record<string, number[]>} */
   const samples = Object.fromEntries(cases.map((c) => [c.name, []]));
   for (let i = 0; i < WARMUP + RUNS; i++) {
     for (const c of cases) {

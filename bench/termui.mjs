@@ -60,6 +60,7 @@ function ptyOneshot(cli, args, cwd) {
     { name: `${b.name}: one-shot on a terminal${b.name === 'before' ? '' : ', Markdown'}`, cli: b.cli, args: ['show'] },
     ...(b.name === 'before' ? [] : [{ name: `${b.name}: one-shot on a terminal, --raw`, cli: b.cli, args: ['--raw', 'show'] }]),
   ]);
+  /** @type {Record<string, number[]>} */
   const samples = Object.fromEntries(cases.map((c) => [c.name, []]));
   for (let i = 0; i < RUNS + 3; i++) {
     for (let k = 0; k < cases.length; k++) {

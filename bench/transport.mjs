@@ -23,6 +23,7 @@ try {
     PATH: process.env.PATH, HOME: join(root, transport), LANG: 'C.UTF-8', SHELL: '/bin/sh',
     AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'sk-bench', AGENTX_TRANSPORT: transport, AGENTX_SANDBOX: 'danger-full-access',
   });
+  /** @type {Record<string, number[]>} */
   const gaps = { websocket: [], http: [] };
   const caseFor = (transport) => ({
     name: transport, cmd: process.execPath, args: [CLI, 'go'], opts: { cwd: root, env: env(transport) },

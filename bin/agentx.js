@@ -26,16 +26,18 @@
 //   it on every start would cost more than the cache saves, so its build id stands for it.)
 // - A cache V8 rejects is replaced at exit. Any failure only means no cache. AGENTX_CODE_CACHE=off
 //   turns it off.
+// Type-checked as JavaScript with JSDoc types (tsconfig.bin.json, run by scripts/check.mjs).
 'use strict';
 // Fast path (startup goal: `agentx --version` within 1.3x `node -e 0`): a lone --version or --help
 // is answered from dist/fixed-output.json, which the build writes from the bundle's own output,
 // without reading or compiling the 1.2 MB bundle. Anything unexpected (no file, other arguments)
 // takes the normal path below, which prints the same text.
-if (process.argv.length === 3 && ['--version', '-v', '--help', '-h'].includes(process.argv[2])) {
+const loneArg = process.argv.length === 3 ? process.argv[2] : undefined;
+if (loneArg !== undefined && ['--version', '-v', '--help', '-h'].includes(loneArg)) {
   let text;
   try {
     const fixed = JSON.parse(require('node:fs').readFileSync(`${__dirname}/../dist/fixed-output.json`, 'utf8'));
-    text = ['--help', '-h'].includes(process.argv[2]) ? fixed.help : fixed.version;
+    text = ['--help', '-h'].includes(loneArg) ? fixed.help : fixed.version;
   } catch {
     text = undefined;
   }
@@ -48,6 +50,7 @@ if (process.argv.length === 3 && ['--version', '-v', '--help', '-h'].includes(pr
     } catch {
       process.stdout.write(bytes.subarray(offset));
     }
+    // @ts-expect-error -- TS1108: a CommonJS module may return at its top level (Node wraps it in a function)
     return;
   }
 }
@@ -59,7 +62,10 @@ const Module = require('node:module');
 const bundle = path.join(__dirname, '..', 'dist', 'agentx.cjs');
 const source = fs.readFileSync(bundle, 'utf8');
 
-/** FNV-1a, 32 bits: names a flag set in a file name (not a security measure). */
+/**
+ * FNV-1a, 32 bits: names a flag set in a file name (not a security measure).
+ * @param {string} text
+ */
 function shortHash(text) {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
@@ -83,17 +89,29 @@ function cacheDir() {
   }
 }
 
-/** The file's bytes if it is a regular file of ours (0600-like); null if absent; undefined if unusable. */
+/**
+ * A file system error's code ('ENOENT', …), if it has one.
+ * @param {unknown} err
+ */
+function errorCode(err) {
+  return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+}
+
+/**
+ * The file's bytes if it is a regular file of ours (0600-like); null if absent; undefined if unusable.
+ * @param {string} file
+ * @returns {Buffer | null | undefined}
+ */
 function readPrivate(file) {
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (err) {
-    return err && err.code === 'ENOENT' ? null : undefined;
+    return errorCode(err) === 'ENOENT' ? null : undefined;
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.uid !== process.getuid() || (st.mode & 0o022) !== 0) return undefined;
+    if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0) return undefined;
     return fs.readFileSync(fd);
   } catch {
     return undefined;
@@ -129,7 +147,7 @@ function macKey() {
       try {
         fs.linkSync(tmp, file);
       } catch (err) {
-        if (!err || err.code !== 'EEXIST') return undefined;
+        if (errorCode(err) !== 'EEXIST') return undefined;
       } finally {
         fs.unlinkSync(tmp);
       }
@@ -143,6 +161,11 @@ function macKey() {
 const MAGIC = Buffer.from('AXCC1\0\0\0');
 const MAC_BYTES = 32;
 
+/**
+ * @param {Buffer} key
+ * @param {string} file
+ * @param {Buffer} data
+ */
 function cacheMac(key, file, data) {
   return require('node:crypto').createHmac('sha256', key)
     .update(`${path.basename(file)}\0${build ? build[1] : ''}\0${source.length}\0`).update(data).digest();
@@ -153,9 +176,14 @@ function cacheMac(key, file, data) {
  * FORGED if it is ours but its MAC does not verify (then it is replaced, never run).
  */
 const FORGED = Symbol('forged');
+/**
+ * @param {string} file
+ * @returns {Buffer | null | undefined | typeof FORGED}
+ */
 function readCache(file) {
   const bytes = readPrivate(file);
   if (bytes === null || bytes === undefined) return bytes;
+  if (key === undefined) return undefined; // never so: a cache name exists only with a key
   const head = MAGIC.length + MAC_BYTES;
   if (bytes.length <= head || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return FORGED;
   const data = bytes.subarray(head);
@@ -171,7 +199,7 @@ const base = dir && build && key ? path.join(dir, `code-${build[1]}-v8-${process
 const full = base && `${base}.cache`;
 const thin = base && `${base}.thin.cache`;
 const fullData = full ? readCache(full) : undefined;
-const verified = (data) => (Buffer.isBuffer(data) ? data : undefined);
+const verified = (/** @type {unknown} */ data) => (Buffer.isBuffer(data) ? data : undefined);
 // The thin cache only stands in for a full one that does not exist (not for one that is unusable).
 const cached = verified(fullData) || (fullData === null && thin ? verified(readCache(thin)) : undefined);
 const usable = base !== undefined && fullData !== undefined;
@@ -183,7 +211,9 @@ if (usable) {
     const accepted = cached !== undefined && script.cachedDataRejected !== true;
     if (accepted && (fullData || !state.worthy)) return;
     const file = state.worthy ? full : thin;
-    if (!state.worthy && readCache(thin) === undefined) return;
+    // (usable: both names and the key exist)
+    if (file === undefined || key === undefined) return;
+    if (!state.worthy && readCache(file) === undefined) return;
     try {
       const data = script.createCachedData();
       const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;

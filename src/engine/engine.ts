@@ -8,7 +8,7 @@
 // (turn.ts) that owns its per-turn values; every question to the person goes through the one
 // question channel (questions.ts).
 import {
-  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, markToolCall, preview, recordInterruption, rollbackTo, undoRollback,
+  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, preview, recordInterruption, rollbackTo, undoRollback,
   type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState, type ToolJournalEntry,
 } from '../store/state.ts';
 import type { Resolution } from '../tools/registry.ts';
@@ -22,7 +22,7 @@ import { EnvironmentAnnouncer, environmentText } from './environment.ts';
 import { seedCarries } from './compaction-seed.ts';
 import type { ContextWindow } from './context.ts';
 import { finishInterruptedRollback, journaledRollback, type RollbackScope, type RollbackStep } from './rollback.ts';
-import { callItemOf, leftoverOutputs, unfinishedCallOutput } from './journal.ts';
+import { callItemOf, leftoverOutputs, markToolCall, unfinishedCallOutput } from './journal.ts';
 import { formatCliTranscript, newChainBudgetChars, newChainInput } from './new-chain.ts';
 import { trimToolOutputs } from './tool-output-caps.ts';
 import type { Attempt } from './conversation.ts';

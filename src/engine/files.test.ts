@@ -27,7 +27,7 @@ function fsTool(root: string): Tool<FileCall> {
     run(call): Promise<ToolResult> {
       if (call.op.write) writeFileSync(join(root, call.op.write[0]), call.op.write[1]);
       if (call.op.remove) unlinkSync(join(root, call.op.remove));
-      return Promise.resolve({ output: { type: 'function_call_output', call_id: call.callId, output: 'ok' }, summary: [], interrupted: false });
+      return Promise.resolve({ reply: { ok: true, text: 'ok' }, summary: [], interrupted: false });
     },
   };
 }

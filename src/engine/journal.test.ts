@@ -1,6 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { emptyState, type ToolJournalEntry } from '../store/state.ts';
-import { callItemOf, journalEntry, leftoverOutputs, needsPendingDecision, unfinishedCallOutput } from './journal.ts';
+import { emptyState, recordToolCalls, type ToolJournalEntry } from '../store/state.ts';
+import type { ToolOutputItem } from '../wire/items.ts';
+import { callItemOf, journalEntry, leftoverOutputs, markToolCall, needsPendingDecision, recordApproval, unfinishedCallOutput } from './journal.ts';
+
+describe('journal transitions', () => {
+  const shellCall = (id: string): ToolJournalEntry => ({ call_id: id, type: 'shell_call', action: { commands: ['ls'] }, status: 'pending' });
+  const usage = { inputTokens: 1, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+
+  it('markToolCall journals started then completed with the exact output', () => {
+    const output: ToolOutputItem = { type: 'shell_call_output', call_id: 'c1', output: [{ stdout: 'ok', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] };
+    const base = recordToolCalls(emptyState(), { responseId: 'r', calls: [shellCall('c1'), shellCall('c2')], usage, userMessage: 'x' });
+    const started = markToolCall(base, 'c1', 'started');
+    expect(base.pending_tool_calls[0]?.status).toBe('pending');
+    expect(started.pending_tool_calls[0]?.status).toBe('started');
+    const done = markToolCall(started, 'c1', 'completed', output);
+    expect(done.pending_tool_calls[0]).toMatchObject({ status: 'completed', output });
+    expect(done.pending_tool_calls[1]?.status).toBe('pending');
+    expect(() => markToolCall(done, 'c1', 'started')).toThrow(/already completed/);
+    expect(() => markToolCall(done, 'nope', 'started')).toThrow(RangeError);
+    expect(() => markToolCall(done, 'c2', 'completed')).toThrow(/without output/);
+  });
+
+  it('recordApproval journals how a call was approved, without touching its status', () => {
+    const base = recordToolCalls(emptyState(), { responseId: 'r', calls: [shellCall('c1')], usage, userMessage: 'x' });
+    const approved = recordApproval(base, 'c1', { scope: 'sandboxed', by: 'rule' });
+    expect(approved.pending_tool_calls[0]).toMatchObject({ status: 'pending', approval: { scope: 'sandboxed', by: 'rule' } });
+    expect(base.pending_tool_calls[0]?.approval).toBeUndefined();
+    expect(() => recordApproval(base, 'nope', { scope: 'sandboxed', by: 'rule' })).toThrow(RangeError);
+  });
+});
 
 describe('journal entries', () => {
   it('record the call item without its item id and give it back for a retry', () => {

@@ -1,9 +1,44 @@
-// The tool-call journal's rules (exactly-once, docs/SPEC.md §3.5): a call is recorded `pending`
-// when the response that asked for it arrives, `started` (durably) before it runs, `completed`
-// with its output after. A completed call is never run again; its recorded output is resent.
-import type { SessionState, ToolJournalEntry } from '../store/state.ts';
-import { notRunOutput } from '../tools/registry.ts';
+// The tool-call journal (exactly-once, docs/SPEC.md §3.5), in one module: a call is recorded
+// `pending` when the response that asked for it arrives (journalEntry), `started` (durably)
+// before it runs, `completed` with its output after (markToolCall), with how it was approved
+// (recordApproval). A completed call is never run again; its recorded output is resent. Calls
+// that never completed are answered here too (unfinishedCallOutput, leftoverOutputs), with the
+// one "not run" wording of tools/wire-output.ts. The store keeps the entry's type and reads it
+// back from disk; the output budget is store/output-budget.ts (issue 22 reworks it).
+import type { JournaledApproval, SessionState, ToolJournalEntry } from '../store/state.ts';
+import { notRunOutput } from '../tools/wire-output.ts';
+import { cloneJson } from '../lib/clone-json.ts';
 import type { InputItem, LocalImagePart, MessageItem, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
+
+/**
+ * Journals one call. A completed call is final (exactly-once: it is never run again, its
+ * output is resent), so changing it is a programming error, as is completing without output.
+ */
+export function markToolCall(
+  s: SessionState, callId: string, status: 'started' | 'completed', output?: ToolOutputItem, attachments?: readonly LocalImagePart[],
+): SessionState {
+  const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
+  const call = s.pending_tool_calls[index];
+  if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
+  if (call.status === 'completed') throw new Error(`Tool call ${callId} is already completed`);
+  if (status === 'completed' && output === undefined) throw new TypeError(`Tool call ${callId} completed without output`);
+  const next: ToolJournalEntry = { ...call, status };
+  if (status === 'completed') next.output = cloneJson(output);
+  if (status === 'completed' && attachments !== undefined && attachments.length > 0) next.attachments = cloneJson([...attachments]);
+  const calls = [...s.pending_tool_calls];
+  calls[index] = next;
+  return { ...s, pending_tool_calls: calls };
+}
+
+/** Journals how a pending call was approved to run (before its `started` mark). */
+export function recordApproval(s: SessionState, callId: string, approval: JournaledApproval): SessionState {
+  const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
+  const call = s.pending_tool_calls[index];
+  if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
+  const calls = [...s.pending_tool_calls];
+  calls[index] = { ...call, approval: { ...approval } };
+  return { ...s, pending_tool_calls: calls };
+}
 
 export function journalEntry(item: ToolCallItem): ToolJournalEntry {
   const { id: _id, ...call } = item;

@@ -8,8 +8,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toJsonLine } from '../frontends/json.ts';
 import { isRecord } from '../lib/guards.ts';
+import { Renderer } from '../ui/render.ts';
+import { PLAIN_THEME } from '../ui/theme.ts';
 import type { LocalTool, ParsedCall } from '../tools/tool.ts';
-import { functionCallOutput } from '../tools/wire-output.ts';
 import { Engine } from './engine.ts';
 import { harness } from '../../test/support/engine.ts';
 
@@ -43,18 +44,18 @@ function createWordCountTool(): LocalTool<WordCountCall> {
         text = readFileSync(resolve(ctx.cwd, call.path), 'utf8');
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        return Promise.resolve({ output: functionCallOutput(call.callId, { ok: false, text: `error: ${reason}` }), summary: [`word_count ${call.path}: ${reason}`], interrupted: false });
+        return Promise.resolve({ reply: { ok: false, text: `error: ${reason}` }, summary: [`word_count ${call.path}: ${reason}`], interrupted: false });
       }
       const words = text.split(/\s+/).filter((w) => w !== '').length;
       ctx.progress({ type: 'tool_progress', callId: call.callId, tool: 'word_count', message: `${call.path}: ${words} words` });
-      return Promise.resolve({ output: functionCallOutput(call.callId, { ok: true, text: String(words) }), summary: [`word_count ${call.path}: ${words}`], interrupted: false });
+      return Promise.resolve({ reply: { ok: true, text: String(words) }, summary: [`word_count ${call.path}: ${words}`], interrupted: false });
     },
   };
 }
 // ── end of src/tools/word-count.ts ─────────────────────────────────────────────────────────
 
 describe('adding a tool: one module plus one registry line', () => {
-  it('is offered, runs in a turn, answers the model, and shows its progress in --json', async () => {
+  it('is offered, runs in a turn, answers the model, and shows its progress in --json and on the terminal', async () => {
     const call = { type: 'function_call' as const, call_id: 'w1', name: 'word_count', arguments: JSON.stringify({ path: 'notes.txt' }) };
     // The registry line: buildRegistry's list gets `createWordCountTool()`.
     const h = harness([{ text: '', calls: [call] }, { text: 'Five words.' }], [createWordCountTool()]);
@@ -66,5 +67,9 @@ describe('adding a tool: one module plus one registry line', () => {
     expect(h.client.requests[1]?.input).toContainEqual({ type: 'function_call_output', call_id: 'w1', output: '5' });
     const progress = h.events.find((e) => e.type === 'tool_progress');
     expect(progress && toJsonLine(progress)).toEqual({ type: 'tool_progress', call_id: 'w1', tool: 'word_count', message: 'notes.txt: 5 words' });
+    let shown = '';
+    const terminal = { isTTY: false, write: (s: string) => { shown += s; } };
+    if (progress) new Renderer(terminal, terminal, PLAIN_THEME, { quiet: false, showUsage: false, showTimers: false, showReasoning: false, showShellCalls: true, streamText: true, maxCommandLines: 5 }).handle(progress);
+    expect(shown).toContain('word_count: notes.txt: 5 words');
   });
 });

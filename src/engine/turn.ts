@@ -5,8 +5,9 @@ import { ModelError, classifyFailure } from '../model/errors.ts';
 import type { RequestShape } from '../model/request.ts';
 import type { CompletedResponse, ModelClient, ModelRequest } from '../model/types.ts';
 import { SessionSaveError, type UpdateOptions } from '../store/session-store.ts';
-import { markToolCall, recordFailure, recordPendingFiles, recordToolCalls, recordTurn, type FileSpan, type SessionState } from '../store/state.ts';
-import { notRunOutput, type ToolRegistry } from '../tools/registry.ts';
+import { recordFailure, recordPendingFiles, recordToolCalls, recordTurn, type FileSpan, type SessionState } from '../store/state.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { notRunOutput, outputForCall } from '../tools/wire-output.ts';
 import type { ParsedCall } from '../tools/tool.ts';
 import { addUsage, ZERO_USAGE, type TurnUsage } from '../usage/tokens.ts';
 import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts';
@@ -14,7 +15,7 @@ import { ContextHopeless, type Compaction, type SendResult } from './compaction.
 import { contextLeft } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import { HostedItems } from './hosted.ts';
-import { attachmentMessage, callItemOf, journalEntry } from './journal.ts';
+import { attachmentMessage, callItemOf, journalEntry, markToolCall, recordApproval } from './journal.ts';
 import { retryDelay, type RetryPolicy } from './recovery.ts';
 import { TurnFiles, type WorkspaceFiles } from './files.ts';
 import type { Attempt, Conversation } from './conversation.ts';
@@ -22,7 +23,7 @@ import type { EnvironmentFacts } from './environment.ts';
 import { hookToolInput, hookToolName, type SessionHooks } from './hooks.ts';
 import type { AskPerson, Permissions } from './permissions.ts';
 import { CONFIRM_CHOICES, QuestionChannel, YES_NO_CHOICES } from './questions.ts';
-import { recordApproval, type ToolJournalEntry } from '../store/state.ts';
+import type { ToolJournalEntry } from '../store/state.ts';
 import type { ApprovalDecision, ApprovalQuestion, Authorization, Tool, ToolContext } from '../tools/tool.ts';
 
 /** The session as the engine sees it (store/session-store.ts implements it). */
@@ -275,14 +276,16 @@ export class Turn {
       approve: (question) => this.approveRemote(item.call_id, question),
     };
     const result = await tool.run(call, ctx);
+    // What is journaled and sent: the reply in the output form of the call item it answers.
+    const output = outputForCall(item, result.reply);
     this.summaries.push(...result.summary);
     if (deps.hooks?.has('PostToolUse') === true) {
-      const response = 'output' in result.output ? result.output.output : result.output;
+      const response = 'output' in output ? output.output : output;
       await deps.hooks.run({ event: 'PostToolUse', toolName: hookName, toolInput: hookToolInput(item), toolResponse: response, callId: item.call_id }, signal);
     }
     // Journaled whole: the state file points at it in the conversation log (store/journal-outputs.ts);
     // what is sent is capped for the window on the way out (tool-output-caps.ts).
-    return { output: result.output, interrupted: result.interrupted, attachments: result.attachments };
+    return { output: output, interrupted: result.interrupted, attachments: result.attachments };
   }
 
   /**

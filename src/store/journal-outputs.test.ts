@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationLog, outputRecordId } from './log/conversation-log.ts';
 import { JournalOutputs } from './journal-outputs.ts';
 import { SessionStore } from './session-store.ts';
-import { emptyState, markToolCall, recordToolCalls, recordTurn, rollbackTo, undoRollback, type SessionState } from './state.ts';
+import { emptyState, recordToolCalls, recordTurn, rollbackTo, undoRollback, type SessionState } from './state.ts';
+import { markToolCall } from '../engine/journal.ts';
 import { loadState, saveState, STATE_FILE } from './store.ts';
 import type { ToolOutputItem } from '../wire/items.ts';
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ARCHIVE_MAX, archiveSession, firstPromptOf, listArchive, removeFromArchive, setAsideRefused } from './session-archive.ts';
 import { useStateKey } from './seal.ts';
-import { emptyState, markToolCall, recordToolCalls, recordTurn, type SessionState } from './state.ts';
+import { emptyState, recordToolCalls, recordTurn, type SessionState } from './state.ts';
+import { markToolCall } from '../engine/journal.ts';
 
 const usage = { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0 };
 let root: string;

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { InputItem, ToolOutputItem } from '../wire/items.ts';
+import type { InputItem } from '../wire/items.ts';
 import {
   TRANSCRIPT_ENTRY_MAX_BYTES,
   TRANSCRIPT_MAX_BYTES,
   addCliTranscript,
   clearConversation,
   emptyState,
-  markToolCall,
   parseState,
   preview,
   recordFailure,
@@ -18,6 +17,7 @@ import {
   undoRollback,
   withCompaction,
 } from './state.ts';
+import { markToolCall } from '../engine/journal.ts';
 import type { CompactionCheckpoint, SessionState, ToolJournalEntry, TurnUsage } from './state.ts';
 import { utf8Length } from '../lib/text.ts';
 
@@ -138,20 +138,6 @@ describe('tool calls', () => {
       { role: 'assistant', text: 'fixed', response_id: 'r_done' },
     ]);
     expect(s.usage.turns).toBe(1);
-  });
-
-  it('markToolCall journals started then completed with the exact output', () => {
-    const output: ToolOutputItem = { type: 'shell_call_output', call_id: 'c1', output: [{ stdout: 'ok', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] };
-    const base = recordToolCalls(emptyState(), { responseId: 'r', calls: [shellCall('c1'), shellCall('c2')], usage: usage(1), userMessage: 'x' });
-    const started = markToolCall(base, 'c1', 'started');
-    expect(base.pending_tool_calls[0]?.status).toBe('pending');
-    expect(started.pending_tool_calls[0]?.status).toBe('started');
-    const done = markToolCall(started, 'c1', 'completed', output);
-    expect(done.pending_tool_calls[0]).toMatchObject({ status: 'completed', output });
-    expect(done.pending_tool_calls[1]?.status).toBe('pending');
-    expect(() => markToolCall(done, 'c1', 'started')).toThrow(/already completed/);
-    expect(() => markToolCall(done, 'nope', 'started')).toThrow(RangeError);
-    expect(() => markToolCall(done, 'c2', 'completed')).toThrow(/without output/);
   });
 });
 

@@ -11,7 +11,6 @@ import type {
   HistoryEntry,
   SessionState,
   ToolJournalEntry,
-  JournaledApproval,
   TranscriptEntry,
   TurnUsage,
   Usage,
@@ -20,8 +19,9 @@ import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry
 import { backupOf, restoreBackup } from './backup.ts';
 import { preview } from '../lib/text.ts';
 import { isRecord } from '../lib/guards.ts';
+import { cloneJson } from '../lib/clone-json.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
-import type { InputItem, LocalImagePart, ToolOutputItem } from '../wire/items.ts';
+import type { InputItem } from '../wire/items.ts';
 
 export * from './types.ts';
 export { parseState, serializeState } from './parse.ts';
@@ -30,12 +30,6 @@ export { preview } from '../lib/text.ts';
 
 /** Tool output quoted in the transcript: the gist, not the whole log. */
 const CLI_SUMMARY_OUTPUT_BYTES = 2 * 1024;
-
-/** A deep copy that is also a proof the value survives JSON (it is going into the state file). */
-function cloneJson<T>(value: T): T {
-  // JSON.parse returns any; a JSON round trip of a T is a T (the state holds JSON data only).
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
-}
 
 function addUsage(total: Usage, turn: TurnUsage, turns: number): Usage {
   return {
@@ -99,36 +93,6 @@ export function recordToolCalls(
     last_user_message: p.userMessage ?? s.last_user_message,
     transcript: added.length > 0 ? capTranscript([...s.transcript, ...added]) : s.transcript,
   };
-}
-
-/**
- * Journals one call. A completed call is final (exactly-once: it is never run again, its
- * output is resent), so changing it is a programming error, as is completing without output.
- */
-export function markToolCall(
-  s: SessionState, callId: string, status: 'started' | 'completed', output?: ToolOutputItem, attachments?: readonly LocalImagePart[],
-): SessionState {
-  const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
-  const call = s.pending_tool_calls[index];
-  if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
-  if (call.status === 'completed') throw new Error(`Tool call ${callId} is already completed`);
-  if (status === 'completed' && output === undefined) throw new TypeError(`Tool call ${callId} completed without output`);
-  const next: ToolJournalEntry = { ...call, status };
-  if (status === 'completed') next.output = cloneJson(output);
-  if (status === 'completed' && attachments !== undefined && attachments.length > 0) next.attachments = cloneJson([...attachments]);
-  const calls = [...s.pending_tool_calls];
-  calls[index] = next;
-  return { ...s, pending_tool_calls: calls };
-}
-
-/** Journals how a pending call was approved to run (before its `started` mark). */
-export function recordApproval(s: SessionState, callId: string, approval: JournaledApproval): SessionState {
-  const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
-  const call = s.pending_tool_calls[index];
-  if (call === undefined) throw new RangeError(`No pending tool call ${callId}`);
-  const calls = [...s.pending_tool_calls];
-  calls[index] = { ...call, approval: { ...approval } };
-  return { ...s, pending_tool_calls: calls };
 }
 
 function cliSummary(e: CliTranscriptEntry): TranscriptEntry {

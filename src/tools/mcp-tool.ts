@@ -5,7 +5,6 @@ import type { FunctionOutputPart } from '../wire/items.ts';
 import type { McpCallRecord } from './mcp/call.ts';
 import type { McpManager } from './mcp/manager.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
-import { functionCallOutput } from './wire-output.ts';
 
 export interface McpCall extends ParsedCall {
   record: McpCallRecord;
@@ -23,7 +22,7 @@ export function createMcpTool(manager: McpManager): Tool<McpCall> {
       ? undefined
       : [{ type: 'input_text', text: outcome.output }, ...outcome.images];
     return {
-      output: functionCallOutput(call.callId, { ok: outcome.status === 'ok', text: outcome.output, parts }),
+      reply: { ok: outcome.status === 'ok', text: outcome.output, ...(parts !== undefined ? { parts } : {}) },
       summary: [`${call.title} → ${outcome.status}\n${outcome.output.slice(0, 400)}`],
       interrupted: outcome.status === 'interrupted',
     };

@@ -4,10 +4,8 @@
 // tools/patch/; this module plugs them into the registry.
 import type { ToolCallItem, ToolDefinition } from '../wire/items.ts';
 import { formatPatch, parsePatchCall, patchCallForm, patchToolDefinition, runPatchCall, type ParsedPatch, type PatchToolForm } from './patch/index.ts';
-import { notRunOutput } from './registry.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
-
-export type PatchToolSetting = PatchToolForm | 'off';
+import { callRefOf, notRunReply } from './wire-output.ts';
 
 export interface PatchCall extends ParsedCall {
   item: ToolCallItem;
@@ -31,15 +29,14 @@ export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
     if (opts.readOnly) {
       const message = 'the sandbox is read-only (--sandbox read-only): files cannot be changed';
       ctx.progress({ type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: false, changes: [], message });
-      return { output: notRunOutput(call.item, message), summary: [`apply_patch refused: ${message}`], interrupted: false };
+      return { reply: notRunReply(callRefOf(call.item), message), summary: [`apply_patch refused: ${message}`], interrupted: false };
     }
-    const outcome = await runPatchCall(call.patch, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry, ...(opts.hidden ? { hidden: opts.hidden } : {}) });
-    const changes = outcome.result.ok ? outcome.result.changes : [];
+    const result = await runPatchCall(call.patch, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry, ...(opts.hidden ? { hidden: opts.hidden } : {}) });
     ctx.progress({
-      type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: outcome.result.ok, changes,
-      message: outcome.result.ok ? outcome.result.output : outcome.result.error.message,
+      type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: result.ok, changes: result.ok ? result.changes : [],
+      message: result.ok ? result.output : result.error.message,
     });
-    return { output: outcome.output, summary: [`apply_patch: ${outcome.result.output.slice(0, 400)}`], interrupted: false };
+    return { reply: { ok: result.ok, text: result.output }, summary: [`apply_patch: ${result.output.slice(0, 400)}`], interrupted: false };
   }
 
   return {

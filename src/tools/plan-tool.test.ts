@@ -14,7 +14,7 @@ describe('update_plan', () => {
     if (!parsed.ok) throw new Error(parsed.error);
     expect(parsed.call.title).toBe('update_plan (1/3 done)');
     const result = await tool.run(parsed.call, { cwd: '/', workspaceRoot: '/', signal: new AbortController().signal, progress: (e) => events.push(e), retry: false });
-    expect(result.output).toEqual({ type: 'function_call_output', call_id: 'u1', output: 'Plan updated' });
+    expect(result.reply).toEqual({ ok: true, text: 'Plan updated' });
     expect(saved[0]?.steps.map((s) => s.status)).toEqual(['completed', 'in_progress', 'pending']);
     expect(events).toEqual([{ type: 'plan_updated', callId: 'u1', plan: saved[0] }]);
   });

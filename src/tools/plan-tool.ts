@@ -5,7 +5,6 @@
 import type { FunctionToolDefinition } from '../wire/items.ts';
 import { parsePlan, PLAN_STATUSES, type Plan } from './plan.ts';
 import type { ParsedCall, ParseResult, Tool } from './tool.ts';
-import { functionCallOutput } from './wire-output.ts';
 
 
 export const UPDATE_PLAN_NAME = 'update_plan';
@@ -66,7 +65,7 @@ export function createPlanTool(options: PlanToolOptions): Tool<PlanCall> {
       options.save(call.plan);
       ctx.progress({ type: 'plan_updated', callId: call.callId, plan: call.plan });
       return Promise.resolve({
-        output: functionCallOutput(call.callId, { ok: true, text: 'Plan updated' }),
+        reply: { ok: true, text: 'Plan updated' },
         summary: [`plan: ${call.plan.steps.map((s) => `[${s.status}] ${s.step}`).join('; ')}`],
         interrupted: false,
       });

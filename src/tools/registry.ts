@@ -1,9 +1,8 @@
 // The tool registry: the one place that knows every tool. It offers their definitions, routes a
-// call item to its tool, and answers unknown tools, bad arguments and calls that were not run,
-// in the output form the call item needs (wire-output.ts).
-import type { HostedItem, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+// call item to its tool, and says why a call item has no tool or bad arguments (the turn loop
+// answers those, like every call that was not run, with wire-output.ts notRunOutput).
+import type { HostedItem, ToolCallItem, ToolDefinition } from '../wire/items.ts';
 import { isHostedTool, isLocalTool, type AnyTool, type HostedContext, type HostedTool, type LocalTool, type ParsedCall } from './tool.ts';
-import { notRunReply, toolOutputItem } from './wire-output.ts';
 
 export interface ResolvedCall {
   tool: LocalTool;
@@ -47,11 +46,4 @@ export class ToolRegistry {
     if (!parsed.ok) return { ok: false, callId: item.call_id, title: `${tool.name} (invalid call)`, error: parsed.error };
     return { ok: true, tool, call: parsed.call };
   }
-}
-
-/** An output that tells the model the call was not run (error, refusal, interruption). */
-export function notRunOutput(item: ToolCallItem, reason: string): ToolOutputItem {
-  const commandCount = item.type === 'shell_call' && Array.isArray(item.action.commands) ? item.action.commands.length : undefined;
-  const call = { type: item.type, call_id: item.call_id, commandCount };
-  return toolOutputItem(call, notRunReply(call, reason));
 }

@@ -245,7 +245,7 @@ describe('descriptors agentx inherited', () => {
           'const manager = new ExecManager({ graceMs: 300 });',
           'const [exec] = createExecTools({ manager, launch: (c, cwd) => runner.sessionLaunch(c, cwd), redact: (t) => runner.redact(t) });',
           "const ctx = { cwd: setup.sessionDir, workspaceRoot: setup.sessionDir, signal: new AbortController().signal, retry: false, progress: () => {} };",
-          "const call = async (args) => (await exec.run(exec.parse({ type: 'function_call', call_id: 'c', name: exec.name, arguments: JSON.stringify(args) }).call, ctx)).output.output;",
+          "const call = async (args) => (await exec.run(exec.parse({ type: 'function_call', call_id: 'c', name: exec.name, arguments: JSON.stringify(args) }).call, ctx)).reply.text;",
           "const other = await call({ cmd: 'sleep 30', tty: true, yield_time_ms: 300 });",
           'const pty = await call({ cmd: probe, tty: true, yield_time_ms: 8000 });',
           'const shell = (await runner.run({ command: probe, cwd: setup.sessionDir, timeoutMs: 15000, maxOutputBytes: 65536 })).stdout;',

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ShellCallOutputItem } from '../wire/items.ts';
-import { parseShellCall, shellDefinitions, shellOutputItem, type ShellCall } from './shell-tool.ts';
+import type { ShellCallOutputItem, ToolCallItem } from '../wire/items.ts';
+import { parseShellCall, shellDefinitions, shellReply, type ShellCall } from './shell-tool.ts';
 import type { CommandResultInfo } from './tool.ts';
+import { outputForCall } from './wire-output.ts';
 
 const result = (over: Partial<CommandResultInfo> = {}): CommandResultInfo => ({
   callId: 'c1', command: 'echo hi', exitCode: 0, timedOut: false, interrupted: false, durationMs: 5, truncatedBytes: 0, stdout: 'hi\n', stderr: '', ...over,
@@ -37,10 +38,13 @@ describe('parseShellCall', () => {
   });
 });
 
+/** The output item the turn loop sends for this call item when its commands said `results`. */
+const outputOf = (item: ToolCallItem, results: CommandResultInfo[]) => outputForCall(item, shellReply(parsed(item), results));
+
 describe('output items', () => {
   it('answers a shell call with one output per command and the right outcome', () => {
-    const call = parsed({ type: 'shell_call', call_id: 'c1', action: { commands: ['a', 'b'] } });
-    expect(shellOutputItem(call, [result(), result({ exitCode: null, timedOut: true, stdout: '' })])).toEqual({
+    const item: ToolCallItem = { type: 'shell_call', call_id: 'c1', action: { commands: ['a', 'b'] } };
+    expect(outputOf(item, [result(), result({ exitCode: null, timedOut: true, stdout: '' })])).toEqual({
       type: 'shell_call_output', call_id: 'c1',
       output: [
         { stdout: 'hi\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } },
@@ -50,17 +54,16 @@ describe('output items', () => {
   });
 
   it('marks an interrupted command for the model', () => {
-    const call = parsed({ type: 'shell_call', call_id: 'c1', action: { commands: ['sleep 9'] } });
-    const item = shellOutputItem(call, [result({ exitCode: null, interrupted: true, stdout: '' })]);
-    expect(item.type).toBe('shell_call_output');
-    const chunk = (item as ShellCallOutputItem).output[0];
+    const output = outputOf({ type: 'shell_call', call_id: 'c1', action: { commands: ['sleep 9'] } }, [result({ exitCode: null, interrupted: true, stdout: '' })]);
+    expect(output.type).toBe('shell_call_output');
+    const chunk = (output as ShellCallOutputItem).output[0];
     expect(chunk?.stderr).toMatch(/interrupted by the user/);
     expect(chunk?.outcome).toEqual({ type: 'exit', exit_code: 130 });
   });
 
   it('answers the shell function with readable text', () => {
-    const call = parsed({ type: 'function_call', call_id: 'f1', name: 'shell', arguments: '{"commands":["echo hi"]}' });
-    expect(shellOutputItem(call, [result({ stderr: 'warn\n', exitCode: 3 })])).toEqual({
+    const item: ToolCallItem = { type: 'function_call', call_id: 'f1', name: 'shell', arguments: '{"commands":["echo hi"]}' };
+    expect(outputOf(item, [result({ stderr: 'warn\n', exitCode: 3 })])).toEqual({
       type: 'function_call_output', call_id: 'f1', output: '$ echo hi\n[exit 3, 5 ms]\nhi\n[stderr]\nwarn',
     });
   });

@@ -2,11 +2,11 @@
 // `shell` tool (shell_call → shell_call_output) or, for servers without it, as a JSON function
 // named "shell" (function_call → function_call_output). Execution is runShellCommand (shell.ts).
 import { isAbsolute, resolve } from 'node:path';
-import type { ShellOutputChunk, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+import type { ShellOutputChunk, ToolCallItem, ToolDefinition } from '../wire/items.ts';
 import { ESCALATION_PARAMETERS, parseEscalationFields, type EscalationFields, type RunScope } from './permissions/escalation.ts';
 import type { ModelRunOptions, SandboxedRunResult } from './sandboxed.ts';
 import type { CommandResultInfo, ParseResult, ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
-import { toolOutputItem, type ToolReply } from './wire-output.ts';
+import type { ToolReply } from './wire-output.ts';
 
 export const SHELL_FUNCTION_NAME = 'shell';
 export type ShellToolForm = 'builtin' | 'function';
@@ -106,30 +106,25 @@ export function describeResult(r: CommandResultInfo): string {
   return `exit ${r.exitCode ?? 'signal'}`;
 }
 
-/** The output item for a call whose commands ran (all, or until one was interrupted). */
-export function shellOutputItem(call: ShellCall, results: CommandResultInfo[]): ToolOutputItem {
-  const ref = { type: call.form === 'builtin' ? 'shell_call' : 'function_call', call_id: call.callId } as const;
-  return toolOutputItem(ref, shellReply(call, results));
-}
-
-/** What the commands said: per command for the built-in tool, as one text for the function form. */
-function shellReply(call: ShellCall, results: CommandResultInfo[]): ToolReply {
+/**
+ * What the commands of a call said (all, or until one was interrupted): per command for the
+ * built-in tool's `shell_call_output`, and as one text for the function form (wire-output.ts
+ * picks the one the call's form needs).
+ */
+export function shellReply(call: ShellCall, results: CommandResultInfo[]): ToolReply {
   const ok = results.every((r) => r.exitCode === 0);
-  if (call.form === 'builtin') {
-    const commands = results.map((r): ShellOutputChunk => ({
-      stdout: r.stdout,
-      stderr: r.interrupted ? `${r.stderr}${r.stderr && !r.stderr.endsWith('\n') ? '\n' : ''}[interrupted by the user]` : r.stderr,
-      outcome: r.timedOut ? { type: 'timeout' } : { type: 'exit', exit_code: r.exitCode ?? (r.interrupted ? 130 : 1) },
-    }));
-    return { ok, text: '', commands, maxOutputLength: call.maxOutput };
-  }
+  const commands = results.map((r): ShellOutputChunk => ({
+    stdout: r.stdout,
+    stderr: r.interrupted ? `${r.stderr}${r.stderr && !r.stderr.endsWith('\n') ? '\n' : ''}[interrupted by the user]` : r.stderr,
+    outcome: r.timedOut ? { type: 'timeout' } : { type: 'exit', exit_code: r.exitCode ?? (r.interrupted ? 130 : 1) },
+  }));
   const text = results.map((r) => {
     const lines = [`$ ${r.command}`, `[${describeResult(r)}, ${r.durationMs} ms]`];
     if (r.stdout) lines.push(r.stdout.replace(/\n$/, ''));
     if (r.stderr) lines.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`);
     return lines.join('\n');
   }).join('\n\n');
-  return { ok, text };
+  return { ok, text, commands, ...(call.maxOutput !== undefined ? { maxOutputLength: call.maxOutput } : {}) };
 }
 
 /** Short lines for the local transcript (new-chain context). */
@@ -176,7 +171,7 @@ export function createShellTool(opts: ShellToolOptions): Tool<ShellCall> {
       results.push(info);
       if (r.interrupted) break;
     }
-    return { output: shellOutputItem(call, results), summary: summarizeResults(results), interrupted: results.some((r) => r.interrupted) };
+    return { reply: shellReply(call, results), summary: summarizeResults(results), interrupted: results.some((r) => r.interrupted) };
   }
 
   return {

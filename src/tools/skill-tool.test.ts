@@ -19,7 +19,7 @@ describe('load_skill', () => {
     const parsed = tool.parse({ type: 'function_call', call_id: 'c1', name: 'load_skill', arguments: JSON.stringify({ name: 'release' }) });
     if (!parsed.ok) throw new Error(parsed.error);
     const r = await tool.run(parsed.call, { cwd: root, workspaceRoot: root, signal: new AbortController().signal, retry: false, progress: () => undefined });
-    const output = r.output.type === 'function_call_output' && typeof r.output.output === 'string' ? r.output.output : '';
+    const output = r.reply.text;
     expect(output).toContain(`relative to ${dir}`);
     expect(output).toContain('Run scripts/bump.sh first.');
   });
@@ -32,7 +32,7 @@ describe('load_skill', () => {
     const parsed = tool.parse({ type: 'function_call', call_id: 'c2', name: 'load_skill', arguments: JSON.stringify({ name: 'big' }) });
     if (!parsed.ok) throw new Error(parsed.error);
     const r = await tool.run(parsed.call, { cwd: root, workspaceRoot: root, signal: new AbortController().signal, retry: false, progress: () => undefined });
-    const output = r.output.type === 'function_call_output' && typeof r.output.output === 'string' ? r.output.output : '';
+    const output = r.reply.text;
     expect(output).not.toContain('TAIL');
     expect(output).toMatch(/\[skill cut: .*only the first 32/);
     expect(r.summary.join('\n')).toMatch(/load_skill big \(cut: only the first 32.*were sent\)/);

@@ -6,7 +6,6 @@ import { dirname } from 'node:path';
 import { formatBytes } from '../lib/text.ts';
 import type { FunctionToolDefinition } from '../wire/items.ts';
 import type { ParsedCall, Tool } from './tool.ts';
-import { functionCallOutput } from './wire-output.ts';
 
 export const LOAD_SKILL_NAME = 'load_skill';
 export const MAX_SKILL_BYTES = 32 * 1024;
@@ -68,7 +67,7 @@ export function createSkillTool(skills: readonly SkillEntry[]): Tool<SkillCall> 
         output = `error: the skill file ${call.skill.path} cannot be read (${err instanceof Error ? err.message : String(err)})`;
       }
       return Promise.resolve({
-        output: functionCallOutput(call.callId, { ok: !output.startsWith('error: '), text: output }),
+        reply: { ok: !output.startsWith('error: '), text: output },
         summary: [summary],
         interrupted: false,
       });

@@ -2,9 +2,10 @@
 // everything about it: what the model is offered, how a call item is parsed and validated, how
 // it runs, the output item sent back, and what the person sees. The turn loop never names a
 // tool: it asks the registry (registry.ts).
-import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition, ToolOutputItem } from '../wire/items.ts';
+import type { HostedItem, LocalImagePart, ToolCallItem, ToolDefinition } from '../wire/items.ts';
 import type { Plan } from './plan.ts';
 import type { FileChange } from './file-change.ts';
+import type { ToolReply } from './wire-output.ts';
 
 export type { FileChange } from './file-change.ts';
 import type { EscalationFields, RunScope } from './permissions/escalation.ts';
@@ -37,8 +38,12 @@ export interface CommandResultInfo {
   backgroundSession?: number;
 }
 
-/** A file a tool changed, for display and --json. */
-/** What tools report while they run; part of the engine's event union (engine/events.ts). */
+/**
+ * What tools report while they run. The engine's event union (engine/events.ts) takes these as
+ * they are: a tool cannot import the engine, so its vocabulary is declared here, below it. A new
+ * tool reports `tool_progress` and needs no new event (the terminal and --json show it as is);
+ * the named events below carry data their renderers and the --json contract read field by field.
+ */
 export type ToolProgress =
   | { type: 'command_start'; callId: string; command: string }
   | { type: 'command_output'; callId: string; chunk: string; stream: 'stdout' | 'stderr' }
@@ -56,9 +61,11 @@ export type ToolProgress =
    * type, so the terminal and --json show it with no change of theirs.
    */
   | { type: 'tool_progress'; callId: string; tool: string; message: string }
+  /** An image put in front of the model (view_image): sent with the next request. */
+  | { type: 'image_attached'; callId: string; path: string; mime: string; bytes: number; sha256: string }
   | HostedProgress;
 
-/** What hosted tools (and view_image) report; see tools/hosted/. */
+/** What hosted tools report about the server's items (and remote MCP approvals); see tools/hosted/. */
 export type HostedProgress =
   /** A web search as it starts (`searching`, query usually unknown yet) and when it is done. */
   | { type: 'web_search'; id: string; status: 'searching' | 'done' | 'failed'; action: string; query?: string; url?: string }
@@ -69,9 +76,7 @@ export type HostedProgress =
   /** The answer to a remote MCP approval request, and who gave it. */
   | { type: 'mcp_approval'; callId: string; server: string; tool: string; approved: boolean; decidedBy: 'person' | 'policy'; reason?: string }
   /** A generated image: `generating` while the server works, then `saved` (path) or `failed`. */
-  | { type: 'image_generation'; id: string; status: 'generating' | 'saved' | 'failed'; path?: string; bytes?: number; error?: string }
-  /** An image put in front of the model (view_image): sent with the next request. */
-  | { type: 'image_attached'; callId: string; path: string; mime: string; bytes: number; sha256: string };
+  | { type: 'image_generation'; id: string; status: 'generating' | 'saved' | 'failed'; path?: string; bytes?: number; error?: string };
 
 /** A call after parsing: enough to show it in a menu, a --confirm prompt and the journal. */
 export interface ParsedCall {
@@ -142,8 +147,12 @@ export interface HostedContext {
   now(): Date;
 }
 
+/**
+ * What a call came to. A tool says what happened (`reply`); the turn loop turns it into the output
+ * item of the call's form (wire-output.ts outputForCall), journals that and sends it.
+ */
 export interface ToolResult {
-  output: ToolOutputItem;
+  reply: ToolReply;
   /** Images the model asked to see: sent in a user message after the outputs (journaled with the call). */
   attachments?: LocalImagePart[];
   /** Short lines for the local transcript (used to rebuild a lost chain). */

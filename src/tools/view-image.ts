@@ -7,7 +7,6 @@ import { describeImage, MAX_IMAGE_BYTES, readImageFile } from '../lib/image-file
 import { formatBytes } from '../lib/text.ts';
 import type { FunctionToolDefinition, LocalImagePart } from '../wire/items.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
-import { functionCallOutput } from './wire-output.ts';
 
 export const VIEW_IMAGE_NAME = 'view_image';
 
@@ -51,13 +50,13 @@ export function createViewImageTool(options: ViewImageOptions = {}): Tool<ViewIm
       ? { ok: false as const, error: hiddenError }
       : await readImageFile(path, maxBytes, hidden ? (real) => (hidden(real) ? hiddenError : undefined) : undefined);
     if (!read.ok) {
-      return { output: functionCallOutput(call.callId, { ok: false, text: `error: ${read.error}` }), summary: [`view_image ${call.path}: ${read.error}`], interrupted: false };
+      return { reply: { ok: false, text: `error: ${read.error}` }, summary: [`view_image ${call.path}: ${read.error}`], interrupted: false };
     }
     const { image } = read;
     const part: LocalImagePart = { type: 'local_image', path: image.path, sha256: image.sha256, bytes: image.bytes, mime: image.mime };
     ctx.progress({ type: 'image_attached', callId: call.callId, path: image.path, mime: image.mime, bytes: image.bytes, sha256: image.sha256 });
     return {
-      output: functionCallOutput(call.callId, { ok: true, text: `Attached ${describeImage(image)}: it follows in the next message.` }),
+      reply: { ok: true, text: `Attached ${describeImage(image)}: it follows in the next message.` },
       attachments: [part],
       summary: [`view_image ${image.path}`],
       interrupted: false,

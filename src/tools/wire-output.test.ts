@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notRunReply, toolOutputItem } from './wire-output.ts';
+import { notRunOutput, notRunReply, outputForCall, toolOutputItem } from './wire-output.ts';
 
 describe('toolOutputItem: one reply, the output form of each call type', () => {
   it('answers each form with its own output type', () => {
@@ -23,5 +23,21 @@ describe('toolOutputItem: one reply, the output form of each call type', () => {
     expect(notRunReply({ type: 'function_call', call_id: 'c' }, 'x').text).toBe('error: x');
     expect(notRunReply({ type: 'custom_tool_call', call_id: 'c' }, 'x').text).toBe('error: x');
     expect(notRunReply({ type: 'apply_patch_call', call_id: 'c' }, 'x').text).toBe('x');
+  });
+});
+
+describe('notRunOutput and outputForCall: the form read off the call item', () => {
+  it('answers each call type with its own output item', () => {
+    expect(notRunOutput({ type: 'function_call', call_id: 'x', name: 'f', arguments: '{}' }, 'declined')).toEqual({ type: 'function_call_output', call_id: 'x', output: 'error: declined' });
+    expect(notRunOutput({ type: 'custom_tool_call', call_id: 'y', name: 'apply_patch', input: '' }, 'no')).toEqual({ type: 'custom_tool_call_output', call_id: 'y', output: 'error: no' });
+    expect(notRunOutput({ type: 'apply_patch_call', call_id: 'z', operation: { type: 'delete_file', path: 'a' } }, 'no')).toEqual({ type: 'apply_patch_call_output', call_id: 'z', status: 'failed', output: 'no' });
+    const shellOut = notRunOutput({ type: 'shell_call', call_id: 's', action: { commands: ['a', 'b'] } }, 'not run');
+    expect(shellOut.type === 'shell_call_output' && shellOut.output).toHaveLength(2);
+  });
+
+  it('a remote MCP approval refused without a reason carries none', () => {
+    const request = { type: 'mcp_approval_request', call_id: 'r', id: 'r', server_label: 's', name: 't', arguments: '{}' } as const;
+    expect(outputForCall(request, { ok: false, text: '' })).toEqual({ type: 'mcp_approval_response', approval_request_id: 'r', approve: false });
+    expect(outputForCall(request, { ok: true, text: '' })).toEqual({ type: 'mcp_approval_response', approval_request_id: 'r', approve: true });
   });
 });

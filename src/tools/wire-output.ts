@@ -1,12 +1,13 @@
 // The one mapping from what agentx has to say about a call to the input item that answers it.
 // Every call form has its own output type (shell_call → shell_call_output, apply_patch_call →
 // apply_patch_call_output with a status, function_call / custom_tool_call → text, a remote MCP
-// approval request → mcp_approval_response); this file is the only one that knows which, so a
-// tool, the registry's "not run" answers and hosted tools all say what happened and leave the
-// wire form to it (Codex has one `into_response` for the same reason).
+// approval request → mcp_approval_response); this file is the only one that knows which. Tools
+// return a `ToolReply` (what happened), the turn loop maps it here for the call item it answers,
+// and the "not run" answers (unknown tool, refusal, interruption, a call agentx stopped during)
+// come from here too (Codex has one `into_response` for the same reason).
 import type { FunctionOutputPart, ShellOutputChunk, ToolCallItem, ToolOutputItem } from '../wire/items.ts';
 
-/** The call being answered: its form and id (a call item is one; so is a parsed call's form and id). */
+/** The call being answered: its form and id (callRefOf reads them off a call item). */
 export interface CallRef {
   type: ToolCallItem['type'];
   call_id: string;
@@ -46,9 +47,10 @@ export function toolOutputItem(call: CallRef, reply: ToolReply): ToolOutputItem 
       return { type: 'custom_tool_call_output', call_id: call.call_id, output: reply.text };
     case 'apply_patch_call':
       return { type: 'apply_patch_call_output', call_id: call.call_id, status: reply.ok ? 'completed' : 'failed', output: reply.text };
-    // Answering a remote MCP server's question: not ok is a refusal, and the server must not run the call.
+    // Answering a remote MCP server's question: not ok is a refusal (with its reason, when there
+    // is one), and the server must not run the call.
     case 'mcp_approval_request':
-      return { type: 'mcp_approval_response', approval_request_id: call.call_id, approve: reply.ok, ...(reply.ok ? {} : { reason: reply.text }) };
+      return { type: 'mcp_approval_response', approval_request_id: call.call_id, approve: reply.ok, ...(!reply.ok && reply.text !== '' ? { reason: reply.text } : {}) };
   }
 }
 
@@ -61,7 +63,19 @@ export function notRunReply(call: CallRef, reason: string): ToolReply {
   return { ok: false, text: statusless ? `error: ${reason}` : reason };
 }
 
-/** The answer to a call of a tool offered only as a JSON function. */
-export function functionCallOutput(callId: string, reply: ToolReply): ToolOutputItem {
-  return toolOutputItem({ type: 'function_call', call_id: callId }, reply);
+/** The form and id of a call item (a shell call: how many commands it asked for). */
+export function callRefOf(item: ToolCallItem): CallRef {
+  const commandCount = item.type === 'shell_call' && Array.isArray(item.action.commands) ? item.action.commands.length : undefined;
+  return { type: item.type, call_id: item.call_id, ...(commandCount !== undefined ? { commandCount } : {}) };
+}
+
+/** The input item answering the call item with what its tool replied (the turn loop sends and journals this). */
+export function outputForCall(item: ToolCallItem, reply: ToolReply): ToolOutputItem {
+  return toolOutputItem(callRefOf(item), reply);
+}
+
+/** An output that tells the model the call was not run (error, refusal, interruption). */
+export function notRunOutput(item: ToolCallItem, reason: string): ToolOutputItem {
+  const call = callRefOf(item);
+  return toolOutputItem(call, notRunReply(call, reason));
 }

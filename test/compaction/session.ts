@@ -54,7 +54,7 @@ export function fillerShellTool(bytes: number, ranFile?: string): Tool {
     run: (call: ParsedCall) => {
       if (ranFile !== undefined) appendFileSync(ranFile, `${call.commands.join('; ')}\n`);
       return Promise.resolve({
-      output: { type: 'function_call_output', call_id: call.callId, output: `tool output for ${call.callId}\n${'o'.repeat(bytes)}` },
+      reply: { ok: true, text: `tool output for ${call.callId}\n${'o'.repeat(bytes)}` },
       summary: [`ran ${call.callId}`],
       interrupted: false,
       });

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResponseInputItem, ResponseStreamEvent, Tool } from 'openai/resources/responses/responses';
-import { applyPatch, parsePatchCall, patchOutputItem, patchToolDefinition } from '../../src/tools/patch/index.ts';
+import { applyPatch, parsePatchCall, patchToolDefinition } from '../../src/tools/patch/index.ts';
+import { outputForCall } from '../../src/tools/wire-output.ts';
+import type { ToolCallItem } from '../../src/wire/items.ts';
 import type { PatchToolForm } from '../../src/tools/patch/index.ts';
 import { NO_MOVE_TEXT, NO_PATCH_TEXT } from './patch.ts';
 import { apiError, completed, text, useEmulator } from './test-kit.ts';
@@ -42,7 +44,9 @@ async function answer(output: unknown[]): Promise<ResponseInputItem[]> {
     const parsed = parsePatchCall(item);
     if (!parsed.ok) continue;
     const result = await applyPatch(parsed.call.operations, { root });
-    items.push(patchOutputItem(parsed.call.form, parsed.call.callId, result));
+    // parsePatchCall accepted it: a patch call item of one of the three forms. A reply without
+    // content parts has a text output, which the SDK's input type accepts.
+    items.push(outputForCall(item as ToolCallItem, { ok: result.ok, text: result.output }) as ResponseInputItem);
   }
   return items;
 }

@@ -79,7 +79,7 @@ export function echoTool(runs: string[], onRun?: (call: EchoCall, ctx: ToolConte
       runs.push(call.text);
       onRun?.(call, ctx);
       return Promise.resolve({
-        output: { type: 'function_call_output', call_id: call.callId, output: `echo: ${call.text}` },
+        reply: { ok: true, text: `echo: ${call.text}` },
         summary: [`echo ${call.text}`],
         interrupted: ctx.signal.aborted,
       });

@@ -29,12 +29,6 @@ export function formatSessions(sessions: readonly SessionInfo[], now: number): s
   });
 }
 
-/** The status line's count ("2 sessions running"), empty when none: for the composer's status line. */
-export function sessionsStatus(manager: ExecManager = execManager()): string {
-  const n = manager.runningCount();
-  return n === 0 ? '' : `${n} exec session${n === 1 ? '' : 's'} running (/ps)`;
-}
-
 export function psCommand(ctx: ReplContext, manager: ExecManager = execManager()): void {
   say(ctx, formatSessions(manager.list(), Date.now()).join('\n'));
 }

@@ -34,7 +34,7 @@ async function call(tool: Tool, args: Record<string, unknown>): Promise<string> 
   if (!parsed.ok) return parsed.error;
   const ctx: ToolContext = { cwd: box.workspace, workspaceRoot: box.workspace, signal: new AbortController().signal, retry: false, progress: () => undefined };
   const r = await tool.run(parsed.call, ctx);
-  return r.output.type === 'function_call_output' && typeof r.output.output === 'string' ? r.output.output : '';
+  return r.reply.text;
 }
 
 const PORT = 18000 + Math.floor(Math.random() * 1000);

@@ -35,7 +35,7 @@ async function call(tool: Tool, args: Record<string, unknown>, c: ToolContext = 
   const parsed = tool.parse(item);
   if (!parsed.ok) return `parse error: ${parsed.error}`;
   const r = await tool.run(parsed.call, c);
-  return r.output.type === 'function_call_output' && typeof r.output.output === 'string' ? r.output.output : '';
+  return r.reply.text;
 }
 
 const sessionOf = (text: string): number => Number(/session ID (\d+)/.exec(text)?.[1] ?? NaN);

@@ -13,7 +13,6 @@ import { outputForModel } from './binary-output.ts';
 import { BYTES_PER_TOKEN, clampYield, EXEC_DEFAULT_YIELD_MS, outputCapBytes, writeYield } from './limits.ts';
 import type { ExecManager } from './manager.ts';
 import type { ExecSession } from './session.ts';
-import { functionCallOutput } from '../wire-output.ts';
 
 /** How a model command is to be started: the same sandbox, environment and filter as the shell tool's (tools/sandboxed.ts). */
 export type SessionLaunch = { ok: true; argv: string[]; env: NodeJS.ProcessEnv; readOnly?: boolean } | { ok: false; error: string };
@@ -44,8 +43,8 @@ export function escalationAnswer(call: ExecCommandCall, scope: RunScope | undefi
   return 'escalation is not available here: exec_command runs in the sandbox. Run it again without "sandbox_permissions" (it may work sandboxed).';
 }
 
-function reply(callId: string, text: string, summary: string[], interrupted = false): ToolResult {
-  return { output: functionCallOutput(callId, { ok: true, text }), summary, interrupted };
+function reply(text: string, summary: string[], interrupted = false, ok = true): ToolResult {
+  return { reply: { ok, text }, summary, interrupted };
 }
 
 /**
@@ -57,7 +56,7 @@ function errorReply(call: ExecCall, ctx: ToolContext, message: string): ToolResu
     type: 'command_done', callId: call.callId, command: call.title, exitCode: null, timedOut: false, interrupted: false,
     durationMs: 0, truncatedBytes: 0, stdout: '', stderr: `error: ${message}`,
   });
-  return reply(call.callId, `error: ${message}`, [`error: ${message}`]);
+  return reply(`error: ${message}`, [`error: ${message}`], false, false);
 }
 
 interface Answer {
@@ -120,7 +119,7 @@ async function waitAndAnswer(o: ExecToolOptions, call: ExecCall, session: ExecSe
     timedOut: false, interrupted: false, durationMs: Math.round(performance.now() - startedAt), truncatedBytes: 0,
     stdout: '', stderr: '', ...(exit ? {} : { backgroundSession: session.id }),
   });
-  return reply(call.callId, text, [`${call.title} → ${status}`], interrupted);
+  return reply(text, [`${call.title} → ${status}`], interrupted);
 }
 
 async function runExec(o: ExecToolOptions, call: ExecCommandCall, ctx: ToolContext): Promise<ToolResult> {

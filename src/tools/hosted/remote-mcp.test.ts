@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRemoteServers, serverLabel } from '../mcp/remote.ts';
 import type { RemoteServerSpec } from '../mcp/spec.ts';
+import type { ToolCallItem } from '../../wire/items.ts';
+import { outputForCall } from '../wire-output.ts';
 import { createRemoteMcpTool, remoteDefinition, remoteMcpProgress } from './remote-mcp.ts';
 
 const spec = (name: string, url: string, headers: Record<string, string> = {}): RemoteServerSpec =>
@@ -39,14 +41,15 @@ describe('remote MCP', () => {
 
   it('answers an approval request with the decision (a denial carries its reason)', async () => {
     const tool = createRemoteMcpTool([]);
-    const parsed = tool.parse({ type: 'mcp_approval_request', call_id: 'r1', server_label: 'd', name: 'search', arguments: '{"q": "a"}' });
+    const request: ToolCallItem = { type: 'mcp_approval_request', call_id: 'r1', server_label: 'd', name: 'search', arguments: '{"q": "a"}' };
+    const parsed = tool.parse(request);
     if (!parsed.ok) throw new Error(parsed.error);
     expect(parsed.call.title).toBe('d.search {"q":"a"}');
     const events: unknown[] = [];
     const result = await tool.run(parsed.call, { cwd: '/', workspaceRoot: '/', signal: new AbortController().signal, progress: (e) => events.push(e), retry: false,
       approve: () => Promise.resolve({ approve: false, decidedBy: 'policy', reason: 'one-shot' }),
     });
-    expect(result.output).toEqual({ type: 'mcp_approval_response', approval_request_id: 'r1', approve: false, reason: 'one-shot' });
+    expect(outputForCall(request, result.reply)).toEqual({ type: 'mcp_approval_response', approval_request_id: 'r1', approve: false, reason: 'one-shot' });
     expect(events).toEqual([{ type: 'mcp_approval', callId: 'r1', server: 'd', tool: 'search', approved: false, decidedBy: 'policy', reason: 'one-shot' }]);
     expect(tool.asksPerson).toBe(true);
   });

@@ -75,10 +75,9 @@ export function createRemoteMcpTool(servers: readonly RemoteMcpServer[]): LocalT
     };
     if (decision.reason !== undefined) progress.reason = decision.reason;
     ctx.progress(progress);
-    const output: ToolResult['output'] = { type: 'mcp_approval_response', approval_request_id: item.call_id, approve: decision.approve };
-    if (!decision.approve && decision.reason !== undefined) output.reason = decision.reason;
     return {
-      output,
+      // A refusal's reason goes back to the server; an approval carries none.
+      reply: { ok: decision.approve, text: decision.approve ? '' : decision.reason ?? '' },
       summary: [`${call.title} → ${decision.approve ? 'approved' : 'denied'}`],
       interrupted: ctx.signal.aborted,
     };

@@ -21,35 +21,35 @@ const custom = (input: string): ParsedPatch => {
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
 
 describe('runPatchCall', () => {
-  it('applies a call and returns its output item and the changes', async () => {
+  it('applies a call and says what changed', async () => {
     const out = await runPatchCall(custom(PATCH), { root });
-    expect(out.output).toEqual({ type: 'custom_tool_call_output', call_id: 'call_c', output: 'Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)' });
-    expect(out.result.ok && out.result.changes.map((c) => [c.path, c.added, c.removed])).toEqual([['a.txt', 1, 0], ['b.txt', 1, 1]]);
+    expect(out.output).toBe('Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)');
+    expect(out.ok && out.changes.map((c) => [c.path, c.added, c.removed])).toEqual([['a.txt', 1, 0], ['b.txt', 1, 1]]);
   });
 
-  it('a call that fails answers in its own form, as failed, without touching anything', async () => {
+  it('a call that fails says so without touching anything', async () => {
     const out = await runPatchCall({ form: 'builtin', callId: 'call_b', operations: [{ type: 'delete', path: 'missing.txt' }, { type: 'delete', path: 'a.txt' }] }, { root });
-    expect(out.output).toMatchObject({ type: 'apply_patch_call_output', call_id: 'call_b', status: 'failed' });
-    expect(out.output.output).toContain('cannot delete missing.txt: no such file');
+    expect(out.ok).toBe(false);
+    expect(out.output).toContain('cannot delete missing.txt: no such file');
     expect(read('a.txt')).toBe('x\ny\n');
   });
 
   it('on a retry after a crash answers "already applied" instead of inserting twice', async () => {
     await applyPatch(parsePatch(PATCH), { root }); // applied, then agentx was killed before recording it
     const out = await runPatchCall(custom(PATCH), { root, retry: true });
-    expect(out.output.output).toBe('Already applied (agentx stopped after applying this patch, before reporting it): a.txt, b.txt');
+    expect(out.output).toBe('Already applied (agentx stopped after applying this patch, before reporting it): a.txt, b.txt');
     expect(read('a.txt')).toBe('x\ninserted\ny\n');
   });
 
   it('on a retry applies only what a crash left undone', async () => {
     writeFileSync(join(root, 'b.txt'), 'B\n');
     const out = await runPatchCall(custom(PATCH), { root, retry: true });
-    expect(out.output.output).toBe('Already applied before agentx stopped: b.txt\nUpdated a.txt (+1 -0)');
+    expect(out.output).toBe('Already applied before agentx stopped: b.txt\nUpdated a.txt (+1 -0)');
     expect([read('a.txt'), read('b.txt')]).toEqual(['x\ninserted\ny\n', 'B\n']);
   });
 
   it('on a retry of a patch not applied at all, simply applies it', async () => {
     const out = await runPatchCall(custom(PATCH), { root, retry: true });
-    expect(out.output.output).toBe('Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)');
+    expect(out.output).toBe('Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)');
   });
 });

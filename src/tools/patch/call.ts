@@ -1,19 +1,13 @@
 // One parsed apply_patch call from end to end, for the tool adapter: apply it in the workspace (or,
-// on a retry after a crash, first check what is already applied) and build the output item. The
+// on a retry after a crash, first check what is already applied) and say what happened (the
+// adapter replies with it; wire-output.ts makes the output item of the call's form). The
 // call is parsed once, by the adapter's `parse` (wire.ts parsePatchCall); a call that does not
 // parse never gets here: the registry answers it as not run.
 import { alreadyApplied } from './applied.ts';
 import { applyPatch } from './run.ts';
 import type { PatchOptions, PatchResult } from './run.ts';
 import type { FileOperation } from './types.ts';
-import { patchOutputItem } from './wire.ts';
-import type { PatchCall, PatchOutputItem } from './wire.ts';
-
-export interface PatchCallOutcome {
-  result: PatchResult;
-  /** The input item answering the call. */
-  output: PatchOutputItem;
-}
+import type { PatchCall } from './wire.ts';
 
 function target(op: FileOperation): string {
   return op.type === 'update' && op.moveTo !== null ? `${op.path} -> ${op.moveTo}` : op.path;
@@ -39,7 +33,6 @@ async function apply(operations: FileOperation[], opts: PatchOptions & { retry?:
  * (agentx stopped); operations already on disk are not applied again, and when all are, the call
  * is answered as already applied.
  */
-export async function runPatchCall(call: PatchCall, opts: PatchOptions & { retry?: boolean }): Promise<PatchCallOutcome> {
-  const result = await apply(call.operations, opts);
-  return { result, output: patchOutputItem(call.form, call.callId, result) };
+export function runPatchCall(call: PatchCall, opts: PatchOptions & { retry?: boolean }): Promise<PatchResult> {
+  return apply(call.operations, opts);
 }

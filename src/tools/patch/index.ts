@@ -16,8 +16,8 @@ export type { PatchOptions, PatchResult } from './run.ts';
 export { alreadyApplied, preImage } from './applied.ts';
 export type { AppliedCheck } from './applied.ts';
 export { formatPatch, toBuiltinOperation } from './serialize.ts';
-export { parsePatchCall, patchCallForm, patchOutputItem } from './wire.ts';
-export type { ParsedPatchCall, PatchCall as ParsedPatch, PatchOutputItem } from './wire.ts';
+export { parsePatchCall, patchCallForm } from './wire.ts';
+export type { ParsedPatchCall, PatchCall as ParsedPatch } from './wire.ts';
 export {
   APPLY_PATCH_NAME,
   CUSTOM_DESCRIPTION,
@@ -29,4 +29,3 @@ export {
 } from './definitions.ts';
 export type { PatchToolDefinition, PatchToolForm } from './definitions.ts';
 export { runPatchCall } from './call.ts';
-export type { PatchCallOutcome } from './call.ts';

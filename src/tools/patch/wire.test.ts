@@ -4,7 +4,6 @@ import {
   LARK_GRAMMAR,
   parsePatchCall,
   patchCallForm,
-  patchOutputItem,
   patchToolDefinition,
 } from './index.ts';
 
@@ -42,15 +41,6 @@ describe('patchCallForm / parsePatchCall', () => {
     const parsed = parsePatchCall(item);
     expect(parsed.ok).toBe(false);
     expect(parsed.ok ? '' : parsed.error).toContain(message);
-  });
-});
-
-describe('patchOutputItem', () => {
-  it('answers each form with its own output item', () => {
-    expect(patchOutputItem('builtin', 'c', { ok: true, output: 'Added a.txt (+1 -0)' })).toEqual({ type: 'apply_patch_call_output', call_id: 'c', status: 'completed', output: 'Added a.txt (+1 -0)' });
-    expect(patchOutputItem('builtin', 'c', { ok: false, output: 'no' })).toMatchObject({ status: 'failed' });
-    expect(patchOutputItem('function', 'c', { ok: false, output: 'no' })).toEqual({ type: 'function_call_output', call_id: 'c', output: 'no' });
-    expect(patchOutputItem('custom', 'c', { ok: true, output: 'ok' })).toEqual({ type: 'custom_tool_call_output', call_id: 'c', output: 'ok' });
   });
 });
 

@@ -1,7 +1,7 @@
 // The three wire forms of a patch call, narrowed from untyped JSON: a built-in `apply_patch_call`
 // (one file operation), a `function_call` named apply_patch (`{"input": envelope}`), and a
-// `custom_tool_call` named apply_patch (the envelope as raw input), and which call type answers
-// each form.
+// `custom_tool_call` named apply_patch (the envelope as raw input). The output item answering
+// each form is wire-output.ts's.
 import { APPLY_PATCH_NAME } from './definitions.ts';
 import type { PatchToolForm } from './definitions.ts';
 import { parseBuiltinOperation, parsePatch } from './parse.ts';
@@ -9,8 +9,6 @@ import type { BuiltinOperation } from './parse.ts';
 import { PatchError } from './types.ts';
 import type { FileOperation } from './types.ts';
 import { isRecord } from '../../lib/guards.ts';
-import type { ApplyPatchCallOutputItem, CustomToolCallOutputItem, FunctionCallOutputItem } from '../../wire/items.ts';
-import { toolOutputItem } from '../wire-output.ts';
 
 export interface PatchCall {
   form: PatchToolForm;
@@ -85,18 +83,4 @@ export function parsePatchCall(item: unknown): ParsedPatchCall {
   } catch (err) {
     return { ok: false, form, callId, error: err instanceof Error ? err.message : String(err) };
   }
-}
-
-const CALL_TYPE = { builtin: 'apply_patch_call', function: 'function_call', custom: 'custom_tool_call' } as const;
-
-/** What answers a patch call: always text (a patch reply has no content parts). */
-export type PatchOutputItem =
-  | ApplyPatchCallOutputItem
-  | CustomToolCallOutputItem
-  | (FunctionCallOutputItem & { output: string });
-
-/** The input item that answers a patch call of this form (the mapping is wire-output.ts's). */
-export function patchOutputItem(form: PatchToolForm, callId: string, outcome: { ok: boolean; output: string }): PatchOutputItem {
-  // A reply without `parts` is answered with its text, so a function output here is a string.
-  return toolOutputItem({ type: CALL_TYPE[form], call_id: callId }, { ok: outcome.ok, text: outcome.output }) as PatchOutputItem;
 }
