@@ -3,9 +3,18 @@
 // (with the build, which is short) saves most of the shorter one's time. Each one's output is
 // printed whole when it ends, so lines never interleave; any failure fails the step.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// The type check is incremental: tsc keeps what it learned in a build-info file and checks again
+// only what changed since (≈23 s of CPU cold, ≈9 s warm here), which leaves that CPU to eslint. The
+// file lives in the temp dir, one per checkout (worktrees share node_modules, not their sources);
+// tsc compares every file's content with what it recorded, so a stale file costs time, not errors.
+const buildInfo = join(tmpdir(), `agentx-tsc-${createHash('sha256').update(process.cwd()).digest('hex').slice(0, 12)}.tsbuildinfo`);
 
 const steps = [
-  ['typecheck', ['npm', 'run', '--silent', 'typecheck']],
+  ['typecheck', ['npx', 'tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', buildInfo]],
   // bin/agentx.js (strict) and bench/*.mjs (implicit any allowed) as JavaScript with JSDoc types.
   ['typecheck bin/ and bench/', ['npm', 'run', '--silent', 'typecheck:js']],
   ['lint', ['npm', 'run', '--silent', 'lint']],

@@ -241,10 +241,12 @@ describe('write_stdin in plan mode', () => {
   }) as [Tool, Tool];
 
   it('types nothing into a session started outside the read-only sandbox (polling still reads it); a read-only one is typed into', async () => {
-    const before = sessionOf(await call(execTool, { cmd: 'sh', yield_time_ms: 100 }));
+    // A shell reading its input (what was typed would run at once), ended by `timeout` after 3 s:
+    // the empty poll then answers when it ends instead of waiting out the 5 s floor of a poll.
+    const before = sessionOf(await call(execTool, { cmd: 'timeout 3 sh', yield_time_ms: 100 }));
     const refused = await call(planWrite, { session_id: before, chars: `touch ${dir.file('y')}\n`, yield_time_ms: 300 });
     expect(refused).toMatch(/^error: nothing was typed into exec session \d+: it was started before plan mode/);
-    expect(await call(planWrite, { session_id: before, chars: '' })).toMatch(/Process running with session ID/);
+    expect(await call(planWrite, { session_id: before, chars: '' })).toMatch(/Process exited with code 124/);
     expect(existsSync(dir.file('y'))).toBe(false);
     const planned = sessionOf(await call(planExec, { cmd: 'cat', yield_time_ms: 100 }));
     expect(await call(planWrite, { session_id: planned, chars: 'echoed\n', yield_time_ms: 300 })).toContain('echoed');
