@@ -4,11 +4,39 @@ import tseslint from 'typescript-eslint';
 import { layerRules } from './eslint.layers.js';
 
 /** What Node gives every module without an import (for the plain-JavaScript files). */
-const NODE_GLOBALS = Object.fromEntries([
-  'process', 'Buffer', 'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
-  'queueMicrotask', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'AbortController', 'AbortSignal', 'fetch', 'Response',
-  'Request', 'Headers', 'structuredClone', 'performance', 'globalThis', 'WebAssembly', 'crypto', 'atob', 'btoa', 'Event', 'EventTarget',
-].map((name) => [name, 'readonly']));
+const NODE_GLOBALS = Object.fromEntries(
+  [
+    'process',
+    'Buffer',
+    'console',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'clearImmediate',
+    'queueMicrotask',
+    'URL',
+    'URLSearchParams',
+    'TextEncoder',
+    'TextDecoder',
+    'AbortController',
+    'AbortSignal',
+    'fetch',
+    'Response',
+    'Request',
+    'Headers',
+    'structuredClone',
+    'performance',
+    'globalThis',
+    'WebAssembly',
+    'crypto',
+    'atob',
+    'btoa',
+    'Event',
+    'EventTarget',
+  ].map((name) => [name, 'readonly']),
+);
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'bench/.peer/', 'coverage/', 'vitest.config.ts', 'test/patches/'] },

@@ -25,9 +25,12 @@ function restrict(files, patterns, message) {
 }
 
 const TERMINAL_AND_PROCESS = {
-  'no-restricted-properties': ['error',
+  'no-restricted-properties': [
+    'error',
     ...['stdout', 'stderr', 'stdin', 'exit', 'argv', 'chdir', 'exitCode'].map((property) => ({
-      object: 'process', property, message: 'only front-ends (src/frontends, src/main.ts) touch the terminal and the process',
+      object: 'process',
+      property,
+      message: 'only front-ends (src/frontends, src/main.ts) touch the terminal and the process',
     })),
   ],
 };
@@ -35,12 +38,38 @@ const TERMINAL_AND_PROCESS = {
 export const layerRules = [
   restrict(['src/ui/**/*.ts'], ['**/frontends/**', '**/main.ts'], 'ui/ is used by front-ends; it never imports them'),
   restrict(['src/engine/**/*.ts'], FRONT_ENDS, 'engine/ never imports a front-end, ui, cli or config'),
-  restrict(['src/model/**/*.ts'], [...FRONT_ENDS, ...ENGINE, '**/store/**', '**/tools/**', '**/workspace/**', '**/sandbox/**'], 'model/ imports only wire/, usage/ and lib/'),
-  restrict(['src/store/**/*.ts'], [...FRONT_ENDS, ...ENGINE, '**/model/**', '**/tools/**', '**/workspace/**', '**/sandbox/**'], 'store/ imports only wire/, usage/ and lib/'),
-  restrict(['src/tools/**/*.ts', 'src/workspace/**/*.ts', 'src/sandbox/**/*.ts'], [...FRONT_ENDS, ...ENGINE, '**/store/**', '**/model/**'], 'tools/, workspace/ and sandbox/ never import the engine, the model client, the store or a front-end'),
-  restrict(['src/wire/**/*.ts', 'src/usage/**/*.ts', 'src/lib/**/*.ts'], [...FRONT_ENDS, ...ENGINE, '**/model/**', '**/store/**', '**/tools/**', '**/workspace/**', '**/sandbox/**'], 'wire/, usage/ and lib/ are leaves'),
+  restrict(
+    ['src/model/**/*.ts'],
+    [...FRONT_ENDS, ...ENGINE, '**/store/**', '**/tools/**', '**/workspace/**', '**/sandbox/**'],
+    'model/ imports only wire/, usage/ and lib/',
+  ),
+  restrict(
+    ['src/store/**/*.ts'],
+    [...FRONT_ENDS, ...ENGINE, '**/model/**', '**/tools/**', '**/workspace/**', '**/sandbox/**'],
+    'store/ imports only wire/, usage/ and lib/',
+  ),
+  restrict(
+    ['src/tools/**/*.ts', 'src/workspace/**/*.ts', 'src/sandbox/**/*.ts'],
+    [...FRONT_ENDS, ...ENGINE, '**/store/**', '**/model/**'],
+    'tools/, workspace/ and sandbox/ never import the engine, the model client, the store or a front-end',
+  ),
+  restrict(
+    ['src/wire/**/*.ts', 'src/usage/**/*.ts', 'src/lib/**/*.ts'],
+    [...FRONT_ENDS, ...ENGINE, '**/model/**', '**/store/**', '**/tools/**', '**/workspace/**', '**/sandbox/**'],
+    'wire/, usage/ and lib/ are leaves',
+  ),
   {
-    files: ['src/engine/**/*.ts', 'src/model/**/*.ts', 'src/store/**/*.ts', 'src/tools/**/*.ts', 'src/workspace/**/*.ts', 'src/sandbox/**/*.ts', 'src/wire/**/*.ts', 'src/usage/**/*.ts', 'src/lib/**/*.ts'],
+    files: [
+      'src/engine/**/*.ts',
+      'src/model/**/*.ts',
+      'src/store/**/*.ts',
+      'src/tools/**/*.ts',
+      'src/workspace/**/*.ts',
+      'src/sandbox/**/*.ts',
+      'src/wire/**/*.ts',
+      'src/usage/**/*.ts',
+      'src/lib/**/*.ts',
+    ],
     // Tests may print (seeds) and read the process; their support modules live in test/support/.
     ignores: ['**/*.test.ts'],
     rules: TERMINAL_AND_PROCESS,

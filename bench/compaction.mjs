@@ -20,11 +20,19 @@ export async function compactionBench({ turns = 200, window = 8000 } = {}) {
   try {
     const out = join(dir, 'compaction-run.mjs');
     await build({
-      entryPoints: [join(REPO, 'bench/compaction-run.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: out, logLevel: 'warning',
+      entryPoints: [join(REPO, 'bench/compaction-run.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile: out,
+      logLevel: 'warning',
       banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
     });
     const r = spawnSync(process.execPath, [out], {
-      encoding: 'utf8', maxBuffer: 16 * 2 ** 20, timeout: 600_000,
+      encoding: 'utf8',
+      maxBuffer: 16 * 2 ** 20,
+      timeout: 600_000,
       env: { ...process.env, COMPACTION_TURNS: String(turns), COMPACTION_WINDOW: String(window) },
     });
     if (r.status !== 0) throw new Error(`compaction bench failed (${r.status ?? r.signal}): ${r.stderr.slice(-2000)}`);
@@ -43,19 +51,24 @@ function toMarkdown({ turns, window, results }) {
   ];
   for (const r of results) {
     const isBase = r === base;
-    lines.push([
-      r.name,
-      r.requests,
-      isBase ? '—' : signed(r.requests - base.requests),
-      r.failedRequests,
-      kib(r.bytesSent),
-      isBase ? '—' : `${signed(Math.round((r.bytesSent - base.bytesSent) / 1024 * 10) / 10)} KiB`,
-      r.compactions,
-      r.inputTokens.toLocaleString('en-US'),
-      r.maxContextTokens.toLocaleString('en-US'),
-      r.factsKept,
-      `${(r.ms / 1000).toFixed(2)} s`,
-    ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'));
+    lines.push(
+      [
+        r.name,
+        r.requests,
+        isBase ? '—' : signed(r.requests - base.requests),
+        r.failedRequests,
+        kib(r.bytesSent),
+        isBase ? '—' : `${signed(Math.round(((r.bytesSent - base.bytesSent) / 1024) * 10) / 10)} KiB`,
+        r.compactions,
+        r.inputTokens.toLocaleString('en-US'),
+        r.maxContextTokens.toLocaleString('en-US'),
+        r.factsKept,
+        `${(r.ms / 1000).toFixed(2)} s`,
+      ]
+        .join(' | ')
+        .replace(/^/, '| ')
+        .replace(/$/, ' |'),
+    );
   }
   return [
     `${turns} scripted turns (every 10th gives a fact \`remember K=V\`, every 7th runs a tool call answered with ~800 bytes, the rest are notes of 20–140 words),`,

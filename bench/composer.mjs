@@ -36,7 +36,13 @@ async function inProcess() {
   const dir = tmp('run');
   const out = join(dir, 'composer-run.mjs');
   await build({
-    entryPoints: [join(REPO, 'bench/composer-run.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: out, logLevel: 'warning',
+    entryPoints: [join(REPO, 'bench/composer-run.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: out,
+    logLevel: 'warning',
     banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
   });
   const r = spawnSync(process.execPath, [out], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20, timeout: 600_000, env: process.env });
@@ -48,7 +54,15 @@ async function inProcess() {
 async function ptyKeystrokes(baseUrl, lines) {
   const home = tmp('home');
   const cwd = tmp('cwd');
-  const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF-8', TERM: 'xterm-256color', AGENTX_BASE_URL: baseUrl, AGENTX_API_KEY: 'bench-key' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    SHELL: '/bin/sh',
+    LANG: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    AGENTX_BASE_URL: baseUrl,
+    AGENTX_API_KEY: 'bench-key',
+  };
   const p = pty.spawn(process.execPath, [join(REPO, 'bin/agentx.js')], { name: 'xterm-256color', cols: 120, rows: 40, cwd, env });
   let waiter;
   let seen = '';
@@ -60,15 +74,24 @@ async function ptyKeystrokes(baseUrl, lines) {
       w.resolve();
     }
   });
-  const until = (test, timeoutMs = 20_000) => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`pty wait timed out; last output: ${seen.slice(-300)}`)), timeoutMs);
-    waiter = { test, resolve: () => { clearTimeout(timer); resolve(); } };
-    if (test(seen)) {
-      waiter = undefined;
-      clearTimeout(timer);
-      resolve();
-    }
-  }));
+  const until = (test, timeoutMs = 20_000) =>
+    /** @type {Promise<void>} */ (
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`pty wait timed out; last output: ${seen.slice(-300)}`)), timeoutMs);
+        waiter = {
+          test,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        if (test(seen)) {
+          waiter = undefined;
+          clearTimeout(timer);
+          resolve();
+        }
+      })
+    );
   try {
     await until((s) => s.includes('network off'));
     for (let i = 0; i < lines; i++) {
@@ -118,10 +141,10 @@ try {
     `| \`@\` finder: fuzzy ranking of ${f.files.toLocaleString('en-US')} paths, one query | ${row(f.rank)} |`,
     `| \`@\` finder: ranking per typed character (10 growing queries) | ${row(f.perKey)} |`,
     '',
-    'Reading it: the in-process rows are what agentx adds per key; the pty rows add the kernel\'s',
-    'pty round trip and Node\'s event loop on a shared machine. The finder\'s list is read from the',
-    'REPL\'s start, in the background, then again at most once per 30 s (the old list shown meanwhile);',
-    'while the first read runs, the part known so far is offered, git\'s index first. So a typed',
+    "Reading it: the in-process rows are what agentx adds per key; the pty rows add the kernel's",
+    "pty round trip and Node's event loop on a shared machine. The finder's list is read from the",
+    "REPL's start, in the background, then again at most once per 30 s (the old list shown meanwhile);",
+    "while the first read runs, the part known so far is offered, git's index first. So a typed",
     'character after `@` pays only the ranking row.',
     '',
     `Against issue 26's targets: keystroke to echo ≤ 1 ms — median ${ms(ptyEmpty.median)} / ${ms(ptyFull.median)} in the pty, ${ms(inside.full.median)} in process with 100 lines;`,

@@ -20,7 +20,14 @@ export function cleanupDaily() {
 }
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Za-z0-9]|\x1b[=>NOM78c]|\r/g;
 const strip = (s) => s.replace(ANSI, '');
-const envFor = (emu, home) => ({ PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF-8', AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'bench-key' });
+const envFor = (emu, home) => ({
+  PATH: process.env.PATH,
+  HOME: home,
+  SHELL: '/bin/sh',
+  LANG: 'C.UTF-8',
+  AGENTX_BASE_URL: emu.baseUrl,
+  AGENTX_API_KEY: 'bench-key',
+});
 
 /** Plain one-shots of each CLI interleaved with `node -e 0`: medians, paired ratios. */
 export async function oneshotVsNode(emu, clis, { runs = 20, warmup = 3 } = {}) {
@@ -28,7 +35,13 @@ export async function oneshotVsNode(emu, clis, { runs = 20, warmup = 3 } = {}) {
   const cwd = tmp('project');
   const cases = [
     { name: 'node', cmd: process.execPath, args: ['-e', '0'], opts: { env } },
-    ...clis.map((cli, i) => ({ name: `cli${i}`, cmd: process.execPath, args: [cli, 'hello'], opts: { cwd, env }, check: (out) => out.includes('You said: hello') })),
+    ...clis.map((cli, i) => ({
+      name: `cli${i}`,
+      cmd: process.execPath,
+      args: [cli, 'hello'],
+      opts: { cwd, env },
+      check: (out) => out.includes('You said: hello'),
+    })),
   ];
   const s = await interleave(cases, { runs, warmup, label: 'one-shot vs node -e 0' });
   const node = s.node.ms;
@@ -52,7 +65,12 @@ export async function hugeOutputRss(emu, cli, bytes = 2 ** 30) {
   const env = envFor(emu, tmp('home'));
   warmCodeCache(cli, env);
   await emu.enqueue([{ kind: 'shell', commands: [`yes abcdefgh | head -c ${bytes}`], maxOutputLength: 2_000_000_000 }]);
-  const r = runOnce(process.execPath, [cli, '--no-shell-calls', 'go'], { cwd: tmp('project'), env, timeout: 600_000 }, { rss: true, check: (out) => out.includes('Ran it') });
+  const r = runOnce(
+    process.execPath,
+    [cli, '--no-shell-calls', 'go'],
+    { cwd: tmp('project'), env, timeout: 600_000 },
+    { rss: true, check: (out) => out.includes('Ran it') },
+  );
   return { ms: r.ms, rssKb: r.rssKb };
 }
 
@@ -64,13 +82,28 @@ export async function longSessionRss(emu, cli, turns = 200) {
   const p = pty.spawn(process.execPath, [cli], { name: 'xterm-256color', cols: 120, rows: 40, cwd, env: { TERM: 'xterm-256color', ...env } });
   let screen = '';
   const waiters = new Set();
-  p.onData((d) => { screen += d; for (const w of [...waiters]) w(); });
-  const until = (test, what) => /** @type {Promise<void>} */ (new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`timed out waiting for ${what}`)); }, 60_000);
-    const check = () => { if (test()) { clearTimeout(timer); waiters.delete(check); resolvePromise(); } };
-    waiters.add(check);
-    check();
-  }));
+  p.onData((d) => {
+    screen += d;
+    for (const w of [...waiters]) w();
+  });
+  const until = (test, what) =>
+    /** @type {Promise<void>} */ (
+      new Promise((resolvePromise, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${what}`));
+        }, 60_000);
+        const check = () => {
+          if (test()) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolvePromise();
+          }
+        };
+        waiters.add(check);
+        check();
+      })
+    );
   const started = performance.now();
   try {
     // The prompt with the status line below it (a bare /> $/ never matched once the status line came).
@@ -79,7 +112,10 @@ export async function longSessionRss(emu, cli, turns = 200) {
     for (let n = 1; n <= turns; n++) {
       const mark = screen.length;
       p.write(`turn ${n}: please remember this line of the long session\r`);
-      await until(() => { const s = strip(screen.slice(mark)); return s.includes(`You said: turn ${n}:`) && prompt.test(s); }, `turn ${n}`);
+      await until(() => {
+        const s = strip(screen.slice(mark));
+        return s.includes(`You said: turn ${n}:`) && prompt.test(s);
+      }, `turn ${n}`);
       if (n % 20 === 0) process.stderr.write(`\r  long session: turn ${n}/${turns}   `);
       // Keep only the tail: the screen is not what is measured.
       if (screen.length > 200_000) screen = screen.slice(-2000);
@@ -90,17 +126,26 @@ export async function longSessionRss(emu, cli, turns = 200) {
     const stateBytes = statSync(join(cwd, '.agentx_responseid')).size;
     return { turns, rssKb: hwm, stateBytes, ms: performance.now() - started };
   } finally {
-    try { process.kill(-p.pid, 'SIGKILL'); } catch { p.kill('SIGKILL'); }
+    try {
+      process.kill(-p.pid, 'SIGKILL');
+    } catch {
+      p.kill('SIGKILL');
+    }
   }
 }
 
 export function describeDaily({ oneshot, huge, session }) {
   const lines = [];
   for (const o of oneshot ?? []) {
-    lines.push(`plain one-shot ${o.cli}: ${fmt(o.agentx.median)} vs node -e 0 ${fmt(o.node.median)} → **${x(o.ratio)}** (paired p10–p90 ${x(o.paired.p10)}–${x(o.paired.p90)})`);
+    lines.push(
+      `plain one-shot ${o.cli}: ${fmt(o.agentx.median)} vs node -e 0 ${fmt(o.node.median)} → **${x(o.ratio)}** (paired p10–p90 ${x(o.paired.p10)}–${x(o.paired.p90)})`,
+    );
   }
   if (huge) lines.push(`1 GiB command output in a one-shot: peak RSS ${mib(huge.rssKb)}, ${fmt(huge.ms)}`);
-  if (session) lines.push(`${session.turns}-turn REPL session: peak RSS ${mib(session.rssKb)}, state file ${session.stateBytes.toLocaleString('en')} B, ${fmt(session.ms)}`);
+  if (session)
+    lines.push(
+      `${session.turns}-turn REPL session: peak RSS ${mib(session.rssKb)}, state file ${session.stateBytes.toLocaleString('en')} B, ${fmt(session.ms)}`,
+    );
   return lines;
 }
 

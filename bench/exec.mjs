@@ -22,9 +22,15 @@ try {
         "export { createExecTools } from './src/tools/exec/exec-tool.ts';",
         "export { ExecManager } from './src/tools/exec/manager.ts';",
       ].join('\n'),
-      resolveDir: REPO, loader: 'ts',
+      resolveDir: REPO,
+      loader: 'ts',
     },
-    bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning', external: ['@lydell/node-pty'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: bundle,
+    logLevel: 'warning',
+    external: ['@lydell/node-pty'],
   });
   const { createCommandRunner, createExecTools, ExecManager } = await import(bundle);
   const workspace = join(scratch, 'workspace');
@@ -33,8 +39,13 @@ try {
   mkdirSync(home);
   const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF-8' };
   const runner = createCommandRunner({
-    setting: { mode: 'workspace-write', offIfUnavailable: false, network: false }, sessionDir: workspace, env,
-    configFile: join(home, '.agentx'), secrets: ['sk-bench-not-a-key-0123'], platform: process.platform, notice: (m) => log(m),
+    setting: { mode: 'workspace-write', offIfUnavailable: false, network: false },
+    sessionDir: workspace,
+    env,
+    configFile: join(home, '.agentx'),
+    secrets: ['sk-bench-not-a-key-0123'],
+    platform: process.platform,
+    notice: (m) => log(m),
   });
   const manager = new ExecManager({ graceMs: 300 });
   const [execTool] = createExecTools({ manager, launch: (c, cwd) => runner.sessionLaunch(c, cwd), redact: (t) => runner.redact(t) });
@@ -44,11 +55,19 @@ try {
     return (await execTool.run(parsed.call, ctx)).output.output;
   };
   const cases = [
-    { name: 'shell tool runner: `true` (bwrap)', run: async () => { await runner.run({ command: 'true', cwd: workspace, timeoutMs: 30_000, maxOutputBytes: 4096 }); } },
-    { name: 'exec_command: `true` (bwrap)', run: async () => {
-      const out = await execCall('true');
-      if (!out.includes('exited with code 0')) throw new Error(out);
-    } },
+    {
+      name: 'shell tool runner: `true` (bwrap)',
+      run: async () => {
+        await runner.run({ command: 'true', cwd: workspace, timeoutMs: 30_000, maxOutputBytes: 4096 });
+      },
+    },
+    {
+      name: 'exec_command: `true` (bwrap)',
+      run: async () => {
+        const out = await execCall('true');
+        if (!out.includes('exited with code 0')) throw new Error(out);
+      },
+    },
   ];
   const once = async (run) => {
     const t0 = process.hrtime.bigint();
@@ -71,8 +90,14 @@ try {
   // RSS: sampled every 50 ms while sessions print.
   const peakDuring = async (work) => {
     let peak = process.memoryUsage().rss;
-    const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 50);
-    try { await work(); } finally { clearInterval(timer); }
+    const timer = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 50);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+    }
     return Math.max(peak, process.memoryUsage().rss);
   };
   globalThis.gc?.();
@@ -90,7 +115,12 @@ try {
     const poll = async (sid) => {
       for (;;) {
         const p = createExecTools({ manager, launch: () => null, redact: (t) => t })[1];
-        const parsed = p.parse({ type: 'function_call', call_id: 'p', name: 'write_stdin', arguments: JSON.stringify({ session_id: Number(sid), chars: '', yield_time_ms: 30_000 }) });
+        const parsed = p.parse({
+          type: 'function_call',
+          call_id: 'p',
+          name: 'write_stdin',
+          arguments: JSON.stringify({ session_id: Number(sid), chars: '', yield_time_ms: 30_000 }),
+        });
         floodOut = (await p.run(parsed.call, ctx)).output.output;
         if (!floodOut.includes('session ID')) return;
       }
@@ -109,36 +139,39 @@ try {
   const mb = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
   const cpu = cpus();
   const r = stats(ratios);
-  writeBenchSection('exec', [
-    '# Exec sessions: latency and memory',
-    '',
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`node bench/exec.mjs\` (BENCH_RUNS=${RUNS}, ${WARMUP} warm-up rounds).`,
-    `Machine: ${hostname()}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}, uid ${process.getuid?.() ?? '?'}.`,
-    `Load average before: ${loadBefore}, after: ${load()} (the machine is shared: read the ratio, not the absolute times).`,
-    '',
-    'Both cases are sandboxed (workspace-write, bwrap, seccomp filter, the session network namespace) and run `true`.',
-    '',
-    '| case | median ms | p10 | p90 | max |',
-    '|---|---:|---:|---:|---:|',
-    ...cases.map((c, i) => {
-      const st = stats(samples[i]);
-      return `| ${c.name} | ${fmt(st.median)} | ${fmt(st.p10)} | ${fmt(st.p90)} | ${fmt(st.max)} |`;
-    }),
-    `| **exec_command / shell tool, per round** | **${r.median.toFixed(2)}×** | ${r.p10.toFixed(2)}× | ${r.p90.toFixed(2)}× | ${r.max.toFixed(2)}× |`,
-    '',
-    'Target: ≤ 1.2× the shell tool.',
-    '',
-    '| memory (RSS of the process running the manager) | value |',
-    '|---|---:|',
-    `| idle, before the sessions | ${mb(rssIdle)} |`,
-    `| peak with 10 busy sessions (\`yes\`, 5 s, unread) | ${mb(rssBusy)} |`,
-    `| peak while one session prints 1 GB (read by polls, ${floodSeconds.toFixed(1)} s) | ${mb(rssFlood)} |`,
-    `| for comparison: peak while the shell tool's runner collects 1 GB | ${mb(rssShellFlood)} |`,
-    '',
-    'Each session keeps at most 1 MiB between reads (head and tail), copied into fixed buffers (src/tools/exec/session-buffer.ts), and its pipe is read into one static 64 KiB buffer (src/tools/exec/pipes.ts): a flood allocates nothing per chunk, so memory grows neither with output nor with its rate.',
-    'Before the static-buffer reads (Node\'s own child pipes allocate 64 KiB per read), on the same machine, 2026-12-04: 154.8 MiB with 10 busy sessions, 159.8 MiB during the 1 GB flood. A bare Node reading 10 × `yes` through its child pipes peaks 40 MiB above idle, through a static buffer 7 MiB.',
-    'RSS never shrinks back within a process, so each peak includes the ones before it. The issue\'s < 150 MiB target is measured here on the bench process (which also holds esbuild\'s API), not on agentx itself.',
-  ].join('\n'));
+  writeBenchSection(
+    'exec',
+    [
+      '# Exec sessions: latency and memory',
+      '',
+      `Measured ${new Date().toISOString().slice(0, 10)} by \`node bench/exec.mjs\` (BENCH_RUNS=${RUNS}, ${WARMUP} warm-up rounds).`,
+      `Machine: ${hostname()}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}, uid ${process.getuid?.() ?? '?'}.`,
+      `Load average before: ${loadBefore}, after: ${load()} (the machine is shared: read the ratio, not the absolute times).`,
+      '',
+      'Both cases are sandboxed (workspace-write, bwrap, seccomp filter, the session network namespace) and run `true`.',
+      '',
+      '| case | median ms | p10 | p90 | max |',
+      '|---|---:|---:|---:|---:|',
+      ...cases.map((c, i) => {
+        const st = stats(samples[i]);
+        return `| ${c.name} | ${fmt(st.median)} | ${fmt(st.p10)} | ${fmt(st.p90)} | ${fmt(st.max)} |`;
+      }),
+      `| **exec_command / shell tool, per round** | **${r.median.toFixed(2)}×** | ${r.p10.toFixed(2)}× | ${r.p90.toFixed(2)}× | ${r.max.toFixed(2)}× |`,
+      '',
+      'Target: ≤ 1.2× the shell tool.',
+      '',
+      '| memory (RSS of the process running the manager) | value |',
+      '|---|---:|',
+      `| idle, before the sessions | ${mb(rssIdle)} |`,
+      `| peak with 10 busy sessions (\`yes\`, 5 s, unread) | ${mb(rssBusy)} |`,
+      `| peak while one session prints 1 GB (read by polls, ${floodSeconds.toFixed(1)} s) | ${mb(rssFlood)} |`,
+      `| for comparison: peak while the shell tool's runner collects 1 GB | ${mb(rssShellFlood)} |`,
+      '',
+      'Each session keeps at most 1 MiB between reads (head and tail), copied into fixed buffers (src/tools/exec/session-buffer.ts), and its pipe is read into one static 64 KiB buffer (src/tools/exec/pipes.ts): a flood allocates nothing per chunk, so memory grows neither with output nor with its rate.',
+      "Before the static-buffer reads (Node's own child pipes allocate 64 KiB per read), on the same machine, 2026-12-04: 154.8 MiB with 10 busy sessions, 159.8 MiB during the 1 GB flood. A bare Node reading 10 × `yes` through its child pipes peaks 40 MiB above idle, through a static buffer 7 MiB.",
+      "RSS never shrinks back within a process, so each peak includes the ones before it. The issue's < 150 MiB target is measured here on the bench process (which also holds esbuild's API), not on agentx itself.",
+    ].join('\n'),
+  );
   log(`median ratio ${r.median.toFixed(2)}×, busy ${mb(rssBusy)}, flood ${mb(rssFlood)}, shell flood ${mb(rssShellFlood)}`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -36,21 +36,28 @@ function openPty(file, args, { cwd, env }) {
     for (const w of [...waiters]) w('');
   });
   /** Resolves with the time at which `test(textSince)` first holds; rejects on timeout or exit. */
-  const until = (since, test, timeoutMs, what) => new Promise((resolve, reject) => {
-    const check = () => {
-      if (test(raw.slice(since))) {
+  const until = (since, test, timeoutMs, what) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        if (test(raw.slice(since))) {
+          done();
+          resolve(now());
+        } else if (exited) {
+          done();
+          reject(new Error(`exited while waiting for ${what}; screen:\n${strip(raw).slice(-800)}`));
+        }
+      };
+      const timer = setTimeout(() => {
         done();
-        resolve(now());
-      } else if (exited) {
-        done();
-        reject(new Error(`exited while waiting for ${what}; screen:\n${strip(raw).slice(-800)}`));
-      }
-    };
-    const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${what}; screen:\n${strip(raw).slice(-800)}`)); }, timeoutMs);
-    const done = () => { clearTimeout(timer); waiters.delete(check); };
-    waiters.add(check);
-    check();
-  });
+        reject(new Error(`timed out waiting for ${what}; screen:\n${strip(raw).slice(-800)}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
   /** Waits until nothing was drawn for `quietMs`. */
   const quiet = async (quietMs) => {
     while (now() - lastDataAt < quietMs) await new Promise((r) => setTimeout(r, quietMs - (now() - lastDataAt) + 5));
@@ -64,7 +71,11 @@ function openPty(file, args, { cwd, env }) {
     close() {
       if (exited) return;
       // the pty starts the program as a session leader: end its whole group (only what we started).
-      try { process.kill(-p.pid, 'SIGKILL'); } catch { p.kill('SIGKILL'); }
+      try {
+        process.kill(-p.pid, 'SIGKILL');
+      } catch {
+        p.kill('SIGKILL');
+      }
     },
   };
 }
@@ -120,7 +131,15 @@ export async function driveConversation({ file, args, cwd, env, ready, turns = 1
       // A TUI places text with cursor moves, so match with all whitespace removed.
       const answer = new RegExp(`said:turn${n}(?!\\d)`);
       const seen = (s) => strip(s).replace(/\s+/g, '');
-      const first = await t.until(at, (s) => { const v = seen(s); return v.includes('Thinkingabout') || answer.test(v); }, 30_000, `the first token of turn ${n}`);
+      const first = await t.until(
+        at,
+        (s) => {
+          const v = seen(s);
+          return v.includes('Thinkingabout') || answer.test(v);
+        },
+        30_000,
+        `the first token of turn ${n}`,
+      );
       if (n > warmup) firstTokenMs.push(first - t0);
       await t.until(at, (s) => answer.test(seen(s)), 30_000, `the answer of turn ${n}`);
       await t.quiet(300);

@@ -32,7 +32,8 @@ export function runOnce(cmd, args, opts = {}, { rss = false, check } = {}) {
   const r = spawnSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20, timeout: 120_000, ...opts });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}: ${String(r.stderr).slice(-2000)}`);
-  if (check && !check(r.stdout, r.stderr)) throw new Error(`${cmd} ${args.join(' ')}: unexpected output\nstdout: ${r.stdout.slice(-1000)}\nstderr: ${r.stderr.slice(-1000)}`);
+  if (check && !check(r.stdout, r.stderr))
+    throw new Error(`${cmd} ${args.join(' ')}: unexpected output\nstdout: ${r.stdout.slice(-1000)}\nstderr: ${r.stderr.slice(-1000)}`);
   const m = rss ? /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr) : null;
   return { ms, rssKb: m ? Number(m[1]) : null };
 }
@@ -77,14 +78,18 @@ export function pairedRatio(a, b) {
 }
 
 export function load() {
-  return loadavg().map((x) => x.toFixed(2)).join(', ');
+  return loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
 }
 
 export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js'), extraArgs = []) {
   const child = spawn(process.execPath, [script, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const baseUrl = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
-    rl.on('line', (line) => { if (line.startsWith('EMULATOR_URL=')) resolve(line.slice('EMULATOR_URL='.length)); });
+    rl.on('line', (line) => {
+      if (line.startsWith('EMULATOR_URL=')) resolve(line.slice('EMULATOR_URL='.length));
+    });
     child.on('exit', (code) => reject(new Error(`emulator exited (${code})`)));
   });
   const root = new URL(baseUrl.replace(/\/v1$/, ''));
@@ -96,35 +101,49 @@ export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js
    * client saw the close: "fetch failed" (UND_ERR_SOCKET other side closed), seen under load in
    * the daily-use and tool-call sections.
    */
-  const call = (method, path, body) => new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpRequest({
-      host: root.hostname, port: root.port, path, method, agent: false,
-      headers: data === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
-    }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) reject(new Error(`emulator ${path}: ${res.statusCode} ${text}`));
-        else resolve(text);
+  const call = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = httpRequest(
+        {
+          host: root.hostname,
+          port: root.port,
+          path,
+          method,
+          agent: false,
+          headers: data === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode !== 200) reject(new Error(`emulator ${path}: ${res.statusCode} ${text}`));
+            else resolve(text);
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', (err) => {
+        const state = child.exitCode === null && child.signalCode === null ? 'running' : `exited ${child.exitCode ?? child.signalCode}`;
+        reject(new Error(`emulator ${path}: ${/** @type {NodeJS.ErrnoException} */ (err).code ?? ''} ${err.message} (emulator ${state})`, { cause: err }));
       });
-      res.on('error', reject);
+      req.end(data);
     });
-    req.on('error', (err) => {
-      const state = child.exitCode === null && child.signalCode === null ? 'running' : `exited ${child.exitCode ?? child.signalCode}`;
-      reject(new Error(`emulator ${path}: ${/** @type {NodeJS.ErrnoException} */ (err).code ?? ''} ${err.message} (emulator ${state})`, { cause: err }));
-    });
-    req.end(data);
-  });
-  const post = async (path, body) => { await call('POST', path, body); };
+  const post = async (path, body) => {
+    await call('POST', path, body);
+  };
   return {
     baseUrl,
     /** @returns {Promise<any[]>} what the emulator received (its request log) */
-    async requests() { return JSON.parse(await call('GET', '/__emulator/requests')); },
+    async requests() {
+      return JSON.parse(await call('GET', '/__emulator/requests'));
+    },
     reset: () => post('/__emulator/reset'),
     enqueue: (steps) => post('/__emulator/enqueue', steps),
-    stop() { child.kill('SIGTERM'); },
+    stop() {
+      child.kill('SIGTERM');
+    },
   };
 }
 

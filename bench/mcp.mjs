@@ -56,17 +56,23 @@ const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF
 const says = (text) => (stdout) => stdout.includes(text);
 const run = (cli, args, check, extraEnv = {}) => ({ cmd: process.execPath, args: [cli, ...args], opts: { cwd: project, env: { ...env, ...extraEnv } }, check });
 const median = (xs) => stats(xs).median;
-const spread = (xs) => { const s = stats(xs); return `${fmt(s.median)} (p10 ${fmt(s.p10)}, p90 ${fmt(s.p90)})`; };
+const spread = (xs) => {
+  const s = stats(xs);
+  return `${fmt(s.median)} (p10 ${fmt(s.p10)}, p90 ${fmt(s.p90)})`;
+};
 const rows = [];
 
 try {
   log('== startup without MCP');
-  const s = await interleave([
-    { name: 'versionBase', ...run(CLI.base, ['--version'], says('agentx ')) },
-    { name: 'versionHead', ...run(CLI.head, ['--version'], says('agentx ')) },
-    { name: 'oneshotBase', ...run(CLI.base, ['hello'], says('You said: hello')) },
-    { name: 'oneshotHead', ...run(CLI.head, ['hello'], says('You said: hello')) },
-  ], { runs: RUNS, warmup: WARMUP, label: 'startup' });
+  const s = await interleave(
+    [
+      { name: 'versionBase', ...run(CLI.base, ['--version'], says('agentx ')) },
+      { name: 'versionHead', ...run(CLI.head, ['--version'], says('agentx ')) },
+      { name: 'oneshotBase', ...run(CLI.base, ['hello'], says('You said: hello')) },
+      { name: 'oneshotHead', ...run(CLI.head, ['hello'], says('You said: hello')) },
+    ],
+    { runs: RUNS, warmup: WARMUP, label: 'startup' },
+  );
   rows.push(['`agentx --version`', spread(s.versionBase.ms), spread(s.versionHead.ms)]);
   rows.push(['plain one-shot (`agentx hello`, emulator)', spread(s.oneshotBase.ms), spread(s.oneshotHead.ms)]);
 
@@ -74,15 +80,30 @@ try {
   const server = join(REPO, 'test/mcp/servers/stdio-server.mjs');
   const withServer = join(scratch, 'xdg-one');
   mkdirSync(join(withServer, 'agentx'), { recursive: true });
-  writeFileSync(join(withServer, 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [server, 'serve', 'bench', 'echo'] } } }));
-  const l = await interleave([
-    { name: 'none', ...run(CLI.head, ['mcp', 'list'], says('No MCP servers')) },
-    { name: 'one', ...run(CLI.head, ['mcp', 'list'], says('1 tool'), { XDG_CONFIG_HOME: withServer }) },
-  ], { runs: RUNS, warmup: WARMUP, label: 'mcp list' });
+  writeFileSync(
+    join(withServer, 'agentx', 'mcp.json'),
+    JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [server, 'serve', 'bench', 'echo'] } } }),
+  );
+  const l = await interleave(
+    [
+      { name: 'none', ...run(CLI.head, ['mcp', 'list'], says('No MCP servers')) },
+      { name: 'one', ...run(CLI.head, ['mcp', 'list'], says('1 tool'), { XDG_CONFIG_HOME: withServer }) },
+    ],
+    { runs: RUNS, warmup: WARMUP, label: 'mcp list' },
+  );
 
   log('== in-process probe');
   const probe = join(scratch, 'probe.mjs');
-  await build({ entryPoints: [join(REPO, 'bench/mcp-probe.ts')], outfile: probe, bundle: true, splitting: false, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error' });
+  await build({
+    entryPoints: [join(REPO, 'bench/mcp-probe.ts')],
+    outfile: probe,
+    bundle: true,
+    splitting: false,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'error',
+  });
   const results = [];
   for (let i = 0; i < PROBES; i++) {
     results.push(JSON.parse(execFileSync(process.execPath, [probe, server, '200'], { cwd: project, env, encoding: 'utf8' })));

@@ -27,7 +27,12 @@ const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF
 /** Wall ms of one command (through `sh -c exec`, as for the CPU runs below). */
 function timed(cmd, args, extraEnv = {}) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('/bin/sh', ['-c', 'exec "$@"', 'sh', cmd, ...args], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync('/bin/sh', ['-c', 'exec "$@"', 'sh', cmd, ...args], {
+    cwd,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
   return { wall, stdout: r.stdout };
@@ -61,7 +66,11 @@ const profDir = join(root, 'prof');
 const marks = [];
 for (let i = 0; i < RUNS; i++) {
   const trace = join(root, `trace-${i}.json`);
-  timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '200', '--import', join(REPO, 'bench/phase-trace.mjs'), cli, 'hello'], { AGENTX_PHASE_TRACE: trace });
+  timed(
+    process.execPath,
+    ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '200', '--import', join(REPO, 'bench/phase-trace.mjs'), cli, 'hello'],
+    { AGENTX_PHASE_TRACE: trace },
+  );
   marks.push(JSON.parse(readFileSync(trace, 'utf8')));
 }
 emu.stop();
@@ -86,11 +95,37 @@ const CPU_RULES = [
   ['state writes (saveState, rename, unlink)', (names) => names.some((n) => /^(saveState|writeFileAtomicSync|persist|rmSync|unlinkSync|renameSync)$/.test(n))],
   ['exit', (names) => names.some((n) => /^(exit|reallyExit|emitExit)$/.test(n))],
   ['undici (FormData/Headers/Response globals)', (names, urls) => urls.some((u) => u.includes('undici'))],
-  ['module loading (compile, link, evaluate)', (names, urls, tops) => tops || names.some((n) => /^(compileForInternalLoader|requireBuiltin|compileSourceTextModule|loadAndTranslate|getModuleJobForImport|moduleStrategy|link|instantiate|evaluate|compileForPublicLoader|defaultLoad|defaultResolve)$/.test(n))],
-  ['config, flags, stdin, checkpoint', (names) => names.some((n) => /^(parseArgs|resolveConfig|resolveLimits|readConfigFile|composeMessage|messageFromInput|readPipedInput|loadCheckpointWithNotices|pickTheme)$/.test(n))],
-  ['request build (SDK client, headers, body)', (names) => names.some((n) => /^(createTurnDeps|createOpenAIClient|buildInstructions|buildHeaders|buildBody|buildRequest|authHeaders|prepareOptions)$/.test(n)) && !names.includes('nodeFetch')],
-  ['HTTP send and receive (node:http)', (names, urls) => names.includes('nodeFetch') || names.includes('send') || urls.some((u) => /^node:(_http|http|net)/.test(u))],
-  ['stream parsing and events (SSE, engine, renderer)', (names) => names.some((n) => /^(_iterSSEMessages|iterSSEChunks|stream|turnLoop|streamOnce|handle|emit)$/.test(n))],
+  [
+    'module loading (compile, link, evaluate)',
+    (names, urls, tops) =>
+      tops ||
+      names.some((n) =>
+        /^(compileForInternalLoader|requireBuiltin|compileSourceTextModule|loadAndTranslate|getModuleJobForImport|moduleStrategy|link|instantiate|evaluate|compileForPublicLoader|defaultLoad|defaultResolve)$/.test(
+          n,
+        ),
+      ),
+  ],
+  [
+    'config, flags, stdin, checkpoint',
+    (names) =>
+      names.some((n) =>
+        /^(parseArgs|resolveConfig|resolveLimits|readConfigFile|composeMessage|messageFromInput|readPipedInput|loadCheckpointWithNotices|pickTheme)$/.test(n),
+      ),
+  ],
+  [
+    'request build (SDK client, headers, body)',
+    (names) =>
+      names.some((n) => /^(createTurnDeps|createOpenAIClient|buildInstructions|buildHeaders|buildBody|buildRequest|authHeaders|prepareOptions)$/.test(n)) &&
+      !names.includes('nodeFetch'),
+  ],
+  [
+    'HTTP send and receive (node:http)',
+    (names, urls) => names.includes('nodeFetch') || names.includes('send') || urls.some((u) => /^node:(_http|http|net)/.test(u)),
+  ],
+  [
+    'stream parsing and events (SSE, engine, renderer)',
+    (names) => names.some((n) => /^(_iterSSEMessages|iterSSEChunks|stream|turnLoop|streamOnce|handle|emit)$/.test(n)),
+  ],
   ['other (event loop, Node internals)', () => true],
 ];
 

@@ -20,14 +20,17 @@ const loadBefore = load();
 const lib = join(scratch, 'patch.mjs');
 await build({ entryPoints: [join(REPO, 'src/tools/patch/index.ts')], bundle: true, platform: 'node', format: 'esm', outfile: lib, logLevel: 'warning' });
 const cli = join(scratch, 'apply-cli.mjs');
-writeFileSync(cli, `import { readFileSync } from 'node:fs';\nimport { applyPatch, parsePatch } from ${JSON.stringify(lib)};\nconst r = await applyPatch(parsePatch(readFileSync(process.argv[3], 'utf8')), { root: process.argv[2] });\nif (!r.ok) { process.stderr.write(r.output); process.exit(1); }\n`);
+writeFileSync(
+  cli,
+  `import { readFileSync } from 'node:fs';\nimport { applyPatch, parsePatch } from ${JSON.stringify(lib)};\nconst r = await applyPatch(parsePatch(readFileSync(process.argv[3], 'utf8')), { root: process.argv[2] });\nif (!r.ok) { process.stderr.write(r.output); process.exit(1); }\n`,
+);
 const P = await import(lib);
 
 // ---- inputs ---------------------------------------------------------------------------------
 /** ~1 MB of code-like, unique lines. */
 function bigText(lines) {
   const out = [];
-  for (let i = 0; i < lines; i++) out.push(`    const value${i} = compute(${i}, "${(i * 2654435761 % 4294967296).toString(16)}"); // line ${i}`);
+  for (let i = 0; i < lines; i++) out.push(`    const value${i} = compute(${i}, "${((i * 2654435761) % 4294967296).toString(16)}"); // line ${i}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -38,7 +41,18 @@ function spreadHunks(lines, count, { indentContext = false } = {}) {
   for (let k = 1; k <= count; k++) {
     const at = k * step;
     const ctx = (i) => ` ${indentContext ? lines[i].trim() : lines[i]}`;
-    body.push('@@', ctx(at - 3), ctx(at - 2), ctx(at - 1), `-${lines[at]}`, `+${lines[at].replace('compute', 'computeFast')}`, `+    // hunk ${k}`, ctx(at + 1), ctx(at + 2), ctx(at + 3));
+    body.push(
+      '@@',
+      ctx(at - 3),
+      ctx(at - 2),
+      ctx(at - 1),
+      `-${lines[at]}`,
+      `+${lines[at].replace('compute', 'computeFast')}`,
+      `+    // hunk ${k}`,
+      ctx(at + 1),
+      ctx(at + 2),
+      ctx(at + 3),
+    );
   }
   return body;
 }
@@ -93,7 +107,12 @@ function run(cmd, args, opts) {
 function gitWorkspace(name, files, after) {
   const root = join(scratch, name);
   mkdirSync(root, { recursive: true });
-  const write = (set) => { for (const [p, t] of Object.entries(set)) { mkdirSync(join(root, p, '..'), { recursive: true }); writeFileSync(join(root, p), t); } };
+  const write = (set) => {
+    for (const [p, t] of Object.entries(set)) {
+      mkdirSync(join(root, p, '..'), { recursive: true });
+      writeFileSync(join(root, p), t);
+    }
+  };
   write(files);
   const git = (...args) => run('git', ['-c', 'user.email=b@x', '-c', 'user.name=bench', ...args], { cwd: root });
   git('init', '-q');
@@ -103,7 +122,14 @@ function gitWorkspace(name, files, after) {
   const diff = join(scratch, `${name}.diff`);
   writeFileSync(diff, git('diff', '--no-color'));
   write(files);
-  return { root, diff, reset: () => write(files), check: (expect) => { for (const [p, t] of Object.entries(expect)) if (readFileSync(join(root, p), 'utf8') !== t) throw new Error(`${name}: ${p} is not the expected result`); } };
+  return {
+    root,
+    diff,
+    reset: () => write(files),
+    check: (expect) => {
+      for (const [p, t] of Object.entries(expect)) if (readFileSync(join(root, p), 'utf8') !== t) throw new Error(`${name}: ${p} is not the expected result`);
+    },
+  };
 }
 
 const rows = [];
@@ -121,18 +147,39 @@ log(`1 MB case: ${bytes} bytes, ${lines.length} lines, 50 hunks`);
 
 const pureExact = await timed(() => P.applyHunks(text, P.parsePatch(exactPatch)[0].hunks, { path: 'big.js' }));
 const pureFuzz = await timed(() => P.applyHunks(text, P.parsePatch(fuzzPatch)[0].hunks, { path: 'big.js' }));
-rows.push({ name: `parse + apply in memory: 1 file of ${(bytes / 2 ** 20).toFixed(2)} MiB (${lines.length.toLocaleString('en')} lines), 50 hunks`, agentx: spread(pureExact), git: '—', ratio: '—', target: '< 20 ms', verdict: pureExact.median < 20 ? 'met' : '**missed**' });
-rows.push({ name: 'same, context lines re-indented (every hunk found at the 3rd matching level)', agentx: spread(pureFuzz), git: 'git apply cannot apply it', ratio: '—', target: '—', verdict: 'reported' });
+rows.push({
+  name: `parse + apply in memory: 1 file of ${(bytes / 2 ** 20).toFixed(2)} MiB (${lines.length.toLocaleString('en')} lines), 50 hunks`,
+  agentx: spread(pureExact),
+  git: '—',
+  ratio: '—',
+  target: '< 20 ms',
+  verdict: pureExact.median < 20 ? 'met' : '**missed**',
+});
+rows.push({
+  name: 'same, context lines re-indented (every hunk found at the 3rd matching level)',
+  agentx: spread(pureFuzz),
+  git: 'git apply cannot apply it',
+  ratio: '—',
+  target: '—',
+  verdict: 'reported',
+});
 
 const big = gitWorkspace('big', { 'big.js': text }, { 'big.js': expected });
 writeFileSync(join(scratch, 'big.patch'), exactPatch);
-const applyIn = (root, patch, durable) => async () => { const r = await P.applyPatch(P.parsePatch(patch), { root, durable }); if (!r.ok) throw new Error(r.output); };
-const bigRuns = await interleaved({
-  disk: applyIn(big.root, exactPatch, true),
-  fast: applyIn(big.root, exactPatch, false),
-  git: () => run('git', ['apply', big.diff], { cwd: big.root }),
-  child: () => run(process.execPath, [cli, big.root, join(scratch, 'big.patch')]),
-}, big.reset, () => big.check({ 'big.js': expected }));
+const applyIn = (root, patch, durable) => async () => {
+  const r = await P.applyPatch(P.parsePatch(patch), { root, durable });
+  if (!r.ok) throw new Error(r.output);
+};
+const bigRuns = await interleaved(
+  {
+    disk: applyIn(big.root, exactPatch, true),
+    fast: applyIn(big.root, exactPatch, false),
+    git: () => run('git', ['apply', big.diff], { cwd: big.root }),
+    child: () => run(process.execPath, [cli, big.root, join(scratch, 'big.patch')]),
+  },
+  big.reset,
+  () => big.check({ 'big.js': expected }),
+);
 
 // ---- 2. 200 files, one hunk each ---------------------------------------------------------------
 const files = {};
@@ -145,18 +192,35 @@ for (let f = 0; f < 200; f++) {
   const edited = [...fl];
   edited.splice(50, 1, fl[50].replace('compute', 'computeFast'), '    // edited');
   after[path] = `${edited.join('\n')}\n`;
-  sections.push(`*** Update File: ${path}`, ` ${fl[47]}`, ` ${fl[48]}`, ` ${fl[49]}`, `-${fl[50]}`, `+${edited[50]}`, `+${edited[51]}`, ` ${fl[51]}`, ` ${fl[52]}`, ` ${fl[53]}`);
+  sections.push(
+    `*** Update File: ${path}`,
+    ` ${fl[47]}`,
+    ` ${fl[48]}`,
+    ` ${fl[49]}`,
+    `-${fl[50]}`,
+    `+${edited[50]}`,
+    `+${edited[51]}`,
+    ` ${fl[51]}`,
+    ` ${fl[52]}`,
+    ` ${fl[53]}`,
+  );
 }
 const manyPatch = envelope(sections);
 writeFileSync(join(scratch, 'many.patch'), manyPatch);
 const many = gitWorkspace('many', files, after);
-const pureMany = await timed(() => { for (const op of P.parsePatch(manyPatch)) P.applyHunks(files[op.path], op.hunks, { path: op.path }); });
-const manyRuns = await interleaved({
-  disk: applyIn(many.root, manyPatch, true),
-  fast: applyIn(many.root, manyPatch, false),
-  git: () => run('git', ['apply', many.diff], { cwd: many.root }),
-  child: () => run(process.execPath, [cli, many.root, join(scratch, 'many.patch')]),
-}, many.reset, () => many.check(after));
+const pureMany = await timed(() => {
+  for (const op of P.parsePatch(manyPatch)) P.applyHunks(files[op.path], op.hunks, { path: op.path });
+});
+const manyRuns = await interleaved(
+  {
+    disk: applyIn(many.root, manyPatch, true),
+    fast: applyIn(many.root, manyPatch, false),
+    git: () => run('git', ['apply', many.diff], { cwd: many.root }),
+    child: () => run(process.execPath, [cli, many.root, join(scratch, 'many.patch')]),
+  },
+  many.reset,
+  () => many.check(after),
+);
 
 // Process start alone, to read the child-process rows.
 const nodeStart = await timed(() => run(process.execPath, ['-e', '0']));
@@ -167,7 +231,14 @@ function ratio(a, b) {
   const paired = stats(a.samples.map((v, i) => v / b.samples[i]));
   return `**${(a.median / b.median).toFixed(2)}×** (paired p10–p90 ${paired.p10.toFixed(2)}–${paired.p90.toFixed(2)})`;
 }
-const versus = (runs, label, name) => ({ name, agentx: spread(runs[label]), git: spread(runs.git), ratio: ratio(runs[label], runs.git), target: '—', verdict: 'reported' });
+const versus = (runs, label, name) => ({
+  name,
+  agentx: spread(runs[label]),
+  git: spread(runs.git),
+  ratio: ratio(runs[label], runs.git),
+  target: '—',
+  verdict: 'reported',
+});
 rows.push(
   versus(bigRuns, 'disk', '1 MiB file, 50 hunks, on disk (read, plan, diff, atomic write, fsync), in-process'),
   versus(bigRuns, 'fast', 'same without fsync (`durable: false`)'),

@@ -51,10 +51,17 @@ export function ensurePeer(log = (m) => process.stderr.write(`${m}\n`)) {
     mkdirSync(PREFIX, { recursive: true });
     // A package.json of its own keeps npm from walking up into the agentx project.
     if (!existsSync(join(PREFIX, 'package.json'))) writeFileSync(join(PREFIX, 'package.json'), '{"private":true}\n');
-    const r = spawnSync('npm', ['install', '--prefix', PREFIX, `@openai/codex@${CODEX_VERSION}`, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], {
-      encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5 * 60_000,
-    });
-    if (r.status !== 0) return { ok: false, reason: `npm install @openai/codex@${CODEX_VERSION} failed: ${firstLine(r.stderr || r.error?.message || `exit ${r.status}`)}` };
+    const r = spawnSync(
+      'npm',
+      ['install', '--prefix', PREFIX, `@openai/codex@${CODEX_VERSION}`, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 5 * 60_000,
+      },
+    );
+    if (r.status !== 0)
+      return { ok: false, reason: `npm install @openai/codex@${CODEX_VERSION} failed: ${firstLine(r.stderr || r.error?.message || `exit ${r.status}`)}` };
   }
   const native = nativeBinary();
   if (native.bin === undefined) return { ok: false, reason: native.reason };
@@ -63,7 +70,12 @@ export function ensurePeer(log = (m) => process.stderr.write(`${m}\n`)) {
   return { ok: true, bin: native.bin, version: v.stdout.trim() };
 }
 
-const firstLine = (s) => String(s).trim().split('\n').find((l) => l.trim() !== '')?.slice(0, 200) ?? 'unknown error';
+const firstLine = (s) =>
+  String(s)
+    .trim()
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.slice(0, 200) ?? 'unknown error';
 
 /**
  * A fresh CODEX_HOME whose config.toml selects the emulator as a custom Responses provider.
@@ -110,4 +122,3 @@ export function codexEnv(home) {
 
 export const codexExecArgs = (prompt) => ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', prompt];
 export const codexResumeArgs = (prompt) => ['exec', 'resume', '--last', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt];
-

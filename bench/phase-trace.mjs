@@ -6,7 +6,9 @@ import { writeFileSync } from 'node:fs';
 
 /** @type {Record<string, number>} */
 const marks = { preload: performance.now() };
-const first = (name) => { if (marks[name] === undefined) marks[name] = performance.now(); };
+const first = (name) => {
+  if (marks[name] === undefined) marks[name] = performance.now();
+};
 
 diagnostics.subscribe('http.client.request.start', (message) => {
   const { request } = /** @type {{ request: import('node:http').ClientRequest }} */ (message);
@@ -19,7 +21,9 @@ diagnostics.subscribe('http.client.request.start', (message) => {
   else request.once('socket', onSocket);
   request.once('response', (res) => {
     first('headers');
-    res.once('end', () => { marks.responseEnd = performance.now(); });
+    res.once('end', () => {
+      marks.responseEnd = performance.now();
+    });
   });
 });
 

@@ -24,7 +24,7 @@ function turnRequest(requests, n) {
   return requests.find((r) => {
     const b = r.body;
     if (typeof b !== 'object' || b === null || !Array.isArray(b.tools) || b.tools.length === 0 || r.status !== 200) return false;
-    const input = typeof b.input === 'string' ? [{ role: 'user', content: b.input }] : b.input ?? [];
+    const input = typeof b.input === 'string' ? [{ role: 'user', content: b.input }] : (b.input ?? []);
     const users = input.filter((i) => i.role === 'user');
     return new RegExp(`turn ${n}: hello(?!\\d)`).test(JSON.stringify(users.at(-1) ?? ''));
   });
@@ -44,9 +44,20 @@ async function measure(name, { file, args, env, ready, stateless }) {
     for (let n = 1; n <= TURNS; n++) {
       const r = turnRequest(requests, n);
       if (!r) throw new Error(`${name}: no request for turn ${n} in the emulator log`);
-      perTurn.push({ bytes: r.bytes, items: Array.isArray(r.body.input) ? r.body.input.length : 1, chained: typeof r.body.previous_response_id === 'string', store: r.body.store });
+      perTurn.push({
+        bytes: r.bytes,
+        items: Array.isArray(r.body.input) ? r.body.input.length : 1,
+        chained: typeof r.body.previous_response_id === 'string',
+        store: r.body.store,
+      });
     }
-    return { name, perTurn, total: requests.reduce((s, r) => s + r.bytes, 0), requests: requests.length, refused: requests.filter((r) => r.status !== 200).length };
+    return {
+      name,
+      perTurn,
+      total: requests.reduce((s, r) => s + r.bytes, 0),
+      requests: requests.length,
+      refused: requests.filter((r) => r.status !== 200).length,
+    };
   } finally {
     emu.stop();
   }
@@ -54,19 +65,42 @@ async function measure(name, { file, args, env, ready, stateless }) {
 
 const agentxEnv = (extra) => (baseUrl) => {
   const home = tmp('home');
-  return { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: join(home, '.local/state'), XDG_CONFIG_HOME: join(home, '.config'), AGENTX_API_KEY: 'bench-key', AGENTX_BASE_URL: baseUrl, AGENTX_MODEL: 'gpt-5', LANG: 'C.UTF-8', ...extra };
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_STATE_HOME: join(home, '.local/state'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    AGENTX_API_KEY: 'bench-key',
+    AGENTX_BASE_URL: baseUrl,
+    AGENTX_MODEL: 'gpt-5',
+    LANG: 'C.UTF-8',
+    ...extra,
+  };
 };
 
 const results = [];
 try {
   const ready = /> \s*$/;
   results.push(await measure('agentx, server stores responses (chained)', { file: process.execPath, args: [CLI], env: agentxEnv({}), ready }));
-  results.push(await measure('agentx, server stores nothing (AGENTX_STORE=auto: found at the first refused chain)', { file: process.execPath, args: [CLI], env: agentxEnv({}), ready, stateless: true }));
+  results.push(
+    await measure('agentx, server stores nothing (AGENTX_STORE=auto: found at the first refused chain)', {
+      file: process.execPath,
+      args: [CLI],
+      env: agentxEnv({}),
+      ready,
+      stateless: true,
+    }),
+  );
   const peer = ensurePeer(log);
   if (peer.ok) {
-    results.push(await measure(`Codex CLI ${CODEX_VERSION} TUI (always resends)`, {
-      file: peer.bin, args: [], env: (baseUrl) => codexEnv(codexHome(baseUrl, () => tmp('codex-home'))), ready: /Ask Codex to do anything|for shortcuts/,
-    }));
+    results.push(
+      await measure(`Codex CLI ${CODEX_VERSION} TUI (always resends)`, {
+        file: peer.bin,
+        args: [],
+        env: (baseUrl) => codexEnv(codexHome(baseUrl, () => tmp('codex-home'))),
+        ready: /Ask Codex to do anything|for shortcuts/,
+      }),
+    );
   } else {
     log(`Codex CLI not measured: ${peer.reason}`);
   }

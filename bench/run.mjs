@@ -38,8 +38,10 @@ function newestMtime(dir) {
   }
   return newest;
 }
-const distFresh = existsSync(join(REPO, 'dist/agentx.cjs')) && existsSync(join(REPO, 'dist/emulator.js'))
-  && statSync(join(REPO, 'dist/agentx.cjs')).mtimeMs >= Math.max(newestMtime(join(REPO, 'src')), newestMtime(join(REPO, 'test/emulator')));
+const distFresh =
+  existsSync(join(REPO, 'dist/agentx.cjs')) &&
+  existsSync(join(REPO, 'dist/emulator.js')) &&
+  statSync(join(REPO, 'dist/agentx.cjs')).mtimeMs >= Math.max(newestMtime(join(REPO, 'src')), newestMtime(join(REPO, 'test/emulator')));
 if (!distFresh) {
   log('dist/ is missing or older than src/: npm run build…');
   const b = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, stdio: 'inherit' });
@@ -85,7 +87,12 @@ const agentxEnv = { PATH: process.env.PATH, HOME: agentxHome, SHELL: '/bin/bash'
 const agentx = (args, check) => ({ cmd: process.execPath, args: [CLI, ...args], opts: { cwd: tmp('agentx'), env: agentxEnv }, check });
 const cHome = peer.ok ? codexHome(emu.baseUrl, () => tmp('codex-home')) : null;
 // Called only when peer.ok: then peer.bin is the binary.
-const codex = (prompt, check) => ({ cmd: /** @type {string} */ (peer.bin), args: codexExecArgs(prompt), opts: { cwd: tmp('codex'), env: codexEnv(cHome) }, check });
+const codex = (prompt, check) => ({
+  cmd: /** @type {string} */ (peer.bin),
+  args: codexExecArgs(prompt),
+  opts: { cwd: tmp('codex'), env: codexEnv(cHome) },
+  check,
+});
 const says = (s) => (out) => out.includes(s);
 
 function ratioCells(a, b) {
@@ -110,13 +117,24 @@ async function section(name, fn) {
 try {
   // ---- 1. startup --------------------------------------------------------------------------
   await section('startup', async () => {
-    const s = await interleave([
-      { name: 'node', cmd: process.execPath, args: ['-e', '0'], opts: { env: agentxEnv } },
-      { name: 'agentx', ...agentx(['--version'], says('agentx ')) },
-    ], { runs: STARTUP_RUNS, warmup: WARMUP, label: 'startup' });
-    const a = withSamples(s.agentx.ms), n = withSamples(s.node.ms);
+    const s = await interleave(
+      [
+        { name: 'node', cmd: process.execPath, args: ['-e', '0'], opts: { env: agentxEnv } },
+        { name: 'agentx', ...agentx(['--version'], says('agentx ')) },
+      ],
+      { runs: STARTUP_RUNS, warmup: WARMUP, label: 'startup' },
+    );
+    const a = withSamples(s.agentx.ms),
+      n = withSamples(s.node.ms);
     const r = ratioCells(a, n);
-    row({ name: '`agentx --version` vs `node -e 0`', agentx: spread(a), other: `node: ${spread(n)}`, ratio: r.text, target: '≤ 1.3×', verdict: verdict(r.m <= 1.3) });
+    row({
+      name: '`agentx --version` vs `node -e 0`',
+      agentx: spread(a),
+      other: `node: ${spread(n)}`,
+      ratio: r.text,
+      target: '≤ 1.3×',
+      verdict: verdict(r.m <= 1.3),
+    });
   });
 
   // ---- 2. one-shots: plain, one shell call; peak RSS from the same runs --------------------
@@ -128,21 +146,41 @@ try {
     ];
     if (peer.ok) cases.push({ name: 'cPlain', ...codex('hello', says('You said: hello')) }, { name: 'cCall', ...codex('run: true', says('Ran it')) });
     const s = await interleave(cases, { runs: RUNS, warmup: WARMUP, rss: true, label: 'one-shot' });
-    for (const [label, a, c] of [['plain one-shot answer, wall', 'aPlain', 'cPlain'], ['one-shot with one shell call (`true`), wall', 'aCall', 'cCall']]) {
+    for (const [label, a, c] of [
+      ['plain one-shot answer, wall', 'aPlain', 'cPlain'],
+      ['one-shot with one shell call (`true`), wall', 'aCall', 'cCall'],
+    ]) {
       const as = withSamples(s[a].ms);
-      if (!peer.ok) { row({ name: label, agentx: spread(as), other: peerNA, ratio: '—', target: '≤ 0.6×', verdict: 'agentx only' }); continue; }
+      if (!peer.ok) {
+        row({ name: label, agentx: spread(as), other: peerNA, ratio: '—', target: '≤ 0.6×', verdict: 'agentx only' });
+        continue;
+      }
       const cs = withSamples(s[c].ms);
       const r = ratioCells(as, cs);
       row({ name: label, agentx: spread(as), other: `codex: ${spread(cs)}`, ratio: r.text, target: '≤ 0.6×', verdict: verdict(r.m <= 0.6) });
     }
-    if (!HAVE_TIME) { row({ name: 'peak RSS of a one-shot', agentx: 'no /usr/bin/time (GNU time) here', other: '—', ratio: '—', target: '≤ 0.5×', verdict: 'not measured' }); return; }
+    if (!HAVE_TIME) {
+      row({ name: 'peak RSS of a one-shot', agentx: 'no /usr/bin/time (GNU time) here', other: '—', ratio: '—', target: '≤ 0.5×', verdict: 'not measured' });
+      return;
+    }
     const ar = withSamples(s.aPlain.rssKb);
     const rssCell = (st) => `${mib(st.median)} (p10–p90 ${mib(st.p10)}–${mib(st.p90)})`;
-    if (!peer.ok) { row({ name: 'peak RSS of a plain one-shot', agentx: rssCell(ar), other: peerNA, ratio: '—', target: '≤ 0.5×', verdict: 'agentx only' }); return; }
+    if (!peer.ok) {
+      row({ name: 'peak RSS of a plain one-shot', agentx: rssCell(ar), other: peerNA, ratio: '—', target: '≤ 0.5×', verdict: 'agentx only' });
+      return;
+    }
     const cr = withSamples(s.cPlain.rssKb);
     const r = ratioCells(ar, cr);
-    row({ name: 'peak RSS of a plain one-shot', agentx: rssCell(ar), other: `codex: ${rssCell(cr)}`, ratio: r.text, target: '≤ 0.5×', verdict: verdict(r.m <= 0.5) });
-    const ac = withSamples(s.aCall.rssKb), cc = peer.ok ? withSamples(s.cCall.rssKb) : null;
+    row({
+      name: 'peak RSS of a plain one-shot',
+      agentx: rssCell(ar),
+      other: `codex: ${rssCell(cr)}`,
+      ratio: r.text,
+      target: '≤ 0.5×',
+      verdict: verdict(r.m <= 0.5),
+    });
+    const ac = withSamples(s.aCall.rssKb),
+      cc = peer.ok ? withSamples(s.cCall.rssKb) : null;
     notes.push(`Peak RSS of the one-shot with one shell call: agentx ${mib(ac.median)}${cc ? `, codex ${mib(cc.median)} (${x(ac.median / cc.median)})` : ''}.`);
   });
 
@@ -155,17 +193,27 @@ try {
       { name: 'aZero', ...agentx(['go'], says('done')), before: () => emu.enqueue(zero) },
       { name: 'aTen', ...agentx(['go'], says('done')), before: () => emu.enqueue(ten) },
     ];
-    if (peer.ok) cases.push({ name: 'cZero', ...codex('go', says('done')), before: () => emu.enqueue(zero) }, { name: 'cTen', ...codex('go', says('done')), before: () => emu.enqueue(ten) });
+    if (peer.ok)
+      cases.push(
+        { name: 'cZero', ...codex('go', says('done')), before: () => emu.enqueue(zero) },
+        { name: 'cTen', ...codex('go', says('done')), before: () => emu.enqueue(ten) },
+      );
     await emu.reset();
     const s = await interleave(cases, { runs: RUNS, warmup: WARMUP, label: 'tool calls' });
     const perCall = (tenS, zeroS) => withSamples(tenS.map((t, i) => (t - zeroS[i]) / 10));
     const a = perCall(s.aTen.ms, s.aZero.ms);
     const c = peer.ok ? perCall(s.cTen.ms, s.cZero.ms) : null;
     row({
-      name: 'overhead per tool call ((10 calls of `true` − 0 calls) / 10)', agentx: spread(a),
-      other: c ? `codex: ${spread(c)}` : peerNA, ratio: c ? x(a.median / c.median) : '—', target: '≤ 30 ms', verdict: verdict(a.median <= 30),
+      name: 'overhead per tool call ((10 calls of `true` − 0 calls) / 10)',
+      agentx: spread(a),
+      other: c ? `codex: ${spread(c)}` : peerNA,
+      ratio: c ? x(a.median / c.median) : '—',
+      target: '≤ 30 ms',
+      verdict: verdict(a.median <= 30),
     });
-    notes.push('Tool-call overhead includes one emulator round trip per call (request, SSE stream, tool output sent back) and one shell start; the paired per-round difference is used.');
+    notes.push(
+      'Tool-call overhead includes one emulator round trip per call (request, SSE stream, tool output sent back) and one shell start; the paired per-round difference is used.',
+    );
   });
 
   // ---- 4. interactive: echo, first token; request bytes of turn 10 --------------------------
@@ -177,46 +225,88 @@ try {
     const hit = requests.find((r) => {
       const b = r.body;
       if (typeof b !== 'object' || !Array.isArray(b.tools) || b.tools.length === 0) return false;
-      const input = typeof b.input === 'string' ? [{ role: 'user', content: b.input }] : b.input ?? [];
+      const input = typeof b.input === 'string' ? [{ role: 'user', content: b.input }] : (b.input ?? []);
       const users = input.filter((i) => i.role === 'user');
       return JSON.stringify(users[users.length - 1] ?? '').includes('turn 10: hello');
     });
     if (!hit) throw new Error('no request for turn 10 in the emulator log');
-    return { bytes: hit.bytes, requests: requests.length, inputItems: Array.isArray(hit.body.input) ? hit.body.input.length : 1, previous: hit.body.previous_response_id ?? null, store: hit.body.store };
+    return {
+      bytes: hit.bytes,
+      requests: requests.length,
+      inputItems: Array.isArray(hit.body.input) ? hit.body.input.length : 1,
+      previous: hit.body.previous_response_id ?? null,
+      store: hit.body.store,
+    };
   };
   // Start to a ready prompt, alternating the two programs so that machine noise hits both alike.
   /** @type {{ agentx: number[], codex: number[], node: number[] }} */
   const starts = { agentx: [], codex: [], node: [] };
   await section('interactive start', async () => {
     // The yardstick: node itself in the same pty, "ready" once it has printed one line (node -e 0 plus a write).
-    const nodeStart = { file: process.execPath, args: ['-e', 'process.stdout.write("ready\\n")'], cwd: tmp('node-start'), env: agentxEnv, ready: /ready/, runs: 1 };
+    const nodeStart = {
+      file: process.execPath,
+      args: ['-e', 'process.stdout.write("ready\\n")'],
+      cwd: tmp('node-start'),
+      env: agentxEnv,
+      ready: /ready/,
+      runs: 1,
+    };
     const agentxStart = { file: process.execPath, args: [CLI], cwd: tmp('agentx-start'), env: agentxEnv, ready: AGENTX_READY, runs: 1 };
-    const codexStart = peer.ok ? { file: peer.bin, args: [], cwd: tmp('codex-start'), env: codexEnv(codexHome(emu.baseUrl, () => tmp('codex-start-home'))), ready: /Ask Codex to do anything|for shortcuts/, runs: 1 } : null;
+    const codexStart = peer.ok
+      ? {
+          file: peer.bin,
+          args: [],
+          cwd: tmp('codex-start'),
+          env: codexEnv(codexHome(emu.baseUrl, () => tmp('codex-start-home'))),
+          ready: /Ask Codex to do anything|for shortcuts/,
+          runs: 1,
+        }
+      : null;
     for (let i = 0; i < WARMUP + RUNS; i++) {
       const nd = await measureStart(nodeStart);
       const a = await measureStart(agentxStart);
       const c = codexStart ? await measureStart(codexStart) : [];
-      if (i >= WARMUP) { starts.node.push(...nd); starts.agentx.push(...a); starts.codex.push(...c); }
+      if (i >= WARMUP) {
+        starts.node.push(...nd);
+        starts.agentx.push(...a);
+        starts.codex.push(...c);
+      }
     }
     const a = withSamples(starts.agentx);
     const nd = withSamples(starts.node);
     const c = starts.codex.length > 0 ? withSamples(starts.codex) : null;
     const rn = ratioCells(a, nd);
     row({
-      name: 'interactive start vs `node -e 0`, both in a pty', agentx: `${spread(a)}, n=${a.n}`,
-      other: `node: ${spread(nd)}`, ratio: rn.text, target: 'report', verdict: 'reported',
+      name: 'interactive start vs `node -e 0`, both in a pty',
+      agentx: `${spread(a)}, n=${a.n}`,
+      other: `node: ${spread(nd)}`,
+      ratio: rn.text,
+      target: 'report',
+      verdict: 'reported',
     });
     row({
-      name: 'interactive start: process start → ready prompt in a pty', agentx: `${spread(a)}, n=${a.n}`,
-      other: c ? `codex: ${spread(c)}, n=${c.n}` : peerNA ?? 'codex start failed', ratio: c ? `**${x(a.median / c.median)}**` : '—', target: 'report', verdict: 'reported',
+      name: 'interactive start: process start → ready prompt in a pty',
+      agentx: `${spread(a)}, n=${a.n}`,
+      other: c ? `codex: ${spread(c)}, n=${c.n}` : (peerNA ?? 'codex start failed'),
+      ratio: c ? `**${x(a.median / c.median)}**` : '—',
+      target: 'report',
+      verdict: 'reported',
     });
-    notes.push('Interactive start: a fresh process in a 120×40 pty each time, from spawn until the prompt is drawn (agentx: its `>` prompt; codex: its composer hint), node -e with one line written as the yardstick; the three alternating, the first 3 of each not counted.');
+    notes.push(
+      'Interactive start: a fresh process in a 120×40 pty each time, from spawn until the prompt is drawn (agentx: its `>` prompt; codex: its composer hint), node -e with one line written as the yardstick; the three alternating, the first 3 of each not counted.',
+    );
   });
   await section('interactive agentx', async () => {
     await emu.reset();
     const cwd = tmp('agentx-repl');
     interactive.agentx = await driveConversation({
-      file: process.execPath, args: [CLI], cwd, env: agentxEnv, ready: AGENTX_READY, turns: TURNS, warmup: WARMUP,
+      file: process.execPath,
+      args: [CLI],
+      cwd,
+      env: agentxEnv,
+      ready: AGENTX_READY,
+      turns: TURNS,
+      warmup: WARMUP,
       onTurn: (n) => process.stderr.write(`\r  agentx REPL: turn ${n}/${TURNS}   `),
     });
     process.stderr.write('\n');
@@ -227,7 +317,13 @@ try {
       await emu.reset();
       const home = codexHome(emu.baseUrl, () => tmp('codex-home'));
       interactive.codex = await driveConversation({
-        file: peer.bin, args: [], cwd: tmp('codex-tui'), env: codexEnv(home), ready: /Ask Codex to do anything|for shortcuts/, turns: TURNS, warmup: WARMUP,
+        file: peer.bin,
+        args: [],
+        cwd: tmp('codex-tui'),
+        env: codexEnv(home),
+        ready: /Ask Codex to do anything|for shortcuts/,
+        turns: TURNS,
+        warmup: WARMUP,
         onTurn: (n) => process.stderr.write(`\r  codex TUI: turn ${n}/${TURNS}   `),
       });
       process.stderr.write('\n');
@@ -235,20 +331,38 @@ try {
     });
   }
   if (turnBytes.agentx) {
-    const a = turnBytes.agentx, c = turnBytes.codex;
-    const desc = (t) => `${t.bytes.toLocaleString('en')} B (${t.inputItems} input items, ${t.previous ? 'previous_response_id' : 'no previous_response_id'}, store: ${t.store})`;
+    const a = turnBytes.agentx,
+      c = turnBytes.codex;
+    const desc = (t) =>
+      `${t.bytes.toLocaleString('en')} B (${t.inputItems} input items, ${t.previous ? 'previous_response_id' : 'no previous_response_id'}, store: ${t.store})`;
     row({
-      name: 'request bytes of the 10th turn of one conversation', agentx: desc(a), other: c ? `codex: ${desc(c)}` : peerNA ?? 'codex session failed',
-      ratio: c ? `**${x(a.bytes / c.bytes)}**` : '—', target: '≤ 0.1×', verdict: c ? verdict(a.bytes / c.bytes <= 0.1) : 'agentx only',
+      name: 'request bytes of the 10th turn of one conversation',
+      agentx: desc(a),
+      other: c ? `codex: ${desc(c)}` : (peerNA ?? 'codex session failed'),
+      ratio: c ? `**${x(a.bytes / c.bytes)}**` : '—',
+      target: '≤ 0.1×',
+      verdict: c ? verdict(a.bytes / c.bytes <= 0.1) : 'agentx only',
     });
   }
-  for (const [key, label] of [['echoMs', 'interactive: keypress-to-echo in a pty'], ['firstTokenMs', 'interactive: Enter to first token rendered in a pty']]) {
+  for (const [key, label] of [
+    ['echoMs', 'interactive: keypress-to-echo in a pty'],
+    ['firstTokenMs', 'interactive: Enter to first token rendered in a pty'],
+  ]) {
     if (!interactive.agentx) continue;
     const a = withSamples(interactive.agentx[key]);
     const c = interactive.codex ? withSamples(interactive.codex[key]) : null;
-    row({ name: label, agentx: `${spread(a)}, n=${a.n}`, other: c ? `codex: ${spread(c)}, n=${c.n}` : peerNA ?? 'codex session failed', ratio: c ? x(a.median / c.median) : '—', target: 'report', verdict: 'reported' });
+    row({
+      name: label,
+      agentx: `${spread(a)}, n=${a.n}`,
+      other: c ? `codex: ${spread(c)}, n=${c.n}` : (peerNA ?? 'codex session failed'),
+      ratio: c ? x(a.median / c.median) : '—',
+      target: 'report',
+      verdict: 'reported',
+    });
   }
-  notes.push(`Interactive rows: one conversation of ${TURNS} turns per agent in a 120×40 pty (@lydell/node-pty), the first ${WARMUP} not counted; each message typed one key at a time (each letter's echo timed), first token = Enter → the first model output drawn (reasoning summary or answer). agentx runs its REPL; codex its TUI (terminal queries answered as xterm does).`);
+  notes.push(
+    `Interactive rows: one conversation of ${TURNS} turns per agent in a 120×40 pty (@lydell/node-pty), the first ${WARMUP} not counted; each message typed one key at a time (each letter's echo timed), first token = Enter → the first model output drawn (reasoning summary or answer). agentx runs its REPL; codex its TUI (terminal queries answered as xterm does).`,
+  );
 
   // ---- 5. state write ----------------------------------------------------------------------
   await section('state write', async () => {
@@ -260,7 +374,10 @@ try {
     row({
       name: 'state write: 20 checkpoints + 64 KB transcript, interactive (fsynced) save, 200 runs',
       agentx: `${fmt(w.median)} (p10–p90 ${fmt(w.p10)}–${fmt(w.p90)}; ${w.bytes.toLocaleString('en')} B, ${w.historyEntries} checkpoints, transcript ${w.transcriptBytes.toLocaleString('en')} B)`,
-      other: '—', ratio: '—', target: '≤ 5 ms median', verdict: verdict(w.median <= 5),
+      other: '—',
+      ratio: '—',
+      target: '≤ 5 ms median',
+      verdict: verdict(w.median <= 5),
     });
     notes.push(`State write: temp file, fdatasync, rename, directory fsync on ${fsOf(dir)}; the cost is dominated by the two syncs.`);
     const { benchWritesPerToolCall } = await import(out);
@@ -268,18 +385,43 @@ try {
     row({
       name: 'state writes per tool call (a turn with 10 calls, real engine and store)',
       agentx: `${c.perCall} per call (started, carrying the previous call's completed mark); +1 per response that asks for tools, +1 before its outputs are sent; ${c.perTurnOverhead} per turn; ${c.total} in all`,
-      other: 'phase 1: 3 full writes per call', ratio: '—', target: '≤ 1 per durable transition', verdict: verdict(c.perCall <= 2),
+      other: 'phase 1: 3 full writes per call',
+      ratio: '—',
+      target: '≤ 1 per durable transition',
+      verdict: verdict(c.perCall <= 2),
     });
   });
 
   // ---- 6. daily use (issue 15): one-shot vs node -e 0, bounded memory ------------------------
   await section('daily use', async () => {
     const [o] = await oneshotVsNode(emu, [CLI], { runs: RUNS, warmup: WARMUP });
-    row({ name: 'plain one-shot vs `node -e 0`, wall', agentx: spread(o.agentx), other: `node: ${spread(o.node)}`, ratio: `**${x(o.ratio)}** (paired p10–p90 ${x(o.paired.p10)}–${x(o.paired.p90)})`, target: '≤ 1.25×', verdict: verdict(o.ratio <= 1.25) });
+    row({
+      name: 'plain one-shot vs `node -e 0`, wall',
+      agentx: spread(o.agentx),
+      other: `node: ${spread(o.node)}`,
+      ratio: `**${x(o.ratio)}** (paired p10–p90 ${x(o.paired.p10)}–${x(o.paired.p90)})`,
+      target: '≤ 1.25×',
+      verdict: verdict(o.ratio <= 1.25),
+    });
     const huge = await hugeOutputRss(emu, CLI);
-    if (huge) row({ name: 'peak RSS: one-shot whose command prints 1 GiB (model asks for no cap)', agentx: `${mib(huge.rssKb)} (${fmt(huge.ms)})`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(huge.rssKb !== null && huge.rssKb < 150 * 1024) });
+    if (huge)
+      row({
+        name: 'peak RSS: one-shot whose command prints 1 GiB (model asks for no cap)',
+        agentx: `${mib(huge.rssKb)} (${fmt(huge.ms)})`,
+        other: '—',
+        ratio: '—',
+        target: '< 150 MiB',
+        verdict: verdict(huge.rssKb !== null && huge.rssKb < 150 * 1024),
+      });
     const long = await longSessionRss(emu, CLI, 200);
-    row({ name: 'peak RSS: 200-turn interactive session', agentx: `${mib(long.rssKb)} (state file ${long.stateBytes.toLocaleString('en')} B)`, other: '—', ratio: '—', target: '< 150 MiB', verdict: verdict(long.rssKb < 150 * 1024) });
+    row({
+      name: 'peak RSS: 200-turn interactive session',
+      agentx: `${mib(long.rssKb)} (state file ${long.stateBytes.toLocaleString('en')} B)`,
+      other: '—',
+      ratio: '—',
+      target: '< 150 MiB',
+      verdict: verdict(long.rssKb < 150 * 1024),
+    });
     cleanupDaily();
   });
   // ---- 7. compaction: extra requests and bytes over a 200-turn session, per mechanism --------
@@ -290,7 +432,10 @@ try {
       row({
         name: `compaction over 200 turns, 8,000-token window: ${r.name}`,
         agentx: `+${r.requests - base.requests} requests, +${((r.bytesSent - base.bytesSent) / 1024).toFixed(1)} KiB sent, ${r.compactions} compactions, facts kept ${r.factsKept}`,
-        other: `no window limit: ${base.requests} requests, ${(base.bytesSent / 1024).toFixed(1)} KiB`, ratio: '—', target: 'report', verdict: 'reported',
+        other: `no window limit: ${base.requests} requests, ${(base.bytesSent / 1024).toFixed(1)} KiB`,
+        ratio: '—',
+        target: 'report',
+        verdict: 'reported',
       });
     }
   });
@@ -329,13 +474,15 @@ const md = [
   '',
   ...notes.map((n) => `- ${n}`),
   '',
-  peer.ok ? [
-    'Codex runs as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never "…" </dev/null` (one-shots) and as its TUI (interactive rows), with a fresh `CODEX_HOME/config.toml`:',
-    '',
-    '```toml',
-    codexConfig.replace(/base_url = ".*"/, 'base_url = "http://127.0.0.1:<port>/v1"').trim(),
-    '```',
-  ].join('\n') : '',
+  peer.ok
+    ? [
+        'Codex runs as `codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never "…" </dev/null` (one-shots) and as its TUI (interactive rows), with a fresh `CODEX_HOME/config.toml`:',
+        '',
+        '```toml',
+        codexConfig.replace(/base_url = ".*"/, 'base_url = "http://127.0.0.1:<port>/v1"').trim(),
+        '```',
+      ].join('\n')
+    : '',
   '',
   '',
   analysis,

@@ -26,9 +26,14 @@ try {
         "export { agentxPaths, buildPolicy, realPathProbe } from './src/sandbox/policy.ts';",
         "export { unixSocketFilter } from './src/sandbox/seccomp.ts';",
       ].join('\n'),
-      resolveDir: REPO, loader: 'ts',
+      resolveDir: REPO,
+      loader: 'ts',
     },
-    bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning',
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: bundle,
+    logLevel: 'warning',
   });
   const { createCommandRunner, bwrapArgs, agentxPaths, buildPolicy, realPathProbe, unixSocketFilter } = await import(bundle);
 
@@ -37,25 +42,38 @@ try {
   mkdirSync(workspace);
   mkdirSync(join(home, '.ssh'), { recursive: true });
   const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF-8' };
-  const runnerFor = (mode, unixSockets = false) => createCommandRunner({
-    setting: { mode, offIfUnavailable: false, network: false, unixSockets }, sessionDir: workspace, env,
-    configFile: join(home, '.agentx'), secrets: ['sk-bench-not-a-key-0123'], platform: process.platform,
-    notice: (m) => { throw new Error(m); },
-  });
+  const runnerFor = (mode, unixSockets = false) =>
+    createCommandRunner({
+      setting: { mode, offIfUnavailable: false, network: false, unixSockets },
+      sessionDir: workspace,
+      env,
+      configFile: join(home, '.agentx'),
+      secrets: ['sk-bench-not-a-key-0123'],
+      platform: process.platform,
+      notice: (m) => {
+        throw new Error(m);
+      },
+    });
   const viaRunner = (runner) => async () => {
     const r = await runner.run({ command: 'true', cwd: workspace, timeoutMs: 30_000, maxOutputBytes: 4096 });
     if (r.exitCode !== 0) throw new Error(`true exited ${r.exitCode}: ${r.stderr}`);
   };
-  const bare = (file, args, filter) => () => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe', filter ? 'pipe' : 'ignore'] });
-    // fd 3 is a pipe when there is a filter to send (the seccomp program bwrap reads).
-    if (filter) /** @type {import('node:stream').Writable} */ (child.stdio[3]).on('error', () => {}).end(filter);
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
-  }));
+  const bare = (file, args, filter) => () =>
+    /** @type {Promise<void>} */ (
+      new Promise((resolve, reject) => {
+        const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe', filter ? 'pipe' : 'ignore'] });
+        // fd 3 is a pipe when there is a filter to send (the seccomp program bwrap reads).
+        if (filter) /** @type {import('node:stream').Writable} */ (child.stdio[3]).on('error', () => {}).end(filter);
+        child.on('error', reject);
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
+      })
+    );
   const policy = buildPolicy({
-    setting: { mode: 'workspace-write', offIfUnavailable: false, network: false }, sessionDir: workspace, tempDir: tmpdir(),
-    paths: agentxPaths(env, home, join(home, '.agentx')), probe: realPathProbe,
+    setting: { mode: 'workspace-write', offIfUnavailable: false, network: false },
+    sessionDir: workspace,
+    tempDir: tmpdir(),
+    paths: agentxPaths(env, home, join(home, '.agentx')),
+    probe: realPathProbe,
   });
   const bwrapPath = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
   const cases = [
@@ -118,7 +136,7 @@ try {
     `Machine: ${hostname()}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()},`,
     `Node ${process.version}, ${bwrapVersion}, running as uid ${process.getuid?.() ?? '?'}. Load average before: ${loadBefore}, after: ${load()}.`,
     '',
-    'Each run is the engine\'s command runner (`createCommandRunner`, src/tools/sandboxed.ts) running `true`:',
+    "Each run is the engine's command runner (`createCommandRunner`, src/tools/sandboxed.ts) running `true`:",
     'supervisor, user shell, and for the sandbox the policy (≈30 stat calls) plus bwrap with its namespaces and mounts,',
     'and by default the seccomp filter refusing Unix sockets (sent on fd 5, src/sandbox/seccomp.ts).',
     'The bare spawns run the same two command lines without the runner (no supervisor, no policy).',
@@ -141,14 +159,14 @@ try {
     '|---|---:|---:|---:|',
     ...ratios.map(({ name, r }) => `| ${name} | ${r.median.toFixed(2)}× | ${r.p10.toFixed(2)}× | ${r.p90.toFixed(2)}× |`),
     '',
-    `Target: overhead under ${TARGET_MS} ms per command → ${o.median < TARGET_MS ? 'met' : 'NOT met'} (median ${fmt(o.median)} ms;`
-      + ` ${underTarget}% of the rounds were under ${TARGET_MS} ms).`,
+    `Target: overhead under ${TARGET_MS} ms per command → ${o.median < TARGET_MS ? 'met' : 'NOT met'} (median ${fmt(o.median)} ms;` +
+      ` ${underTarget}% of the rounds were under ${TARGET_MS} ms).`,
     `Once per session, the first sandboxed command also probes bwrap: that first command took ${fmt(firstSandboxed)} ms.`,
     '',
     'The seccomp rows compare the default runner with one where AGENTX_SANDBOX_UNIX_SOCKETS=on (no filter), and',
     'bare bwrap with and without `--seccomp` (the filter written to a pipe): a 10-instruction program, one pipe.',
-    'Reading it: the runner\'s sandbox overhead matches the bare bwrap-vs-sh difference, so the cost is bwrap\'s',
-    'own (two more processes, an exec, the namespaces, the mounts), not agentx\'s policy or supervision. Process',
+    "Reading it: the runner's sandbox overhead matches the bare bwrap-vs-sh difference, so the cost is bwrap's",
+    "own (two more processes, an exec, the namespaces, the mounts), not agentx's policy or supervision. Process",
     'creation is what a loaded machine slows down most: compare the load average above with the number of cores.',
     'The machine is shared (other engineers build and test on it at the same time), so the absolute milliseconds',
     'swing from run to run; the ratios above, measured side by side in the same rounds, are the numbers to compare.',

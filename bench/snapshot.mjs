@@ -13,7 +13,10 @@ import { REPO, stats, writeBenchSection } from './lib.mjs';
 const RUNS = Math.max(3, Number(process.env.SNAPSHOT_BENCH_RUNS ?? 15));
 const log = (m) => process.stderr.write(`${m}\n`);
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-bench-snap-')));
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const ms = (v) => `${v.toFixed(1)} ms`;
 const mb = (b) => `${(b / 2 ** 20).toFixed(2)} MiB`;
 const spread = (s) => `median ${ms(s.median)} (p10–p90 ${ms(s.p10)}–${ms(s.p90)}, n=${s.n})`;

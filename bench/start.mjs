@@ -41,9 +41,19 @@ try {
     { name: 'node', file: process.execPath, args: ['-e', 'process.stdout.write("ready\\n")'], cwd: tmp('node'), env, ready: /ready/, runs: 1 },
     { name: 'agentx', file: process.execPath, args: [snapshot(REPO, 'this')], cwd: tmp('agentx'), env, ready: AGENTX_READY, runs: 1 },
   ];
-  if (baselineDir) cases.push({ name: 'baseline', file: process.execPath, args: [snapshot(baselineDir, 'base')], cwd: tmp('base'), env, ready: AGENTX_READY, runs: 1 });
+  if (baselineDir)
+    cases.push({ name: 'baseline', file: process.execPath, args: [snapshot(baselineDir, 'base')], cwd: tmp('base'), env, ready: AGENTX_READY, runs: 1 });
   const peer = ensurePeer();
-  if (peer.ok) cases.push({ name: 'codex', file: peer.bin, args: [], cwd: tmp('codex'), env: codexEnv(codexHome(emu.baseUrl, () => tmp('codex-home'))), ready: /Ask Codex to do anything|for shortcuts/, runs: 1 });
+  if (peer.ok)
+    cases.push({
+      name: 'codex',
+      file: peer.bin,
+      args: [],
+      cwd: tmp('codex'),
+      env: codexEnv(codexHome(emu.baseUrl, () => tmp('codex-home'))),
+      ready: /Ask Codex to do anything|for shortcuts/,
+      runs: 1,
+    });
   else console.log(`codex: ${peer.reason}`);
   // As after daily use (and as in bench/run.mjs, where the one-shot rows run first in the same
   // HOME): each build's full code cache is written by one answered one-shot before the rounds.
@@ -65,13 +75,18 @@ try {
   const line = (name) => {
     const s = stats(samples[name]);
     const vsNode = pairedRatio(samples[name], samples.node);
-    return `${name}: ${fmt(s.median)} (p10–p90 ${fmt(s.p10)}–${fmt(s.p90)}), n=${s.n}` + (name === 'node' ? '' : `; ${x(s.median / stats(samples.node).median)} node (paired p10–p90 ${x(vsNode.p10)}–${x(vsNode.p90)})`);
+    return (
+      `${name}: ${fmt(s.median)} (p10–p90 ${fmt(s.p10)}–${fmt(s.p90)}), n=${s.n}` +
+      (name === 'node' ? '' : `; ${x(s.median / stats(samples.node).median)} node (paired p10–p90 ${x(vsNode.p10)}–${x(vsNode.p90)})`)
+    );
   };
   for (const c of cases) console.log(line(c.name));
   if (peer.ok) console.log(`agentx / codex TUI (${peer.version}): ${x(stats(samples.agentx).median / stats(samples.codex).median)}`);
   if (baselineDir) {
     const r = pairedRatio(samples.agentx, samples.baseline);
-    console.log(`agentx / baseline: ${x(stats(samples.agentx).median / stats(samples.baseline).median)} (paired median ${x(r.median)}, p10–p90 ${x(r.p10)}–${x(r.p90)})`);
+    console.log(
+      `agentx / baseline: ${x(stats(samples.agentx).median / stats(samples.baseline).median)} (paired median ${x(r.median)}, p10–p90 ${x(r.p10)}–${x(r.p90)})`,
+    );
   }
   console.log(`load average before: ${loadBefore}, after: ${load()}`);
 } finally {

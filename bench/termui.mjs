@@ -22,8 +22,17 @@ if (BASE) builds.unshift({ name: 'before', cli: join(BASE, 'bin/agentx.js') });
 
 const emu = await startEmulatorProcess(join(REPO, 'dist/emulator.js'));
 const home = tmp('home');
-const env = { PATH: process.env.PATH, HOME: home, SHELL: '/bin/sh', LANG: 'C.UTF-8', TERM: 'xterm-256color', AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'bench-key' };
-const MARKDOWN = '# Result\n\nSome **bold** text, `code` and a list:\n\n- one\n- two\n\n```ts\nconst x: number = 1;\nfunction f(a: string) { return a; }\n```\n';
+const env = {
+  PATH: process.env.PATH,
+  HOME: home,
+  SHELL: '/bin/sh',
+  LANG: 'C.UTF-8',
+  TERM: 'xterm-256color',
+  AGENTX_BASE_URL: emu.baseUrl,
+  AGENTX_API_KEY: 'bench-key',
+};
+const MARKDOWN =
+  '# Result\n\nSome **bold** text, `code` and a list:\n\n- one\n- two\n\n```ts\nconst x: number = 1;\nfunction f(a: string) { return a; }\n```\n';
 const rows = [];
 const spread = (s) => `${fmt(s.median)} (p10 ${fmt(s.p10)}, p90 ${fmt(s.p90)})`;
 
@@ -33,7 +42,13 @@ const spread = (s) => `${fmt(s.median)} (p10 ${fmt(s.p10)}, p90 ${fmt(s.p90)})`;
   const cases = [{ name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'], opts: { cwd, env } }];
   for (const b of builds) {
     cases.push({ name: `${b.name}: --version`, cmd: process.execPath, args: [b.cli, '--version'], opts: { cwd, env } });
-    cases.push({ name: `${b.name}: one-shot to a pipe`, cmd: process.execPath, args: [b.cli, 'hello'], opts: { cwd, env }, check: (out) => out.includes('You said: hello') });
+    cases.push({
+      name: `${b.name}: one-shot to a pipe`,
+      cmd: process.execPath,
+      args: [b.cli, 'hello'],
+      opts: { cwd, env },
+      check: (out) => out.includes('You said: hello'),
+    });
   }
   const r = await interleave(cases, { runs: RUNS, label: 'startup' });
   for (const c of cases) rows.push([c.name, spread(stats(r[c.name].ms))]);
@@ -45,8 +60,13 @@ function ptyOneshot(cli, args, cwd) {
     const t0 = process.hrtime.bigint();
     const p = pty.spawn(process.execPath, [cli, ...args], { name: 'xterm-256color', cols: 120, rows: 40, cwd, env });
     let out = '';
-    p.onData((d) => { out += d; });
-    const timer = setTimeout(() => { p.kill(); reject(new Error(`pty one-shot timed out: ${out}`)); }, 30_000);
+    p.onData((d) => {
+      out += d;
+    });
+    const timer = setTimeout(() => {
+      p.kill();
+      reject(new Error(`pty one-shot timed out: ${out}`));
+    }, 30_000);
     p.onExit(({ exitCode }) => {
       clearTimeout(timer);
       if (exitCode !== 0) reject(new Error(`exit ${exitCode}: ${out}`));
@@ -81,7 +101,9 @@ async function pasteOnce(cli, kb, timeoutMs) {
   const cwd = tmp('paste');
   const p = pty.spawn(process.execPath, [cli], { name: 'xterm-256color', cols: 160, rows: 50, cwd, env });
   let out = '';
-  p.onData((d) => { out += d; });
+  p.onData((d) => {
+    out += d;
+  });
   const waitFor = async (re) => {
     const deadline = Date.now() + 20_000;
     while (!re.test(out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''))) {
@@ -96,7 +118,9 @@ async function pasteOnce(cli, kb, timeoutMs) {
     await waitFor(/You said: first[\s\S]*> $/);
     const before = (await emu.requests()).length;
     const line = 'pasted text for the benchmark, line ';
-    const text = Array.from({ length: Math.ceil((kb * 1024) / (line.length + 6)) }, (_, i) => `${line}${i}`).join('\n').slice(0, kb * 1024);
+    const text = Array.from({ length: Math.ceil((kb * 1024) / (line.length + 6)) }, (_, i) => `${line}${i}`)
+      .join('\n')
+      .slice(0, kb * 1024);
     const t0 = process.hrtime.bigint();
     p.write(`\x1b[200~${text}\x1b[201~`);
     p.write('\r');
@@ -114,7 +138,10 @@ for (const b of builds) {
     const ms = [];
     for (let i = 0; i < 3; i++) ms.push(await pasteOnce(b.cli, kb, 120_000));
     const done = ms.filter((m) => m !== null);
-    rows.push([`${b.name}: paste ${kb >= 1024 ? `${kb / 1024} MB` : `${kb} KB`} at the second prompt → request sent`, done.length === ms.length ? spread(stats(done)) : `over 120 s (${done.length}/3 finished)`]);
+    rows.push([
+      `${b.name}: paste ${kb >= 1024 ? `${kb / 1024} MB` : `${kb} KB`} at the second prompt → request sent`,
+      done.length === ms.length ? spread(stats(done)) : `over 120 s (${done.length}/3 finished)`,
+    ]);
     process.stderr.write(`  paste ${b.name} ${kb} KB: ${ms.map((m) => (m === null ? '>120s' : fmt(m))).join(', ')}\n`);
   }
 }
@@ -122,11 +149,13 @@ for (const b of builds) {
 emu.stop();
 for (const d of scratch) rmSync(d, { recursive: true, force: true });
 const cpu = cpus();
-console.log([
-  `Machine: ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM (${hostname()}), Node ${process.version}; load average at the end ${load()}.`,
-  `Date: ${new Date().toISOString()}. Runs per case: ${RUNS} (3 for pastes), interleaved; median (p10, p90).`,
-  '',
-  '| case | wall time |',
-  '| --- | --- |',
-  ...rows.map(([a, b]) => `| ${a} | ${b} |`),
-].join('\n'));
+console.log(
+  [
+    `Machine: ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM (${hostname()}), Node ${process.version}; load average at the end ${load()}.`,
+    `Date: ${new Date().toISOString()}. Runs per case: ${RUNS} (3 for pastes), interleaved; median (p10, p90).`,
+    '',
+    '| case | wall time |',
+    '| --- | --- |',
+    ...rows.map(([a, b]) => `| ${a} | ${b} |`),
+  ].join('\n'),
+);

@@ -20,13 +20,22 @@ const root = mkdtempSync(join(tmpdir(), 'agentx-bench-transport-'));
 try {
   const steps = [...Array.from({ length: CALLS }, (_, i) => ({ kind: 'shell', commands: [`echo ${i}`] })), { kind: 'text', text: 'done' }];
   const env = (transport) => ({
-    PATH: process.env.PATH, HOME: join(root, transport), LANG: 'C.UTF-8', SHELL: '/bin/sh',
-    AGENTX_BASE_URL: emu.baseUrl, AGENTX_API_KEY: 'sk-bench', AGENTX_TRANSPORT: transport, AGENTX_SANDBOX: 'danger-full-access',
+    PATH: process.env.PATH,
+    HOME: join(root, transport),
+    LANG: 'C.UTF-8',
+    SHELL: '/bin/sh',
+    AGENTX_BASE_URL: emu.baseUrl,
+    AGENTX_API_KEY: 'sk-bench',
+    AGENTX_TRANSPORT: transport,
+    AGENTX_SANDBOX: 'danger-full-access',
   });
   /** @type {Record<string, number[]>} */
   const gaps = { websocket: [], http: [] };
   const caseFor = (transport) => ({
-    name: transport, cmd: process.execPath, args: [CLI, 'go'], opts: { cwd: root, env: env(transport) },
+    name: transport,
+    cmd: process.execPath,
+    args: [CLI, 'go'],
+    opts: { cwd: root, env: env(transport) },
     before: async () => {
       await emu.reset();
       await emu.enqueue(steps);
@@ -35,7 +44,8 @@ try {
   });
   const collect = async (transport) => {
     const reqs = (await emu.requests()).filter((r) => r.path === '/v1/responses' && r.status === 200);
-    if (reqs.length !== CALLS + 1 || reqs.some((r) => r.transport !== transport)) throw new Error(`${transport}: expected ${CALLS + 1} ${transport} requests, got ${reqs.map((r) => r.transport).join(',')}`);
+    if (reqs.length !== CALLS + 1 || reqs.some((r) => r.transport !== transport))
+      throw new Error(`${transport}: expected ${CALLS + 1} ${transport} requests, got ${reqs.map((r) => r.transport).join(',')}`);
     for (let i = 1; i < reqs.length; i++) gaps[transport].push(reqs[i].at - reqs[i - 1].at);
   };
   // One checked run of each first (right transport, right count), then the interleaved rounds.

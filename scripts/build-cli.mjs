@@ -23,8 +23,17 @@ const REPO = join(import.meta.dirname, '..');
  */
 export async function buildCli({ outFile, version, minify = true }) {
   const result = await build({
-    bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning',
-    format: 'cjs', entryPoints: [join(REPO, 'src/main.ts')], write: false, outfile: outFile, minify, keepNames: !minify,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    legalComments: 'none',
+    logLevel: 'warning',
+    format: 'cjs',
+    entryPoints: [join(REPO, 'src/main.ts')],
+    write: false,
+    outfile: outFile,
+    minify,
+    keepNames: !minify,
     supported: { 'dynamic-import': false },
     // A native addon with prebuilt binaries: required at run time from node_modules, only when an
     // exec session first asks for a PTY (tools/exec/process.ts).
@@ -37,9 +46,11 @@ export async function buildCli({ outFile, version, minify = true }) {
   // source as a one-byte string, which bin/agentx.js reads about twice as fast as a two-byte one
   // (1.3 MB: ~6 ms against ~13 ms) in half the memory, on every start. Write \uXXXX in the source.
   const nonAscii = /[^\x00-\x7f]/.exec(code);
-  if (nonAscii) throw new Error(`the CLI bundle must be ASCII: ${JSON.stringify(nonAscii[0])} near ${JSON.stringify(code.slice(Math.max(0, nonAscii.index - 60), nonAscii.index + 20))}`);
+  if (nonAscii)
+    throw new Error(
+      `the CLI bundle must be ASCII: ${JSON.stringify(nonAscii[0])} near ${JSON.stringify(code.slice(Math.max(0, nonAscii.index - 60), nonAscii.index + 20))}`,
+    );
   const id = createHash('sha256').update(code).digest('hex').slice(0, 20);
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, `/*agentx-build:${id}*/${code}`);
 }
-

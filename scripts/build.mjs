@@ -22,7 +22,9 @@ await Promise.all([
   buildCli({ outFile: 'dist/agentx.cjs', version }),
   // The emulator bundles ajv, which is CommonJS and calls require(): give the ESM output a real one.
   build({
-    ...common, entryPoints: ['test/emulator/cli.ts'], outfile: 'dist/emulator.js',
+    ...common,
+    entryPoints: ['test/emulator/cli.ts'],
+    outfile: 'dist/emulator.js',
     banner: { js: "import { createRequire as __emulatorRequire } from 'node:module'; const require = __emulatorRequire(import.meta.url);" },
   }),
   // `npm run demo` (scripts/demo.mjs): drives the CLI in a pty; node-pty is native, loaded from node_modules.

@@ -50,7 +50,11 @@ async function main(argv: string[]): Promise<number> {
   if (cli.cwd !== undefined) {
     const { statSync } = await import('node:fs');
     let isDir = false;
-    try { isDir = statSync(cli.cwd).isDirectory(); } catch { isDir = false; }
+    try {
+      isDir = statSync(cli.cwd).isDirectory();
+    } catch {
+      isDir = false;
+    }
     if (!isDir) throw new UsageError(`--cwd: not a directory: ${cli.cwd}`);
   }
   if (cli.command === 'setup') {
@@ -71,9 +75,17 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cli.command === 'mcp-list') {
     const [{ listMcpServers }, { createMcpFetch }, { caFileSetting }, { sanitizeLine }] = await Promise.all([
-      import('./tools/mcp/list.ts'), import('./frontends/mcp-fetch.ts'), import('./config/config.ts'), import('./ui/sanitize.ts'),
+      import('./tools/mcp/list.ts'),
+      import('./frontends/mcp-fetch.ts'),
+      import('./config/config.ts'),
+      import('./ui/sanitize.ts'),
     ]);
-    const list = await listMcpServers({ projectDir: cli.cwd ?? process.cwd(), env: process.env, clientVersion: VERSION, fetch: createMcpFetch(caFileSetting(process.env)) });
+    const list = await listMcpServers({
+      projectDir: cli.cwd ?? process.cwd(),
+      env: process.env,
+      clientVersion: VERSION,
+      fetch: createMcpFetch(caFileSetting(process.env)),
+    });
     // Server names come from a project's .mcp.json, errors from the servers themselves.
     process.stdout.write(`${list.lines.map(sanitizeLine).join('\n')}\n`);
     return list.ok ? 0 : 1;
@@ -118,9 +130,14 @@ main(argv).then(
     // message may quote what a server sent: it passes the terminal sanitiser (loaded only here).
     const e = err instanceof Error ? err : undefined;
     const identity = (s: string): string => s;
-    void import('./ui/sanitize.ts').then((m) => m.sanitizeLine, () => identity).then((clean) => {
-      report(`internal error: ${clean(e?.message ?? String(err))}`, 'internal', EXIT_FAILED);
-      if (process.env.AGENTX_DEBUG_STACK) process.stderr.write(`${e?.stack ?? ''}\n`);
-    });
+    void import('./ui/sanitize.ts')
+      .then(
+        (m) => m.sanitizeLine,
+        () => identity,
+      )
+      .then((clean) => {
+        report(`internal error: ${clean(e?.message ?? String(err))}`, 'internal', EXIT_FAILED);
+        if (process.env.AGENTX_DEBUG_STACK) process.stderr.write(`${e?.stack ?? ''}\n`);
+      });
   },
 );

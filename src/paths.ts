@@ -38,7 +38,10 @@ export function stateKeyPath(env: NodeJS.ProcessEnv, home: string): string {
 
 /** A readable, collision-free name for a project: its directory's name and a hash of its real path. */
 export function projectName(workspaceRealPath: string): string {
-  const name = basename(workspaceRealPath).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const name =
+    basename(workspaceRealPath)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'root';
   const hash = nodeCrypto().createHash('sha256').update(workspaceRealPath).digest('hex').slice(0, 16);
   return `${name}-${hash}`;
 }

@@ -40,9 +40,11 @@ describe('parseArgs', () => {
   });
 
   it('a command word followed by other words is an unknown command listing the real ones, not a paid prompt', () => {
-    expect(() => parseArgs(['mcp', 'serve', 'x'])).toThrow(new UsageError(
-      'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, resume, clean (to send it as a message, quote it: agentx "mcp serve x")',
-    ));
+    expect(() => parseArgs(['mcp', 'serve', 'x'])).toThrow(
+      new UsageError(
+        'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, resume, clean (to send it as a message, quote it: agentx "mcp serve x")',
+      ),
+    );
     expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'; commands: setup, mcp list\|add/);
     // `mcp add` is real (main.ts runs it before parsing); after options it is told to come first.
     expect(() => parseArgs(['--json', 'mcp', 'add', 'x'])).toThrow(/'mcp add' takes its own options: put it first/);
@@ -60,7 +62,11 @@ describe('parseArgs', () => {
 
   it('a lone word another agent CLI uses as a command is refused; with more words it is a message', () => {
     for (const word of ['login', 'init', 'run', 'continue']) {
-      expect(() => parseArgs([word])).toThrow(new UsageError(`'${word}' is not a command; commands: setup, mcp list|add|get|remove|login|logout, resume, clean (to send it as a message: agentx -- ${word})`));
+      expect(() => parseArgs([word])).toThrow(
+        new UsageError(
+          `'${word}' is not a command; commands: setup, mcp list|add|get|remove|login|logout, resume, clean (to send it as a message: agentx -- ${word})`,
+        ),
+      );
     }
     expect(parseArgs(['--', 'resume']).message).toEqual(['resume']);
     expect(() => parseArgs(['resume', 'the', 'work'])).toThrow(/unknown command 'resume the'/);

@@ -9,11 +9,11 @@ export type PatchToolKind = 'builtin' | 'function' | 'custom' | 'off';
 
 export interface CliOptions {
   command: 'run' | 'setup' | 'help' | 'version' | 'mcp-list' | 'clean' | 'resume';
-  message: string[];          // words of a one-shot message ('-' means read stdin)
+  message: string[]; // words of a one-shot message ('-' means read stdin)
   cwd?: string;
   model?: string;
   baseUrl?: string;
-  apiKey?: string;            // only accepted by `agentx setup --api-key`
+  apiKey?: string; // only accepted by `agentx setup --api-key`
   quiet: boolean;
   json: boolean;
   confirm: boolean;
@@ -26,13 +26,13 @@ export interface CliOptions {
   showReasoning: boolean;
   showShellCalls: boolean;
   shellTool?: ShellToolKind;
-  webSearch?: boolean;        // --web-search on|off (hosted tool)
-  imageGeneration?: boolean;  // --image-generation on|off (hosted tool)
+  webSearch?: boolean; // --web-search on|off (hosted tool)
+  imageGeneration?: boolean; // --image-generation on|off (hosted tool)
   patchTool?: PatchToolKind;
-  sandbox?: string;           // --sandbox MODE, checked by parseSandboxValue
+  sandbox?: string; // --sandbox MODE, checked by parseSandboxValue
   /** `--approval MODE` (untrusted | on-request | never); `--confirm` is `--approval untrusted`. */
   approval?: ApprovalMode;
-  readStdin: boolean;         // `agentx -`
+  readStdin: boolean; // `agentx -`
   /** `--fresh`: the one-shot starts from an empty conversation, not from .agentx_checkpoint. */
   fresh: boolean;
   /** `--plan`: plan mode (read-only sandbox, no edit tool); the REPL starts in it, a one-shot only plans. */
@@ -44,37 +44,203 @@ export interface CliOptions {
 interface FlagSpec {
   long: string;
   short?: string;
-  value?: string;             // name of the value when the flag takes one
+  value?: string; // name of the value when the flag takes one
   help: string;
   apply(o: CliOptions, v: string): void;
 }
 
 const FLAGS: FlagSpec[] = [
-  { long: 'help', short: 'h', help: 'show this help', apply: (o) => { o.command = 'help'; } },
-  { long: 'version', short: 'v', help: 'print the version', apply: (o) => { o.command = 'version'; } },
-  { long: 'cwd', short: 'C', value: 'DIR', help: 'run in DIR instead of the current directory', apply: (o, v) => { o.cwd = v; } },
-  { long: 'model', short: 'm', value: 'NAME', help: 'model to use (default from config)', apply: (o, v) => { o.model = v; } },
-  { long: 'base-url', value: 'URL', help: 'Responses API base URL', apply: (o, v) => { o.baseUrl = checkUrl(v); } },
-  { long: 'api-key', value: 'KEY', help: 'with `setup`: the API key to store', apply: (o, v) => { o.apiKey = v; } },
-  { long: 'quiet', short: 'q', help: 'print the answer only', apply: (o) => { o.quiet = true; } },
-  { long: 'json', help: 'JSONL events on stdout (errors too)', apply: (o) => { o.json = true; } },
-  { long: 'last', help: 'with resume: the newest earlier conversation, without asking', apply: (o) => { o.resumeLast = true; } },
-  { long: 'fresh', help: 'one-shot from an empty conversation, not the last checkpoint', apply: (o) => { o.fresh = true; } },
-  { long: 'confirm', help: 'same as --approval untrusted', apply: (o) => { o.confirm = true; o.approval ??= 'untrusted'; } },
-  { long: 'approval', value: 'MODE', help: 'untrusted (ask before commands no rule allows), on-request (REPL default), never (one-shot default)', apply: (o, v) => { o.approval = checkApproval(v, '--approval'); } },
-  { long: 'plan', help: 'plan mode: the model reads and plans, changes nothing (commands read-only, no edits)', apply: (o) => { o.plan = true; } },
-  { long: 'debug', help: 'log requests/responses to ~/.agentx-logs (secrets redacted)', apply: (o) => { o.debug = true; } },
-  { long: 'no-color', help: 'no colours', apply: (o) => { o.color = false; } },
-  { long: 'raw', help: 'answers as plain text, not rendered Markdown (as with NO_COLOR)', apply: (o) => { o.raw = true; } },
-  { long: 'no-usage', help: 'hide the usage line', apply: (o) => { o.showUsage = false; } },
-  { long: 'no-timers', help: 'hide durations', apply: (o) => { o.showTimers = false; } },
-  { long: 'no-reasoning', help: 'hide reasoning summaries', apply: (o) => { o.showReasoning = false; } },
-  { long: 'no-shell-calls', help: 'hide shell call display (they still run)', apply: (o) => { o.showShellCalls = false; } },
-  { long: 'shell-tool', value: 'builtin|function', help: 'how the shell tool is offered to the model', apply: (o, v) => { o.shellTool = checkShellTool(v, '--shell-tool'); } },
-  { long: 'patch-tool', value: 'builtin|function|custom|off', help: 'how the apply_patch edit tool is offered (default builtin)', apply: (o, v) => { o.patchTool = checkPatchTool(v, '--patch-tool'); } },
-  { long: 'sandbox', value: 'MODE', help: 'read-only, workspace-write (default) or danger-full-access', apply: (o, v) => { o.sandbox = checkSandbox(v); } },
-  { long: 'web-search', value: 'on|off', help: 'offer the hosted web search tool (default: on for api.openai.com)', apply: (o, v) => { o.webSearch = checkOnOff(v, '--web-search'); } },
-  { long: 'image-generation', value: 'on|off', help: 'offer the hosted image generation tool (default off)', apply: (o, v) => { o.imageGeneration = checkOnOff(v, '--image-generation'); } },
+  {
+    long: 'help',
+    short: 'h',
+    help: 'show this help',
+    apply: (o) => {
+      o.command = 'help';
+    },
+  },
+  {
+    long: 'version',
+    short: 'v',
+    help: 'print the version',
+    apply: (o) => {
+      o.command = 'version';
+    },
+  },
+  {
+    long: 'cwd',
+    short: 'C',
+    value: 'DIR',
+    help: 'run in DIR instead of the current directory',
+    apply: (o, v) => {
+      o.cwd = v;
+    },
+  },
+  {
+    long: 'model',
+    short: 'm',
+    value: 'NAME',
+    help: 'model to use (default from config)',
+    apply: (o, v) => {
+      o.model = v;
+    },
+  },
+  {
+    long: 'base-url',
+    value: 'URL',
+    help: 'Responses API base URL',
+    apply: (o, v) => {
+      o.baseUrl = checkUrl(v);
+    },
+  },
+  {
+    long: 'api-key',
+    value: 'KEY',
+    help: 'with `setup`: the API key to store',
+    apply: (o, v) => {
+      o.apiKey = v;
+    },
+  },
+  {
+    long: 'quiet',
+    short: 'q',
+    help: 'print the answer only',
+    apply: (o) => {
+      o.quiet = true;
+    },
+  },
+  {
+    long: 'json',
+    help: 'JSONL events on stdout (errors too)',
+    apply: (o) => {
+      o.json = true;
+    },
+  },
+  {
+    long: 'last',
+    help: 'with resume: the newest earlier conversation, without asking',
+    apply: (o) => {
+      o.resumeLast = true;
+    },
+  },
+  {
+    long: 'fresh',
+    help: 'one-shot from an empty conversation, not the last checkpoint',
+    apply: (o) => {
+      o.fresh = true;
+    },
+  },
+  {
+    long: 'confirm',
+    help: 'same as --approval untrusted',
+    apply: (o) => {
+      o.confirm = true;
+      o.approval ??= 'untrusted';
+    },
+  },
+  {
+    long: 'approval',
+    value: 'MODE',
+    help: 'untrusted (ask before commands no rule allows), on-request (REPL default), never (one-shot default)',
+    apply: (o, v) => {
+      o.approval = checkApproval(v, '--approval');
+    },
+  },
+  {
+    long: 'plan',
+    help: 'plan mode: the model reads and plans, changes nothing (commands read-only, no edits)',
+    apply: (o) => {
+      o.plan = true;
+    },
+  },
+  {
+    long: 'debug',
+    help: 'log requests/responses to ~/.agentx-logs (secrets redacted)',
+    apply: (o) => {
+      o.debug = true;
+    },
+  },
+  {
+    long: 'no-color',
+    help: 'no colours',
+    apply: (o) => {
+      o.color = false;
+    },
+  },
+  {
+    long: 'raw',
+    help: 'answers as plain text, not rendered Markdown (as with NO_COLOR)',
+    apply: (o) => {
+      o.raw = true;
+    },
+  },
+  {
+    long: 'no-usage',
+    help: 'hide the usage line',
+    apply: (o) => {
+      o.showUsage = false;
+    },
+  },
+  {
+    long: 'no-timers',
+    help: 'hide durations',
+    apply: (o) => {
+      o.showTimers = false;
+    },
+  },
+  {
+    long: 'no-reasoning',
+    help: 'hide reasoning summaries',
+    apply: (o) => {
+      o.showReasoning = false;
+    },
+  },
+  {
+    long: 'no-shell-calls',
+    help: 'hide shell call display (they still run)',
+    apply: (o) => {
+      o.showShellCalls = false;
+    },
+  },
+  {
+    long: 'shell-tool',
+    value: 'builtin|function',
+    help: 'how the shell tool is offered to the model',
+    apply: (o, v) => {
+      o.shellTool = checkShellTool(v, '--shell-tool');
+    },
+  },
+  {
+    long: 'patch-tool',
+    value: 'builtin|function|custom|off',
+    help: 'how the apply_patch edit tool is offered (default builtin)',
+    apply: (o, v) => {
+      o.patchTool = checkPatchTool(v, '--patch-tool');
+    },
+  },
+  {
+    long: 'sandbox',
+    value: 'MODE',
+    help: 'read-only, workspace-write (default) or danger-full-access',
+    apply: (o, v) => {
+      o.sandbox = checkSandbox(v);
+    },
+  },
+  {
+    long: 'web-search',
+    value: 'on|off',
+    help: 'offer the hosted web search tool (default: on for api.openai.com)',
+    apply: (o, v) => {
+      o.webSearch = checkOnOff(v, '--web-search');
+    },
+  },
+  {
+    long: 'image-generation',
+    value: 'on|off',
+    help: 'offer the hosted image generation tool (default off)',
+    apply: (o, v) => {
+      o.imageGeneration = checkOnOff(v, '--image-generation');
+    },
+  },
 ];
 
 export function checkApproval(v: string, where: string): ApprovalMode {
@@ -106,14 +272,28 @@ function checkUrl(v: string): string {
   try {
     const u = new URL(v);
     if (u.protocol === 'http:' || u.protocol === 'https:') return v;
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   throw new UsageError(`--base-url: not an http(s) URL: "${v}"`);
 }
 
 function defaults(): CliOptions {
   return {
-    command: 'run', message: [], quiet: false, json: false, confirm: false, debug: false, color: true, raw: false,
-    showUsage: true, showTimers: true, showReasoning: true, showShellCalls: true, readStdin: false, fresh: false,
+    command: 'run',
+    message: [],
+    quiet: false,
+    json: false,
+    confirm: false,
+    debug: false,
+    color: true,
+    raw: false,
+    showUsage: true,
+    showTimers: true,
+    showReasoning: true,
+    showShellCalls: true,
+    readStdin: false,
+    fresh: false,
   };
 }
 
@@ -136,8 +316,29 @@ const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, resume, clean
  * than sent to the model as a (paid) prompt; with more words ("run the tests") they are a message.
  */
 const RESERVED_WORDS = new Set([
-  'continue', 'login', 'logout', 'auth', 'init', 'config', 'status', 'doctor', 'update', 'upgrade',
-  'exec', 'run', 'chat', 'serve', 'list', 'ls', 'completion', 'mcp', 'apply', 'sessions', 'history', 'model', 'models',
+  'continue',
+  'login',
+  'logout',
+  'auth',
+  'init',
+  'config',
+  'status',
+  'doctor',
+  'update',
+  'upgrade',
+  'exec',
+  'run',
+  'chat',
+  'serve',
+  'list',
+  'ls',
+  'completion',
+  'mcp',
+  'apply',
+  'sessions',
+  'history',
+  'model',
+  'models',
 ]);
 
 /**
@@ -236,8 +437,7 @@ export function helpText(version: string): string {
     // A name too long for its column gets the help on the next line, never glued to it.
     return names.length <= column - 2 ? `  ${names.padEnd(column)}${f.help}` : `  ${names}\n  ${' '.repeat(column)}${f.help}`;
   });
-  const commands = COMMANDS.filter((c) => c.loose !== true)
-    .map((c) => `  agentx ${c.words.join(' ').padEnd(21)}${c.help}`);
+  const commands = COMMANDS.filter((c) => c.loose !== true).map((c) => `  agentx ${c.words.join(' ').padEnd(21)}${c.help}`);
   return [
     `agentx ${version} — a terminal coding agent on the OpenAI Responses API`,
     '',
@@ -256,7 +456,7 @@ export function helpText(version: string): string {
     '',
     'Keys in the interactive session: Enter sends; Alt-Enter, Ctrl-J or \\ + Enter insert a new line;',
     '  ↑/↓ move in the message, then history; Ctrl-R searches history; Tab completes /commands and paths;',
-    '  @ finds a project file (@path attaches it); Ctrl-O shows the last command\'s full output;',
+    "  @ finds a project file (@path attaches it); Ctrl-O shows the last command's full output;",
     '  Esc or Ctrl-C stops a running turn (Esc-Esc or Ctrl-C clears the line; Ctrl-C twice on an empty',
     '  line exits); Ctrl-D on an empty line exits; /help lists the slash commands.',
     '',
@@ -274,7 +474,7 @@ export function helpText(version: string): string {
     '  (ceiling per command output stream, default 65536), AGENTX_STDIN_GRACE_MS (idle stdin pipe',
     '  ignored after this when a message is given, default 1000), AGENTX_MAX_STDIN_BYTES.',
     'File rollback: AGENTX_SNAPSHOTS=on|off (default on), AGENTX_SNAPSHOT_MAX_FILE_BYTES (default 5242880),',
-    '  AGENTX_SNAPSHOT_STORE_MAX_BYTES (all projects\' snapshots, default 2147483648).',
+    "  AGENTX_SNAPSHOT_STORE_MAX_BYTES (all projects' snapshots, default 2147483648).",
     'Retries (one-shot: up to 10, none later than 60 s after the first failure; Retry-After honoured):',
     '  AGENTX_MAX_RETRIES (retries after the first attempt), AGENTX_RETRY_MAX_MS (that 60 s, in ms).',
     'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted,',

@@ -6,7 +6,10 @@ export const EXIT_USAGE = 2;
 export const EXIT_INTERRUPTED = 130;
 
 export class AgentxError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
     this.name = new.target.name;
   }

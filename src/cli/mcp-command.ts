@@ -13,17 +13,15 @@ import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { sanitizeLine } from '../ui/sanitize.ts';
 import { AgentxError, EXIT_FAILED, UsageError } from './errors.ts';
 
-
 type Entry = Record<string, unknown>;
 
-export type McpCommand =
-  | { action: 'add'; name: string; entry: Entry }
-  | { action: 'remove' | 'get' | 'login' | 'logout'; name: string };
+export type McpCommand = { action: 'add'; name: string; entry: Entry } | { action: 'remove' | 'get' | 'login' | 'logout'; name: string };
 
 const USAGE = 'usage: agentx mcp add NAME [--env K=V]… -- COMMAND [ARGS…] | agentx mcp add NAME --url URL [--header "K: V"]… [--sse]';
 
 function checkName(name: string | undefined, action: string): string {
-  if (name === undefined || name === '' || name.startsWith('-')) throw new UsageError(`mcp ${action}: needs a server NAME (${action === 'add' ? USAGE : `agentx mcp ${action} NAME`})`);
+  if (name === undefined || name === '' || name.startsWith('-'))
+    throw new UsageError(`mcp ${action}: needs a server NAME (${action === 'add' ? USAGE : `agentx mcp ${action} NAME`})`);
   if (/[\u0000-\u001f\u007f]/.test(name)) throw new UsageError(`mcp ${action}: server names must not contain control characters`);
   return name;
 }
@@ -119,7 +117,11 @@ export async function runMcpCommand(args: readonly string[], env: NodeJS.Process
   const cmd = parseMcpCommand(args);
   if (cmd.action === 'login' || cmd.action === 'logout') {
     // The SDK, node:http and the proxy-aware fetch load only for these two.
-    const [{ runMcpLogin, runMcpLogout }, { createMcpFetch }, { caFileSetting }] = await Promise.all([import('./mcp-login.ts'), import('../frontends/mcp-fetch.ts'), import('../config/config.ts')]);
+    const [{ runMcpLogin, runMcpLogout }, { createMcpFetch }, { caFileSetting }] = await Promise.all([
+      import('./mcp-login.ts'),
+      import('../frontends/mcp-fetch.ts'),
+      import('../config/config.ts'),
+    ]);
     const o = { name: cmd.name, env, projectDir, out };
     return cmd.action === 'login' ? runMcpLogin({ ...o, fetch: createMcpFetch(caFileSetting(env)) }) : runMcpLogout(o);
   }

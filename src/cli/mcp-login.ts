@@ -55,7 +55,9 @@ interface Callback {
 /** The local redirect target: one GET /callback with the code and the expected state. */
 async function startCallback(state: string, timeoutMs: number): Promise<Callback> {
   let settle: { resolve: (code: string) => void; reject: (err: Error) => void } | undefined;
-  const code = new Promise<string>((resolve, reject) => { settle = { resolve, reject }; });
+  const code = new Promise<string>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/callback') {
@@ -71,7 +73,11 @@ async function startCallback(state: string, timeoutMs: number): Promise<Callback
     }
     if (error !== null || got === null) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('agentx: sign-in failed; see the terminal.\n');
-      settle?.reject(new Error(`the authorization server answered ${error ?? 'without a code'}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description') ?? ''}` : ''}`));
+      settle?.reject(
+        new Error(
+          `the authorization server answered ${error ?? 'without a code'}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description') ?? ''}` : ''}`,
+        ),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/plain' }).end('agentx: signed in. You can close this tab.\n');
@@ -103,7 +109,11 @@ export async function runMcpLogin(o: LoginOptions): Promise<number> {
   // A fresh sign-in: the client is registered for this callback's address, old tokens dropped.
   writeOAuthEntry(storePath, key, undefined);
   const provider = new StoredOAuthProvider({
-    storePath, key, server: o.name, redirectUrl: callback.redirectUrl, state,
+    storePath,
+    key,
+    server: o.name,
+    redirectUrl: callback.redirectUrl,
+    state,
     onRedirect: (authUrl) => {
       o.out(sanitizeLine(`Open this address in a browser to sign in to ${o.name}:`));
       o.out(sanitizeLine(authUrl.href));

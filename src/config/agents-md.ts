@@ -45,7 +45,10 @@ export function findAgentsFiles(cwd: string, home: string): string[] {
   const homeDir = resolve(home);
   if (!dirs.includes(homeDir)) dirs.unshift(homeDir);
   const uid = currentUid();
-  return dirs.filter((d) => trustedDir(d, uid)).map((d) => join(d, 'AGENTS.md')).filter(isFile);
+  return dirs
+    .filter((d) => trustedDir(d, uid))
+    .map((d) => join(d, 'AGENTS.md'))
+    .filter(isFile);
 }
 
 export function readAgentsFiles(cwd: string, home: string): InstructionFile[] {

@@ -110,7 +110,8 @@ function resolveSandbox(flag: string | undefined, env: NodeJS.ProcessEnv, fileVa
   const unixSockets = unixRaw === undefined ? false : parseNetworkValue(unixRaw);
   // No list of sockets: the filter cannot see which path connect() names, so a list would promise
   // a limit nothing enforces.
-  if (unixSockets === undefined) throw new ConfigError(`AGENTX_SANDBOX_UNIX_SOCKETS: expected on or off (a list of sockets cannot be enforced), got "${unixRaw ?? ''}"`);
+  if (unixSockets === undefined)
+    throw new ConfigError(`AGENTX_SANDBOX_UNIX_SOCKETS: expected on or off (a list of sockets cannot be enforced), got "${unixRaw ?? ''}"`);
   return { mode: parsed.mode, offIfUnavailable: parsed.offIfUnavailable, network, unixSockets };
 }
 
@@ -122,7 +123,10 @@ function resolveApproval(flag: ApprovalMode | undefined, env: NodeJS.ProcessEnv,
   return raw as ApprovalMode;
 }
 
-export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'> & { approval?: ApprovalMode }, env: NodeJS.ProcessEnv): Config {
+export function resolveConfig(
+  flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'> & { approval?: ApprovalMode },
+  env: NodeJS.ProcessEnv,
+): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
   const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
@@ -149,17 +153,37 @@ export function resolveConfig(flags: Pick<CliOptions, 'model' | 'baseUrl' | 'she
   const store = parseStoreSetting(storeRaw);
   if (typeof store !== 'string') throw new ConfigError(store.error);
   const wire = wireSettings(env, fileValues, baseUrl);
-  const context = contextSettings(pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW), pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT), model);
+  const context = contextSettings(
+    pick(env.AGENTX_CONTEXT_WINDOW, fileValues.AGENTX_CONTEXT_WINDOW),
+    pick(env.AGENTX_AUTO_COMPACT, fileValues.AGENTX_AUTO_COMPACT),
+    model,
+  );
   return {
-    apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), model, reasoningEffort: effort, shellTool, patchTool, webSearch, imageGeneration,
+    apiKey,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    model,
+    reasoningEffort: effort,
+    shellTool,
+    patchTool,
+    webSearch,
+    imageGeneration,
     // Absolute, as it was read (relative to the working directory): the sandbox hides exactly this file.
-    configFile: resolve(file), sandbox, ...context, snapshots: resolveSnapshotSettings(env, fileValues), store, ...wire,
+    configFile: resolve(file),
+    sandbox,
+    ...context,
+    snapshots: resolveSnapshotSettings(env, fileValues),
+    store,
+    ...wire,
     approval: resolveApproval(flags.approval, env, fileValues),
   };
 }
 
 /** Provider, transport and extra headers, each checked now (one line at start for a bad value). */
-function wireSettings(env: NodeJS.ProcessEnv, file: Record<string, string>, baseUrl: string): Pick<Config, 'provider' | 'azureApiVersion' | 'extraHeaders' | 'transport' | 'caFile'> {
+function wireSettings(
+  env: NodeJS.ProcessEnv,
+  file: Record<string, string>,
+  baseUrl: string,
+): Pick<Config, 'provider' | 'azureApiVersion' | 'extraHeaders' | 'transport' | 'caFile'> {
   const provider = parseProvider(pick(env.AGENTX_PROVIDER, file.AGENTX_PROVIDER), baseUrl);
   if (typeof provider !== 'string') throw new ConfigError(provider.error);
   const transport = parseTransport(pick(env.AGENTX_TRANSPORT, file.AGENTX_TRANSPORT));
@@ -169,7 +193,10 @@ function wireSettings(env: NodeJS.ProcessEnv, file: Record<string, string>, base
   // An empty AGENTX_AZURE_API_VERSION means "send none", so it is read as set (not via pick).
   const versionRaw = env.AGENTX_AZURE_API_VERSION ?? file.AGENTX_AZURE_API_VERSION;
   return {
-    provider, transport, extraHeaders: extraHeaders.headers, azureApiVersion: provider === 'azure' ? azureApiVersion(versionRaw, baseUrl) : undefined,
+    provider,
+    transport,
+    extraHeaders: extraHeaders.headers,
+    azureApiVersion: provider === 'azure' ? azureApiVersion(versionRaw, baseUrl) : undefined,
     caFile: caFileSetting(env, file),
   };
 }

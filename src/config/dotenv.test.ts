@@ -13,10 +13,13 @@ describe('dotenv', () => {
   });
 
   it('any string survives write + read', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'grapheme-ascii', maxLength: 60 }), (a, b) => {
-      const values = { AGENTX_API_KEY: a, AGENTX_MODEL: b };
-      expect(parseDotenv(serializeDotenv(values))).toEqual(values);
-    }), { seed, numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'grapheme-ascii', maxLength: 60 }), (a, b) => {
+        const values = { AGENTX_API_KEY: a, AGENTX_MODEL: b };
+        expect(parseDotenv(serializeDotenv(values))).toEqual(values);
+      }),
+      { seed, numRuns: 500 },
+    );
   });
 
   it('reads hand-written values: quotes, comments, escapes in one pass', () => {

@@ -12,7 +12,12 @@ function home(): { env: NodeJS.ProcessEnv; project: string } {
   const dir = mkdtempSync(join(tmpdir(), 'agentx-permrules-'));
   const project = join(dir, 'project');
   mkdirSync(join(project, '.agentx'), { recursive: true });
-  const env = { HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'home', '.config'), XDG_STATE_HOME: join(dir, 'home', '.state'), AGENTX_CONFIG: join(dir, 'home', '.agentx') };
+  const env = {
+    HOME: join(dir, 'home'),
+    XDG_CONFIG_HOME: join(dir, 'home', '.config'),
+    XDG_STATE_HOME: join(dir, 'home', '.state'),
+    AGENTX_CONFIG: join(dir, 'home', '.agentx'),
+  };
   return { env, project };
 }
 
@@ -23,7 +28,11 @@ function writeProject(project: string, commands: unknown[]): void {
 describe('project rules', () => {
   it('deny and ask apply at once; allow is inactive until approved, and an edit asks again', () => {
     const { env, project } = home();
-    writeProject(project, [{ prefix: ['rm', '-rf'], decision: 'deny' }, { prefix: ['git', 'push'], decision: 'ask' }, { prefix: ['npm', 'test'], decision: 'allow' }]);
+    writeProject(project, [
+      { prefix: ['rm', '-rf'], decision: 'deny' },
+      { prefix: ['git', 'push'], decision: 'ask' },
+      { prefix: ['npm', 'test'], decision: 'allow' },
+    ]);
     const first = loadPermissionRules(env, project);
     expect(decideLine('rm -rf x', first.rules).decision).toBe('deny');
     expect(decideLine('git push', first.rules).reasons[0]).toContain('asks by');
@@ -35,7 +44,10 @@ describe('project rules', () => {
     expect(decideLine('npm test', second.rules).decision).toBe('allow');
     expect(second.inactive).toEqual([]);
     // An edited file is a new content: its allow rules wait again.
-    writeProject(project, [{ prefix: ['npm', 'test'], decision: 'allow' }, { prefix: ['curl'], decision: 'allow' }]);
+    writeProject(project, [
+      { prefix: ['npm', 'test'], decision: 'allow' },
+      { prefix: ['curl'], decision: 'allow' },
+    ]);
     const third = loadPermissionRules(env, project);
     expect(decideLine('curl x', third.rules).decision).toBe('ask');
     expect(third.inactive).toHaveLength(2);
@@ -63,6 +75,8 @@ describe('AGENTX_APPROVAL', () => {
     mkdirSync(env.HOME as string, { recursive: true });
     writeFileSync(env.AGENTX_CONFIG as string, 'AGENTX_APPROVAL=on-request\n');
     expect(resolveConfig({}, env).approval).toBe('on-request');
-    expect(() => resolveConfig({}, { ...env, AGENTX_APPROVAL: 'sometimes' })).toThrow('AGENTX_APPROVAL: expected untrusted, on-request, never, got "sometimes"');
+    expect(() => resolveConfig({}, { ...env, AGENTX_APPROVAL: 'sometimes' })).toThrow(
+      'AGENTX_APPROVAL: expected untrusted, on-request, never, got "sometimes"',
+    );
   });
 });

@@ -73,7 +73,9 @@ export function loadPermissionRules(env: NodeJS.ProcessEnv, projectDir: string):
     if (allows.length > 0 && isApproved(approvalsPath(env), projectPath, sha256)) rules.push(...allows);
     else if (allows.length > 0) {
       inactive = allows;
-      notices.push(`${projectPath}: its ${allows.length} allow rule${allows.length === 1 ? ' is' : 's are'} not in force until you approve ${allows.length === 1 ? 'it' : 'them'} (/permissions approve in the interactive session); its deny and ask rules apply`);
+      notices.push(
+        `${projectPath}: its ${allows.length} allow rule${allows.length === 1 ? ' is' : 's are'} not in force until you approve ${allows.length === 1 ? 'it' : 'them'} (/permissions approve in the interactive session); its deny and ask rules apply`,
+      );
     }
   }
   return { rules, inactive, notices, project: projectRef, userPath };

@@ -26,7 +26,9 @@ describe('provider and transport settings', () => {
     expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai' }, env()).azureApiVersion).toBe('2025-04-01-preview');
     expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai/v1' }, env()).azureApiVersion).toBeUndefined();
     expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai' }, env({ AGENTX_AZURE_API_VERSION: 'none' })).azureApiVersion).toBeUndefined();
-    expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai' }, env({}, 'AGENTX_AZURE_API_VERSION=2024-10-21\n')).azureApiVersion).toBe('2024-10-21');
+    expect(resolveConfig({ baseUrl: 'https://res.openai.azure.com/openai' }, env({}, 'AGENTX_AZURE_API_VERSION=2024-10-21\n')).azureApiVersion).toBe(
+      '2024-10-21',
+    );
   });
 
   it('reads AGENTX_CA_FILE from the environment, else the config file', () => {

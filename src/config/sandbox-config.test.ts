@@ -13,7 +13,9 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'agentx-sbxcfg-'));
   file = join(dir, 'config');
 });
-afterEach(() => { rmSync(dir, { recursive: true, force: true }); });
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const resolve = (flags: { sandbox?: string }, env: NodeJS.ProcessEnv = {}) => resolveConfig(flags, { HOME: dir, AGENTX_CONFIG: file, ...env }).sandbox;
 
@@ -21,7 +23,9 @@ describe('--sandbox', () => {
   it('accepts the three modes and off-if-unavailable, and refuses anything else with the list', () => {
     for (const v of ['read-only', 'workspace-write', 'danger-full-access', 'off-if-unavailable']) expect(parseArgs(['--sandbox', v, 'x']).sandbox).toBe(v);
     expect(() => parseArgs(['--sandbox', 'off', 'x'])).toThrow(UsageError);
-    expect(() => parseArgs(['--sandbox=none', 'x'])).toThrow(/--sandbox: expected read-only, workspace-write, danger-full-access or off-if-unavailable, got "none"/);
+    expect(() => parseArgs(['--sandbox=none', 'x'])).toThrow(
+      /--sandbox: expected read-only, workspace-write, danger-full-access or off-if-unavailable, got "none"/,
+    );
   });
 
   it('is in the help, with the environment variables', () => {
@@ -40,7 +44,12 @@ describe('resolveConfig: sandbox', () => {
   it('takes the flag over the environment over the config file', () => {
     writeFileSync(file, 'AGENTX_SANDBOX=read-only\nAGENTX_SANDBOX_NETWORK=on\n');
     expect(resolve({})).toEqual({ mode: 'read-only', offIfUnavailable: false, network: true, unixSockets: false });
-    expect(resolve({}, { AGENTX_SANDBOX: 'off-if-unavailable', AGENTX_SANDBOX_NETWORK: 'off' })).toEqual({ mode: 'workspace-write', offIfUnavailable: true, network: false, unixSockets: false });
+    expect(resolve({}, { AGENTX_SANDBOX: 'off-if-unavailable', AGENTX_SANDBOX_NETWORK: 'off' })).toEqual({
+      mode: 'workspace-write',
+      offIfUnavailable: true,
+      network: false,
+      unixSockets: false,
+    });
     expect(resolve({ sandbox: 'danger-full-access' }, { AGENTX_SANDBOX: 'read-only' }).mode).toBe('danger-full-access');
   });
 
@@ -55,7 +64,8 @@ describe('resolveConfig: sandbox', () => {
     writeFileSync(file, 'AGENTX_SANDBOX_UNIX_SOCKETS=on\n');
     expect(resolve({}).unixSockets).toBe(true);
     expect(resolve({}, { AGENTX_SANDBOX_UNIX_SOCKETS: 'off' }).unixSockets).toBe(false);
-    expect(() => resolve({}, { AGENTX_SANDBOX_UNIX_SOCKETS: '/run/a.sock,/run/b.sock' }))
-      .toThrow(/^AGENTX_SANDBOX_UNIX_SOCKETS: expected on or off \(a list of sockets cannot be enforced\), got "\/run\/a.sock,\/run\/b.sock"$/);
+    expect(() => resolve({}, { AGENTX_SANDBOX_UNIX_SOCKETS: '/run/a.sock,/run/b.sock' })).toThrow(
+      /^AGENTX_SANDBOX_UNIX_SOCKETS: expected on or off \(a list of sockets cannot be enforced\), got "\/run\/a.sock,\/run\/b.sock"$/,
+    );
   });
 });

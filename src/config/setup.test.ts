@@ -7,17 +7,24 @@ import { inEffect, saveSetup } from './setup.ts';
 describe('inEffect: what /setup shows for each question', () => {
   it('the environment, then the config file, then the default, each named', () => {
     const file = { AGENTX_MODEL: 'from-file' };
-    expect(inEffect(['AGENTX_MODEL'], { AGENTX_MODEL: 'gpt-oss-120b' }, file, 'gpt-5.1')).toEqual({ value: 'gpt-oss-120b', source: 'AGENTX_MODEL in the environment' });
+    expect(inEffect(['AGENTX_MODEL'], { AGENTX_MODEL: 'gpt-oss-120b' }, file, 'gpt-5.1')).toEqual({
+      value: 'gpt-oss-120b',
+      source: 'AGENTX_MODEL in the environment',
+    });
     expect(inEffect(['AGENTX_MODEL'], {}, file, 'gpt-5.1')).toEqual({ value: 'from-file', source: 'the config file' });
     expect(inEffect(['AGENTX_MODEL'], { AGENTX_MODEL: '' }, {}, 'gpt-5.1')).toEqual({ value: 'gpt-5.1', source: 'default' });
     // The fallback names count too (OPENAI_BASE_URL when AGENTX_BASE_URL is not set).
-    expect(inEffect(['AGENTX_BASE_URL', 'OPENAI_BASE_URL'], { OPENAI_BASE_URL: 'http://gw/v1' }, { AGENTX_BASE_URL: 'http://file/v1' }, 'x').source).toBe('OPENAI_BASE_URL in the environment');
+    expect(inEffect(['AGENTX_BASE_URL', 'OPENAI_BASE_URL'], { OPENAI_BASE_URL: 'http://gw/v1' }, { AGENTX_BASE_URL: 'http://file/v1' }, 'x').source).toBe(
+      'OPENAI_BASE_URL in the environment',
+    );
   });
 });
 
 describe('saveSetup', () => {
   let dir = '';
-  afterEach(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
   it('keeps the other settings of the file and trims a trailing slash of the URL', () => {
     dir = mkdtempSync(join(tmpdir(), 'agentx-setup-'));
     const path = join(dir, '.agentx');

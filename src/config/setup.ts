@@ -8,7 +8,12 @@ import { configPath } from '../paths.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readConfigFile } from './config.ts';
 import { serializeDotenv } from './dotenv.ts';
 
-export interface SetupValues { apiKey?: string; model?: string; baseUrl?: string; reasoningEffort?: string }
+export interface SetupValues {
+  apiKey?: string;
+  model?: string;
+  baseUrl?: string;
+  reasoningEffort?: string;
+}
 
 export function saveSetup(path: string, values: SetupValues): void {
   const current = readConfigFile(path);
@@ -25,7 +30,10 @@ export function maskKey(key: string | undefined): string {
 }
 
 /** A value in effect and where it comes from: the environment wins over the file, the file over the default. */
-export interface InEffect { value: string | undefined; source: string }
+export interface InEffect {
+  value: string | undefined;
+  source: string;
+}
 
 /** The first name set in `env`, then in the file, else the default (the order resolveConfig reads them in). */
 export function inEffect(names: readonly string[], env: NodeJS.ProcessEnv, file: Record<string, string>, fallback: string | undefined): InEffect {
@@ -74,7 +82,14 @@ async function askHidden(question: string, input: NodeJS.ReadStream, output: Nod
           return;
         }
         // Ctrl-C cancels the whole setup at once (nothing is written), not just this answer.
-        if (ch === '\u0003') { output.write('\n'); input.off('data', onData); input.setRawMode(wasRaw); input.pause(); reject(new SetupCancelled()); return; }
+        if (ch === '\u0003') {
+          output.write('\n');
+          input.off('data', onData);
+          input.setRawMode(wasRaw);
+          input.pause();
+          reject(new SetupCancelled());
+          return;
+        }
         if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
         else if (ch >= ' ') value += ch;
       }
@@ -83,7 +98,12 @@ async function askHidden(question: string, input: NodeJS.ReadStream, output: Nod
   });
 }
 
-export async function interactiveSetup(path: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): Promise<SetupValues> {
+export async function interactiveSetup(
+  path: string,
+  input: NodeJS.ReadStream,
+  output: NodeJS.WriteStream,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SetupValues> {
   const current = readConfigFile(path);
   // Each question shows the value in effect now and where it comes from, not only the file's.
   const key = inEffect(['AGENTX_API_KEY', 'OPENAI_API_KEY'], env, current, undefined);
@@ -110,7 +130,11 @@ export async function interactiveSetup(path: string, input: NodeJS.ReadStream, o
     const model = await ask(`Model ${shown(modelNow, modelNow.value ?? DEFAULT_MODEL)}: `);
     const baseUrl = await ask(`Base URL ${shown(urlNow, urlNow.value ?? DEFAULT_BASE_URL)}: `);
     if (baseUrl) {
-      try { new URL(baseUrl); } catch { throw new UsageError(`not a URL: "${baseUrl}"`); }
+      try {
+        new URL(baseUrl);
+      } catch {
+        throw new UsageError(`not a URL: "${baseUrl}"`);
+      }
     }
     const values: SetupValues = { apiKey: apiKey.trim() || undefined, model: model || undefined, baseUrl: baseUrl || undefined };
     saveSetup(path, values);

@@ -27,15 +27,15 @@ describe('loadSkills', () => {
     skill(project, '.agents/skills', 'd-project', 'from .agents');
     skill(project, '.claude/skills', 'e-project', 'from .claude');
     skill(project, '.codex/skills', 'f-project', 'from .codex');
-    skill(home, '.agents/skills', 'shared', 'the person\'s');
-    const projects = skill(project, '.claude/skills', 'shared', 'the project\'s');
+    skill(home, '.agents/skills', 'shared', "the person's");
+    const projects = skill(project, '.claude/skills', 'shared', "the project's");
     const { skills, problems } = loadSkills(home, project);
     expect(problems).toEqual([]);
     const byName = new Map(skills.map((s) => [s.name, s]));
     expect([...byName.keys()].sort()).toEqual(['a-user', 'b-user', 'c-user', 'd-project', 'e-project', 'f-project', 'shared']);
     expect(byName.get('c-user')).toMatchObject({ scope: 'user', description: 'from ~/.codex' });
     expect(byName.get('f-project')).toMatchObject({ scope: 'project', description: 'from .codex' });
-    expect(byName.get('shared')).toEqual({ name: 'shared', description: 'the project\'s', path: projects, scope: 'project' });
+    expect(byName.get('shared')).toEqual({ name: 'shared', description: "the project's", path: projects, scope: 'project' });
   });
 
   it('a SKILL.md without a description is one line naming it; the rest load', () => {

@@ -8,10 +8,19 @@ import type { ContextWindow } from './context.ts';
 
 const state = (over: Partial<SessionState> = {}): SessionState => ({ ...emptyState(), response_id: 'resp_head', ...over });
 const checkpoint = (over: Partial<CompactionCheckpoint> = {}): CompactionCheckpoint => ({
-  mechanism: 'endpoint', from_response_id: 'resp_old', seed: [{ type: 'compaction', encrypted_content: 'e' }],
-  at: '2026-01-01T00:00:00.000Z', tokens_before: 9000, tokens_after: 10, ...over,
+  mechanism: 'endpoint',
+  from_response_id: 'resp_old',
+  seed: [{ type: 'compaction', encrypted_content: 'e' }],
+  at: '2026-01-01T00:00:00.000Z',
+  tokens_before: 9000,
+  tokens_after: 10,
+  ...over,
 });
-const shellOutput: ShellCallOutputItem = { type: 'shell_call_output', call_id: 'call_1', output: [{ stdout: 'out', stderr: 'warn', outcome: { type: 'exit', exit_code: 2 } }] };
+const shellOutput: ShellCallOutputItem = {
+  type: 'shell_call_output',
+  call_id: 'call_1',
+  output: [{ stdout: 'out', stderr: 'warn', outcome: { type: 'exit', exit_code: 2 } }],
+};
 const fnOutput = (output: string): FunctionCallOutputItem => ({ type: 'function_call_output', call_id: 'c', output });
 const outputOf = (v: InputItem | undefined): string => (v?.type === 'function_call_output' ? functionOutputText(v.output) : '');
 const userMsg = userMessage([], 'next');
@@ -44,7 +53,7 @@ describe('seeds and summaries', () => {
     expect(seed).toContain('> b\\n> line2');
   });
 
-  it('a local summary keeps the previous summary and prefers the person\'s words, within bounds', () => {
+  it("a local summary keeps the previous summary and prefers the person's words, within bounds", () => {
     const transcript = Array.from({ length: 50 }, (_, i) => [
       said('user', `message ${i} ${'u'.repeat(100)}`),
       said('assistant', `answer ${i} ${'a'.repeat(300)}`),
@@ -74,7 +83,10 @@ describe('tool output caps by tokens', () => {
     expect(out.endsWith('TAIL')).toBe(true);
     expect(out).toMatch(/bytes omitted: one tool output may take at most a quarter of the context window/);
     expect(capped[1]).toBe(userMsg);
-    const shell: ShellCallOutputItem = { ...shellOutput, output: [{ stdout: 'o'.repeat(30_000), stderr: 'e'.repeat(10_000), outcome: { type: 'exit', exit_code: 0 } }] };
+    const shell: ShellCallOutputItem = {
+      ...shellOutput,
+      output: [{ stdout: 'o'.repeat(30_000), stderr: 'e'.repeat(10_000), outcome: { type: 'exit', exit_code: 0 } }],
+    };
     const cappedShell = JSON.stringify(capToolOutputItem(shell, 1000, 'test'));
     expect(cappedShell.length).toBeLessThan(4_400);
     expect(cappedShell).toContain('"outcome":{"type":"exit","exit_code":0}');

@@ -33,11 +33,9 @@ export function recentUserMessages(state: ChainState, count = RECENT_MESSAGES): 
 
 /** The first input of a chain that continues from a summary: the summary plus the person's newest messages. */
 export function summarySeed(summary: string, recent: readonly string[]): InputItem[] {
-  const parts = [
-    "[agentx] The earlier conversation was compacted to fit the model's context window. Summary of it:",
-    summary.trim(),
-  ];
-  if (recent.length > 0) parts.push(`The person's most recent messages, verbatim (oldest first):\n${recent.map((m) => `> ${m.replace(/\n/g, '\n> ')}`).join('\n')}`);
+  const parts = ["[agentx] The earlier conversation was compacted to fit the model's context window. Summary of it:", summary.trim()];
+  if (recent.length > 0)
+    parts.push(`The person's most recent messages, verbatim (oldest first):\n${recent.map((m) => `> ${m.replace(/\n/g, '\n> ')}`).join('\n')}`);
   return [userMessage(parts, '')];
 }
 
@@ -51,7 +49,10 @@ export function localSummary(state: ChainState, previous: CompactionCheckpoint |
   const before = previous?.summary?.trim() ?? '';
   const earlier = before ? `Summary of what came before:\n${before.length > maxChars / 2 ? `${before.slice(0, Math.floor(maxChars / 2))}…` : before}\n\n` : '';
   const room = Math.max(0, maxChars - earlier.length);
-  const person = newestFitting(state.transcript.filter((t) => t.role === 'user').map((t) => `> ${t.text}`), Math.floor((room * 2) / 3));
+  const person = newestFitting(
+    state.transcript.filter((t) => t.role === 'user').map((t) => `> ${t.text}`),
+    Math.floor((room * 2) / 3),
+  );
   const rest = newestFitting(
     state.transcript.filter((t) => t.role !== 'user').map((t) => `${t.role === 'assistant' ? 'Assistant' : 'Tool'}: ${t.text}`),
     room - person.length,
@@ -116,7 +117,11 @@ function isEnvironmentMessage(item: InputItem): boolean {
  * server's compacted items) may have dropped it, and the rest of the turn needs it as much as
  * the next message does. One copy only: a message that already carried it leaves it to the seed.
  */
-export function seedWithEnvironment(seed: readonly InputItem[], pending: readonly InputItem[], environment: string | null): { seed: InputItem[]; input: InputItem[] } {
+export function seedWithEnvironment(
+  seed: readonly InputItem[],
+  pending: readonly InputItem[],
+  environment: string | null,
+): { seed: InputItem[]; input: InputItem[] } {
   if (environment === null) return { seed: [...seed], input: [...seed, ...pending] };
   const note: InputItem = { type: 'message', role: 'developer', content: [{ type: 'input_text', text: environment }] };
   const withNote = [...seed, note];

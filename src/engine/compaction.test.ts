@@ -47,7 +47,9 @@ const MECHANISMS: { name: string; server: { contextManagement: boolean; compactE
   { name: 'our own summary', server: { contextManagement: false, compactEndpoint: false }, expect: 'summary' },
 ];
 const KNOWN = (m: (typeof MECHANISMS)[number]['server']): ServerCapabilities => ({
-  contextManagement: m.contextManagement ? 'yes' : 'no', compactEndpoint: m.compactEndpoint ? 'yes' : 'no', observedWindows: {},
+  contextManagement: m.contextManagement ? 'yes' : 'no',
+  compactEndpoint: m.compactEndpoint ? 'yes' : 'no',
+  observedWindows: {},
 });
 
 function instructionsOf(r: LoggedRequest): string {
@@ -152,11 +154,25 @@ describe('overflow recovery', () => {
     it(`a compaction in the middle of a turn puts the environment context in the new chain once (${mechanism.name})`, async () => {
       emu.configureContext({ windowTokens: WINDOW, ...mechanism.server });
       const environment = (): EnvironmentFacts => ({
-        cwd: '/work/env-probe', shell: '/bin/sh', os: 'Linux', date: '2026-12-05', model: 'gpt-5', sandbox: 'workspace-write',
-        writableRoots: ['/work/env-probe'], network: false, approval: 'never', planMode: false,
+        cwd: '/work/env-probe',
+        shell: '/bin/sh',
+        os: 'Linux',
+        date: '2026-12-05',
+        model: 'gpt-5',
+        sandbox: 'workspace-write',
+        writableRoots: ['/work/env-probe'],
+        network: false,
+        approval: 'never',
+        planMode: false,
       });
       // Auto-compaction off: the tool output overflows the chain, so the compaction falls between two requests of one turn.
-      const s = await session({ contextWindow: String(WINDOW), autoCompact: 'off', capabilities: KNOWN(mechanism.server), toolOutputBytes: 5_000, environment });
+      const s = await session({
+        contextWindow: String(WINDOW),
+        autoCompact: 'off',
+        capabilities: KNOWN(mechanism.server),
+        toolOutputBytes: 5_000,
+        environment,
+      });
       await fillChain(s, 5_000);
       emu.enqueue({ kind: 'calls', calls: [{ commands: ['cat big'] }] }, { kind: 'text', text: 'read it' });
       emu.requests.length = 0;
@@ -212,7 +228,11 @@ describe('overflow recovery', () => {
   it('too many tool outputs at once: hopeless, then "trim" resends them cut and the turn completes', async () => {
     emu.configureContext({ windowTokens: WINDOW, contextManagement: false, compactEndpoint: true });
     // Each output is under the per-output cap (a quarter of the window); five together are not.
-    const s = await session({ contextWindow: String(WINDOW), capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }), toolOutputBytes: 5_500 });
+    const s = await session({
+      contextWindow: String(WINDOW),
+      capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }),
+      toolOutputBytes: 5_500,
+    });
     await s.turn('hello');
     const calls = Array.from({ length: 5 }, (_, i) => ({ commands: [`cat part${i}`] }));
     emu.enqueue({ kind: 'calls', calls }, { kind: 'text', text: 'read them all' });
@@ -236,7 +256,11 @@ describe('overflow recovery', () => {
 
   it('a tool output too big for the window is capped before it is sent', async () => {
     emu.configureContext({ windowTokens: WINDOW, contextManagement: false, compactEndpoint: true });
-    const s = await session({ contextWindow: String(WINDOW), capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }), toolOutputBytes: 60_000 });
+    const s = await session({
+      contextWindow: String(WINDOW),
+      capabilities: KNOWN({ contextManagement: false, compactEndpoint: true }),
+      toolOutputBytes: 60_000,
+    });
     expect(await s.turn('run: cat big.log')).toMatch(/^Ran it\. Output:/);
     const toolRequest = emu.requests.find((r) => JSON.stringify(r.body).includes('function_call_output'));
     expect(toolRequest?.bytes).toBeLessThan(WINDOW * 4);
@@ -259,7 +283,9 @@ describe('what works on a server is probed once and remembered', () => {
   });
 
   it('rejectsContextManagement recognises only the refusal of that field', () => {
-    expect(rejectsContextManagement(new ModelError('Unknown parameter', 'fatal', { status: 400, code: 'unknown_parameter', param: 'context_management' }))).toBe(true);
+    expect(
+      rejectsContextManagement(new ModelError('Unknown parameter', 'fatal', { status: 400, code: 'unknown_parameter', param: 'context_management' })),
+    ).toBe(true);
     expect(rejectsContextManagement(new ModelError('400 Unrecognized request argument supplied: context_management', 'fatal', { status: 400 }))).toBe(true);
     expect(rejectsContextManagement(new ModelError('Unknown parameter', 'fatal', { status: 400, code: 'unknown_parameter', param: 'tools' }))).toBe(false);
     expect(rejectsContextManagement(new ModelError('boom', 'retryable', { status: 500 }))).toBe(false);

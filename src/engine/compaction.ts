@@ -11,13 +11,16 @@ import type { CompletedResponse, ModelClient, ModelRequest } from '../model/type
 import type { CompactionCheckpoint, CompactionMechanism } from '../store/state.ts';
 import { userMessage, type InputItem } from '../wire/items.ts';
 import {
-  autoCompactDecision, compactThresholdTokens, contextTokensOf, estimateTokens, windowAfterOverflow,
-  type AutoCompactSetting, type ContextWindow,
+  autoCompactDecision,
+  compactThresholdTokens,
+  contextTokensOf,
+  estimateTokens,
+  windowAfterOverflow,
+  type AutoCompactSetting,
+  type ContextWindow,
 } from './context.ts';
 import { capToolOutputs } from './tool-output-caps.ts';
-import {
-  SUMMARY_PROMPT, localSummary, recentUserMessages, seedWithEnvironment, summarySeed, toolOutputsOf, type ChainState,
-} from './compaction-seed.ts';
+import { SUMMARY_PROMPT, localSummary, recentUserMessages, seedWithEnvironment, summarySeed, toolOutputsOf, type ChainState } from './compaction-seed.ts';
 import type { Attempt, Conversation, WireAttempt } from './conversation.ts';
 import { builtinToolTypes, fallbackNotice, refusedToolTypes, withFallbackTools } from './tool-fallback.ts';
 import type { CapabilityMemory } from './server-capabilities.ts';
@@ -192,17 +195,28 @@ export function createCompaction(deps: CompactionDeps): Compaction {
   }
 
   /** The record of a compaction; `tokensAfter` defaults to the seed's size, what the new chain starts from. */
-  function checkpoint(mechanism: CompactionMechanism, from: string | null, seed: InputItem[], extra: { summary?: string; tokensAfter?: number } = {}): CompactionCheckpoint {
+  function checkpoint(
+    mechanism: CompactionMechanism,
+    from: string | null,
+    seed: InputItem[],
+    extra: { summary?: string; tokensAfter?: number } = {},
+  ): CompactionCheckpoint {
     return {
-      mechanism, from_response_id: from, seed, ...(extra.summary === undefined ? {} : { summary: extra.summary }),
-      at: deps.now().toISOString(), tokens_before: deps.usedTokens(), tokens_after: extra.tokensAfter ?? estimateTokens(seed),
+      mechanism,
+      from_response_id: from,
+      seed,
+      ...(extra.summary === undefined ? {} : { summary: extra.summary }),
+      at: deps.now().toISOString(),
+      tokens_before: deps.usedTokens(),
+      tokens_after: extra.tokensAfter ?? estimateTokens(seed),
     };
   }
 
   async function viaEndpoint(pending: Attempt, signal: AbortSignal): Promise<CompactResult | null> {
     const client = deps.client();
     // The endpoint compacts a stored chain: nothing to name on a server that stores nothing.
-    if (!client.compact || deps.capabilities.get().compactEndpoint === 'no' || pending.previousResponseId === null || deps.conversation().stateless()) return null;
+    if (!client.compact || deps.capabilities.get().compactEndpoint === 'no' || pending.previousResponseId === null || deps.conversation().stateless())
+      return null;
     try {
       const shape = deps.shape();
       const out = await client.compact({ model: shape.model, instructions: shape.instructions, previous_response_id: pending.previousResponseId }, signal);
@@ -266,7 +280,11 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     return result;
   }
 
-  async function recover(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<{ response: CompletedResponse; sent: Attempt }> {
+  async function recover(
+    attempt: Attempt,
+    signal: AbortSignal,
+    onNewAttempt?: (next: Attempt) => void,
+  ): Promise<{ response: CompletedResponse; sent: Attempt }> {
     // What the refused request rendered, roughly; only learnt from when the chain's size is known.
     const shape = deps.shape();
     const estimated = deps.usedTokens() + estimateTokens(attempt.input) + estimateTokens(shape.instructions) + estimateTokens(shape.tools);
@@ -275,7 +293,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
       deps.capabilities.set({ observedWindows: { ...deps.capabilities.get().observedWindows, [shape.model]: learned.tokens } });
     }
     if (attempt.previousResponseId === null) {
-      throw new ContextHopeless('this message alone does not fit in the model\'s context window', attempt);
+      throw new ContextHopeless("this message alone does not fit in the model's context window", attempt);
     }
     deps.notice('The conversation no longer fits in the context window: compacting it and sending your message again…');
     const compacted = await compactAttempt(attempt, signal);
@@ -287,7 +305,10 @@ export function createCompaction(deps: CompactionDeps): Compaction {
       return { response: await sendProbing(compacted.next, signal), sent: compacted.next };
     } catch (err) {
       if (err instanceof ModelError && err.kind === 'context_overflow') {
-        throw new ContextHopeless('even after compacting, this message does not fit in the context window (a very large message or tool output)', compacted.next);
+        throw new ContextHopeless(
+          'even after compacting, this message does not fit in the context window (a very large message or tool output)',
+          compacted.next,
+        );
       }
       throw err;
     }
@@ -296,7 +317,10 @@ export function createCompaction(deps: CompactionDeps): Compaction {
   async function send(attempt: Attempt, signal: AbortSignal, onNewAttempt?: (next: Attempt) => void): Promise<SendResult> {
     let current: Attempt = { ...attempt, input: capToolOutputs(attempt.input, window()) };
     const decision = autoCompactDecision({
-      usedTokens: deps.usedTokens(), window: window(), setting: deps.autoCompact, serverSide: serverSide(),
+      usedTokens: deps.usedTokens(),
+      window: window(),
+      setting: deps.autoCompact,
+      serverSide: serverSide(),
       ...(tokensAfterCompaction === undefined ? {} : { tokensAfterLastCompaction: tokensAfterCompaction }),
     });
     if (decision.compact && current.previousResponseId !== null) {

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ContextSettingError, DEFAULT_WINDOW_TOKENS, autoCompactDecision, compactThresholdTokens, contextLeft, contextTokensOf, contextWindowFor,
-  estimateTokens, formatContextLeft, parseAutoCompact, windowAfterOverflow, type ContextWindow,
+  ContextSettingError,
+  DEFAULT_WINDOW_TOKENS,
+  autoCompactDecision,
+  compactThresholdTokens,
+  contextLeft,
+  contextTokensOf,
+  contextWindowFor,
+  estimateTokens,
+  formatContextLeft,
+  parseAutoCompact,
+  windowAfterOverflow,
+  type ContextWindow,
 } from './context.ts';
 
 const window = (tokens: number): ContextWindow => ({ tokens, source: 'table', note: 't' });
@@ -45,7 +55,7 @@ describe('contextWindowFor', () => {
 });
 
 describe('context left', () => {
-  it('is the window minus the last response\'s input and output', () => {
+  it("is the window minus the last response's input and output", () => {
     expect(contextTokensOf({ inputTokens: 90_000, outputTokens: 10_000 })).toBe(100_000);
     const left = contextLeft(100_000, window(272_000));
     expect(left).toEqual({ usedTokens: 100_000, leftTokens: 172_000, leftFraction: 172_000 / 272_000, windowTokens: 272_000, windowSource: 'table' });

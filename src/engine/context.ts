@@ -24,11 +24,46 @@ const COMPARE_PAGE = 'platform.openai.com/docs/models (compare page, as copied i
  * Later gpt-5.x models fall under `gpt-5` conservatively until listed.
  */
 export const KNOWN_WINDOWS: readonly KnownWindow[] = [
-  { pattern: /^gpt-5/i, family: 'gpt-5', contextWindow: 400_000, maxOutput: 128_000, inputLimit: 272_000, source: `${COMPARE_PAGE}; input limit: anomalyco/models.dev PR #851, openai/codex models.json` },
-  { pattern: /^gpt-4\.1/i, family: 'gpt-4.1', contextWindow: 1_047_576, maxOutput: 32_768, inputLimit: null, source: `${COMPARE_PAGE}; vercel.com/ai-gateway/models/gpt-4.1-fast` },
-  { pattern: /^gpt-4o/i, family: 'gpt-4o', contextWindow: 128_000, maxOutput: 16_384, inputLimit: null, source: 'platform.openai.com/docs/models/gpt-4o (as cited in gitlab-org prompt-library#297)' },
-  { pattern: /^o[34](-mini)?(-\d{4}-\d{2}-\d{2})?$/i, family: 'o3 / o4-mini', contextWindow: 200_000, maxOutput: 100_000, inputLimit: null, source: `${COMPARE_PAGE}; platform.openai.com/docs/models/o3 (RooCodeInc/Roo-Code PR #2691)` },
-  { pattern: /^gpt-4-turbo/i, family: 'gpt-4-turbo', contextWindow: 128_000, maxOutput: 4_096, inputLimit: null, source: 'openai.com/index/new-models-and-developer-products-announced-at-devday' },
+  {
+    pattern: /^gpt-5/i,
+    family: 'gpt-5',
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    inputLimit: 272_000,
+    source: `${COMPARE_PAGE}; input limit: anomalyco/models.dev PR #851, openai/codex models.json`,
+  },
+  {
+    pattern: /^gpt-4\.1/i,
+    family: 'gpt-4.1',
+    contextWindow: 1_047_576,
+    maxOutput: 32_768,
+    inputLimit: null,
+    source: `${COMPARE_PAGE}; vercel.com/ai-gateway/models/gpt-4.1-fast`,
+  },
+  {
+    pattern: /^gpt-4o/i,
+    family: 'gpt-4o',
+    contextWindow: 128_000,
+    maxOutput: 16_384,
+    inputLimit: null,
+    source: 'platform.openai.com/docs/models/gpt-4o (as cited in gitlab-org prompt-library#297)',
+  },
+  {
+    pattern: /^o[34](-mini)?(-\d{4}-\d{2}-\d{2})?$/i,
+    family: 'o3 / o4-mini',
+    contextWindow: 200_000,
+    maxOutput: 100_000,
+    inputLimit: null,
+    source: `${COMPARE_PAGE}; platform.openai.com/docs/models/o3 (RooCodeInc/Roo-Code PR #2691)`,
+  },
+  {
+    pattern: /^gpt-4-turbo/i,
+    family: 'gpt-4-turbo',
+    contextWindow: 128_000,
+    maxOutput: 4_096,
+    inputLimit: null,
+    source: 'openai.com/index/new-models-and-developer-products-announced-at-devday',
+  },
 ];
 
 /** For models not in the table (other servers, new models): small enough to be safe on most. */
@@ -65,7 +100,9 @@ export function contextWindowFor(model: string, setting: string | undefined): Co
   if (setting !== undefined && setting.trim() !== '') {
     const tokens = parseTokens(setting);
     if (tokens === null || tokens < MIN_WINDOW_TOKENS) {
-      throw new ContextSettingError(`AGENTX_CONTEXT_WINDOW: expected a number of tokens of at least ${MIN_WINDOW_TOKENS} (e.g. 128000 or 128k), got "${setting}"`);
+      throw new ContextSettingError(
+        `AGENTX_CONTEXT_WINDOW: expected a number of tokens of at least ${MIN_WINDOW_TOKENS} (e.g. 128000 or 128k), got "${setting}"`,
+      );
     }
     return { tokens, source: 'setting', note: 'AGENTX_CONTEXT_WINDOW' };
   }
@@ -105,7 +142,13 @@ export function contextTokensOf(usage: Pick<TurnUsage, 'inputTokens' | 'outputTo
 export function contextLeft(usedTokens: number, window: ContextWindow): ContextLeft {
   const used = Math.max(0, usedTokens);
   const leftTokens = Math.max(0, window.tokens - used);
-  return { usedTokens: used, leftTokens, leftFraction: window.tokens > 0 ? leftTokens / window.tokens : 0, windowTokens: window.tokens, windowSource: window.source };
+  return {
+    usedTokens: used,
+    leftTokens,
+    leftFraction: window.tokens > 0 ? leftTokens / window.tokens : 0,
+    windowTokens: window.tokens,
+    windowSource: window.source,
+  };
 }
 
 /** `ctx 63% left` (floored, so 0.4% left reads 0%, never a reassuring 1%); a guessed window says so. */
@@ -169,6 +212,6 @@ export function autoCompactDecision(input: AutoCompactInput): AutoCompactDecisio
 
 /** Tokens of anything sent on the wire, as the emulator counts them (ceil(JSON bytes / 4)). */
 export function estimateTokens(value: unknown): number {
-  const json = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const json = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return Math.ceil(Buffer.byteLength(json, 'utf8') / 4);
 }

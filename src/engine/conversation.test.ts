@@ -19,7 +19,12 @@ const said = (text: string): ConversationItem => ({ type: 'message', role: 'assi
 const call: FunctionCallItem = { type: 'function_call', call_id: 'c1', name: 'lookup', arguments: '{}' };
 const callOutput: InputItem = { type: 'function_call_output', call_id: 'c1', output: 'looked up' };
 const response = (id: string, items: ConversationItem[] = [said(`answer ${id}`)]): CompletedResponse => ({
-  id, status: 'completed', text: '', toolCalls: [], items, usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+  id,
+  status: 'completed',
+  text: '',
+  toolCalls: [],
+  items,
+  usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
 });
 const freshLog = (): ConversationLog => new ConversationLog(join(mkdtempSync(join(tmpdir(), 'agentx-conv-')), 'project.log'));
 
@@ -36,7 +41,10 @@ function setup(o: Setup = {}) {
   const log = o.log === null ? undefined : (o.log ?? freshLog());
   const capabilities = o.capabilities ?? inMemoryCapabilities();
   const deps: ConversationDeps = {
-    log, setting: o.setting ?? 'auto', capabilities, promptCacheKey: o.key,
+    log,
+    setting: o.setting ?? 'auto',
+    capabilities,
+    promptCacheKey: o.key,
     state: () => o.state ?? emptyState(),
     newChainBudgetChars: () => 4096,
     notice: (line) => notices.push(line),
@@ -99,7 +107,10 @@ describe('wire: what a request carries', () => {
     const { conversation } = setup();
     exchange(conversation, [user('one')], null, 'r1');
     expect(conversation.wire({ input: [user('two')], previousResponseId: 'r1' })).toEqual({
-      input: [user('two')], previousResponseId: 'r1', replayed: false, storage: { store: true },
+      input: [user('two')],
+      previousResponseId: 'r1',
+      replayed: false,
+      storage: { store: true },
     });
   });
 
@@ -109,7 +120,10 @@ describe('wire: what a request carries', () => {
     exchange(conversation, [callOutput], 'r1', 'r2');
     const sent = conversation.wire({ input: [user('three')], previousResponseId: 'r2', replay: true });
     expect(sent).toEqual({
-      input: [user('one'), call, callOutput, said('answer r2'), user('three')], previousResponseId: null, replayed: true, storage: { store: true, promptCacheKey: 'k' },
+      input: [user('one'), call, callOutput, said('answer r2'), user('three')],
+      previousResponseId: null,
+      replayed: true,
+      storage: { store: true, promptCacheKey: 'k' },
     });
   });
 
@@ -117,15 +131,21 @@ describe('wire: what a request carries', () => {
     const off = setup({ setting: 'off' });
     exchange(off.conversation, [user('one')], null, 'r1');
     expect(off.conversation.wire({ input: [user('two')], previousResponseId: 'r1' })).toMatchObject({
-      input: [user('one'), said('answer r1'), user('two')], previousResponseId: null, replayed: true, storage: { store: false },
+      input: [user('one'), said('answer r1'), user('two')],
+      previousResponseId: null,
+      replayed: true,
+      storage: { store: false },
     });
     // Logged with stored: false (say by a one-shot under AGENTX_STORE=off): chaining from it would fail.
     const log = freshLog();
     log.append({ prev: null, response_id: 'r9', input: [user('one')], output: [said('nine')], stored: false, at: NOW.toISOString() });
-    expect(setup({ setting: 'on', log }).conversation.wire({ input: [user('two')], previousResponseId: 'r9' })).toMatchObject({ previousResponseId: null, replayed: true });
+    expect(setup({ setting: 'on', log }).conversation.wire({ input: [user('two')], previousResponseId: 'r9' })).toMatchObject({
+      previousResponseId: null,
+      replayed: true,
+    });
   });
 
-  it('nothing in the log to replay (a lost log, or none): the state file\'s bounded context starts a lossy new chain', () => {
+  it("nothing in the log to replay (a lost log, or none): the state file's bounded context starts a lossy new chain", () => {
     const state: SessionState = { ...emptyState(), transcript: [{ role: 'user', text: 'remember PET=otter', response_id: 'r0' }] };
     for (const log of [null, freshLog()]) {
       const { conversation } = setup({ log, state, setting: 'off' });
@@ -190,7 +210,7 @@ describe('received: what the log records', () => {
     expect(log?.find('r1')).toMatchObject({ prev: null, input: sent.input });
   });
 
-  it('a log that cannot be written throws LogWriteError (the response\'s calls must not run); no log: nothing to record', () => {
+  it("a log that cannot be written throws LogWriteError (the response's calls must not run); no log: nothing to record", () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentx-conv-'));
     writeFileSync(join(dir, 'file'), '');
     const { conversation } = setup({ log: new ConversationLog(join(dir, 'file', 'project.log')) });

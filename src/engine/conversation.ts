@@ -113,7 +113,9 @@ export function createConversation(deps: ConversationDeps): Conversation {
   function chainLost(responseId: string): boolean {
     if (deps.setting !== 'auto' || !storedHere.has(responseId) || stateless()) return false;
     deps.capabilities.set({ storesResponses: 'no', statelessSince: deps.now().toISOString() });
-    deps.notice('This server does not keep conversations (a response it had just returned was unknown to it): agentx now sends the conversation from its local log with every request (store: false; AGENTX_STORE=on|off to choose).');
+    deps.notice(
+      'This server does not keep conversations (a response it had just returned was unknown to it): agentx now sends the conversation from its local log with every request (store: false; AGENTX_STORE=on|off to choose).',
+    );
     return true;
   }
 
@@ -157,7 +159,10 @@ export function sessionConversation(
   settings: ConversationSettings,
 ): Conversation {
   return createConversation({
-    log: settings.log, setting: settings.setting, capabilities: settings.capabilities, promptCacheKey: settings.promptCacheKey,
+    log: settings.log,
+    setting: settings.setting,
+    capabilities: settings.capabilities,
+    promptCacheKey: settings.promptCacheKey,
     state: () => deps().session.state,
     newChainBudgetChars: () => newChainBudgetChars(deps().compaction.window()),
     notice: (message) => deps().emit({ type: 'context_notice', message }),

@@ -12,19 +12,29 @@ import { endedSessionsReport, resumeExecSessions } from './ended-sessions.ts';
 
 let dir: TempDir;
 const managers: ExecManager[] = [];
-beforeEach(() => { dir = makeTempDir(); });
+beforeEach(() => {
+  dir = makeTempDir();
+});
 afterEach(async () => {
   for (const m of managers.splice(0)) await m.stopAll();
   dir.remove();
 });
-afterAll(() => { for (const m of managers) m.killAllNow(); });
+afterAll(() => {
+  for (const m of managers) m.killAllNow();
+});
 
 /** The pid of a process that has exited (and been reaped). */
 function deadPid(): number {
   return Number(spawnSync('/bin/sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
 }
 
-const record = (id: number, command: string, last = ''): LiveSessionRecord => ({ id, command, tty: false, started_at: '2026-12-04T20:00:00.000Z', last_output: last });
+const record = (id: number, command: string, last = ''): LiveSessionRecord => ({
+  id,
+  command,
+  tty: false,
+  started_at: '2026-12-04T20:00:00.000Z',
+  last_output: last,
+});
 
 function plant(pid: number, start: string | null, sessions: LiveSessionRecord[]): string {
   const file = join(dir.path, `${pid}.json`);
@@ -54,7 +64,7 @@ describe('the registry of live sessions', () => {
     expect(ended.flatMap((o) => o.sessions.map((s) => s.id)).sort()).toEqual([1003, 1004]);
   });
 
-  it('ignores what is not a registry file and deletes a dead process\'s unreadable one', () => {
+  it("ignores what is not a registry file and deletes a dead process's unreadable one", () => {
     const dead = deadPid();
     writeFileSync(join(dir.path, `${dead}.json`), '{ torn');
     writeFileSync(join(dir.path, 'notes.txt'), 'x');
@@ -72,7 +82,13 @@ describe('tracking and the report', () => {
     const { report, stop } = resumeExecSessions(manager, registry, () => undefined);
     expect(report).toBeNull();
     const file = join(dir.path, `${process.pid}.json`);
-    const started = await manager.start({ command: 'echo up-and-running; sleep 30', argv: ['/bin/sh', '-c', 'echo up-and-running; sleep 30'], cwd: dir.path, env: process.env, tty: false });
+    const started = await manager.start({
+      command: 'echo up-and-running; sleep 30',
+      argv: ['/bin/sh', '-c', 'echo up-and-running; sleep 30'],
+      cwd: dir.path,
+      env: process.env,
+      tty: false,
+    });
     expect(started.ok).toBe(true);
     // Written at the start, before any output.
     expect(existsSync(file)).toBe(true);
@@ -91,7 +107,9 @@ describe('tracking and the report', () => {
     expect(report?.person[0]).toBe('2 exec sessions ended when the previous agentx process ended (crash, kill or exit); agentx does not restart them:');
     expect(report?.person.slice(1)).toEqual(['  1000  python3 -i', '  1001  npm run dev  — last output:   ➜  Local: http://localhost:5173/']);
     expect(report?.model).toMatch(/^Note: agentx was restarted\. These exec sessions were running/);
-    expect(report?.model).toContain('- session 1001: "npm run dev", started 2026-12-04T20:00:00.000Z; its last output:\ncompiling\n  ➜  Local: http://localhost:5173/');
+    expect(report?.model).toContain(
+      '- session 1001: "npm run dev", started 2026-12-04T20:00:00.000Z; its last output:\ncompiling\n  ➜  Local: http://localhost:5173/',
+    );
     expect(report?.model).toContain('- session 1000: "python3 -i", started 2026-12-04T20:00:00.000Z, no output');
     expect(manager.endedEarlierCommand(1001)).toBe('npm run dev');
     const next = await manager.start({ command: 'true', argv: ['/bin/sh', '-c', 'true'], cwd: dir.path, env: process.env, tty: false });

@@ -36,7 +36,10 @@ export function trackLiveSessions(manager: ExecManager, registry: ExecRegistry, 
     try {
       registry.write(liveRecords(manager), false);
     } catch (err) {
-      if (!failed) onError(`cannot record the running exec sessions in ${registry.dir} (${err instanceof Error ? err.message : String(err)}); after a crash they will not be reported`);
+      if (!failed)
+        onError(
+          `cannot record the running exec sessions in ${registry.dir} (${err instanceof Error ? err.message : String(err)}); after a crash they will not be reported`,
+        );
       failed = true;
     }
   };
@@ -61,7 +64,12 @@ export interface EndedReport {
 }
 
 function lastLines(text: string, lines: number): string {
-  return text.split(/\r?\n|\r/).map((l) => l.trimEnd()).filter((l) => l.trim() !== '').slice(-lines).join('\n');
+  return text
+    .split(/\r?\n|\r/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .slice(-lines)
+    .join('\n');
 }
 
 /** What the person and the model are told about sessions that ended with an earlier agentx; null when there were none. */
@@ -90,7 +98,11 @@ export function endedSessionsReport(owners: readonly EndedOwner[]): EndedReport 
  * At start: claims the sessions of this project's agentx processes that are gone, keeps their ids
  * from being reused, starts tracking ours, and returns what to tell (null: nothing ended).
  */
-export function resumeExecSessions(manager: ExecManager, registry: ExecRegistry, onError: (message: string) => void): { report: EndedReport | null; stop: () => void } {
+export function resumeExecSessions(
+  manager: ExecManager,
+  registry: ExecRegistry,
+  onError: (message: string) => void,
+): { report: EndedReport | null; stop: () => void } {
   const owners = registry.claimEnded();
   manager.rememberEndedEarlier(owners.flatMap((o) => o.sessions));
   return { report: endedSessionsReport(owners), stop: trackLiveSessions(manager, registry, onError) };

@@ -41,9 +41,14 @@ describe('a turn', () => {
 
   it('marks a call started on disk before it runs', async () => {
     const seen: string[] = [];
-    const h = harness([{ text: '', calls: [echoCall('a', 'x')] }, { text: 'ok' }], [
-      echoTool([], (_call, ctx) => { seen.push(onDisk(ctx.workspaceRoot).pending_tool_calls[0]?.status ?? 'none'); }),
-    ]);
+    const h = harness(
+      [{ text: '', calls: [echoCall('a', 'x')] }, { text: 'ok' }],
+      [
+        echoTool([], (_call, ctx) => {
+          seen.push(onDisk(ctx.workspaceRoot).pending_tool_calls[0]?.status ?? 'none');
+        }),
+      ],
+    );
     await new Engine(h.deps).message('go', [], signal());
     expect(seen).toEqual(['started']);
   });
@@ -179,13 +184,23 @@ describe('failures', () => {
 });
 
 describe('pending calls of a dead session', () => {
-  const dead = (): SessionState => recordToolCalls(emptyState(), {
-    responseId: 'resp_dead', usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 }, userMessage: 'build it',
-    calls: [
-      { type: 'function_call', call_id: 'a', name: 'echo', arguments: '{"text":"done-before"}', status: 'completed', output: { type: 'function_call_output', call_id: 'a', output: 'echo: done-before' } },
-      { type: 'function_call', call_id: 'b', name: 'echo', arguments: '{"text":"half"}', status: 'started' },
-    ],
-  });
+  const dead = (): SessionState =>
+    recordToolCalls(emptyState(), {
+      responseId: 'resp_dead',
+      usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+      userMessage: 'build it',
+      calls: [
+        {
+          type: 'function_call',
+          call_id: 'a',
+          name: 'echo',
+          arguments: '{"text":"done-before"}',
+          status: 'completed',
+          output: { type: 'function_call_output', call_id: 'a', output: 'echo: done-before' },
+        },
+        { type: 'function_call', call_id: 'b', name: 'echo', arguments: '{"text":"half"}', status: 'started' },
+      ],
+    });
 
   it('run: re-runs only the unfinished call, reuses the completed output', async () => {
     const runs: string[] = [];
@@ -213,7 +228,18 @@ describe('rollback and clear', () => {
   it('after a rollback (and its undo) the environment context is sent again: the chain no longer has the later one', async () => {
     const h = harness([{ text: 'a1' }, { text: 'a2' }, { text: 'a3' }, { text: 'a4' }], []);
     let cwd = '/work/a';
-    h.deps.environment = () => ({ cwd, shell: '/bin/sh', os: 'Linux', date: '2026-12-05', model: 'm', sandbox: 'workspace-write', writableRoots: [], network: false, approval: 'never', planMode: false });
+    h.deps.environment = () => ({
+      cwd,
+      shell: '/bin/sh',
+      os: 'Linux',
+      date: '2026-12-05',
+      model: 'm',
+      sandbox: 'workspace-write',
+      writableRoots: [],
+      network: false,
+      approval: 'never',
+      planMode: false,
+    });
     const engine = new Engine(h.deps);
     await engine.message('q1', [], signal());
     cwd = '/work/b';

@@ -8,8 +8,20 @@
 // (turn.ts) that owns its per-turn values; every question to the person goes through the one
 // question channel (questions.ts).
 import {
-  addCliTranscript, clearConversation, fileSpansAfter, filesOnlyBackup, lastTurnSpan, preview, recordInterruption, rollbackTo, undoRollback,
-  type CliTranscriptEntry, type CompactionMechanism, type FileSpan, type SessionState, type ToolJournalEntry,
+  addCliTranscript,
+  clearConversation,
+  fileSpansAfter,
+  filesOnlyBackup,
+  lastTurnSpan,
+  preview,
+  recordInterruption,
+  rollbackTo,
+  undoRollback,
+  type CliTranscriptEntry,
+  type CompactionMechanism,
+  type FileSpan,
+  type SessionState,
+  type ToolJournalEntry,
 } from '../store/state.ts';
 import type { Resolution } from '../tools/registry.ts';
 import { ModelError } from '../model/errors.ts';
@@ -53,8 +65,10 @@ export type PendingChoice = 'run' | 'skip' | 'skip-ask-first';
 export function interruptionNote(state: SessionState): string {
   const it = state.interrupted_turn;
   if (!it) return '';
-  return `Note: the user interrupted your previous turn (their message: "${preview(it.user_message)}") before it finished. `
-    + 'Whatever it was doing may be incomplete; do not redo or continue it unless the user asks.';
+  return (
+    `Note: the user interrupted your previous turn (their message: "${preview(it.user_message)}") before it finished. ` +
+    'Whatever it was doing may be incomplete; do not redo or continue it unless the user asks.'
+  );
 }
 
 export type { RollbackScope, RollbackStep } from './rollback.ts';
@@ -129,12 +143,20 @@ export class Engine {
    * directory); `images` are attached after the text (path + hash; read when sent); `options`
    * shape this turn only (/init reviews its patches).
    */
-  async message(text: string, notes: readonly string[], signal: AbortSignal, images: readonly LocalImagePart[] = [], options: TurnOptions = {}): Promise<TurnOutcome> {
+  async message(
+    text: string,
+    notes: readonly string[],
+    signal: AbortSignal,
+    images: readonly LocalImagePart[] = [],
+    options: TurnOptions = {},
+  ): Promise<TurnOutcome> {
     const hooks = this.deps.hooks;
     const hooked = hooks?.has('UserPromptSubmit') === true ? await hooks.run({ event: 'UserPromptSubmit', prompt: text }, signal) : undefined;
     if (hooked?.blocked !== undefined) return { kind: 'blocked', reason: hooked.blocked };
     const state = this.state;
-    const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes, ...(hooked?.context ?? [])].filter((p) => p.length > 0);
+    const context = [interruptionNote(state), formatCliTranscript(state.pending_cli_transcript), ...notes, ...(hooked?.context ?? [])].filter(
+      (p) => p.length > 0,
+    );
     const environment = this.environmentNote();
     const developerNotes = [...(environment === null ? [] : [environment]), ...this.nextDeveloperNotes];
     const input: InputItem[] = [...leftoverOutputs(state), ...developerNotes.map(developerMessage), userMessage(context, text, images)];

@@ -2,14 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { EnvironmentAnnouncer, environmentText, localDate, type EnvironmentFacts } from './environment.ts';
 
 const facts = (over: Partial<EnvironmentFacts> = {}): EnvironmentFacts => ({
-  cwd: '/w/p', shell: '/bin/bash', os: 'Linux 6.1 (x64)', date: '2026-12-04', model: 'gpt-5', sandbox: 'workspace-write',
-  writableRoots: ['/w/p', '/tmp'], network: false, approval: 'never', planMode: false, ...over,
+  cwd: '/w/p',
+  shell: '/bin/bash',
+  os: 'Linux 6.1 (x64)',
+  date: '2026-12-04',
+  model: 'gpt-5',
+  sandbox: 'workspace-write',
+  writableRoots: ['/w/p', '/tmp'],
+  network: false,
+  approval: 'never',
+  planMode: false,
+  ...over,
 });
 
 describe('environment context', () => {
   it('names every fact the model plans with', () => {
     const text = environmentText(facts());
-    for (const part of ['<cwd>/w/p</cwd>', '<shell>/bin/bash</shell>', '<os>Linux 6.1 (x64)</os>', '<date>2026-12-04</date>', '<sandbox_mode>workspace-write</sandbox_mode>', '<writable_roots>/w/p, /tmp</writable_roots>', '<network_access>restricted</network_access>', '<approval_policy>never</approval_policy>']) {
+    for (const part of [
+      '<cwd>/w/p</cwd>',
+      '<shell>/bin/bash</shell>',
+      '<os>Linux 6.1 (x64)</os>',
+      '<date>2026-12-04</date>',
+      '<sandbox_mode>workspace-write</sandbox_mode>',
+      '<writable_roots>/w/p, /tmp</writable_roots>',
+      '<network_access>restricted</network_access>',
+      '<approval_policy>never</approval_policy>',
+    ]) {
       expect(text).toContain(part);
     }
     expect(environmentText(facts({ sandbox: 'danger-full-access' }))).toContain('<network_access>enabled</network_access>');

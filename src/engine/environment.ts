@@ -33,9 +33,12 @@ function clean(value: string): string {
 }
 
 export function environmentText(f: EnvironmentFacts): string {
-  const sandbox = f.sandbox === 'danger-full-access'
-    ? 'none (commands run with the user\'s full rights)'
-    : f.sandbox === 'read-only' ? 'read-only (commands cannot write any file)' : 'workspace-write';
+  const sandbox =
+    f.sandbox === 'danger-full-access'
+      ? "none (commands run with the user's full rights)"
+      : f.sandbox === 'read-only'
+        ? 'read-only (commands cannot write any file)'
+        : 'workspace-write';
   const lines = [
     '<environment_context>',
     `  <cwd>${clean(f.cwd)}</cwd>`,

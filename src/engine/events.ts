@@ -11,7 +11,11 @@ import type { RunScope } from '../tools/permissions/escalation.ts';
 export type { CommandResultInfo, FileChange, ToolProgress } from '../tools/tool.ts';
 
 /** One entry of the numbered source list under an answer that cites the web. */
-export interface Source { index: number; url: string; title: string }
+export interface Source {
+  index: number;
+  url: string;
+  title: string;
+}
 
 export type AgentEvent =
   | { type: 'request_start'; previousResponseId: string | null; attempt: number }

@@ -10,7 +10,9 @@ import { makeSandbox, type Sandbox } from '../../test/support/workspace.ts';
 import { Engine } from './engine.ts';
 import { echoCall, echoTool, harness, type Step } from '../../test/support/engine.ts';
 
-interface FileCall extends ParsedCall { op: { write?: [string, string]; remove?: string } }
+interface FileCall extends ParsedCall {
+  op: { write?: [string, string]; remove?: string };
+}
 
 /** `fs({"write":["a.txt","x"]})` or `fs({"remove":"a.txt"})` in the workspace. */
 function fsTool(root: string): Tool<FileCall> {
@@ -58,10 +60,14 @@ const read = (ws: string, rel: string): string | null => (existsSync(join(ws, re
 describe('file spans and rollback through the engine', () => {
   it('records one span per writing turn, rolls files back with the conversation, and undoes it', async () => {
     const { engine, ws, events, requests } = await setup([
-      { text: '', calls: [fsCall('1', { write: ['a.txt', 'one\n'] })] }, { text: 't1' },
-      { text: '', calls: [fsCall('2', { write: ['a.txt', 'two\n'] }), fsCall('3', { write: ['b.txt', 'b\n'] })] }, { text: 't2' },
-      { text: '', calls: [fsCall('4', { remove: 'tracked.txt' })] }, { text: 't3' },
-      { text: '', calls: [echoCall('e', 'hi')] }, { text: 't4' },
+      { text: '', calls: [fsCall('1', { write: ['a.txt', 'one\n'] })] },
+      { text: 't1' },
+      { text: '', calls: [fsCall('2', { write: ['a.txt', 'two\n'] }), fsCall('3', { write: ['b.txt', 'b\n'] })] },
+      { text: 't2' },
+      { text: '', calls: [fsCall('4', { remove: 'tracked.txt' })] },
+      { text: 't3' },
+      { text: '', calls: [echoCall('e', 'hi')] },
+      { text: 't4' },
       { text: 'after' },
     ]);
     for (const q of ['q1', 'q2', 'q3', 'q4']) expect((await engine.message(q, [], signal())).kind).toBe('done');
@@ -100,7 +106,8 @@ describe('file spans and rollback through the engine', () => {
   it('skips a file the person changed after the last snapshot, and "files only" keeps the conversation', async () => {
     const { engine, ws } = await setup([
       { text: 't0' },
-      { text: '', calls: [fsCall('1', { write: ['a.txt', 'agent\n'] }), fsCall('2', { write: ['c.txt', 'c\n'] })] }, { text: 't1' },
+      { text: '', calls: [fsCall('1', { write: ['a.txt', 'agent\n'] }), fsCall('2', { write: ['c.txt', 'c\n'] })] },
+      { text: 't1' },
     ]);
     await engine.message('q0', [], signal());
     await engine.message('q1', [], signal());

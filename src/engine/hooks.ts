@@ -28,7 +28,6 @@ export interface SessionHooks {
   has(event: HookEventName): boolean;
 }
 
-
 /** The tool name hooks match on: the function's own name (`mcp__server__tool`), else the tool's. */
 export function hookToolName(toolName: string, item: ToolCallItem): string {
   return item.type === 'function_call' || item.type === 'custom_tool_call' ? item.name : toolName;
@@ -40,10 +39,14 @@ export function hookToolName(toolName: string, item: ToolCallItem): string {
  */
 export function hookToolInput(item: ToolCallItem): unknown {
   switch (item.type) {
-    case 'shell_call': return { ...item.action, command: item.action.commands.join('\n') };
-    case 'apply_patch_call': return item.operation;
-    case 'custom_tool_call': return { input: item.input };
-    case 'mcp_approval_request': return { server: item.server_label, tool: item.name, arguments: item.arguments };
+    case 'shell_call':
+      return { ...item.action, command: item.action.commands.join('\n') };
+    case 'apply_patch_call':
+      return item.operation;
+    case 'custom_tool_call':
+      return { input: item.input };
+    case 'mcp_approval_request':
+      return { server: item.server_label, tool: item.name, arguments: item.arguments };
     case 'function_call': {
       let args: unknown;
       try {

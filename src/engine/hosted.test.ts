@@ -21,8 +21,20 @@ import type { PersonQuestion } from './questions.ts';
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const signal = (): AbortSignal => new AbortController().signal;
 const search: HostedItem = { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'node 24' } };
-const SERVER: RemoteMcpServer = { name: 'docs', label: 'docs', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer tok-123456' }, requireApproval: 'always' };
-const approval = (id: string): McpApprovalRequestItem => ({ type: 'mcp_approval_request', call_id: id, server_label: 'docs', name: 'search', arguments: '{"q":"x"}' });
+const SERVER: RemoteMcpServer = {
+  name: 'docs',
+  label: 'docs',
+  url: 'https://docs.example/mcp',
+  headers: { Authorization: 'Bearer tok-123456' },
+  requireApproval: 'always',
+};
+const approval = (id: string): McpApprovalRequestItem => ({
+  type: 'mcp_approval_request',
+  call_id: id,
+  server_label: 'docs',
+  name: 'search',
+  arguments: '{"q":"x"}',
+});
 
 /** A harness whose person answers remote MCP approvals on the question channel (recorded in `asked`). */
 function approving(h: Harness, asked: ApprovalQuestion[], approve = true): PersonQuestion[] {
@@ -37,13 +49,30 @@ const remoteTool = (): ReturnType<typeof createRemoteMcpTool> => createRemoteMcp
 describe('hosted tools in a turn', () => {
   it('shows a web search as it starts and ends, lists sources once per URL, and journals nothing', async () => {
     const cite = (url: string, title: string) => ({ url, title, start_index: 0, end_index: 1 });
-    const h = harness([{ text: 'Node 24 is out.', hosted: [search], citations: [cite('https://a.example', 'A'), cite('https://b.example', 'B'), cite('https://a.example', 'A')] }], [createWebSearchTool()]);
+    const h = harness(
+      [
+        {
+          text: 'Node 24 is out.',
+          hosted: [search],
+          citations: [cite('https://a.example', 'A'), cite('https://b.example', 'B'), cite('https://a.example', 'A')],
+        },
+      ],
+      [createWebSearchTool()],
+    );
     const outcome = await new Engine(h.deps).message('news?', [], signal());
     expect(outcome.kind).toBe('done');
     expect(h.client.requests[0]?.tools).toContainEqual({ type: 'web_search' });
-    const shown = h.events.filter((e) => e.type === 'web_search' || e.type === 'sources' || e.type === 'turn_done').map((e) => e.type === 'web_search' ? e.status : e.type);
+    const shown = h.events
+      .filter((e) => e.type === 'web_search' || e.type === 'sources' || e.type === 'turn_done')
+      .map((e) => (e.type === 'web_search' ? e.status : e.type));
     expect(shown).toEqual(['searching', 'done', 'sources', 'turn_done']);
-    expect(h.events.find((e) => e.type === 'sources')).toEqual({ type: 'sources', sources: [{ index: 1, url: 'https://a.example', title: 'A' }, { index: 2, url: 'https://b.example', title: 'B' }] });
+    expect(h.events.find((e) => e.type === 'sources')).toEqual({
+      type: 'sources',
+      sources: [
+        { index: 1, url: 'https://a.example', title: 'A' },
+        { index: 2, url: 'https://b.example', title: 'B' },
+      ],
+    });
     expect(h.store.state.pending_tool_calls).toEqual([]);
     expect(readFileSync(h.store.path, 'utf8')).not.toContain('web_search_call');
   });
@@ -53,7 +82,15 @@ describe('hosted tools in a turn', () => {
     const registry = new ToolRegistry([createWebSearchTool()]);
     const hosted = new HostedItems({ registry, emit: (e) => events.push(e), workspaceRoot: '/nowhere', now: () => new Date() });
     hosted.onItem(search, 'done');
-    hosted.finish({ id: 'r', status: 'completed', text: '', toolCalls: [], items: [], usage: { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 }, hosted: [search] });
+    hosted.finish({
+      id: 'r',
+      status: 'completed',
+      text: '',
+      toolCalls: [],
+      items: [],
+      usage: { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+      hosted: [search],
+    });
     expect(events).toEqual([{ type: 'web_search', id: 'ws_1', status: 'done', action: 'search', query: 'node 24' }]);
   });
 
@@ -76,8 +113,16 @@ describe('hosted tools in a turn', () => {
     const questions = approving(h, asked);
     expect((await new Engine(h.deps).message('use docs', [], signal())).kind).toBe('done');
     expect(questions.map((q) => q.kind)).toEqual(['remote_mcp']);
-    expect(h.events.filter((e) => e.type === 'approval_decided')).toEqual([{ type: 'approval_decided', callId: 'mcpr_1', kind: 'remote_mcp', decision: 'once', decidedBy: 'person', text: undefined, reason: undefined }]);
-    expect(h.client.requests[0]?.tools).toContainEqual({ type: 'mcp', server_label: 'docs', server_url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer tok-123456' }, require_approval: 'always' });
+    expect(h.events.filter((e) => e.type === 'approval_decided')).toEqual([
+      { type: 'approval_decided', callId: 'mcpr_1', kind: 'remote_mcp', decision: 'once', decidedBy: 'person', text: undefined, reason: undefined },
+    ]);
+    expect(h.client.requests[0]?.tools).toContainEqual({
+      type: 'mcp',
+      server_label: 'docs',
+      server_url: 'https://docs.example/mcp',
+      headers: { Authorization: 'Bearer tok-123456' },
+      require_approval: 'always',
+    });
     expect(asked).toEqual([{ server: 'docs', tool: 'search', arguments: '{"q":"x"}' }]);
     expect(h.client.requests[1]?.input).toEqual([{ type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: true }]);
     expect(h.events).toContainEqual({ type: 'mcp_approval', callId: 'mcpr_1', server: 'docs', tool: 'search', approved: true, decidedBy: 'person' });
@@ -94,7 +139,9 @@ describe('hosted tools in a turn', () => {
     approving(again, asked);
     expect((await new Engine(again.deps).retryFailed(signal())).kind).toBe('done');
     expect(asked).toHaveLength(1);
-    expect(again.client.requests[0]?.input).toEqual([{ type: 'mcp_approval_response', approval_request_id: 'mcpr_2', approve: false, reason: 'nobody to ask' }]);
+    expect(again.client.requests[0]?.input).toEqual([
+      { type: 'mcp_approval_response', approval_request_id: 'mcpr_2', approve: false, reason: 'nobody to ask' },
+    ]);
   });
 
   it('an answered approval left unsent by a crash goes with the next message, unasked', async () => {
@@ -117,15 +164,26 @@ describe('hosted tools in a turn', () => {
   });
 
   it('view_image: the image follows the outputs as path + hash, read and inlined only when sent', async () => {
-    const h = harness([{ text: '', calls: [{ type: 'function_call', call_id: 'v1', name: 'view_image', arguments: '{"path":"shot.png"}' }] }, { text: 'a dot' }], [createViewImageTool()]);
+    const h = harness(
+      [{ text: '', calls: [{ type: 'function_call', call_id: 'v1', name: 'view_image', arguments: '{"path":"shot.png"}' }] }, { text: 'a dot' }],
+      [createViewImageTool()],
+    );
     writeFileSync(join(h.dir, 'shot.png'), Buffer.from(TINY_PNG, 'base64'));
     await new Engine(h.deps).message('look at shot.png', [], signal());
     const input = h.client.requests[1]?.input ?? [];
-    expect(input[0]).toMatchObject({ type: 'function_call_output', call_id: 'v1', output: expect.stringMatching(/^Attached shot\.png \(PNG, 1×1, 70 bytes\)/) as unknown });
-    expect(input[1]).toMatchObject({ type: 'message', role: 'user', content: [
-      { type: 'input_text' },
-      { type: 'local_image', path: join(h.dir, 'shot.png'), mime: 'image/png', bytes: 70, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown },
-    ] });
+    expect(input[0]).toMatchObject({
+      type: 'function_call_output',
+      call_id: 'v1',
+      output: expect.stringMatching(/^Attached shot\.png \(PNG, 1×1, 70 bytes\)/) as unknown,
+    });
+    expect(input[1]).toMatchObject({
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text' },
+        { type: 'local_image', path: join(h.dir, 'shot.png'), mime: 'image/png', bytes: 70, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown },
+      ],
+    });
     const sent = await materializeImages(input);
     expect(sent[1]?.type === 'message' && sent[1].content[1]).toEqual({ type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${TINY_PNG}` });
     expect(existsSync(h.store.path) && readFileSync(h.store.path, 'utf8')).not.toContain(TINY_PNG.slice(0, 40));
@@ -133,10 +191,10 @@ describe('hosted tools in a turn', () => {
 
   it('rollback across turns that used hosted tools restores the chain head; nothing hosted is pending', async () => {
     const asked: ApprovalQuestion[] = [];
-    const h = harness([
-      { text: 'searched', hosted: [search] },
-      { text: '', calls: [approval('mcpr_4')] }, { text: 'called' },
-    ], [createWebSearchTool(), remoteTool()]);
+    const h = harness(
+      [{ text: 'searched', hosted: [search] }, { text: '', calls: [approval('mcpr_4')] }, { text: 'called' }],
+      [createWebSearchTool(), remoteTool()],
+    );
     approving(h, asked);
     const engine = new Engine(h.deps);
     await engine.message('one', [], signal());

@@ -3,7 +3,11 @@ import type { FunctionToolDefinition, ToolDefinition } from '../wire/items.ts';
 import { offeredNames, systemPrompt } from './instructions.ts';
 
 const fn = (name: string, properties: Record<string, unknown> = {}): FunctionToolDefinition => ({
-  type: 'function', name, description: name, strict: false, parameters: { type: 'object', properties },
+  type: 'function',
+  name,
+  description: name,
+  strict: false,
+  parameters: { type: 'object', properties },
 });
 
 const SHELL: ToolDefinition = { type: 'shell', environment: { type: 'local' } };
@@ -12,7 +16,19 @@ const EXEC = [fn('exec_command', { cmd: {} }), fn('write_stdin', { session_id: {
 const ESCALATING_EXEC = [fn('exec_command', { cmd: {}, sandbox_permissions: {}, justification: {} }), fn('write_stdin', { session_id: {} })];
 
 /** Every tool name agentx can offer, as the prompt spells it (in backquotes). */
-const KNOWN = ['load_skill', 'shell', 'apply_patch', 'exec_command', 'write_stdin', 'update_plan', 'view_image', 'web_search', 'image_generation', 'mcp__SERVER__TOOL', 'sandbox_permissions'];
+const KNOWN = [
+  'load_skill',
+  'shell',
+  'apply_patch',
+  'exec_command',
+  'write_stdin',
+  'update_plan',
+  'view_image',
+  'web_search',
+  'image_generation',
+  'mcp__SERVER__TOOL',
+  'sandbox_permissions',
+];
 
 /** What the prompt says about each offered name: a tool set's names, and the escalation field when offered. */
 function mentioned(prompt: string): string[] {
@@ -22,9 +38,17 @@ function mentioned(prompt: string): string[] {
 const SETS: { label: string; tools: ToolDefinition[]; expect: string[] }[] = [
   { label: 'default (built-in shell, patch, view_image)', tools: [SHELL, PATCH, fn('view_image')], expect: ['shell', 'apply_patch', 'view_image'] },
   { label: 'function shell, no patch', tools: [fn('shell', { commands: {} })], expect: ['shell'] },
-  { label: 'exec sessions with escalation, plan', tools: [...ESCALATING_EXEC, PATCH, fn('update_plan')], expect: ['apply_patch', 'exec_command', 'write_stdin', 'update_plan', 'sandbox_permissions'] },
+  {
+    label: 'exec sessions with escalation, plan',
+    tools: [...ESCALATING_EXEC, PATCH, fn('update_plan')],
+    expect: ['apply_patch', 'exec_command', 'write_stdin', 'update_plan', 'sandbox_permissions'],
+  },
   { label: 'exec sessions without escalation', tools: EXEC, expect: ['exec_command', 'write_stdin'] },
-  { label: 'hosted tools and MCP', tools: [SHELL, { type: 'web_search' }, { type: 'image_generation' }, fn('mcp__docs__search')], expect: ['shell', 'web_search', 'image_generation', 'mcp__SERVER__TOOL'] },
+  {
+    label: 'hosted tools and MCP',
+    tools: [SHELL, { type: 'web_search' }, { type: 'image_generation' }, fn('mcp__docs__search')],
+    expect: ['shell', 'web_search', 'image_generation', 'mcp__SERVER__TOOL'],
+  },
   { label: 'nothing', tools: [], expect: [] },
   { label: 'skills', tools: [SHELL, fn('load_skill')], expect: ['shell', 'load_skill'] },
 ];
@@ -52,7 +76,13 @@ describe('the system prompt describes exactly what is offered', () => {
   });
 
   it('puts AGENTS.md texts last, outermost first, with their scope explained', () => {
-    const prompt = systemPrompt({ tools: [SHELL], agentsFiles: [{ path: '/h/AGENTS.md', text: 'home rules' }, { path: '/w/p/AGENTS.md', text: 'project rules' }] });
+    const prompt = systemPrompt({
+      tools: [SHELL],
+      agentsFiles: [
+        { path: '/h/AGENTS.md', text: 'home rules' },
+        { path: '/w/p/AGENTS.md', text: 'project rules' },
+      ],
+    });
     expect(prompt.indexOf('home rules')).toBeLessThan(prompt.indexOf('project rules'));
     expect(prompt).toContain('# Instructions from /w/p/AGENTS.md');
     expect(prompt).toMatch(/applies to the directory it is in/);

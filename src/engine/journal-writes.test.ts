@@ -24,7 +24,9 @@ describe('state writes of a turn with tool calls', () => {
   it('the previous call is completed on disk, with its output, before the next one runs', async () => {
     const seen: string[][] = [];
     let dir = '';
-    const tool = echoTool([], () => { seen.push(statuses(onDisk(dir))); });
+    const tool = echoTool([], () => {
+      seen.push(statuses(onDisk(dir)));
+    });
     const h = harness([{ text: '', calls: [echoCall('a', 'one'), echoCall('b', 'two'), echoCall('c', 'three')] }, { text: 'done' }], [tool]);
     dir = h.dir;
     await new Engine(h.deps).message('go', [], signal());
@@ -65,12 +67,22 @@ describe('state writes of a turn with tool calls', () => {
       return { answer: { kind: 'once' }, decidedBy: 'person' };
     });
     await new Engine(h.deps).message('go', [], signal());
-    expect(asked).toEqual([['a:pending', 'b:pending'], ['a:completed', 'b:pending']]);
+    expect(asked).toEqual([
+      ['a:pending', 'b:pending'],
+      ['a:completed', 'b:pending'],
+    ]);
   });
 
   it('an interrupted turn leaves the calls that ran completed on disk', async () => {
     const controller = new AbortController();
-    const h = harness([{ text: '', calls: [echoCall('a', 'one'), echoCall('b', 'two')] }], [echoTool([], (call) => { if (call.text === 'one') controller.abort(); })]);
+    const h = harness(
+      [{ text: '', calls: [echoCall('a', 'one'), echoCall('b', 'two')] }],
+      [
+        echoTool([], (call) => {
+          if (call.text === 'one') controller.abort();
+        }),
+      ],
+    );
     const outcome = await new Engine(h.deps).message('go', [], controller.signal);
     expect(outcome.kind).toBe('interrupted');
     const s = onDisk(h.dir);

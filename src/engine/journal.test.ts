@@ -8,7 +8,11 @@ describe('journal transitions', () => {
   const usage = { inputTokens: 1, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 };
 
   it('markToolCall journals started then completed with the exact output', () => {
-    const output: ToolOutputItem = { type: 'shell_call_output', call_id: 'c1', output: [{ stdout: 'ok', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] };
+    const output: ToolOutputItem = {
+      type: 'shell_call_output',
+      call_id: 'c1',
+      output: [{ stdout: 'ok', stderr: '', outcome: { type: 'exit', exit_code: 0 } }],
+    };
     const base = recordToolCalls(emptyState(), { responseId: 'r', calls: [shellCall('c1'), shellCall('c2')], usage, userMessage: 'x' });
     const started = markToolCall(base, 'c1', 'started');
     expect(base.pending_tool_calls[0]?.status).toBe('pending');
@@ -50,7 +54,11 @@ describe('unfinishedCallOutput', () => {
 
 describe('leftovers and the pending decision', () => {
   const completed: ToolJournalEntry = {
-    call_id: 'a', type: 'function_call', name: 'shell', arguments: '{}', status: 'completed',
+    call_id: 'a',
+    type: 'function_call',
+    name: 'shell',
+    arguments: '{}',
+    status: 'completed',
     output: { type: 'function_call_output', call_id: 'a', output: 'done' },
   };
   const started: ToolJournalEntry = { call_id: 'b', type: 'shell_call', action: { commands: ['rm x'] }, status: 'started' };

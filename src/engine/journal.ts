@@ -15,7 +15,11 @@ import type { InputItem, LocalImagePart, MessageItem, ToolCallItem, ToolOutputIt
  * output is resent), so changing it is a programming error, as is completing without output.
  */
 export function markToolCall(
-  s: SessionState, callId: string, status: 'started' | 'completed', output?: ToolOutputItem, attachments?: readonly LocalImagePart[],
+  s: SessionState,
+  callId: string,
+  status: 'started' | 'completed',
+  output?: ToolOutputItem,
+  attachments?: readonly LocalImagePart[],
 ): SessionState {
   const index = s.pending_tool_calls.findIndex((c) => c.call_id === callId);
   const call = s.pending_tool_calls[index];
@@ -71,7 +75,7 @@ export function unfinishedCallOutput(entry: ToolJournalEntry, askFirst: boolean)
  * follows their outputs. Built from the journal, so a resumed or retried turn sends the same.
  */
 export function attachmentMessage(entries: readonly ToolJournalEntry[]): MessageItem[] {
-  const parts: LocalImagePart[] = entries.flatMap((c) => (c.status === 'completed' ? c.attachments ?? [] : []));
+  const parts: LocalImagePart[] = entries.flatMap((c) => (c.status === 'completed' ? (c.attachments ?? []) : []));
   if (parts.length === 0) return [];
   const text = `The image${parts.length === 1 ? '' : 's'} you asked to see (view_image): ${parts.map((p) => p.path).join(', ')}`;
   return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text }, ...parts] }];
@@ -83,9 +87,9 @@ export function attachmentMessage(entries: readonly ToolJournalEntry[]): Message
  */
 export function leftoverOutputs(state: SessionState): InputItem[] {
   // A call that may have partly run must not be repeated without the user's say.
-  const outputs = state.pending_tool_calls.map((c) => c.status === 'completed' && c.output !== undefined
-    ? c.output
-    : unfinishedCallOutput(c, c.status === 'started'));
+  const outputs = state.pending_tool_calls.map((c) =>
+    c.status === 'completed' && c.output !== undefined ? c.output : unfinishedCallOutput(c, c.status === 'started'),
+  );
   return [...outputs, ...attachmentMessage(state.pending_tool_calls)];
 }
 

@@ -32,14 +32,20 @@ function transcriptText(state: SessionState, maxChars: number): string {
 export function outputAsText(item: ToolOutputItem): string {
   switch (item.type) {
     case 'shell_call_output': {
-      const text = item.output.map((p) => `${p.outcome.type === 'timeout' ? '[timed out]' : `[exit ${p.outcome.exit_code}]`}\n${p.stdout}${p.stderr ? `\n[stderr] ${p.stderr}` : ''}`).join('\n');
+      const text = item.output
+        .map((p) => `${p.outcome.type === 'timeout' ? '[timed out]' : `[exit ${p.outcome.exit_code}]`}\n${p.stdout}${p.stderr ? `\n[stderr] ${p.stderr}` : ''}`)
+        .join('\n');
       return `Result of shell call ${item.call_id}:\n${text}`;
     }
-    case 'apply_patch_call_output': return `Result of patch ${item.call_id} (${item.status}):\n${item.output}`;
+    case 'apply_patch_call_output':
+      return `Result of patch ${item.call_id} (${item.status}):\n${item.output}`;
     // The approval request is on the lost chain: say what was decided instead.
-    case 'mcp_approval_response': return `The user ${item.approve ? 'approved' : 'denied'} MCP approval request ${item.approval_request_id}${item.reason ? ` (${item.reason})` : ''}.`;
-    case 'function_call_output': return `Result of tool call ${item.call_id}:\n${functionOutputText(item.output)}`;
-    default: return `Result of tool call ${item.call_id}:\n${item.output}`;
+    case 'mcp_approval_response':
+      return `The user ${item.approve ? 'approved' : 'denied'} MCP approval request ${item.approval_request_id}${item.reason ? ` (${item.reason})` : ''}.`;
+    case 'function_call_output':
+      return `Result of tool call ${item.call_id}:\n${functionOutputText(item.output)}`;
+    default:
+      return `Result of tool call ${item.call_id}:\n${item.output}`;
   }
 }
 

@@ -23,10 +23,15 @@ function createWordCountTool(): LocalTool<WordCountCall> {
   return {
     name: 'word_count',
     writes: false,
-    definitions: () => [{
-      type: 'function', name: 'word_count', description: 'Count the words of a text file in the workspace.', strict: true,
-      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
-    }],
+    definitions: () => [
+      {
+        type: 'function',
+        name: 'word_count',
+        description: 'Count the words of a text file in the workspace.',
+        strict: true,
+        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+      },
+    ],
     accepts: (item) => item.type === 'function_call' && item.name === 'word_count',
     parse(item) {
       let args: unknown;
@@ -68,8 +73,22 @@ describe('adding a tool: one module plus one registry line', () => {
     const progress = h.events.find((e) => e.type === 'tool_progress');
     expect(progress && toJsonLine(progress)).toEqual({ type: 'tool_progress', call_id: 'w1', tool: 'word_count', message: 'notes.txt: 5 words' });
     let shown = '';
-    const terminal = { isTTY: false, write: (s: string) => { shown += s; } };
-    if (progress) new Renderer(terminal, terminal, PLAIN_THEME, { quiet: false, showUsage: false, showTimers: false, showReasoning: false, showShellCalls: true, streamText: true, maxCommandLines: 5 }).handle(progress);
+    const terminal = {
+      isTTY: false,
+      write: (s: string) => {
+        shown += s;
+      },
+    };
+    if (progress)
+      new Renderer(terminal, terminal, PLAIN_THEME, {
+        quiet: false,
+        showUsage: false,
+        showTimers: false,
+        showReasoning: false,
+        showShellCalls: true,
+        streamText: true,
+        maxCommandLines: 5,
+      }).handle(progress);
     expect(shown).toContain('word_count: notes.txt: 5 words');
   });
 });

@@ -15,17 +15,22 @@ function setup(mode: 'untrusted' | 'on-request' | 'never', answers: Answer[], un
   const rulesPath = join(mkdtempSync(join(tmpdir(), 'agentx-perm-')), 'agentx', 'rules.json');
   const events: AgentEvent[] = [];
   const asked: PersonQuestion[] = [];
-  const channel = new QuestionChannel((ev) => events.push(ev), (q) => {
-    asked.push(q);
-    return Promise.resolve({ answer: answers.shift() ?? { kind: 'no' }, decidedBy: 'person' });
-  });
+  const channel = new QuestionChannel(
+    (ev) => events.push(ev),
+    (q) => {
+      asked.push(q);
+      return Promise.resolve({ answer: answers.shift() ?? { kind: 'no' }, decidedBy: 'person' });
+    },
+  );
   const permissions = new Permissions({ mode, rules: [], unsandboxed, planMode: false, userRulesPath: rulesPath });
-  const authorize = (r: Omit<CallCommandRequest, 'callId' | 'tool'>) => permissions.authorize({ ...r, callId: 'c1', tool: 'shell' }, (q, s) => channel.ask(q, s), signal);
+  const authorize = (r: Omit<CallCommandRequest, 'callId' | 'tool'>) =>
+    permissions.authorize({ ...r, callId: 'c1', tool: 'shell' }, (q, s) => channel.ask(q, s), signal);
   return { permissions, events, asked, authorize, rulesPath };
 }
 
 const escalated = (command: string, prefix?: string[]) => ({
-  commands: [command], fields: { sandboxPermissions: 'require_escalated' as const, justification: 'Install?', prefixRule: prefix },
+  commands: [command],
+  fields: { sandboxPermissions: 'require_escalated' as const, justification: 'Install?', prefixRule: prefix },
 });
 
 describe('Permissions', () => {

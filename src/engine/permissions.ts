@@ -81,7 +81,10 @@ export class Permissions {
   async authorize(request: CallCommandRequest, ask: AskPerson, signal: AbortSignal): Promise<Authorization> {
     const escalating = request.fields.sandboxPermissions === 'require_escalated' || request.sandboxRefusal !== undefined;
     if (this.settings.planMode && escalating) {
-      return { refused: 'The command was not run with more rights: plan mode allows only the read-only sandbox. Plan without it, or say what the person should run.', decidedBy: 'mode' };
+      return {
+        refused: 'The command was not run with more rights: plan mode allows only the read-only sandbox. Plan without it, or say what the person should run.',
+        decidedBy: 'mode',
+      };
     }
     const authorization = await this.authorizeInMode(request, ask, signal);
     // Plan mode: whatever the mode, the rules or the person said, the command runs in the sandbox
@@ -112,19 +115,35 @@ export class Permissions {
   private async askPerson(request: CallCommandRequest, question: Question, unsandboxed: boolean, ask: AskPerson, signal: AbortSignal): Promise<Authorization> {
     const offer = question.offerPrefix;
     const kind: QuestionKind = request.sandboxRefusal !== undefined ? 'sandbox_refusal' : 'command';
-    const decided = await ask({
-      kind, callId: request.callId, tool: request.tool, title: request.commands.join(' && '), commands: question.commands, preview: [],
-      escalated: question.escalated, justification: question.justification,
-      offerPrefix: offer === undefined ? undefined : { prefix: offer, savedAs: ruleJson({ prefix: offer, decision: 'allow' }), file: this.settings.userRulesPath },
-      reasons: [...(request.sandboxRefusal !== undefined ? [`the sandbox refused it (${request.sandboxRefusal.kind}): ${request.sandboxRefusal.evidence}`] : []), ...question.reasons],
-      ...(request.sandboxRefusal !== undefined ? { refusal: request.sandboxRefusal } : {}),
-      // Plan mode grants no network: the question does not offer it.
-      choices: COMMAND_CHOICES.filter((c) => (c !== 'prefix' || offer !== undefined) && (c !== 'once-network' || !this.settings.planMode)),
-    }, signal);
+    const decided = await ask(
+      {
+        kind,
+        callId: request.callId,
+        tool: request.tool,
+        title: request.commands.join(' && '),
+        commands: question.commands,
+        preview: [],
+        escalated: question.escalated,
+        justification: question.justification,
+        offerPrefix:
+          offer === undefined ? undefined : { prefix: offer, savedAs: ruleJson({ prefix: offer, decision: 'allow' }), file: this.settings.userRulesPath },
+        reasons: [
+          ...(request.sandboxRefusal !== undefined ? [`the sandbox refused it (${request.sandboxRefusal.kind}): ${request.sandboxRefusal.evidence}`] : []),
+          ...question.reasons,
+        ],
+        ...(request.sandboxRefusal !== undefined ? { refusal: request.sandboxRefusal } : {}),
+        // Plan mode grants no network: the question does not offer it.
+        choices: COMMAND_CHOICES.filter((c) => (c !== 'prefix' || offer !== undefined) && (c !== 'once-network' || !this.settings.planMode)),
+      },
+      signal,
+    );
     const effect = applyAnswer(question, decided.answer, unsandboxed);
     if (effect.addRule !== null) this.remember(effect.addRule.rule, effect.addRule.remember);
     if (effect.run === null) {
-      const told = decided.decidedBy === 'policy' && decided.reason !== undefined ? `The command was not run: ${decided.reason}.` : effect.toModel ?? 'The command was not run.';
+      const told =
+        decided.decidedBy === 'policy' && decided.reason !== undefined
+          ? `The command was not run: ${decided.reason}.`
+          : (effect.toModel ?? 'The command was not run.');
       return { refused: told, decidedBy: decided.decidedBy };
     }
     return { run: effect.run, why: `approved by the person (${decided.answer.kind})`, decidedBy: 'person' };

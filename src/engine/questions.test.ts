@@ -6,8 +6,18 @@ import { CONFIRM_CHOICES, QuestionChannel, refuseAll, YES_NO_CHOICES, type Answe
 
 function question(over: Partial<PersonQuestion> = {}): PersonQuestion {
   return {
-    kind: 'confirm', callId: 'c1', tool: 'apply_patch', title: 'add a.txt', commands: [], preview: ['+hello'],
-    escalated: false, justification: undefined, offerPrefix: undefined, reasons: [], choices: CONFIRM_CHOICES, ...over,
+    kind: 'confirm',
+    callId: 'c1',
+    tool: 'apply_patch',
+    title: 'add a.txt',
+    commands: [],
+    preview: ['+hello'],
+    escalated: false,
+    justification: undefined,
+    offerPrefix: undefined,
+    reasons: [],
+    choices: CONFIRM_CHOICES,
+    ...over,
   };
 }
 
@@ -52,7 +62,10 @@ describe('QuestionChannel', () => {
 
   it('an interrupted turn is not asked: no, by policy', async () => {
     let asked = 0;
-    const { ch } = channel(() => { asked++; return Promise.resolve({ answer: { kind: 'once' }, decidedBy: 'person' }); });
+    const { ch } = channel(() => {
+      asked++;
+      return Promise.resolve({ answer: { kind: 'once' }, decidedBy: 'person' });
+    });
     const controller = new AbortController();
     controller.abort();
     const decided = await ch.ask(question(), controller.signal);
@@ -66,6 +79,9 @@ describe('QuestionChannel', () => {
     await ch.ask(question({ callId: 'a' }), signal());
     await ch.ask(question({ callId: 'b' }), signal());
     expect(noticed).toEqual(['a', 'b']);
-    expect(events.filter((e) => e.type === 'approval_decided')).toMatchObject([{ callId: 'a', decidedBy: 'policy', reason: 'one-shot' }, { callId: 'b', reason: 'one-shot' }]);
+    expect(events.filter((e) => e.type === 'approval_decided')).toMatchObject([
+      { callId: 'a', decidedBy: 'policy', reason: 'one-shot' },
+      { callId: 'b', reason: 'one-shot' },
+    ]);
   });
 });

@@ -70,7 +70,10 @@ export function refuseAll(reason: string, notice?: (question: PersonQuestion) =>
 }
 
 export class QuestionChannel {
-  constructor(private readonly emit: (event: QuestionEvent) => void, private readonly answerer: AnswerQuestion | undefined) {}
+  constructor(
+    private readonly emit: (event: QuestionEvent) => void,
+    private readonly answerer: AnswerQuestion | undefined,
+  ) {}
 
   get canAsk(): boolean {
     return this.answerer !== undefined;
@@ -82,11 +85,20 @@ export class QuestionChannel {
    */
   async ask(question: PersonQuestion, signal: AbortSignal): Promise<Decided> {
     this.emit({ type: 'approval_requested', question });
-    const decided: Decided = this.answerer === undefined || signal.aborted
-      ? { answer: { kind: 'no' }, decidedBy: 'policy', reason: signal.aborted ? 'the turn was interrupted' : 'nobody can answer here' }
-      : await this.answerer(question, signal);
+    const decided: Decided =
+      this.answerer === undefined || signal.aborted
+        ? { answer: { kind: 'no' }, decidedBy: 'policy', reason: signal.aborted ? 'the turn was interrupted' : 'nobody can answer here' }
+        : await this.answerer(question, signal);
     const valid = question.choices.includes(decided.answer.kind) ? decided : { ...decided, answer: { kind: 'no' } as const };
-    this.emit({ type: 'approval_decided', callId: question.callId, kind: question.kind, decision: valid.answer.kind, decidedBy: valid.decidedBy, text: valid.answer.kind === 'tell' ? valid.answer.text : undefined, reason: valid.reason });
+    this.emit({
+      type: 'approval_decided',
+      callId: question.callId,
+      kind: question.kind,
+      decision: valid.answer.kind,
+      decidedBy: valid.decidedBy,
+      text: valid.answer.kind === 'tell' ? valid.answer.text : undefined,
+      reason: valid.reason,
+    });
     return valid;
   }
 }

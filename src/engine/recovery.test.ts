@@ -15,7 +15,13 @@ describe('retryDelay', () => {
   function waits(policy: RetryPolicy, error: ModelError, random: () => number): number[] {
     const out: number[] = [];
     for (let attempt = 1; ; attempt++) {
-      const d = retryDelay(policy, attempt, error, random, out.reduce((a, b) => a + b, 0));
+      const d = retryDelay(
+        policy,
+        attempt,
+        error,
+        random,
+        out.reduce((a, b) => a + b, 0),
+      );
       if (d === null) return out;
       out.push(d);
     }

@@ -4,9 +4,9 @@
 import type { ModelError } from '../model/errors.ts';
 
 export interface RetryPolicy {
-  maxAttempts: number;   // total attempts of one request, the first included
+  maxAttempts: number; // total attempts of one request, the first included
   baseDelayMs: number;
-  maxDelayMs: number;    // longest single backoff wait (a server's Retry-After may ask for more)
+  maxDelayMs: number; // longest single backoff wait (a server's Retry-After may ask for more)
   /**
    * No retry starts once this much time has gone since the request first failed (its waits and
    * its failing attempts: a server that answers nothing till the header timeout uses it up too);

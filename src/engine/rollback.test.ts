@@ -26,7 +26,8 @@ beforeAll(() => {
   scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-rollback-kill-'));
   // The child: the engine's rollback to checkpoint 2, files and conversation; SIGKILL to itself as
   // soon as the snapshot store's restore journal exists (files are being written).
-  child = bundleChild(`
+  child = bundleChild(
+    `
     import * as fs from 'node:fs';
     import * as path from 'node:path';
     import { openWorkspaceSnapshots } from './index.ts';
@@ -47,12 +48,17 @@ beforeAll(() => {
     watch();
     await engine.rollback(2, 'both', plan.plan);
     process.stdout.write('finished without being killed\\n');
-  `, scripts, 'rollback-kill-child');
+  `,
+    scripts,
+    'rollback-kill-child',
+  );
 });
 afterAll(() => fs.rmSync(scripts, { recursive: true, force: true }));
 
 let sb: Sandbox;
-beforeEach(() => { sb = makeSandbox(); });
+beforeEach(() => {
+  sb = makeSandbox();
+});
 afterEach(() => sb.cleanup());
 
 /** Two checkpoints: resp_a (files as first written), then resp_b whose turn rewrote, made and deleted files. */
@@ -76,7 +82,12 @@ async function twoTurns(s: WorkspaceSnapshots): Promise<{ state: SessionState; a
 function engineOn(statePath: string, s: WorkspaceSnapshots): Engine {
   const h = harness([], []);
   h.deps.session = new SessionStore({
-    dir: path.dirname(statePath), path: statePath, initial: loadState(statePath, new Date()).state, persistence: 'durable', publishesCheckpoint: true, warn: () => {},
+    dir: path.dirname(statePath),
+    path: statePath,
+    initial: loadState(statePath, new Date()).state,
+    persistence: 'durable',
+    publishesCheckpoint: true,
+    warn: () => {},
   });
   h.deps.workspace = s;
   return new Engine(h.deps);
@@ -135,7 +146,14 @@ it('a journal whose conversation change no longer applies is dropped with the er
   const statePath = path.join(sb.root, '.agentx_responseid');
   const state = recordTurn(emptyState(), { responseId: 'resp_a', userMessage: 'first', assistantMessage: 'a', usage, now: new Date() });
   const plan = { workspace: sb.ws, startSnapshot: '0'.repeat(40), actions: [], skipped: [] };
-  new SessionStore({ dir: sb.root, path: statePath, initial: beginRollback(state, { step: { op: 'rollback', index: 7, scope: 'both' }, plan, before: null }), persistence: 'durable', publishesCheckpoint: false, warn: () => {} }).update((x) => x);
+  new SessionStore({
+    dir: sb.root,
+    path: statePath,
+    initial: beginRollback(state, { step: { op: 'rollback', index: 7, scope: 'both' }, plan, before: null }),
+    persistence: 'durable',
+    publishesCheckpoint: false,
+    warn: () => {},
+  }).update((x) => x);
   await expect(engineOn(statePath, s).finishInterruptedRollback()).rejects.toThrow(/No checkpoint 7/);
   const after = loadState(statePath, new Date()).state;
   expect(after.rollback_in_progress).toBeUndefined();

@@ -5,9 +5,7 @@
 // so running it twice is harmless) and makes the conversation change in the same write that ends
 // the journal — never files rolled back under a conversation that was not, and `/rollback undo`
 // kept.
-import {
-  filesOnlyBackup, rollbackTo, undoRollback, withFilesUndo, type FileSpan, type SessionState,
-} from '../store/state.ts';
+import { filesOnlyBackup, rollbackTo, undoRollback, withFilesUndo, type FileSpan, type SessionState } from '../store/state.ts';
 import type { RestorePlan, RestoreResult } from '../workspace/index.ts';
 import { snapshotOrNull, type WorkspaceFiles } from './files.ts';
 import type { SessionHandle } from './turn.ts';
@@ -16,9 +14,7 @@ import type { SessionHandle } from './turn.ts';
 export type RollbackScope = 'both' | 'conversation' | 'files';
 
 /** The conversation change that follows a file restore. */
-export type RollbackStep =
-  | { op: 'rollback'; index: number; scope: 'both' | 'files' }
-  | { op: 'undo' };
+export type RollbackStep = { op: 'rollback'; index: number; scope: 'both' | 'files' } | { op: 'undo' };
 
 /** Journaled in the state (an extra key the store keeps as it is) while files are being restored. */
 export interface RollbackInProgress {
@@ -42,9 +38,14 @@ function isStep(v: unknown): v is RollbackStep {
 
 function isPlan(v: unknown): v is RestorePlan {
   // Shape only: the restore itself refuses unsafe paths and a plan for another directory.
-  return isRecord(v) && typeof v.workspace === 'string' && typeof v.startSnapshot === 'string'
-    && Array.isArray(v.actions) && v.actions.every((a) => isRecord(a) && typeof a.path === 'string')
-    && Array.isArray(v.skipped);
+  return (
+    isRecord(v) &&
+    typeof v.workspace === 'string' &&
+    typeof v.startSnapshot === 'string' &&
+    Array.isArray(v.actions) &&
+    v.actions.every((a) => isRecord(a) && typeof a.path === 'string') &&
+    Array.isArray(v.skipped)
+  );
 }
 
 /** The journaled rollback of this state, or null (none, or not in a shape this agentx wrote). */
@@ -84,7 +85,10 @@ async function complete(deps: RollbackDeps, r: RollbackInProgress): Promise<Rest
   const ws = deps.workspace;
   let result: RestoreResult;
   try {
-    result = ws === undefined ? { ...NOTHING_RESTORED, failed: r.plan.actions.map((a) => ({ path: a.path, error: 'file rollback is unavailable' })) } : await ws.applyRestore(r.plan);
+    result =
+      ws === undefined
+        ? { ...NOTHING_RESTORED, failed: r.plan.actions.map((a) => ({ path: a.path, error: 'file rollback is unavailable' })) }
+        : await ws.applyRestore(r.plan);
   } catch (err) {
     // The files could not be restored (the store is busy, unreadable): the conversation change is
     // still made, so the session does not stay half rolled back; what failed is reported.

@@ -55,7 +55,6 @@ interface StoredEntry extends ServerCapabilities {
   checkedAt: string;
 }
 
-
 const asSupport = (v: unknown): Support => (v === 'yes' || v === 'no' ? v : 'unknown');
 
 function parseEntry(v: unknown): StoredEntry | null {
@@ -64,7 +63,12 @@ function parseEntry(v: unknown): StoredEntry | null {
   if (isRecord(v.observedWindows)) {
     for (const [model, tokens] of Object.entries(v.observedWindows)) if (typeof tokens === 'number' && tokens > 0) windows[model] = tokens;
   }
-  const entry: StoredEntry = { contextManagement: asSupport(v.contextManagement), compactEndpoint: asSupport(v.compactEndpoint), observedWindows: windows, checkedAt: v.checkedAt };
+  const entry: StoredEntry = {
+    contextManagement: asSupport(v.contextManagement),
+    compactEndpoint: asSupport(v.compactEndpoint),
+    observedWindows: windows,
+    checkedAt: v.checkedAt,
+  };
   if (v.storesResponses === 'yes' || v.storesResponses === 'no') entry.storesResponses = v.storesResponses;
   if (typeof v.statelessSince === 'string') entry.statelessSince = v.statelessSince;
   if (v.websocket === 'yes' || v.websocket === 'no') entry.websocket = v.websocket;

@@ -3,13 +3,21 @@ import { ModelError } from '../model/errors.ts';
 import type { ModelRequest } from '../model/types.ts';
 import { builtinToolTypes, refusedToolTypes, withFallbackTools } from './tool-fallback.ts';
 
-const fatal = (message: string, status = 400, param?: string): ModelError => new ModelError(message, 'fatal', { status, ...(param === undefined ? {} : { param }) });
+const fatal = (message: string, status = 400, param?: string): ModelError =>
+  new ModelError(message, 'fatal', { status, ...(param === undefined ? {} : { param }) });
 const OFFERED = ['shell', 'apply_patch'];
 
 describe('refusedToolTypes', () => {
   it('reads the refusal of a built-in type in the shapes servers use', () => {
     expect(refusedToolTypes(fatal('400 unsupported tool type: shell'), OFFERED)).toEqual(['shell']);
-    expect(refusedToolTypes(fatal("400 1 validation error for ResponsesRequest tools.1 Input tag 'apply_patch' found using 'type' does not match any of the expected tags: 'function', 'mcp'"), OFFERED)).toEqual(['apply_patch']);
+    expect(
+      refusedToolTypes(
+        fatal(
+          "400 1 validation error for ResponsesRequest tools.1 Input tag 'apply_patch' found using 'type' does not match any of the expected tags: 'function', 'mcp'",
+        ),
+        OFFERED,
+      ),
+    ).toEqual(['apply_patch']);
     expect(refusedToolTypes(fatal('Unprocessable: unknown tool "shell"', 422), OFFERED)).toEqual(['shell']);
   });
 
@@ -25,7 +33,11 @@ describe('refusedToolTypes', () => {
 });
 
 describe('withFallbackTools', () => {
-  const req = { model: 'm', input: [], tools: [{ type: 'shell', environment: { type: 'local' } }, { type: 'apply_patch' }, { type: 'web_search' }] } as unknown as ModelRequest;
+  const req = {
+    model: 'm',
+    input: [],
+    tools: [{ type: 'shell', environment: { type: 'local' } }, { type: 'apply_patch' }, { type: 'web_search' }],
+  } as unknown as ModelRequest;
 
   it('offers each refused built-in type as its function form, in place, and leaves the rest', () => {
     expect(withFallbackTools(req, undefined)).toBe(req);

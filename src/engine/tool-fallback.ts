@@ -25,7 +25,7 @@ export function builtinToolTypes(tools: readonly ToolDefinition[]): string[] {
 /** The request with each refused built-in tool offered as its function form instead. */
 export function withFallbackTools(req: ModelRequest, refused: readonly string[] | undefined): ModelRequest {
   if (refused === undefined || refused.length === 0 || !req.tools.some((t) => refused.includes(t.type))) return req;
-  const tools = req.tools.flatMap((t) => (refused.includes(t.type) ? FALLBACK[t.type]?.() ?? [t] : [t]));
+  const tools = req.tools.flatMap((t) => (refused.includes(t.type) ? (FALLBACK[t.type]?.() ?? [t]) : [t]));
   return { ...req, tools };
 }
 

@@ -37,10 +37,16 @@ describe('Turn', () => {
     const runs: string[] = [];
     const h = harness([{ text: '', calls: [echoCall('c', 'after')] }, { text: 'finished' }], [echoTool(runs)]);
     // A dead session left one call of the turn unfinished.
-    h.store.update((s) => recordToolCalls(s, {
-      responseId: 'resp_dead', calls: [journalEntry(echoCall('b', 'half'))], usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
-      userMessage: 'go', assistantText: '', contextTokens: 1,
-    }));
+    h.store.update((s) =>
+      recordToolCalls(s, {
+        responseId: 'resp_dead',
+        calls: [journalEntry(echoCall('b', 'half'))],
+        usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+        userMessage: 'go',
+        assistantText: '',
+        contextTokens: 1,
+      }),
+    );
     const turn = new Turn(h.deps, 'go', signal());
     const outputs = await turn.executePending();
     await turn.run({ input: outputs, previousResponseId: 'resp_dead' });
@@ -48,7 +54,7 @@ describe('Turn', () => {
     expect(transcript(h.dir)).toEqual(['go', 'echo half', 'echo after', 'finished']);
   });
 
-  it('a failed request keeps the turn\'s message in the failure record, and the new-chain budget is the turn\'s own', async () => {
+  it("a failed request keeps the turn's message in the failure record, and the new-chain budget is the turn's own", async () => {
     const lost = (): { fail: ModelError } => ({ fail: new ModelError('previous response not found', 'chain_broken', { status: 404 }) });
     const steps = Array.from({ length: MAX_NEW_CHAINS_PER_TURN + 1 }, lost);
     const h = harness([...steps, { text: 'fresh turn, fresh budget' }], []);
@@ -61,7 +67,7 @@ describe('Turn', () => {
     expect((await second.run({ input: [], previousResponseId: null })).text).toBe('fresh turn, fresh budget');
   });
 
-  it('reviewPatches: the turn\'s patches are asked about on the channel (kind confirm, with the diff); other calls run unasked', async () => {
+  it("reviewPatches: the turn's patches are asked about on the channel (kind confirm, with the diff); other calls run unasked", async () => {
     const runs: string[] = [];
     const h = harness([{ text: '', calls: [echoCall('a', 'look'), patchCall('p', 'AGENTS.md')] }, { text: 'wrote it' }], [echoTool(runs), patchTool()]);
     permissionsIn(h, 'on-request');
@@ -93,7 +99,15 @@ describe('Turn', () => {
     expect(existsSync(join(h.dir, 'x.txt'))).toBe(false);
     const sent = JSON.stringify(h.client.requests[1]?.input);
     expect(sent).toContain('name it y.txt');
-    expect(h.events).toContainEqual({ type: 'approval_decided', callId: 'p', kind: 'confirm', decision: 'tell', decidedBy: 'person', text: 'name it y.txt', reason: undefined });
+    expect(h.events).toContainEqual({
+      type: 'approval_decided',
+      callId: 'p',
+      kind: 'confirm',
+      decision: 'tell',
+      decidedBy: 'person',
+      text: 'name it y.txt',
+      reason: undefined,
+    });
   });
 
   it('without anyone to answer, a confirmation is no by policy, said in the events, and the call is not run', async () => {
@@ -102,15 +116,17 @@ describe('Turn', () => {
     permissionsIn(h, 'untrusted');
     await new Turn(h.deps, 'go', signal()).run({ input: [], previousResponseId: null });
     expect(runs).toEqual([]);
-    expect(h.events).toContainEqual(expect.objectContaining({ type: 'approval_decided', callId: 'a', decision: 'no', decidedBy: 'policy', reason: 'nobody can answer here' }));
+    expect(h.events).toContainEqual(
+      expect.objectContaining({ type: 'approval_decided', callId: 'a', decision: 'no', decidedBy: 'policy', reason: 'nobody can answer here' }),
+    );
     expect(JSON.stringify(h.client.requests[1]?.input)).toContain('nobody can answer here');
   });
 
   it('Engine.message passes reviewPatches to this turn only', async () => {
-    const h = harness([
-      { text: '', calls: [patchCall('p1', 'one.txt')] }, { text: 'first' },
-      { text: '', calls: [patchCall('p2', 'two.txt')] }, { text: 'second' },
-    ], [patchTool()]);
+    const h = harness(
+      [{ text: '', calls: [patchCall('p1', 'one.txt')] }, { text: 'first' }, { text: '', calls: [patchCall('p2', 'two.txt')] }, { text: 'second' }],
+      [patchTool()],
+    );
     permissionsIn(h, 'on-request');
     const asked = scriptedPerson(h, [{ kind: 'no' }]);
     const engine = new Engine(h.deps);

@@ -168,10 +168,18 @@ export class Turn {
       if (response.status === 'incomplete') deps.emit({ type: 'response_incomplete', responseId: response.id });
       if (response.toolCalls.length === 0) {
         const span = await this.files.end();
-        deps.session.update((s) => recordTurn(s, {
-          responseId: response.id, userMessage: this.userText, assistantMessage: response.text,
-          usage: response.usage, toolSummaries: [...this.summaries], contextTokens, now: deps.now(), files: span,
-        }));
+        deps.session.update((s) =>
+          recordTurn(s, {
+            responseId: response.id,
+            userMessage: this.userText,
+            assistantMessage: response.text,
+            usage: response.usage,
+            toolSummaries: [...this.summaries],
+            contextTokens,
+            now: deps.now(),
+            files: span,
+          }),
+        );
         if (span !== null) await emitWorkspaceChanged(deps, span);
         // Checkpoints are the engine's business: published when a turn completes, never by a renderer.
         deps.session.publishCheckpoint('turn');
@@ -181,10 +189,16 @@ export class Turn {
         if (deps.hooks?.has('Stop') === true) await deps.hooks.run({ event: 'Stop', lastAssistantMessage: response.text });
         return { responseId: response.id, text: response.text, usage: turnUsage };
       }
-      deps.session.update((s) => recordToolCalls(s, {
-        responseId: response.id, calls: response.toolCalls.map(journalEntry), usage: response.usage,
-        userMessage: this.userText, assistantText: response.text, contextTokens,
-      }));
+      deps.session.update((s) =>
+        recordToolCalls(s, {
+          responseId: response.id,
+          calls: response.toolCalls.map(journalEntry),
+          usage: response.usage,
+          userMessage: this.userText,
+          assistantText: response.text,
+          contextTokens,
+        }),
+      );
       const outputs = await this.executePending();
       attempt = { input: outputs, previousResponseId: response.id };
     }
@@ -227,7 +241,14 @@ export class Turn {
     const item = callItemOf(entry);
     const resolved = deps.registry.resolve(item);
     const shown: Pick<ParsedCall, 'title' | 'commands'> = resolved.ok ? resolved.call : { title: resolved.title, commands: [] };
-    deps.emit({ type: 'tool_call', callId: item.call_id, kind: item.type, tool: resolved.ok ? resolved.tool.name : 'unknown', title: shown.title, commands: shown.commands });
+    deps.emit({
+      type: 'tool_call',
+      callId: item.call_id,
+      kind: item.type,
+      tool: resolved.ok ? resolved.tool.name : 'unknown',
+      title: shown.title,
+      commands: shown.commands,
+    });
     const notRun = (reason: string): CallStep => ({ output: notRunOutput(item, reason), interrupted: false });
     if (how.skip) return notRun('not run: the user interrupted the turn');
     if (!resolved.ok) {
@@ -270,7 +291,11 @@ export class Turn {
     }
     const perms = deps.permissions;
     const ctx: ToolContext = {
-      cwd: deps.cwd(), workspaceRoot: deps.workspaceRoot, signal, progress: deps.emit, retry: how.retry,
+      cwd: deps.cwd(),
+      workspaceRoot: deps.workspaceRoot,
+      signal,
+      progress: deps.emit,
+      retry: how.retry,
       ...(allowed !== undefined ? { scope: allowed.run } : {}),
       ...(perms !== undefined ? { authorize: (request) => perms.authorize({ ...request, callId: item.call_id, tool: tool.name }, this.ask, signal) } : {}),
       approve: (question) => this.approveRemote(item.call_id, question),
@@ -301,12 +326,26 @@ export class Turn {
 
   /** The confirmation question (kind `confirm`); null when the answer is yes, else what the model is told. */
   private async confirmCall(tool: Tool, call: ParsedCall): Promise<string | null> {
-    const decided = await this.ask({
-      kind: 'confirm', callId: call.callId, tool: tool.name, title: call.title, commands: call.commands, preview: call.preview ?? [],
-      escalated: false, justification: undefined, offerPrefix: undefined,
-      reasons: [this.deps.permissions?.mode === 'untrusted' ? 'approval mode untrusted: each call is confirmed' : 'this turn\'s patches are shown before they are written'],
-      choices: CONFIRM_CHOICES,
-    }, this.signal);
+    const decided = await this.ask(
+      {
+        kind: 'confirm',
+        callId: call.callId,
+        tool: tool.name,
+        title: call.title,
+        commands: call.commands,
+        preview: call.preview ?? [],
+        escalated: false,
+        justification: undefined,
+        offerPrefix: undefined,
+        reasons: [
+          this.deps.permissions?.mode === 'untrusted'
+            ? 'approval mode untrusted: each call is confirmed'
+            : "this turn's patches are shown before they are written",
+        ],
+        choices: CONFIRM_CHOICES,
+      },
+      this.signal,
+    );
     const answer = decided.answer;
     if (answer.kind === 'once') return null;
     if (answer.kind === 'tell') return `the user declined to run this call and said what to do instead:\n${answer.text}`;
@@ -315,11 +354,23 @@ export class Turn {
 
   /** A remote MCP server's approval request, asked on the channel (kind `remote_mcp`): yes or no. */
   private async approveRemote(callId: string, q: ApprovalQuestion): Promise<ApprovalDecision> {
-    const decided = await this.ask({
-      kind: 'remote_mcp', callId, tool: q.server, title: `${q.server}.${q.tool}`, commands: [], preview: [q.arguments],
-      escalated: false, justification: undefined, offerPrefix: undefined, reasons: [`remote MCP server ${q.server} asks before it runs ${q.tool}`],
-      remote: q, choices: YES_NO_CHOICES,
-    }, this.signal);
+    const decided = await this.ask(
+      {
+        kind: 'remote_mcp',
+        callId,
+        tool: q.server,
+        title: `${q.server}.${q.tool}`,
+        commands: [],
+        preview: [q.arguments],
+        escalated: false,
+        justification: undefined,
+        offerPrefix: undefined,
+        reasons: [`remote MCP server ${q.server} asks before it runs ${q.tool}`],
+        remote: q,
+        choices: YES_NO_CHOICES,
+      },
+      this.signal,
+    );
     if (decided.answer.kind === 'once') return { approve: true, decidedBy: decided.decidedBy };
     return { approve: false, decidedBy: decided.decidedBy, reason: decided.reason ?? 'the user declined this call' };
   }
@@ -343,7 +394,12 @@ export class Turn {
     const perms = deps.permissions as Permissions;
     const request = call.permission as NonNullable<ParsedCall['permission']>;
     if (entry.approval !== undefined) {
-      deps.emit({ type: 'permission_applied', callId: call.callId, scope: entry.approval.scope, why: `approved before agentx stopped (${entry.approval.by}), from the journal` });
+      deps.emit({
+        type: 'permission_applied',
+        callId: call.callId,
+        scope: entry.approval.scope,
+        why: `approved before agentx stopped (${entry.approval.by}), from the journal`,
+      });
       return { run: entry.approval.scope, why: 'from the journal', decidedBy: 'journal' };
     }
     const decided = await perms.authorize({ ...request, callId: call.callId, tool: tool.name }, this.ask, this.signal);
@@ -371,7 +427,9 @@ export class Turn {
       deps.emit({ type: 'request_start', previousResponseId: attempt.previousResponseId, attempt: tries });
       try {
         // A compaction moves the request to a new chain: a retry after a later failure resends that.
-        return await deps.compaction.send(attempt, signal, (next) => { attempt = next; });
+        return await deps.compaction.send(attempt, signal, (next) => {
+          attempt = next;
+        });
       } catch (err) {
         let failure = signal.aborted ? new ModelError('request cancelled', 'aborted') : classifyFailure(err);
         if (failure.details.partialText) deps.emit({ type: 'response_cut', partialText: failure.details.partialText, reason: failure.message });
@@ -387,7 +445,11 @@ export class Turn {
         }
         if (failure.kind === 'chain_broken' && attempt.previousResponseId !== null) {
           // The bound is spent: say what happened, and how often, instead of the last 400's wording.
-          failure = new ModelError(`the server lost the conversation ${this.newChains + 1} times in this turn (at most ${MAX_NEW_CHAINS_PER_TURN} new chains a turn)`, 'chain_broken', failure.details);
+          failure = new ModelError(
+            `the server lost the conversation ${this.newChains + 1} times in this turn (at most ${MAX_NEW_CHAINS_PER_TURN} new chains a turn)`,
+            'chain_broken',
+            failure.details,
+          );
         }
         // The retry budget covers the waits and the failing attempts since the first failure (a server that hangs till the header timeout).
         firstFailureAt ??= deps.now().getTime();
@@ -395,10 +457,17 @@ export class Turn {
         if (delay === null) {
           // A hopeless overflow carries the request as it stands after compacting: that is what the choices resend.
           const failed = failure instanceof ContextHopeless ? failure.attempt : attempt;
-          deps.session.update((s) => recordFailure(s, {
-            error: failure.message, status: failure.details.status, code: failure.details.code, input: failed.input,
-            previousResponseId: failed.previousResponseId, userMessage: this.userText, now: deps.now(),
-          }));
+          deps.session.update((s) =>
+            recordFailure(s, {
+              error: failure.message,
+              status: failure.details.status,
+              code: failure.details.code,
+              input: failed.input,
+              previousResponseId: failed.previousResponseId,
+              userMessage: this.userText,
+              now: deps.now(),
+            }),
+          );
           throw new TurnFailed(failure);
         }
         deps.emit({ type: 'retry', attempt: tries, maxAttempts: deps.policy.maxAttempts, delayMs: delay, reason: failure.message });
@@ -428,7 +497,11 @@ export function requestShape(deps: Pick<TurnDeps, 'shape' | 'registry'>): Reques
 }
 
 /** Streams one request, its deltas as events, and returns the completed response. */
-export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit' | 'registry' | 'workspaceRoot' | 'now'>, request: ModelRequest, signal: AbortSignal): Promise<CompletedResponse> {
+export async function streamResponse(
+  deps: Pick<TurnDeps, 'client' | 'emit' | 'registry' | 'workspaceRoot' | 'now'>,
+  request: ModelRequest,
+  signal: AbortSignal,
+): Promise<CompletedResponse> {
   let streamed = false;
   const hosted = new HostedItems(deps);
   for await (const ev of deps.client.stream(request, signal)) {
@@ -448,4 +521,3 @@ export async function streamResponse(deps: Pick<TurnDeps, 'client' | 'emit' | 'r
   }
   throw new ModelError('the stream ended before the response completed', 'retryable');
 }
-

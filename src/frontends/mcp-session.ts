@@ -40,7 +40,12 @@ export function shownApproval(pending: PendingApproval): PendingApproval {
   return {
     file: sanitizeLine(pending.file),
     sha256: pending.sha256,
-    servers: pending.servers.map((s) => ({ name: sanitizeLine(s.name), transport: s.transport, description: sanitizeLine(s.description), details: s.details.map(sanitizeLine) })),
+    servers: pending.servers.map((s) => ({
+      name: sanitizeLine(s.name),
+      transport: s.transport,
+      description: sanitizeLine(s.description),
+      details: s.details.map(sanitizeLine),
+    })),
   };
 }
 
@@ -51,7 +56,7 @@ export async function startMcpSession(given: McpSessionOptions): Promise<McpSess
   for (const line of [...config.problems, ...config.skipped]) o.notice(line);
   const pending = config.pendingApproval();
   if (pending) {
-    if (o.approve && await o.approve(shownApproval(pending))) config.approve();
+    if (o.approve && (await o.approve(shownApproval(pending)))) config.approve();
     else {
       const notice = config.unapprovedNotice();
       if (notice) o.notice(notice);
@@ -72,7 +77,13 @@ export async function startMcpSession(given: McpSessionOptions): Promise<McpSess
   const wrapCommand = typeof wrapper === 'function' ? (argv: string[], server: { cwd: string }): string[] => wrapper(argv, server.cwd) : undefined;
   const [{ McpManager }, { createMcpFetch }] = await Promise.all([import('../tools/mcp/manager.ts'), import('./mcp-fetch.ts')]);
   const options = {
-    specs: usable, env: o.env, secrets: [o.apiKey], projectDir: o.projectDir, clientVersion: VERSION, wrapCommand, fetch: createMcpFetch(o.caFile),
+    specs: usable,
+    env: o.env,
+    secrets: [o.apiKey],
+    projectDir: o.projectDir,
+    clientVersion: VERSION,
+    wrapCommand,
+    fetch: createMcpFetch(o.caFile),
     onEvent: (ev: { type: string; server: string; reason?: string }) => {
       if (ev.type === 'server_failed') o.notice(`mcp: server ${ev.server} failed to start: ${ev.reason ?? 'unknown reason'}`);
     },

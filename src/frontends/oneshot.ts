@@ -41,10 +41,20 @@ function stderrLine(text: string): void {
 }
 
 /** The message from the command line and/or stdin (rules: stdin.ts, README "Standard input"). */
-export async function composeMessage(cli: CliOptions, stdin: NodeJS.ReadStream, limits: Limits = resolveLimits({})): Promise<{ message: string; lateData: () => boolean }> {
+export async function composeMessage(
+  cli: CliOptions,
+  stdin: NodeJS.ReadStream,
+  limits: Limits = resolveLimits({}),
+): Promise<{ message: string; lateData: () => boolean }> {
   const composed = await messageFromInput({
-    argument: cli.message.join(' '), dash: cli.readStdin, stdin, graceMs: limits.stdinGraceMs, maxBytes: limits.maxStdinBytes,
-    note: (m) => { if (!cli.quiet) stderrLine(m); },
+    argument: cli.message.join(' '),
+    dash: cli.readStdin,
+    stdin,
+    graceMs: limits.stdinGraceMs,
+    maxBytes: limits.maxStdinBytes,
+    note: (m) => {
+      if (!cli.quiet) stderrLine(m);
+    },
   });
   if ('error' in composed) throw new UsageError(composed.error);
   return composed;
@@ -60,8 +70,14 @@ function answerInOneshot(flag: string, notice: (line: string) => void): AnswerQu
   return (question) => {
     if (question.kind === 'remote_mcp' && question.remote !== undefined) {
       const q = question.remote;
-      notice(`remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`);
-      return Promise.resolve({ answer: { kind: 'no' }, decidedBy: 'policy', reason: 'denied: agentx is running non-interactively, so nobody could approve this call' });
+      notice(
+        `remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`,
+      );
+      return Promise.resolve({
+        answer: { kind: 'no' },
+        decidedBy: 'policy',
+        reason: 'denied: agentx is running non-interactively, so nobody could approve this call',
+      });
     }
     if (question.kind === 'confirm') {
       notice(`${flag} in a one-shot: not running ${showControls(question.title)} (nobody can confirm here; use the interactive session)`);
@@ -84,7 +100,8 @@ function retryTally(): { see: (ev: AgentEvent) => void; summary: () => string } 
       }
       if (ev.type === 'retry') waitedMs += ev.delayMs;
     },
-    summary: () => (attempts < 2 ? '' : ` (gave up after ${attempts} attempts, ${(waitedMs / 1000).toFixed(1)} s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS)`),
+    summary: () =>
+      attempts < 2 ? '' : ` (gave up after ${attempts} attempts, ${(waitedMs / 1000).toFixed(1)} s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS)`,
   };
 }
 
@@ -100,8 +117,13 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const apiKey = config.apiKey;
   // The rules files before anything runs: a deny rule that cannot be read stops agentx here.
   const { permissions } = createPermissions({
-    config, env, workspaceRoot: cwd, defaultMode: 'never',
-    notice: (line) => { if (!cli.quiet) stderrLine(line); },
+    config,
+    env,
+    workspaceRoot: cwd,
+    defaultMode: 'never',
+    notice: (line) => {
+      if (!cli.quiet) stderrLine(line);
+    },
   });
   const approvalFlag = cli.confirm ? '--confirm' : `--approval ${permissions.mode}`;
   const limits = resolveLimits(env);
@@ -119,12 +141,19 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   // The message is in the isolated file from the start: a one-shot killed before the first
   // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
   const session = new SessionStore({
-    dir: cwd, path: statePath, persistence: 'fast', publishesCheckpoint: false,
+    dir: cwd,
+    path: statePath,
+    persistence: 'fast',
+    publishesCheckpoint: false,
     // Right after a compaction the checkpoint holds its seed instead of a response: the branch starts from it.
     initial: stateFromCheckpoint(checkpoint, { ...emptyState(), last_user_message: message }),
-    warn: (m) => { if (!cli.quiet) stderrLine(m); },
+    warn: (m) => {
+      if (!cli.quiet) stderrLine(m);
+    },
     // Completed tool outputs go to the project's conversation log; the isolated file points at them.
-    outputLog: new ConversationLog(conversationLogPath(env, homeDir(env), cwd), (m) => { if (!cli.quiet) stderrLine(m); }),
+    outputLog: new ConversationLog(conversationLogPath(env, homeDir(env), cwd), (m) => {
+      if (!cli.quiet) stderrLine(m);
+    }),
   });
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
   // warn once and keep the isolated state in memory.
@@ -138,16 +167,22 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const theme = pickTheme(cli.color, process.stderr, env);
   await prepareTerminalOutput(cli, process.stdout, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
-    quiet: cli.quiet, showUsage: cli.showUsage, showTimers: cli.showTimers, showReasoning: cli.showReasoning,
-    showShellCalls: cli.showShellCalls, streamText: process.stdout.isTTY === true, maxCommandLines: 12, ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
+    quiet: cli.quiet,
+    showUsage: cli.showUsage,
+    showTimers: cli.showTimers,
+    showReasoning: cli.showReasoning,
+    showShellCalls: cli.showShellCalls,
+    streamText: process.stdout.isTTY === true,
+    maxCommandLines: 12,
+    ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
     hyperlinks: supportsHyperlinks(process.stdout, env),
   });
   const retries = retryTally();
   const show = cli.json
     ? (ev: AgentEvent): void => {
-      const line = toJsonLine(ev);
-      if (line) process.stdout.write(jsonLine(line));
-    }
+        const line = toJsonLine(ev);
+        if (line) process.stdout.write(jsonLine(line));
+      }
     : (ev: AgentEvent): void => renderer.handle(ev);
   const emit = (ev: AgentEvent): void => {
     retries.see(ev);
@@ -175,33 +210,59 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     if (where) stderrLine(where);
     return code;
   };
-  const notice = (line: string): void => { if (!cli.quiet) stderrLine(line); };
+  const notice = (line: string): void => {
+    if (!cli.quiet) stderrLine(line);
+  };
   const commands = createCommands({
-    config: { ...config, apiKey }, env, workspaceRoot: cwd,
-    onNotice: (m) => { if (!cli.quiet) stderrLine(m); },
+    config: { ...config, apiKey },
+    env,
+    workspaceRoot: cwd,
+    onNotice: (m) => {
+      if (!cli.quiet) stderrLine(m);
+    },
   });
-  const { manager: mcp, remote } = cli.plan === true ? { manager: undefined, remote: [] } : await startMcpSession({ projectDir: cwd, env, apiKey, caFile: config.caFile, wait: true, notice, commands });
+  const { manager: mcp, remote } =
+    cli.plan === true
+      ? { manager: undefined, remote: [] }
+      : await startMcpSession({ projectDir: cwd, env, apiKey, caFile: config.caFile, wait: true, notice, commands });
   try {
     // Snapshots serve rollback and /diff, which a one-shot does not have: its state file is
     // removed when it succeeds. Only --json uses them, for the `workspace_changed` event (the
     // paths the turn changed); there the store opens when a tool first writes. A restore that a
     // killed session left half done is finished first either way.
     const snapshots = {
-      dir: cwd, env, homeDir: homeDir(env), settings: config.snapshots,
-      say: (line: string) => { if (!cli.quiet) stderrLine(line); },
+      dir: cwd,
+      env,
+      homeDir: homeDir(env),
+      settings: config.snapshots,
+      say: (line: string) => {
+        if (!cli.quiet) stderrLine(line);
+      },
     };
     await finishInterruptedRestore(snapshots);
     const deps = await createTurnDeps({
-      mcp, commands, planMode: cli.plan === true,
+      mcp,
+      commands,
+      planMode: cli.plan === true,
       // Nobody can answer a remote MCP approval request here: the channel's policy denies it, said on stderr.
       hosted: { remoteMcp: remote },
-      config: { ...config, apiKey }, cli, env, session, emit, policy: withRetryLimits(ONESHOT_POLICY, limits), cwd: () => cwd, workspaceRoot: cwd,
+      config: { ...config, apiKey },
+      cli,
+      env,
+      session,
+      emit,
+      policy: withRetryLimits(ONESHOT_POLICY, limits),
+      cwd: () => cwd,
+      workspaceRoot: cwd,
       // A one-shot never prompts (SPEC §1): what the mode would ask is declined (the model is told)
       // rather than run unasked — commands, patches under untrusted, remote MCP approvals alike.
-      permissions, answer: answerInOneshot(approvalFlag, notice),
+      permissions,
+      answer: answerInOneshot(approvalFlag, notice),
       workspace: cli.json ? startSnapshotSession({ ...snapshots, lazy: true })?.files : undefined,
       hooks: await startHooks({ env, projectDir: cwd, commands, secrets: [apiKey], cwd: () => cwd, notice }),
-      onDebugLog: (p) => { if (!cli.quiet) stderrLine(`debug log ${p}`); },
+      onDebugLog: (p) => {
+        if (!cli.quiet) stderrLine(`debug log ${p}`);
+      },
       onDebugWarning: (m) => stderrLine(m),
       onNotice: notice,
     });
@@ -216,7 +277,10 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     }
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);
     if (outcome.kind === 'blocked') return fail(`not sent: a UserPromptSubmit hook blocked the message: ${outcome.reason}`, 'blocked', EXIT_FAILED);
-    const hint = outcome.failure.failure.kind === 'context_overflow' ? ' — shorten the message (or its tool output), or continue in the interactive session, which offers trim, new chain and rollback' : '';
+    const hint =
+      outcome.failure.failure.kind === 'context_overflow'
+        ? ' — shorten the message (or its tool output), or continue in the interactive session, which offers trim, new chain and rollback'
+        : '';
     return fail(`request failed: ${outcome.failure.message}${retries.summary()}${hint}`, outcome.failure.failure.kind, EXIT_FAILED);
   } finally {
     // The one-shot's sessions end with it: stopped here (TERM, then KILL after the grace) rather

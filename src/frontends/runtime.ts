@@ -76,9 +76,17 @@ export interface CommandsInput {
  */
 export function createCommands(r: CommandsInput): CommandRunner {
   const runner = createCommandRunner({
-    setting: r.config.sandbox, sessionDir: r.workspaceRoot, env: r.env, configFile: r.config.configFile,
-    secrets: [r.config.apiKey], platform: process.platform,
-    notice: r.onNotice ?? ((message) => { process.stderr.write(`agentx: ${sanitizeLines(message)}\n`); }),
+    setting: r.config.sandbox,
+    sessionDir: r.workspaceRoot,
+    env: r.env,
+    configFile: r.config.configFile,
+    secrets: [r.config.apiKey],
+    platform: process.platform,
+    notice:
+      r.onNotice ??
+      ((message) => {
+        process.stderr.write(`agentx: ${sanitizeLines(message)}\n`);
+      }),
   });
   const { maxOutputBytes } = resolveLimits(r.env);
   const capped = <T extends { maxOutputBytes: number }>(opts: T): T => ({ ...opts, maxOutputBytes: effectiveOutputCap(opts.maxOutputBytes, maxOutputBytes) });
@@ -94,7 +102,13 @@ export function createCommands(r: CommandsInput): CommandRunner {
 
 /** The tools a session offers, in the order they are offered. */
 export function buildRegistry(r: {
-  config: Config; env: NodeJS.ProcessEnv; commands: CommandRunner; mcp?: McpManager; hosted?: HostedInput; savePlan?: (plan: Plan) => void; skills?: readonly SkillEntry[];
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  commands: CommandRunner;
+  mcp?: McpManager;
+  hosted?: HostedInput;
+  savePlan?: (plan: Plan) => void;
+  skills?: readonly SkillEntry[];
   planMode?: boolean;
 }): ToolRegistry {
   const remote = r.hosted?.remoteMcp ?? [];
@@ -105,10 +119,17 @@ export function buildRegistry(r: {
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
       defaultMaxOutputBytes: resolveLimits(r.env).maxOutputBytes,
     }),
-    ...(r.config.patchTool === 'off' ? [] : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
+    ...(r.config.patchTool === 'off'
+      ? []
+      : [createPatchTool({ form: r.config.patchTool, readOnly: r.config.sandbox.mode === 'read-only', hidden: (path) => r.commands.hides(path) })]),
     ...(r.mcp ? [createMcpTool(r.mcp)] : []),
     createViewImageTool({ hidden: (path) => r.commands.hides(path) }),
-    ...createExecTools({ manager: execManager(), launch: (cmd, cwd, scope) => r.commands.sessionLaunch(cmd, cwd, scope), redact: (t) => r.commands.redact(t), planMode: r.planMode }),
+    ...createExecTools({
+      manager: execManager(),
+      launch: (cmd, cwd, scope) => r.commands.sessionLaunch(cmd, cwd, scope),
+      redact: (t) => r.commands.redact(t),
+      planMode: r.planMode,
+    }),
     createPlanTool({ save: r.savePlan ?? (() => undefined) }),
     ...(r.skills !== undefined && r.skills.length > 0 ? [createSkillTool(r.skills)] : []),
     // Hosted tools: the server runs them; these only offer them and show their items.
@@ -160,19 +181,26 @@ export interface RuntimeInput {
  * default) and the rules files. Throws ConfigError when a rules file that may hold a deny rule
  * cannot be read: agentx never runs without a deny rule the person wrote.
  */
-export function createPermissions(
-  r: { config: Config; env: NodeJS.ProcessEnv; workspaceRoot: string; defaultMode: ApprovalMode; notice: (line: string) => void },
-): { permissions: Permissions; loaded: LoadedRules } {
+export function createPermissions(r: {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  workspaceRoot: string;
+  defaultMode: ApprovalMode;
+  notice: (line: string) => void;
+}): { permissions: Permissions; loaded: LoadedRules } {
   const loaded = loadPermissionRules(r.env, r.workspaceRoot);
   for (const line of loaded.notices) r.notice(sanitizeLine(line));
-  const permissions = new Permissions({
-    mode: r.config.approval ?? r.defaultMode,
-    rules: loaded.rules,
-    inactive: loaded.inactive,
-    unsandboxed: r.config.sandbox.mode === 'danger-full-access',
-    planMode: false,
-    userRulesPath: loaded.userPath,
-  }, (line) => r.notice(sanitizeLine(line)));
+  const permissions = new Permissions(
+    {
+      mode: r.config.approval ?? r.defaultMode,
+      rules: loaded.rules,
+      inactive: loaded.inactive,
+      unsandboxed: r.config.sandbox.mode === 'danger-full-access',
+      planMode: false,
+      userRulesPath: loaded.userPath,
+    },
+    (line) => r.notice(sanitizeLine(line)),
+  );
   return { permissions, loaded };
 }
 
@@ -206,7 +234,9 @@ export interface HostedInput {
 
 export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const limits = resolveLimits(r.env);
-  const debug = r.cli.debug ? createDebugLog(logDir(r.env), [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)], new Date(), (m) => r.onDebugWarning?.(m)) : undefined;
+  const debug = r.cli.debug
+    ? createDebugLog(logDir(r.env), [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)], new Date(), (m) => r.onDebugWarning?.(m))
+    : undefined;
   if (debug?.path !== undefined) r.onDebugLog?.(debug.path);
   const home = homeDir(r.env);
   const now = (): Date => new Date();
@@ -232,7 +262,16 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const planMode = r.planMode === true;
   const mcp = planMode ? undefined : r.mcp;
   const skills = sessionSkills(home, r.workspaceRoot, r.onNotice);
-  const registry = buildRegistry({ config: r.config, env: r.env, commands: r.commands, mcp, hosted: planMode ? undefined : r.hosted, savePlan, skills, planMode });
+  const registry = buildRegistry({
+    config: r.config,
+    env: r.env,
+    commands: r.commands,
+    mcp,
+    hosted: planMode ? undefined : r.hosted,
+    savePlan,
+    skills,
+    planMode,
+  });
   // Written for what this session offers; stable for the session (prompt caching): what changes
   // (directory, date, sandbox) goes in the environment context instead.
   const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, skills, agentsFiles: readAgentsFiles(r.cwd(), home) });
@@ -245,11 +284,11 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   const deps: TurnDeps = {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
     // A refused reasoning effort: retried once without it, said in one line (reasoning-fallback.ts).
-    client: wrap(withReasoningFallback(
-      withLocalImages(scrubSecrets(client, [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)])),
-      r.config.baseUrl,
-      (line) => r.emit({ type: 'context_notice', message: line }),
-    )),
+    client: wrap(
+      withReasoningFallback(withLocalImages(scrubSecrets(client, [r.config.apiKey, ...headerSecrets(r.config.extraHeaders)])), r.config.baseUrl, (line) =>
+        r.emit({ type: 'context_notice', message: line }),
+      ),
+    ),
     shape: { model: r.config.model, instructions, reasoningEffort: r.config.reasoningEffort },
     registry,
     session: r.session,
@@ -281,11 +320,21 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
  * commands really run under (supervisor.ts decides); the sandbox is what commands get, so the
  * model plans within it instead of discovering it by failing.
  */
-export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot' | 'planMode' | 'permissions'>, model: string, now: Date): EnvironmentFacts {
+export function environmentFacts(
+  r: Pick<RuntimeInput, 'config' | 'cli' | 'env' | 'cwd' | 'workspaceRoot' | 'planMode' | 'permissions'>,
+  model: string,
+  now: Date,
+): EnvironmentFacts {
   const { mode, network } = r.config.sandbox;
   return {
-    cwd: r.cwd(), shell: resolveUserShell(r.env.SHELL), os: `${osType()} ${osRelease()} (${process.arch})`, date: localDate(now), model,
-    sandbox: mode, writableRoots: mode === 'workspace-write' ? [r.workspaceRoot, tmpdir()] : [], network,
+    cwd: r.cwd(),
+    shell: resolveUserShell(r.env.SHELL),
+    os: `${osType()} ${osRelease()} (${process.arch})`,
+    date: localDate(now),
+    model,
+    sandbox: mode,
+    writableRoots: mode === 'workspace-write' ? [r.workspaceRoot, tmpdir()] : [],
+    network,
     approval: approvalFact(r.permissions?.mode ?? (r.cli.confirm ? 'untrusted' : 'never')),
     planMode: r.planMode === true,
   };
@@ -294,9 +343,12 @@ export function environmentFacts(r: Pick<RuntimeInput, 'config' | 'cli' | 'env' 
 /** The approval mode as the model is told it (environment context): what it may ask for and how. */
 export function approvalFact(mode: ApprovalMode): string {
   switch (mode) {
-    case 'untrusted': return 'untrusted: the user is asked before each command that no rule allows';
-    case 'on-request': return 'on-request: commands run in the sandbox without asking; for one that needs more, set sandbox_permissions "require_escalated" with a justification and the user is asked';
-    case 'never': return 'never: nobody is asked; commands run in the sandbox and requests to run outside it are refused';
+    case 'untrusted':
+      return 'untrusted: the user is asked before each command that no rule allows';
+    case 'on-request':
+      return 'on-request: commands run in the sandbox without asking; for one that needs more, set sandbox_permissions "require_escalated" with a justification and the user is asked';
+    case 'never':
+      return 'never: nobody is asked; commands run in the sandbox and requests to run outside it are refused';
   }
 }
 

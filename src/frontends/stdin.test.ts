@@ -11,7 +11,10 @@ function options(over: Partial<StdinReadOptions> = {}): StdinReadOptions & { not
 function noteSeen(opts: { note: (m: string) => void }): Promise<string> {
   return new Promise((resolve) => {
     const original = opts.note;
-    opts.note = (m) => { original(m); resolve(m); };
+    opts.note = (m) => {
+      original(m);
+      resolve(m);
+    };
   });
 }
 
@@ -106,7 +109,9 @@ describe('messageFromInput', () => {
       return s;
     };
     expect(await messageFromInput({ ...base, argument: 'hi', dash: false, stdin: broken() })).toMatchObject({ message: 'hi' });
-    expect(await messageFromInput({ ...base, argument: '', dash: false, stdin: broken() })).toEqual({ error: 'cannot read stdin (EBADF) and no message was given' });
+    expect(await messageFromInput({ ...base, argument: '', dash: false, stdin: broken() })).toEqual({
+      error: 'cannot read stdin (EBADF) and no message was given',
+    });
   });
 
   it('says when an idle pipe was not waited for', async () => {
@@ -119,6 +124,8 @@ describe('messageFromInput', () => {
   it('names the limit when stdin is too large', async () => {
     const stdin = new PassThrough();
     stdin.end('x'.repeat(2000));
-    expect(await messageFromInput({ ...base, argument: '', dash: true, stdin })).toEqual({ error: 'stdin holds more than 1.0 KB (AGENTX_MAX_STDIN_BYTES); send a smaller excerpt' });
+    expect(await messageFromInput({ ...base, argument: '', dash: true, stdin })).toEqual({
+      error: 'stdin holds more than 1.0 KB (AGENTX_MAX_STDIN_BYTES); send a smaller excerpt',
+    });
   });
 });

@@ -74,20 +74,26 @@ export function readPipedInput(stream: NodeJS.ReadableStream & { unref?: () => v
     stream.on('error', onError);
     stream.resume();
     if (opts.messageGiven) {
-      timers.push(setTimeout(() => {
-        if (bytes > 0) return;
-        // Keep listening, unref'd: data that turns up later is reported instead of lost in silence.
-        release();
-        settled = true;
-        stream.on('data', () => { late = true; });
-        stream.on('error', () => undefined);
-        if (typeof stream.unref === 'function') stream.unref();
-        resolve({ kind: 'ignored', lateData: () => late });
-      }, opts.graceMs));
+      timers.push(
+        setTimeout(() => {
+          if (bytes > 0) return;
+          // Keep listening, unref'd: data that turns up later is reported instead of lost in silence.
+          release();
+          settled = true;
+          stream.on('data', () => {
+            late = true;
+          });
+          stream.on('error', () => undefined);
+          if (typeof stream.unref === 'function') stream.unref();
+          resolve({ kind: 'ignored', lateData: () => late });
+        }, opts.graceMs),
+      );
     }
-    timers.push(setTimeout(() => {
-      opts.note(`reading stdin until it is closed (${formatBytes(bytes)} so far; Ctrl-C to stop)…`);
-    }, opts.progressAfterMs));
+    timers.push(
+      setTimeout(() => {
+        opts.note(`reading stdin until it is closed (${formatBytes(bytes)} so far; Ctrl-C to stop)…`);
+      }, opts.progressAfterMs),
+    );
   });
 }
 
@@ -120,15 +126,20 @@ export async function messageFromInput(src: MessageSource): Promise<{ message: s
   let lateData = (): boolean => false;
   if (readsStdin) {
     const result = await readPipedInput(src.stdin, {
-      messageGiven: argument !== '' && !src.dash, graceMs: src.graceMs, progressAfterMs: STDIN_PROGRESS_AFTER_MS,
-      maxBytes: src.maxBytes, note: src.note,
+      messageGiven: argument !== '' && !src.dash,
+      graceMs: src.graceMs,
+      progressAfterMs: STDIN_PROGRESS_AFTER_MS,
+      maxBytes: src.maxBytes,
+      note: src.note,
     });
     if (result.kind === 'too_large') {
       return { error: `stdin holds more than ${formatBytes(src.maxBytes)} (AGENTX_MAX_STDIN_BYTES); send a smaller excerpt` };
     }
     if (result.kind === 'unreadable' && argument === '') return { error: `cannot read stdin (${result.reason}) and no message was given` };
     if (result.kind === 'ignored') {
-      src.note(`nothing on stdin within ${src.graceMs < 1000 ? `${src.graceMs} ms` : `${src.graceMs / 1000} s`}; answering without it (use \`agentx - "…"\` to wait for stdin)`);
+      src.note(
+        `nothing on stdin within ${src.graceMs < 1000 ? `${src.graceMs} ms` : `${src.graceMs / 1000} s`}; answering without it (use \`agentx - "…"\` to wait for stdin)`,
+      );
       lateData = result.lateData;
     }
     if (result.kind === 'read') piped = result.text;

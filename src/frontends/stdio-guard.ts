@@ -32,7 +32,9 @@ export function guardStdio(io: { stdout: ErrorSource; stderr: ErrorSource }): St
   });
   io.stderr.on('error', () => undefined);
   return {
-    get stdoutClosed() { return stdoutClosed; },
+    get stdoutClosed() {
+      return stdoutClosed;
+    },
     exitStatus: (code) => (stdoutClosed && code !== 0 ? EXIT_BROKEN_PIPE : code),
   };
 }

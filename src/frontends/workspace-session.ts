@@ -93,15 +93,24 @@ export function startSnapshotSession(opts: SnapshotSessionOptions): SnapshotSess
       return ws === null ? { restored: [], skipped: [], failed: [] } : ws.applyRestore(plan);
     },
   };
-  return { get ready() { return opened(); }, files, settings };
+  return {
+    get ready() {
+      return opened();
+    },
+    files,
+    settings,
+  };
 }
 
 async function open(opts: SnapshotSessionOptions, settings: SnapshotSettings): Promise<WorkspaceSnapshots | null> {
   try {
     const { openWorkspaceSnapshots } = await import('../workspace/index.ts');
     const ws = await openWorkspaceSnapshots({
-      workspace: opts.dir, env: opts.env, homeDir: opts.homeDir,
-      maxFileBytes: settings.maxFileBytes, capBytes: settings.storeMaxBytes,
+      workspace: opts.dir,
+      env: opts.env,
+      homeDir: opts.homeDir,
+      maxFileBytes: settings.maxFileBytes,
+      capBytes: settings.storeMaxBytes,
     });
     if (ws.notice !== null) opts.say(ws.notice);
     if (!ws.available) return null;

@@ -30,7 +30,9 @@ export function descriptorsWithoutCloexec(): number[] {
     try {
       const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
       if (flags?.[1] !== undefined && (parseInt(flags[1], 8) & O_CLOEXEC) === 0) found.push(fd);
-    } catch { /* closed meanwhile (the directory listing's own descriptor) */ }
+    } catch {
+      /* closed meanwhile (the directory listing's own descriptor) */
+    }
   }
   return found.sort((a, b) => a - b);
 }
@@ -49,7 +51,9 @@ export function closeInheritedDescriptors(env: NodeJS.ProcessEnv): number[] {
     try {
       closeSync(fd);
       closed.push(fd);
-    } catch { /* not ours to close after all */ }
+    } catch {
+      /* not ours to close after all */
+    }
   }
   return closed;
 }

@@ -17,7 +17,10 @@ const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 export class UnsafePathError extends Error {
   override name = 'UnsafePathError';
   /** `not_dir`: a component is a plain file (a reader may treat the path as missing); else a refusal. */
-  constructor(message: string, readonly reason: 'symlink' | 'not_dir' | 'name' | 'changed' = 'name') {
+  constructor(
+    message: string,
+    readonly reason: 'symlink' | 'not_dir' | 'name' | 'changed' = 'name',
+  ) {
     super(message);
   }
 }

@@ -38,7 +38,10 @@ export function isPidAlive(pid: number): boolean {
  */
 export function randomHex(chars: number): string {
   let s = '';
-  while (s.length < chars) s += Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  while (s.length < chars)
+    s += Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
   return s.slice(0, chars);
 }
 

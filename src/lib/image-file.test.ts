@@ -29,7 +29,14 @@ describe('image files', () => {
 
   it('reads an image with its hash, whatever its name says', async () => {
     const r = await readImageFile(file('shot.dat', PNG));
-    expect(r.ok && r.image).toEqual({ path: join(dir, 'shot.dat'), mime: 'image/png', bytes: PNG.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown, width: 1, height: 1 });
+    expect(r.ok && r.image).toEqual({
+      path: join(dir, 'shot.dat'),
+      mime: 'image/png',
+      bytes: PNG.length,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
+      width: 1,
+      height: 1,
+    });
     expect(r.ok && describeImage(r.image)).toBe(`shot.dat (PNG, 1×1, ${PNG.length} bytes)`);
   });
 

@@ -39,30 +39,34 @@ const count = (s: string, ch: string): number => s.split(ch).length - 1;
 
 /** The character starting at `i` and the one ending at `j`. */
 const charAt = (s: string, i: number): string => String.fromCodePoint(s.codePointAt(i) ?? 0);
-const charBefore = (s: string, j: number): string => (j >= 2 && isLow(s.charCodeAt(j - 1)) && isHigh(s.charCodeAt(j - 2)) ? s.slice(j - 2, j) : s.slice(j - 1, j));
+const charBefore = (s: string, j: number): string =>
+  j >= 2 && isLow(s.charCodeAt(j - 1)) && isHigh(s.charCodeAt(j - 2)) ? s.slice(j - 2, j) : s.slice(j - 1, j);
 
 describe('keepEnds (the one head-and-tail truncation)', () => {
   it('keeps a prefix and a suffix of whole characters within the budget, and counts every other byte as cut', () => {
-    fc.assert(fc.property(texts, budgets, (text, keep) => {
-      const kept = keepEnds(stringEnds(text), keep);
-      if (bytes(text) <= keep) {
-        expect(kept).toBeNull();
-        return;
-      }
-      if (kept === null) throw new Error('a text over the budget must be cut');
-      const { head, tail, cutBytes } = kept;
-      expect(text.startsWith(head)).toBe(true);
-      expect(text.endsWith(tail)).toBe(true);
-      expect(head.length + tail.length).toBeLessThan(text.length);
-      expect(bytes(head)).toBeLessThanOrEqual(Math.ceil(keep / 2));
-      expect(bytes(head) + bytes(tail)).toBeLessThanOrEqual(keep);
-      expect(cutBytes).toBe(bytes(text) - bytes(head) - bytes(tail));
-      expect(splitsPair(text, head.length)).toBe(false);
-      expect(splitsPair(text, text.length - tail.length)).toBe(false);
-      // As much as fits: one more character would overrun the head's share, or the tail's rest.
-      expect(bytes(head) + bytes(charAt(text, head.length))).toBeGreaterThan(Math.ceil(keep / 2));
-      expect(bytes(tail) + bytes(charBefore(text, text.length - tail.length))).toBeGreaterThan(keep - bytes(head));
-    }), { seed, numRuns: 1000 });
+    fc.assert(
+      fc.property(texts, budgets, (text, keep) => {
+        const kept = keepEnds(stringEnds(text), keep);
+        if (bytes(text) <= keep) {
+          expect(kept).toBeNull();
+          return;
+        }
+        if (kept === null) throw new Error('a text over the budget must be cut');
+        const { head, tail, cutBytes } = kept;
+        expect(text.startsWith(head)).toBe(true);
+        expect(text.endsWith(tail)).toBe(true);
+        expect(head.length + tail.length).toBeLessThan(text.length);
+        expect(bytes(head)).toBeLessThanOrEqual(Math.ceil(keep / 2));
+        expect(bytes(head) + bytes(tail)).toBeLessThanOrEqual(keep);
+        expect(cutBytes).toBe(bytes(text) - bytes(head) - bytes(tail));
+        expect(splitsPair(text, head.length)).toBe(false);
+        expect(splitsPair(text, text.length - tail.length)).toBe(false);
+        // As much as fits: one more character would overrun the head's share, or the tail's rest.
+        expect(bytes(head) + bytes(charAt(text, head.length))).toBeGreaterThan(Math.ceil(keep / 2));
+        expect(bytes(tail) + bytes(charBefore(text, text.length - tail.length))).toBeGreaterThan(keep - bytes(head));
+      }),
+      { seed, numRuns: 1000 },
+    );
   });
 });
 
@@ -70,25 +74,28 @@ describe('cutMiddle', () => {
   const marker = (cut: number): string => `\n[${cut} cut]\n`;
 
   it('stays within the budget (plus the marker when it does not count) and introduces no broken character', () => {
-    fc.assert(fc.property(texts, budgets, fc.boolean(), (text, maxBytes, markerInBudget) => {
-      const r = cutMiddle(text, maxBytes, { marker, markerInBudget });
-      if (bytes(text) <= maxBytes) {
-        expect(r).toEqual({ text, cutBytes: 0 });
-        return;
-      }
-      const markerBytes = bytes(marker(r.cutBytes));
-      const keptBytes = bytes(r.text) - markerBytes;
-      expect(r.cutBytes).toBe(bytes(text) - keptBytes);
-      if (markerInBudget) expect(bytes(r.text)).toBeLessThanOrEqual(Math.max(maxBytes, bytes(marker(bytes(text)))));
-      else expect(keptBytes).toBeLessThanOrEqual(maxBytes);
-      const at = r.text.indexOf(marker(r.cutBytes));
-      expect(text.startsWith(r.text.slice(0, at))).toBe(true);
-      expect(text.endsWith(r.text.slice(at + marker(r.cutBytes).length))).toBe(true);
-      // Valid UTF-8 out of valid UTF-16 in: no pair is split into two U+FFFD, none is added.
-      expect(loneSurrogates(r.text)).toBeLessThanOrEqual(loneSurrogates(text));
-      expect(count(r.text, '\uFFFD')).toBeLessThanOrEqual(count(text, '\uFFFD'));
-      if (loneSurrogates(text) === 0) expect(Buffer.from(r.text, 'utf8').toString('utf8')).toBe(r.text);
-    }), { seed, numRuns: 1000 });
+    fc.assert(
+      fc.property(texts, budgets, fc.boolean(), (text, maxBytes, markerInBudget) => {
+        const r = cutMiddle(text, maxBytes, { marker, markerInBudget });
+        if (bytes(text) <= maxBytes) {
+          expect(r).toEqual({ text, cutBytes: 0 });
+          return;
+        }
+        const markerBytes = bytes(marker(r.cutBytes));
+        const keptBytes = bytes(r.text) - markerBytes;
+        expect(r.cutBytes).toBe(bytes(text) - keptBytes);
+        if (markerInBudget) expect(bytes(r.text)).toBeLessThanOrEqual(Math.max(maxBytes, bytes(marker(bytes(text)))));
+        else expect(keptBytes).toBeLessThanOrEqual(maxBytes);
+        const at = r.text.indexOf(marker(r.cutBytes));
+        expect(text.startsWith(r.text.slice(0, at))).toBe(true);
+        expect(text.endsWith(r.text.slice(at + marker(r.cutBytes).length))).toBe(true);
+        // Valid UTF-8 out of valid UTF-16 in: no pair is split into two U+FFFD, none is added.
+        expect(loneSurrogates(r.text)).toBeLessThanOrEqual(loneSurrogates(text));
+        expect(count(r.text, '\uFFFD')).toBeLessThanOrEqual(count(text, '\uFFFD'));
+        if (loneSurrogates(text) === 0) expect(Buffer.from(r.text, 'utf8').toString('utf8')).toBe(r.text);
+      }),
+      { seed, numRuns: 1000 },
+    );
   });
 });
 

@@ -18,7 +18,12 @@ function statFields(pid: number, read: ReadFile): string[] | undefined {
     return undefined;
   }
   const close = stat.lastIndexOf(')');
-  return close === -1 ? undefined : stat.slice(close + 1).trim().split(' ');
+  return close === -1
+    ? undefined
+    : stat
+        .slice(close + 1)
+        .trim()
+        .split(' ');
 }
 
 /** The one-letter state of /proc/<pid>/stat ("R", "S", "Z", …), or undefined when unreadable. */

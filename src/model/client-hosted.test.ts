@@ -12,10 +12,19 @@ describe('toCompleted with hosted tools', () => {
         { type: 'mcp_list_tools', id: 'l_1', server_label: 'docs', tools: [{ name: 'search', input_schema: {} }] },
         { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'docs', name: 'search', arguments: '{}' },
         { type: 'image_generation_call', id: 'ig_1', status: 'completed', result: 'AAAA' },
-        { type: 'message', content: [{ type: 'output_text', text: 'See A.', annotations: [
-          { type: 'url_citation', url: 'https://a.example', title: 'A', start_index: 4, end_index: 5 },
-          { type: 'file_citation', file_id: 'f', filename: 'x', index: 0 },
-        ] }] },
+        {
+          type: 'message',
+          content: [
+            {
+              type: 'output_text',
+              text: 'See A.',
+              annotations: [
+                { type: 'url_citation', url: 'https://a.example', title: 'A', start_index: 4, end_index: 5 },
+                { type: 'file_citation', file_id: 'f', filename: 'x', index: 0 },
+              ],
+            },
+          ],
+        },
       ],
     });
     expect(r.text).toBe('See A.');

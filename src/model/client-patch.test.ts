@@ -21,7 +21,11 @@ const PATCH = '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** Delete File: b.txt
 async function completedWith(form: PatchToolForm): Promise<CompletedResponse> {
   emu.enqueue({ kind: 'patch', patch: PATCH });
   const request: ModelRequest = {
-    model: 'gpt-5', instructions: 'sys', store: true, stream: true, tools: [patchToolDefinition(form)],
+    model: 'gpt-5',
+    instructions: 'sys',
+    store: true,
+    stream: true,
+    tools: [patchToolDefinition(form)],
     input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'edit' }] }],
   };
   for await (const ev of client.stream(request, new AbortController().signal)) if (ev.type === 'completed') return ev.response;
@@ -40,6 +44,8 @@ describe('CompletedResponse.toolCalls with apply_patch', () => {
 
   it('carries custom_tool_call items with the raw input, and function calls as before', async () => {
     expect((await completedWith('custom')).toolCalls).toEqual([expect.objectContaining({ type: 'custom_tool_call', name: 'apply_patch', input: PATCH })]);
-    expect((await completedWith('function')).toolCalls).toEqual([expect.objectContaining({ type: 'function_call', name: 'apply_patch', arguments: JSON.stringify({ input: PATCH }) })]);
+    expect((await completedWith('function')).toolCalls).toEqual([
+      expect.objectContaining({ type: 'function_call', name: 'apply_patch', arguments: JSON.stringify({ input: PATCH }) }),
+    ]);
   });
 });

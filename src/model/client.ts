@@ -7,8 +7,18 @@ import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/r
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 import {
-  approvalRequestCall, isCompactionItem, isHostedItem, isInputItem, isToolCallItem, isUrlCitation, replayableOutput,
-  type CompactionItem, type HostedItem, type InputItem, type ToolCallItem, type UrlCitation,
+  approvalRequestCall,
+  isCompactionItem,
+  isHostedItem,
+  isInputItem,
+  isToolCallItem,
+  isUrlCitation,
+  replayableOutput,
+  type CompactionItem,
+  type HostedItem,
+  type InputItem,
+  type ToolCallItem,
+  type UrlCitation,
 } from '../wire/items.ts';
 import { isRecord } from '../lib/guards.ts';
 import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets.ts';
@@ -143,7 +153,12 @@ export function toCompleted(response: WireResponse, { strict = true } = {}): Com
     }
   }
   const completed: CompletedResponse = {
-    id: response.id, status: optionalText(response.status) ?? 'completed', text, toolCalls, items: replayableOutput(output), usage: toUsage(response.usage),
+    id: response.id,
+    status: optionalText(response.status) ?? 'completed',
+    text,
+    toolCalls,
+    items: replayableOutput(output),
+    usage: toUsage(response.usage),
   };
   if (compactions.length > 0) completed.compactions = compactions;
   if (hosted.length > 0) completed.hosted = hosted;
@@ -152,7 +167,9 @@ export function toCompleted(response: WireResponse, { strict = true } = {}): Com
 }
 
 function compactionOf(item: CompactionItem): CompactionItem {
-  return item.id ? { type: 'compaction', encrypted_content: item.encrypted_content, id: item.id } : { type: 'compaction', encrypted_content: item.encrypted_content };
+  return item.id
+    ? { type: 'compaction', encrypted_content: item.encrypted_content, id: item.id }
+    : { type: 'compaction', encrypted_content: item.encrypted_content };
 }
 
 /**
@@ -231,7 +248,7 @@ function toWireEvent(raw: unknown): WireEvent {
   }
 }
 
-type OpenAIClass = (typeof import('openai'))['default'];
+type OpenAIClass = typeof import('openai')['default'];
 
 /**
  * The model client: one streamed Responses call (over HTTP+SSE through the SDK, or over the
@@ -267,7 +284,10 @@ export class ResponsesClient implements ModelClient {
     });
     // WebSocket mode when chosen (transport.ts); null means "send this one over HTTP".
     this.#socketEvents = socketTransport({
-      ...opts, query: auth.query, endpoint: this.#endpoint, handshakeTimeoutMs: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      ...opts,
+      query: auth.query,
+      endpoint: this.#endpoint,
+      handshakeTimeoutMs: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
       apiError: (status, body) => OpenAI.APIError.generate(status, { error: body }, undefined, new Headers()),
     });
   }
@@ -275,9 +295,13 @@ export class ResponsesClient implements ModelClient {
   /** The SDK error class, by instanceof (class names do not survive minification). */
   #sdkKindOf(err: unknown): 'abort' | 'timeout' | 'connection' | undefined {
     const OpenAI = this.#OpenAI;
-    return err instanceof OpenAI.APIUserAbortError ? 'abort'
-      : err instanceof OpenAI.APIConnectionTimeoutError ? 'timeout'
-        : err instanceof OpenAI.APIConnectionError ? 'connection' : undefined;
+    return err instanceof OpenAI.APIUserAbortError
+      ? 'abort'
+      : err instanceof OpenAI.APIConnectionTimeoutError
+        ? 'timeout'
+        : err instanceof OpenAI.APIConnectionError
+          ? 'connection'
+          : undefined;
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
@@ -303,7 +327,7 @@ export class ResponsesClient implements ModelClient {
     log?.('request', withoutToolSecrets(request));
     try {
       touch();
-      const events = (await this.#socketEvents(request, combined)) ?? await this.#sdk.responses.create(toSdkRequest(request), { signal: combined });
+      const events = (await this.#socketEvents(request, combined)) ?? (await this.#sdk.responses.create(toSdkRequest(request), { signal: combined }));
       streaming = true;
       for await (const raw of events) {
         touch();
@@ -353,17 +377,22 @@ export class ResponsesClient implements ModelClient {
         throw new ModelError(`no data from the server for ${Math.round(opts.idleTimeoutMs / 1000)} s`, 'retryable', { partialText });
       }
       const sdkKind = this.#sdkKindOf(err);
-      let failure = signal.aborted ? new ModelError('request cancelled', 'aborted', { partialText })
-        : sdkKind === 'timeout' ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, endpoint)
+      let failure = signal.aborted
+        ? new ModelError('request cancelled', 'aborted', { partialText })
+        : sdkKind === 'timeout'
+          ? headersTimeout(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, endpoint)
           : classifyFailure(err, sdkKind, endpoint);
       // A socket that dies mid-stream surfaces as a plain error without status ("terminated"):
       // the response never completed, which is retryable like any cut stream.
       if (streaming && failure.kind === 'fatal' && failure.details.status === undefined && !(err instanceof ModelError)) {
         // A TypeError here is an event missing what its type promises (a completion without its
         // response, output that is not a list): say that, not "cut off" and a minified name.
-        const what = err instanceof SyntaxError ? `the server sent an event that is not valid JSON (${failure.message})`
-          : err instanceof TypeError && !/terminated|socket|aborted/i.test(failure.message) ? `the server sent a malformed event (${failure.message})`
-            : `the stream was cut off (${failure.message})`;
+        const what =
+          err instanceof SyntaxError
+            ? `the server sent an event that is not valid JSON (${failure.message})`
+            : err instanceof TypeError && !/terminated|socket|aborted/i.test(failure.message)
+              ? `the server sent a malformed event (${failure.message})`
+              : `the stream was cut off (${failure.message})`;
         failure = new ModelError(what, 'retryable', { partialText });
       }
       log?.('error', { message: failure.message, kind: failure.kind, ...failure.details });
@@ -425,10 +454,13 @@ export function preloadModelClient(): void {
 /** A ResponsesClient made when the first request needs it; a failed SDK load is that request's (fatal) error. */
 function deferredClient(opts: ClientOptions): ModelClient {
   let client: Promise<ModelClient> | undefined;
-  const ready = (): Promise<ModelClient> => (client ??= loadSdk().then((OpenAI) => new ResponsesClient(OpenAI, opts)).catch((err: unknown) => {
-    client = undefined;
-    throw new ModelError(`could not load the OpenAI SDK: ${err instanceof Error ? err.message : String(err)}`, 'fatal');
-  }));
+  const ready = (): Promise<ModelClient> =>
+    (client ??= loadSdk()
+      .then((OpenAI) => new ResponsesClient(OpenAI, opts))
+      .catch((err: unknown) => {
+        client = undefined;
+        throw new ModelError(`could not load the OpenAI SDK: ${err instanceof Error ? err.message : String(err)}`, 'fatal');
+      }));
   return {
     async *stream(request, signal) {
       yield* (await ready()).stream(request, signal);

@@ -18,7 +18,9 @@ beforeAll(async () => {
   emu = await startEmulator();
   client = await createOpenAIClient({ apiKey: 'k', baseUrl: emu.baseUrl, idleTimeoutMs: 2000 });
 });
-afterAll(async () => { await emu.close(); });
+afterAll(async () => {
+  await emu.close();
+});
 beforeEach(() => {
   emu.configureContext({ windowTokens: 2000, overflowForm: 'http', contextManagement: true, compactEndpoint: true });
 });

@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDebugLog } from './debug-log.ts';
 
 let dir: string;
-beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-dbg-')); });
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-dbg-'));
+});
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('createDebugLog', () => {
@@ -32,7 +34,10 @@ describe('createDebugLog', () => {
     const p = d.path ?? '';
     fs.rmSync(p);
     fs.mkdirSync(p);
-    expect(() => { d.log('event', { a: 1 }); d.log('event', { a: 2 }); }).not.toThrow();
+    expect(() => {
+      d.log('event', { a: 1 });
+      d.log('event', { a: 2 });
+    }).not.toThrow();
     expect(warnings).toEqual([expect.stringMatching(/\(EISDIR\); continuing without the debug log$/)]);
   });
 });

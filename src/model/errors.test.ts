@@ -15,7 +15,9 @@ beforeAll(async () => {
   emu = await startEmulator();
   client = await createOpenAIClient({ apiKey: 'k', baseUrl: emu.baseUrl, idleTimeoutMs: 500 });
 });
-afterAll(async () => { await emu.close(); });
+afterAll(async () => {
+  await emu.close();
+});
 
 const shape = { model: 'gpt-4.1', instructions: 'sys', tools: [], reasoningEffort: undefined };
 const userInput: InputItem[] = [userMessage([], 'hi')];
@@ -32,9 +34,17 @@ async function failureOf(c: ModelClient, previous: string | null = null, signal 
 
 describe('classifyFailure on real failures', () => {
   const httpCases: [number, string | undefined, FailureKind][] = [
-    [500, undefined, 'retryable'], [502, undefined, 'retryable'], [503, undefined, 'retryable'], [504, undefined, 'retryable'],
-    [408, undefined, 'retryable'], [409, undefined, 'retryable'], [429, 'rate_limit_exceeded', 'retryable'],
-    [429, 'insufficient_quota', 'fatal'], [401, 'invalid_api_key', 'fatal'], [403, undefined, 'fatal'], [400, 'invalid_value', 'fatal'],
+    [500, undefined, 'retryable'],
+    [502, undefined, 'retryable'],
+    [503, undefined, 'retryable'],
+    [504, undefined, 'retryable'],
+    [408, undefined, 'retryable'],
+    [409, undefined, 'retryable'],
+    [429, 'rate_limit_exceeded', 'retryable'],
+    [429, 'insufficient_quota', 'fatal'],
+    [401, 'invalid_api_key', 'fatal'],
+    [403, undefined, 'fatal'],
+    [400, 'invalid_value', 'fatal'],
   ];
   for (const [status, code, kind] of httpCases) {
     it(`HTTP ${status}${code ? ` ${code}` : ''} is ${kind}`, async () => {
@@ -92,7 +102,10 @@ describe('classifyFailure on real failures', () => {
   it('connection refused is retryable and names the cause', async () => {
     const port = await new Promise<number>((res) => {
       const s = createServer();
-      s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); });
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
     });
     const down = await createOpenAIClient({ apiKey: 'k', baseUrl: `http://127.0.0.1:${port}/v1`, idleTimeoutMs: 1000 });
     const f = await failureOf(down);
@@ -105,7 +118,10 @@ describe('classifyFailure on real failures', () => {
   it('names the base URL without the credentials or query it may carry', async () => {
     const port = await new Promise<number>((res) => {
       const s = createServer();
-      s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); });
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
     });
     const down = await createOpenAIClient({ apiKey: 'k', baseUrl: `http://user:s3cret@127.0.0.1:${port}/openai/v1?api-key=q5ecret`, idleTimeoutMs: 1000 });
     const f = await failureOf(down);

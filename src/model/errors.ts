@@ -22,7 +22,10 @@ export const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
  * throws it without status) or in `response.failed`, so it is recognised by code, never by status.
  */
 export function contextOverflow(details: ModelError['details'] = {}): ModelError {
-  return new ModelError(`the conversation no longer fits in the model's context window (${CONTEXT_LENGTH_EXCEEDED})`, 'context_overflow', { ...details, code: CONTEXT_LENGTH_EXCEEDED });
+  return new ModelError(`the conversation no longer fits in the model's context window (${CONTEXT_LENGTH_EXCEEDED})`, 'context_overflow', {
+    ...details,
+    code: CONTEXT_LENGTH_EXCEEDED,
+  });
 }
 
 /** Longest Retry-After we wait for automatically; beyond that the limit is reported, not retried into. */
@@ -76,7 +79,8 @@ function rootCause(e: ErrorLike): string {
   let best = '';
   let cur: ErrorLike | undefined = e.cause === undefined ? undefined : errorLike(e.cause);
   for (let depth = 0; cur && depth < 5; depth++) {
-    if (typeof cur.code === 'string') return `: ${cur.code}${typeof cur.message === 'string' && !cur.message.includes(cur.code) ? ` ${cleanMessage(cur.message)}` : ''}`;
+    if (typeof cur.code === 'string')
+      return `: ${cur.code}${typeof cur.message === 'string' && !cur.message.includes(cur.code) ? ` ${cleanMessage(cur.message)}` : ''}`;
     if (typeof cur.message === 'string' && cur.message !== 'fetch failed') best = `: ${cleanMessage(cur.message)}`;
     cur = cur.cause === undefined ? undefined : errorLike(cur.cause);
   }
@@ -100,8 +104,16 @@ export function displayUrl(url: string): string {
 export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'connection', endpoint?: string): ModelError {
   if (err instanceof ModelError) return err;
   const e = errorLike(err);
-  const name = sdkKind === 'abort' ? 'APIUserAbortError' : sdkKind === 'timeout' ? 'APIConnectionTimeoutError'
-    : sdkKind === 'connection' ? 'APIConnectionError' : typeof e.name === 'string' ? e.name : '';
+  const name =
+    sdkKind === 'abort'
+      ? 'APIUserAbortError'
+      : sdkKind === 'timeout'
+        ? 'APIConnectionTimeoutError'
+        : sdkKind === 'connection'
+          ? 'APIConnectionError'
+          : typeof e.name === 'string'
+            ? e.name
+            : '';
   const message = cleanMessage(typeof e.message === 'string' ? e.message : String(err));
   if (name === 'APIUserAbortError' || name === 'AbortError') return new ModelError('request cancelled', 'aborted');
   const at = endpoint === undefined ? '' : ` (${endpoint})`;
@@ -129,7 +141,10 @@ export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'c
     const retryAfterMs = parseRetryAfter(e.headers);
     if (retryAfterMs !== undefined && retryAfterMs > MAX_AUTO_RETRY_AFTER_MS) {
       const at = new Date(Date.now() + retryAfterMs).toLocaleTimeString();
-      return new ModelError(`rate limit: the server asks to wait until ${at} (${Math.ceil(retryAfterMs / 1000)} s) — ${message}`, 'fatal', { ...base, retryAfterMs });
+      return new ModelError(`rate limit: the server asks to wait until ${at} (${Math.ceil(retryAfterMs / 1000)} s) — ${message}`, 'fatal', {
+        ...base,
+        retryAfterMs,
+      });
     }
     return new ModelError(message, 'retryable', { ...base, retryAfterMs });
   }

@@ -4,10 +4,20 @@ import { redactDeep, requestSecrets, withoutToolSecrets } from './hosted-secrets
 import type { ModelRequest } from './types.ts';
 
 const request: ModelRequest = {
-  model: 'm', instructions: 'i', input: [], store: true, stream: true,
+  model: 'm',
+  instructions: 'i',
+  input: [],
+  store: true,
+  stream: true,
   tools: [
     { type: 'shell', environment: { type: 'local' } },
-    { type: 'mcp', server_label: 'gh', server_url: 'https://gh.example/mcp', headers: { Authorization: 'Bearer ghp_abcdef123456', 'X-Short': 'abc' }, require_approval: 'always' },
+    {
+      type: 'mcp',
+      server_label: 'gh',
+      server_url: 'https://gh.example/mcp',
+      headers: { Authorization: 'Bearer ghp_abcdef123456', 'X-Short': 'abc' },
+      require_approval: 'always',
+    },
   ],
 };
 
@@ -25,7 +35,10 @@ describe('remote MCP header secrets', () => {
   });
 
   it('are redacted in every string of an echoed value, keys included', () => {
-    const echoed = { type: 'response.completed', response: { tools: [{ headers: { Authorization: 'Bearer ghp_abcdef123456' } }], error: 'bad token ghp_abcdef123456', ['ghp_abcdef123456']: 1 } };
+    const echoed = {
+      type: 'response.completed',
+      response: { tools: [{ headers: { Authorization: 'Bearer ghp_abcdef123456' } }], error: 'bad token ghp_abcdef123456', ['ghp_abcdef123456']: 1 },
+    };
     expect(JSON.stringify(redactDeep(echoed, requestSecrets(request)))).not.toContain('ghp_');
   });
 });

@@ -22,10 +22,20 @@ describe('materializeImages', () => {
     writeFileSync(path, PNG);
     const plain: InputItem[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }];
     expect(await materializeImages(plain)).toBe(plain);
-    const input: InputItem[] = [{ type: 'function_call_output', call_id: 'c', output: 'x' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'see' }, await attached(path)] }];
+    const input: InputItem[] = [
+      { type: 'function_call_output', call_id: 'c', output: 'x' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'see' }, await attached(path)] },
+    ];
     const sent = await materializeImages(input);
     expect(sent[0]).toBe(input[0]);
-    expect(sent[1]).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'see' }, { type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${PNG.toString('base64')}` }] });
+    expect(sent[1]).toEqual({
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'see' },
+        { type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${PNG.toString('base64')}` },
+      ],
+    });
   });
 
   it('sends a note instead of an image that changed or disappeared since it was attached', async () => {
@@ -35,7 +45,11 @@ describe('materializeImages', () => {
     const part = await attached(path);
     writeFileSync(path, Buffer.concat([PNG, Buffer.from([0])]));
     const changed = await materializeImages([{ type: 'message', role: 'user', content: [part] }]);
-    expect(changed[0]).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `[image ${path} was not sent: the file changed since it was attached]` }] });
+    expect(changed[0]).toEqual({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: `[image ${path} was not sent: the file changed since it was attached]` }],
+    });
     unlinkSync(path);
     const gone = await materializeImages([{ type: 'message', role: 'user', content: [part] }]);
     expect(gone[0]?.type === 'message' && gone[0].content[0]).toEqual({ type: 'input_text', text: `[image ${path} could not be sent: ${path}: no such file]` });

@@ -27,12 +27,14 @@ async function toWirePart(part: LocalImagePart, read: ImageReader): Promise<Mess
 /** The input with every local image read and inlined as a data URL (the same array when there are none). */
 export async function materializeImages<T extends ConversationItem>(input: T[], read: ImageReader = readImageFile): Promise<T[]> {
   if (!input.some(hasLocalImage)) return input;
-  return Promise.all(input.map(async (item): Promise<T> => {
-    if (!hasLocalImage(item)) return item;
-    // An MCP tool's images go inside its function_call_output (the API takes content parts there).
-    if (item.type === 'function_call_output') return { ...item, output: await inlineParts(typeof item.output === 'string' ? [] : item.output, read) };
-    return { ...item, content: await inlineParts(item.content, read) };
-  }));
+  return Promise.all(
+    input.map(async (item): Promise<T> => {
+      if (!hasLocalImage(item)) return item;
+      // An MCP tool's images go inside its function_call_output (the API takes content parts there).
+      if (item.type === 'function_call_output') return { ...item, output: await inlineParts(typeof item.output === 'string' ? [] : item.output, read) };
+      return { ...item, content: await inlineParts(item.content, read) };
+    }),
+  );
 }
 
 export function withLocalImages(client: ModelClient, read: ImageReader = readImageFile): ModelClient {

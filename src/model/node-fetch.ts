@@ -184,7 +184,11 @@ async function send(hop: HopRequest, signal: AbortSignal | undefined, caFile: st
       // does not send it): the proxy refused us, which says more than an HTTP error would.
       if (viaProxy !== undefined && res.statusCode === 407) {
         res.resume();
-        reject(new TypeError('fetch failed', { cause: proxyError(viaProxy, `refused the request to ${hop.url.host} (407${res.statusMessage ? ` ${res.statusMessage}` : ''})`) }));
+        reject(
+          new TypeError('fetch failed', {
+            cause: proxyError(viaProxy, `refused the request to ${hop.url.host} (407${res.statusMessage ? ` ${res.statusMessage}` : ''})`),
+          }),
+        );
         return;
       }
       resolve(res);
@@ -194,7 +198,13 @@ async function send(hop: HopRequest, signal: AbortSignal | undefined, caFile: st
     // Through a proxy the socket is the proxy's, so the error names it (never its credentials).
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.name === 'AbortError') reject(err);
-      else reject(new TypeError('fetch failed', { cause: viaProxy === undefined ? err : proxyError(viaProxy, CONNECT_CODES.has(err.code ?? '') ? 'could not be reached' : 'dropped the connection', err) }));
+      else
+        reject(
+          new TypeError('fetch failed', {
+            cause:
+              viaProxy === undefined ? err : proxyError(viaProxy, CONNECT_CODES.has(err.code ?? '') ? 'could not be reached' : 'dropped the connection', err),
+          }),
+        );
     });
     if (hop.body === undefined) req.end();
     else req.end(hop.body);

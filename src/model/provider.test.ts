@@ -35,17 +35,27 @@ describe('provider settings', () => {
   });
 
   it('parses AGENTX_HEADERS and names the header, never the value, in an error', () => {
-    expect(parseExtraHeaders('X-Title=agentx, HTTP-Referer=https://example.com/a?b=c')).toEqual({ headers: { 'X-Title': 'agentx', 'HTTP-Referer': 'https://example.com/a?b=c' } });
+    expect(parseExtraHeaders('X-Title=agentx, HTTP-Referer=https://example.com/a?b=c')).toEqual({
+      headers: { 'X-Title': 'agentx', 'HTTP-Referer': 'https://example.com/a?b=c' },
+    });
     expect(parseExtraHeaders(undefined)).toEqual({ headers: {} });
-    expect(parseExtraHeaders('X-Title=a,secret-value')).toEqual({ error: 'AGENTX_HEADERS: expected Name=value pairs separated by commas; entry 2 of 2 has no "="' });
+    expect(parseExtraHeaders('X-Title=a,secret-value')).toEqual({
+      error: 'AGENTX_HEADERS: expected Name=value pairs separated by commas; entry 2 of 2 has no "="',
+    });
     expect(parseExtraHeaders('Bad Name=secret-value')).toEqual({ error: 'AGENTX_HEADERS: "Bad Name" is not a valid header name' });
-    expect(parseExtraHeaders('Authorization=Bearer secret-value')).toEqual({ error: 'AGENTX_HEADERS: Authorization is set by agentx itself and cannot be overridden' });
+    expect(parseExtraHeaders('Authorization=Bearer secret-value')).toEqual({
+      error: 'AGENTX_HEADERS: Authorization is set by agentx itself and cannot be overridden',
+    });
     expect(headerSecrets({ 'X-Title': 'agentx', 'X-Gateway-Key': 'gw-0123456789' })).toEqual(['gw-0123456789']);
   });
 });
 
 const REQUEST: ModelRequest = {
-  model: 'gpt-5', instructions: 'sys', store: true, stream: true, tools: [],
+  model: 'gpt-5',
+  instructions: 'sys',
+  store: true,
+  stream: true,
+  tools: [],
   input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
 };
 
@@ -60,7 +70,12 @@ describe('Azure-shaped requests', () => {
       emu = await startEmulator({ azure: { apiVersion: '2025-04-01-preview' } });
       const logged: string[] = [];
       const client = await createOpenAIClient({
-        apiKey: 'azure-key-0123456789', baseUrl: emu.baseUrl, idleTimeoutMs: 5000, provider: 'azure', azureApiVersion: '2025-04-01-preview', transport,
+        apiKey: 'azure-key-0123456789',
+        baseUrl: emu.baseUrl,
+        idleTimeoutMs: 5000,
+        provider: 'azure',
+        azureApiVersion: '2025-04-01-preview',
+        transport,
         extraHeaders: { 'X-Title': 'agentx', 'X-Gateway-Key': 'gw-secret-0123456789' },
         log: (kind, data) => logged.push(`${kind} ${JSON.stringify(data)}`),
       });
@@ -78,7 +93,12 @@ describe('Azure-shaped requests', () => {
 
   it('the Azure emulator refuses a Bearer key and a missing api-version, as Azure does', async () => {
     emu = await startEmulator({ azure: { apiVersion: '2025-04-01-preview' } });
-    const bearer = await createOpenAIClient({ apiKey: 'azure-key-0123456789', baseUrl: emu.baseUrl, idleTimeoutMs: 5000, azureApiVersion: '2025-04-01-preview' });
+    const bearer = await createOpenAIClient({
+      apiKey: 'azure-key-0123456789',
+      baseUrl: emu.baseUrl,
+      idleTimeoutMs: 5000,
+      azureApiVersion: '2025-04-01-preview',
+    });
     await expect(text(bearer)).rejects.toMatchObject({ details: { status: 401 } });
     const noVersion = await createOpenAIClient({ apiKey: 'azure-key-0123456789', baseUrl: emu.baseUrl, idleTimeoutMs: 5000, provider: 'azure' });
     await expect(text(noVersion)).rejects.toMatchObject({ details: { status: 400 } });

@@ -39,14 +39,14 @@ export function detectProvider(baseUrl: string): Provider {
 export function parseProvider(raw: string | undefined, baseUrl: string): Provider | { error: string } {
   if (raw === undefined) return detectProvider(baseUrl);
   const value = raw.trim().toLowerCase();
-  return (PROVIDERS as readonly string[]).includes(value) ? value as Provider
-    : { error: `AGENTX_PROVIDER: expected ${PROVIDERS.join(', ')}, got "${raw}"` };
+  return (PROVIDERS as readonly string[]).includes(value) ? (value as Provider) : { error: `AGENTX_PROVIDER: expected ${PROVIDERS.join(', ')}, got "${raw}"` };
 }
 
 export function parseTransport(raw: string | undefined): TransportSetting | { error: string } {
   if (raw === undefined) return 'auto';
   const value = raw.trim().toLowerCase();
-  return (TRANSPORTS as readonly string[]).includes(value) ? value as TransportSetting
+  return (TRANSPORTS as readonly string[]).includes(value)
+    ? (value as TransportSetting)
     : { error: `AGENTX_TRANSPORT: expected ${TRANSPORTS.join(', ')}, got "${raw}"` };
 }
 
@@ -95,7 +95,11 @@ export function parseExtraHeaders(raw: string | undefined): { headers: Record<st
 }
 
 /** What the SDK needs for a provider: headers to add (null removes one) and query parameters. */
-export function wireAuth(provider: Provider, apiKey: string, apiVersion: string | undefined): { headers: Record<string, string | null>; query: Record<string, string> } {
+export function wireAuth(
+  provider: Provider,
+  apiKey: string,
+  apiVersion: string | undefined,
+): { headers: Record<string, string | null>; query: Record<string, string> } {
   if (provider !== 'azure') return { headers: {}, query: {} };
   // Azure reads the key from api-key; a Bearer header would be read as an Entra ID token and refused.
   return { headers: { 'api-key': apiKey, authorization: null }, query: apiVersion === undefined ? {} : { 'api-version': apiVersion } };

@@ -68,7 +68,10 @@ async function startProxy(opts: { refuse?: number; requireAuth?: boolean } = {})
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`, tunnels, forwarded, auth,
+    url: `http://127.0.0.1:${port}`,
+    tunnels,
+    forwarded,
+    auth,
     close: () => {
       for (const s of sockets) s.destroy();
       server.closeAllConnections();
@@ -92,7 +95,23 @@ beforeAll(async () => {
   openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx test CA');
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'ext.cnf');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '1',
+    '-extfile',
+    'ext.cnf',
+  );
   caFile = path.join(dir, 'ca.pem');
   emu = await startEmulator();
   const { readFileSync } = await import('node:fs');
@@ -158,8 +177,12 @@ describe('proxies and a private CA', () => {
     const proxy = await startProxy();
     try {
       process.env.HTTPS_PROXY = proxy.url;
-      const err = await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e);
-      expect(classifyFailure(err, 'connection').message).toMatch(/^connection failed: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/);
+      const err = await client(`https://localhost:${tlsPort}/v1`)
+        .models.list()
+        .catch((e: unknown) => e);
+      expect(classifyFailure(err, 'connection').message).toMatch(
+        /^connection failed: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/,
+      );
       expect(proxy.tunnels).toEqual([`localhost:${tlsPort}`]);
     } finally {
       await proxy.close();
@@ -197,7 +220,12 @@ describe('proxies and a private CA', () => {
     const proxy = await startProxy({ refuse: 403 });
     try {
       process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://bob:hunter2@');
-      const refused = classifyFailure(await client(`https://localhost:${tlsPort}/v1`, caFile).models.list().catch((e: unknown) => e), 'connection').message;
+      const refused = classifyFailure(
+        await client(`https://localhost:${tlsPort}/v1`, caFile)
+          .models.list()
+          .catch((e: unknown) => e),
+        'connection',
+      ).message;
       expect(refused).toBe(`connection failed: proxy ${proxy.url} refused the tunnel to localhost:${tlsPort} (403 Forbidden)`);
     } finally {
       await proxy.close();
@@ -206,7 +234,12 @@ describe('proxies and a private CA', () => {
     const deadUrl = dead.url;
     await dead.close();
     process.env.HTTPS_PROXY = deadUrl.replace('http://', 'http://bob:hunter2@');
-    const unreachable = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
+    const unreachable = classifyFailure(
+      await client(`https://localhost:${tlsPort}/v1`)
+        .models.list()
+        .catch((e: unknown) => e),
+      'connection',
+    ).message;
     expect(unreachable).toBe(`connection failed: proxy ${deadUrl} could not be reached: ECONNREFUSED`);
     expect(unreachable).not.toContain('hunter2');
   });
@@ -216,12 +249,22 @@ describe('proxies and a private CA', () => {
     const deadUrl = dead.url;
     await dead.close();
     process.env.HTTP_PROXY = deadUrl.replace('http://', 'http://bob:hunter2@');
-    const unreachable = classifyFailure(await client(emu.baseUrl).models.list().catch((e: unknown) => e), 'connection').message;
+    const unreachable = classifyFailure(
+      await client(emu.baseUrl)
+        .models.list()
+        .catch((e: unknown) => e),
+      'connection',
+    ).message;
     expect(unreachable).toBe(`connection failed: proxy ${deadUrl} could not be reached: ECONNREFUSED`);
     const strict = await startProxy({ requireAuth: true });
     try {
       process.env.HTTP_PROXY = strict.url.replace('http://', 'http://bob:hunter2@');
-      const refused = classifyFailure(await client(emu.baseUrl).models.list().catch((e: unknown) => e), 'connection').message;
+      const refused = classifyFailure(
+        await client(emu.baseUrl)
+          .models.list()
+          .catch((e: unknown) => e),
+        'connection',
+      ).message;
       expect(refused).toBe(`connection failed: proxy ${strict.url} refused the request to 127.0.0.1:${emu.port} (407 Proxy Authentication Required)`);
       expect(strict.forwarded).toEqual([`${emu.baseUrl}/models`]);
     } finally {
@@ -231,10 +274,20 @@ describe('proxies and a private CA', () => {
 
   it('an unsupported proxy scheme and an unreadable CA file are one-line errors', async () => {
     process.env.ALL_PROXY = 'socks5://127.0.0.1:1080';
-    const socks = classifyFailure(await client(`https://localhost:${tlsPort}/v1`).models.list().catch((e: unknown) => e), 'connection').message;
+    const socks = classifyFailure(
+      await client(`https://localhost:${tlsPort}/v1`)
+        .models.list()
+        .catch((e: unknown) => e),
+      'connection',
+    ).message;
     expect(socks).toBe('connection failed: ALL_PROXY: socks5 proxies are not supported (use an http:// proxy)');
     delete process.env.ALL_PROXY;
-    const ca = classifyFailure(await client(`https://localhost:${tlsPort}/v1`, path.join(dir, 'missing.pem')).models.list().catch((e: unknown) => e), 'connection').message;
+    const ca = classifyFailure(
+      await client(`https://localhost:${tlsPort}/v1`, path.join(dir, 'missing.pem'))
+        .models.list()
+        .catch((e: unknown) => e),
+      'connection',
+    ).message;
     expect(ca).toBe(`connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT`);
   });
 });

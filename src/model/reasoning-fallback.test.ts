@@ -16,18 +16,28 @@ beforeAll(async () => {
   emu = await startEmulator({ noReasoningModels: ['gpt-oss-refuses'] });
   raw = await createOpenAIClient({ apiKey: 'k', baseUrl: emu.baseUrl, idleTimeoutMs: 2000 });
 });
-afterAll(async () => { await emu.close(); });
+afterAll(async () => {
+  await emu.close();
+});
 
-const request = (model: string): ModelRequest => buildRequest({ model, instructions: 'sys', tools: [], reasoningEffort: 'high' }, [userMessage([], 'hi')], null);
+const request = (model: string): ModelRequest =>
+  buildRequest({ model, instructions: 'sys', tools: [], reasoningEffort: 'high' }, [userMessage([], 'hi')], null);
 
 async function drain(c: ModelClient, r: ModelRequest): Promise<void> {
-  for await (const _ of c.stream(r, new AbortController().signal)) { /* events */ }
+  for await (const _ of c.stream(r, new AbortController().signal)) {
+    /* events */
+  }
 }
 
 describe('reasoning effort for any model', () => {
   it('is sent to a model the regex does not know when the person configured it', async () => {
     const n = emu.requests.length;
-    await drain(withReasoningFallback(raw, emu.baseUrl, () => { throw new Error('no warning expected'); }), request('gpt-oss-120b'));
+    await drain(
+      withReasoningFallback(raw, emu.baseUrl, () => {
+        throw new Error('no warning expected');
+      }),
+      request('gpt-oss-120b'),
+    );
     expect((emu.requests[n]?.body as { reasoning?: unknown }).reasoning).toEqual({ effort: 'high', summary: 'auto' });
   });
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { MAX_REDIRECTS, nextHop, type HopRequest } from './redirect.ts';
 
 const post = (url = 'https://proxy.example/v1/responses'): HopRequest => ({
-  url: new URL(url), method: 'POST', body: '{"model":"x"}',
+  url: new URL(url),
+  method: 'POST',
+  body: '{"model":"x"}',
   headers: { authorization: 'Bearer sk-secret', 'content-type': 'application/json', 'openai-project': 'p', host: 'proxy.example' },
 });
 
@@ -11,7 +13,9 @@ describe('nextHop', () => {
     for (const status of [307, 308]) {
       const hop = nextHop(post(), status, '/v2/responses', 0);
       expect(hop).toEqual({
-        url: new URL('https://proxy.example/v2/responses'), method: 'POST', body: '{"model":"x"}',
+        url: new URL('https://proxy.example/v2/responses'),
+        method: 'POST',
+        body: '{"model":"x"}',
         headers: { authorization: 'Bearer sk-secret', 'content-type': 'application/json', 'openai-project': 'p' },
       });
     }

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { buildRequest, supportsReasoning } from './request.ts';
 
 describe('request building', () => {
-  const shape = { model: 'gpt-5', instructions: 'sys', tools: [{ type: 'shell' as const, environment: { type: 'local' as const } }], reasoningEffort: undefined };
+  const shape = {
+    model: 'gpt-5',
+    instructions: 'sys',
+    tools: [{ type: 'shell' as const, environment: { type: 'local' as const } }],
+    reasoningEffort: undefined,
+  };
 
   it('always stores and streams, and chains only when there is a previous response', () => {
     const first = buildRequest(shape, [], null);

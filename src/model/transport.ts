@@ -68,8 +68,13 @@ export function socketTransport(opts: SocketTransportOptions): (request: ModelRe
     if (!useSocket) return null;
     const { createResponsesSocket, UpgradeRefused } = await import('./ws-transport.ts');
     socket ??= createResponsesSocket({
-      baseUrl: opts.baseUrl, query: opts.query, headers: handshakeHeaders(opts), endpoint: opts.endpoint,
-      handshakeTimeoutMs: opts.handshakeTimeoutMs, apiError: opts.apiError, caFile: opts.caFile,
+      baseUrl: opts.baseUrl,
+      query: opts.query,
+      headers: handshakeHeaders(opts),
+      endpoint: opts.endpoint,
+      handshakeTimeoutMs: opts.handshakeTimeoutMs,
+      apiError: opts.apiError,
+      caFile: opts.caFile,
     });
     const it = socket.events(request, signal);
     let first: IteratorResult<unknown>;

@@ -47,8 +47,8 @@ export interface CompactedOutput {
 
 export interface CompletedResponse {
   id: string;
-  status: string;             // completed | incomplete
-  text: string;               // concatenated output_text of message items
+  status: string; // completed | incomplete
+  text: string; // concatenated output_text of message items
   toolCalls: ToolCallItem[];
   /** The output in the input form a replay sends back (wire/items.ts replayableOutput). */
   items: ConversationItem[];

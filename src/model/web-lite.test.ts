@@ -12,9 +12,17 @@ describe('LiteHeaders', () => {
     expect(h.has('authorization')).toBe(true);
     h.delete('AUTHORIZATION');
     expect(h.get('authorization')).toBeNull();
-    expect([...h]).toEqual([['content-type', 'application/json'], ['x-multi', 'a, b, c']]);
+    expect([...h]).toEqual([
+      ['content-type', 'application/json'],
+      ['x-multi', 'a, b, c'],
+    ]);
     expect([...new LiteHeaders(h).keys()]).toEqual(['content-type', 'x-multi']);
-    expect([...new LiteHeaders([['b', '2'], ['a', '1']]).values()]).toEqual(['1', '2']);
+    expect([
+      ...new LiteHeaders([
+        ['b', '2'],
+        ['a', '1'],
+      ]).values(),
+    ]).toEqual(['1', '2']);
     const seen: string[] = [];
     h.forEach((v, k) => seen.push(`${k}=${v}`));
     expect(seen).toEqual(['content-type=application/json', 'x-multi=a, b, c']);
@@ -43,7 +51,14 @@ describe('installLiteWebGlobals', () => {
   it('replaces lazy (not yet loaded) globals only', () => {
     let loaded = 0;
     const lazyTarget = {};
-    for (const name of ['Headers', 'FormData']) Object.defineProperty(lazyTarget, name, { get: () => { loaded++; return class {}; }, configurable: true });
+    for (const name of ['Headers', 'FormData'])
+      Object.defineProperty(lazyTarget, name, {
+        get: () => {
+          loaded++;
+          return class {};
+        },
+        configurable: true,
+      });
     expect(installLiteWebGlobals(lazyTarget)).toBe(true);
     expect(Object.getOwnPropertyDescriptor(lazyTarget, 'Headers')?.value).toBe(LiteHeaders);
     expect(Object.getOwnPropertyDescriptor(lazyTarget, 'FormData')?.value).toBe(LiteFormData);

@@ -29,7 +29,23 @@ beforeAll(async () => {
   openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx ws test CA');
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'ext.cnf');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '1',
+    '-extfile',
+    'ext.cnf',
+  );
   emu = await startEmulator();
   // TLS in front of the emulator (the private CA's certificate for localhost), plaintext behind.
   tlsServer = tls.createServer({ key: readFileSync(path.join(dir, 'server.key')), cert: readFileSync(path.join(dir, 'server.pem')) }, (socket) => {
@@ -85,7 +101,9 @@ async function startProxy(): Promise<{ url: string; tunnels: string[]; auth: (st
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels, auth,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tunnels,
+    auth,
     close: () => {
       for (const s of sockets) s.destroy();
       return new Promise((r) => server.close(() => r()));
@@ -94,7 +112,11 @@ async function startProxy(): Promise<{ url: string; tunnels: string[]; auth: (st
 }
 
 const REQUEST: ModelRequest = {
-  model: 'gpt-5', instructions: 'sys', store: true, stream: true, tools: [],
+  model: 'gpt-5',
+  instructions: 'sys',
+  store: true,
+  stream: true,
+  tools: [],
   input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'over wss' }] }],
 };
 
@@ -103,7 +125,8 @@ async function text(client: ModelClient): Promise<string> {
   throw new Error('no completed response');
 }
 
-const wsClient = (caFile?: string): Promise<ModelClient> => createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${tlsPort}/v1`, idleTimeoutMs: 5000, transport: 'websocket', caFile });
+const wsClient = (caFile?: string): Promise<ModelClient> =>
+  createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${tlsPort}/v1`, idleTimeoutMs: 5000, transport: 'websocket', caFile });
 
 describe('wss through a proxy', () => {
   it('tunnels with CONNECT, verifies TLS against AGENTX_CA_FILE, sends credentials only to the proxy', async () => {
@@ -125,7 +148,11 @@ describe('wss through a proxy', () => {
   it('the built CLI: a one-shot over wss through the proxy answers and exits (the idle socket holds nothing open)', async () => {
     const proxy = await startProxy();
     try {
-      const box = sandbox(`https://localhost:${tlsPort}/v1`, { AGENTX_TRANSPORT: 'websocket', HTTPS_PROXY: proxy.url, AGENTX_CA_FILE: path.join(dir, 'ca.pem') });
+      const box = sandbox(`https://localhost:${tlsPort}/v1`, {
+        AGENTX_TRANSPORT: 'websocket',
+        HTTPS_PROXY: proxy.url,
+        AGENTX_CA_FILE: path.join(dir, 'ca.pem'),
+      });
       const before = emu.requests.length;
       const r = await runCli(['run: echo hi'], { ...box, timeoutMs: 15_000 });
       expect(r.code).toBe(0);
@@ -141,7 +168,10 @@ describe('wss through a proxy', () => {
     const proxy = await startProxy();
     try {
       process.env.HTTPS_PROXY = proxy.url;
-      await expect(text(await wsClient())).rejects.toMatchObject({ kind: 'retryable', message: expect.stringMatching(/^connection failed: .*(certificate|self-signed|issuer)/i) as unknown });
+      await expect(text(await wsClient())).rejects.toMatchObject({
+        kind: 'retryable',
+        message: expect.stringMatching(/^connection failed: .*(certificate|self-signed|issuer)/i) as unknown,
+      });
     } finally {
       await proxy.close();
     }
@@ -172,6 +202,9 @@ describe('wss through a proxy', () => {
 
 describe('wss settings errors', () => {
   it('an unreadable AGENTX_CA_FILE is one fatal line naming it', async () => {
-    await expect(text(await wsClient(path.join(dir, 'missing.pem')))).rejects.toMatchObject({ kind: 'fatal', message: `connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT (https://localhost:${tlsPort}/v1)` });
+    await expect(text(await wsClient(path.join(dir, 'missing.pem')))).rejects.toMatchObject({
+      kind: 'fatal',
+      message: `connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT (https://localhost:${tlsPort}/v1)`,
+    });
   });
 });

@@ -20,10 +20,24 @@ afterEach(async () => {
   emu = undefined;
 });
 
-const SHELL_TOOL = { type: 'function' as const, name: 'shell', description: 'run', strict: false, parameters: { type: 'object', properties: { command: { type: 'string' } } } };
+const SHELL_TOOL = {
+  type: 'function' as const,
+  name: 'shell',
+  description: 'run',
+  strict: false,
+  parameters: { type: 'object', properties: { command: { type: 'string' } } },
+};
 
 function request(input: ModelRequest['input'], previous?: string): ModelRequest {
-  return { model: 'gpt-5', instructions: 'sys', store: true, stream: true, tools: [SHELL_TOOL], input, ...(previous ? { previous_response_id: previous } : {}) };
+  return {
+    model: 'gpt-5',
+    instructions: 'sys',
+    store: true,
+    stream: true,
+    tools: [SHELL_TOOL],
+    input,
+    ...(previous ? { previous_response_id: previous } : {}),
+  };
 }
 
 const user = (text: string): ModelRequest['input'] => [{ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }];
@@ -33,12 +47,19 @@ async function completed(client: ModelClient, req: ModelRequest): Promise<Comple
   throw new Error('no completed response');
 }
 
-async function setup(emuOpts: EmulatorOptions = {}, clientOpts: Partial<ClientOptions> = {}): Promise<{ emu: Emulator; client: ModelClient; support: string[] }> {
+async function setup(
+  emuOpts: EmulatorOptions = {},
+  clientOpts: Partial<ClientOptions> = {},
+): Promise<{ emu: Emulator; client: ModelClient; support: string[] }> {
   emu = await startEmulator(emuOpts);
   const support: ('yes' | 'no')[] = [];
   const client = await createOpenAIClient({
-    apiKey: 'sk-test', baseUrl: emu.baseUrl, idleTimeoutMs: 5000, transport: 'websocket',
-    websocketSupport: { get: () => support.at(-1) ?? 'unknown', set: (s) => support.push(s) }, ...clientOpts,
+    apiKey: 'sk-test',
+    baseUrl: emu.baseUrl,
+    idleTimeoutMs: 5000,
+    transport: 'websocket',
+    websocketSupport: { get: () => support.at(-1) ?? 'unknown', set: (s) => support.push(s) },
+    ...clientOpts,
   });
   return { emu, client, support };
 }
@@ -62,7 +83,11 @@ describe('transport choice', () => {
 describe('WebSocket transport', () => {
   it('runs a tool loop on one connection, chaining with previous_response_id', async () => {
     const { emu, client, support } = await setup();
-    emu.enqueue({ kind: 'function', name: 'shell', arguments: '{"command":"ls"}' }, { kind: 'function', name: 'shell', arguments: '{"command":"pwd"}' }, { kind: 'text', text: 'done' });
+    emu.enqueue(
+      { kind: 'function', name: 'shell', arguments: '{"command":"ls"}' },
+      { kind: 'function', name: 'shell', arguments: '{"command":"pwd"}' },
+      { kind: 'text', text: 'done' },
+    );
     let r = await completed(client, request(user('go')));
     for (let i = 0; i < 2; i++) {
       expect(r.toolCalls).toHaveLength(1);
@@ -71,7 +96,11 @@ describe('WebSocket transport', () => {
       r = await completed(client, request([{ type: 'function_call_output', call_id: call.call_id, output: 'ok' }], r.id));
     }
     expect(r.text).toBe('done');
-    expect(emu.requests.map((q) => [q.transport, q.status])).toEqual([['websocket', 200], ['websocket', 200], ['websocket', 200]]);
+    expect(emu.requests.map((q) => [q.transport, q.status])).toEqual([
+      ['websocket', 200],
+      ['websocket', 200],
+      ['websocket', 200],
+    ]);
     expect(emu.webSocketConnections()).toBe(1);
     expect(emu.requests[0]?.headers.authorization).toBe('Bearer sk-test');
     expect(support).toEqual(['yes']);
@@ -173,15 +202,19 @@ describe('WebSocket transport', () => {
       client.on('error', () => up.destroy());
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise<void>((r) => {
-      for (const s of open) s.destroy();
-      proxy.close(() => r());
-    }));
+    cleanups.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const s of open) s.destroy();
+          proxy.close(() => r());
+        }),
+    );
     const saved = { http: process.env.HTTP_PROXY, no: process.env.NO_PROXY };
     process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     delete process.env.NO_PROXY;
     cleanups.push(() => {
-      if (saved.http === undefined) delete process.env.HTTP_PROXY; else process.env.HTTP_PROXY = saved.http;
+      if (saved.http === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved.http;
       if (saved.no !== undefined) process.env.NO_PROXY = saved.no;
     });
     const { emu, client } = await setup();

@@ -115,18 +115,26 @@ async function loadWs(): Promise<WsModule> {
 }
 
 /** ws's createConnection, async: through a CONNECT tunnel when a proxy applies (callback form, see node:http). */
-function tunnelConnection(proxy: URL, url: URL, ca: string[] | undefined, onTunnel: (raw: Socket) => void): (opts: ClientRequestArgs, done: (err: Error | null, s?: Duplex) => void) => undefined {
+function tunnelConnection(
+  proxy: URL,
+  url: URL,
+  ca: string[] | undefined,
+  onTunnel: (raw: Socket) => void,
+): (opts: ClientRequestArgs, done: (err: Error | null, s?: Duplex) => void) => undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? (url.protocol === 'wss:' ? 443 : 80) : Number(url.port);
   return (_opts, done) => {
-    openTunnel(proxy, host, port).then(async (raw) => {
-      onTunnel(raw);
-      if (url.protocol !== 'wss:') return done(null, raw);
-      const { default: tls } = await import('node:tls');
-      const secure = tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
-      secure.once('secureConnect', () => done(null, secure));
-      secure.once('error', (err: Error) => done(err));
-    }, (err: Error) => done(err));
+    openTunnel(proxy, host, port).then(
+      async (raw) => {
+        onTunnel(raw);
+        if (url.protocol !== 'wss:') return done(null, raw);
+        const { default: tls } = await import('node:tls');
+        const secure = tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
+        secure.once('secureConnect', () => done(null, secure));
+        secure.once('error', (err: Error) => done(err));
+      },
+      (err: Error) => done(err),
+    );
     return undefined;
   };
 }
@@ -171,7 +179,9 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
       handshakeTimeout: opts.handshakeTimeoutMs,
       maxPayload: 256 * 1024 * 1024,
       ...(ca ? { ca } : {}),
-      ...(proxy ? { createConnection: tunnelConnection(proxy, url, ca, (raw) => sockets.push(raw)) as unknown as WebSocket.ClientOptions['createConnection'] } : {}),
+      ...(proxy
+        ? { createConnection: tunnelConnection(proxy, url, ca, (raw) => sockets.push(raw)) as unknown as WebSocket.ClientOptions['createConnection'] }
+        : {}),
     });
     const entry: NonNullable<typeof current> = { ws, sockets };
     await new Promise<void>((resolve, reject) => {

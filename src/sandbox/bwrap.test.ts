@@ -9,20 +9,35 @@ import type { SandboxPolicy } from './policy.ts';
 import { bwrapPath, hostTcpServer, makeLayout, TEST_KEY, type Layout } from '../../test/support/sandbox.ts';
 
 let box: Layout;
-beforeEach(() => { box = makeLayout(); });
-afterEach(() => { box.remove(); });
+beforeEach(() => {
+  box = makeLayout();
+});
+afterEach(() => {
+  box.remove();
+});
 
 function inSandbox(command: string, policy: SandboxPolicy = box.policy(), cwd = box.workspace): Promise<ShellRunResult> {
   return runShellCommand({
-    command, cwd, timeoutMs: 15_000, maxOutputBytes: 64 * 1024, killGraceMs: 500,
-    env: { ...box.env, AGENTX_API_KEY: undefined }, sandbox: { bwrapPath: bwrapPath(), policy },
+    command,
+    cwd,
+    timeoutMs: 15_000,
+    maxOutputBytes: 64 * 1024,
+    killGraceMs: 500,
+    env: { ...box.env, AGENTX_API_KEY: undefined },
+    sandbox: { bwrapPath: bwrapPath(), policy },
   });
 }
 
 describe('bwrapArgs', () => {
   const policy: SandboxPolicy = {
-    mode: 'workspace-write', writableRoots: ['/w', '/tmp'], readOnly: ['/w/.agentx_responseid'], network: false,
-    hidden: [{ path: '/h/.agentx', kind: 'file' }, { path: '/h/.ssh', kind: 'dir' }],
+    mode: 'workspace-write',
+    writableRoots: ['/w', '/tmp'],
+    readOnly: ['/w/.agentx_responseid'],
+    network: false,
+    hidden: [
+      { path: '/h/.agentx', kind: 'file' },
+      { path: '/h/.ssh', kind: 'dir' },
+    ],
   };
 
   it('binds / read-only first, then the writable roots, then hides, then runs the command after --', () => {
@@ -49,15 +64,17 @@ describe('bwrapArgs', () => {
 
 describe('the real bwrap: file system', () => {
   it('lets the command write in the workspace and the temp dir, and nowhere else', async () => {
-    const r = await inSandbox([
-      'echo inside > made.txt',
-      `echo tmp > ${box.tempDir}/t.txt`,
-      `echo changed > ${box.elsewhere}/keep.txt`,
-      `echo new > ${box.elsewhere}/new.txt`,
-      `echo home > ${box.home}/planted.txt`,
-      'echo etc > /etc/agentx-sandbox-test',
-      'exit 0',
-    ].join('; '));
+    const r = await inSandbox(
+      [
+        'echo inside > made.txt',
+        `echo tmp > ${box.tempDir}/t.txt`,
+        `echo changed > ${box.elsewhere}/keep.txt`,
+        `echo new > ${box.elsewhere}/new.txt`,
+        `echo home > ${box.home}/planted.txt`,
+        'echo etc > /etc/agentx-sandbox-test',
+        'exit 0',
+      ].join('; '),
+    );
     expect(readFileSync(join(box.workspace, 'made.txt'), 'utf8')).toBe('inside\n');
     expect(readFileSync(join(box.tempDir, 't.txt'), 'utf8')).toBe('tmp\n');
     expect(readFileSync(join(box.elsewhere, 'keep.txt'), 'utf8')).toBe('original\n');
@@ -123,7 +140,11 @@ describe('the real bwrap: processes and privileges', () => {
 
   it('shows why the cap drop is needed: without it, root escapes (a normal user does not)', async () => {
     const policy = box.policy();
-    const args = bwrapArgs({ policy, cwd: box.workspace, argv: ['/bin/sh', '-c', `mount -o remount,bind,rw "$(stat -c %m ${box.elsewhere})" && echo escaped > ${box.elsewhere}/escape.txt`] });
+    const args = bwrapArgs({
+      policy,
+      cwd: box.workspace,
+      argv: ['/bin/sh', '-c', `mount -o remount,bind,rw "$(stat -c %m ${box.elsewhere})" && echo escaped > ${box.elsewhere}/escape.txt`],
+    });
     const withoutDrop = args.filter((a, i) => a !== '--cap-drop' && args[i - 1] !== '--cap-drop');
     const { spawnSync } = await import('node:child_process');
     spawnSync(bwrapPath(), withoutDrop, { env: box.env, stdio: 'ignore' });

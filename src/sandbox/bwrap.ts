@@ -61,16 +61,20 @@ function mountArgs(policy: SandboxPolicy): string[] {
 /** The arguments that follow the bwrap executable; the command comes after `--`. */
 export function bwrapArgs(inv: BwrapInvocation): string[] {
   return [
-    '--die-with-parent', '--cap-drop', 'ALL',
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
     ...namespaceArgs(inv.policy),
     ...mountArgs(inv.policy),
     ...(inv.seccompFd === undefined ? [] : ['--seccomp', String(inv.seccompFd)]),
-    '--chdir', inv.cwd,
-    '--', ...inv.argv,
+    '--chdir',
+    inv.cwd,
+    '--',
+    ...inv.argv,
   ];
 }
 
 /** The whole command line: bwrap and its arguments, behind the shared namespace's nsenter when joined. */
 export function bwrapCommand(bwrapPath: string, inv: BwrapInvocation): string[] {
-  return [...(inv.policy.network ? [] : inv.policy.joinNetns ?? []), bwrapPath, ...bwrapArgs(inv)];
+  return [...(inv.policy.network ? [] : (inv.policy.joinNetns ?? [])), bwrapPath, ...bwrapArgs(inv)];
 }

@@ -4,10 +4,23 @@ import { looksLikeSandboxDenial, sandboxDenialNote, type CommandOutcome } from '
 import type { SandboxPolicy } from './policy.ts';
 
 const policy: SandboxPolicy = {
-  mode: 'workspace-write', writableRoots: ['/w', '/tmp'], readOnly: [], network: false,
-  hidden: [{ path: '/home/u/.ssh', kind: 'dir' }, { path: '/home/u/.agentx', kind: 'file' }],
+  mode: 'workspace-write',
+  writableRoots: ['/w', '/tmp'],
+  readOnly: [],
+  network: false,
+  hidden: [
+    { path: '/home/u/.ssh', kind: 'dir' },
+    { path: '/home/u/.agentx', kind: 'file' },
+  ],
 };
-const failed = (stderr: string, more: Partial<CommandOutcome> = {}): CommandOutcome => ({ stdout: '', stderr, exitCode: 1, timedOut: false, interrupted: false, ...more });
+const failed = (stderr: string, more: Partial<CommandOutcome> = {}): CommandOutcome => ({
+  stdout: '',
+  stderr,
+  exitCode: 1,
+  timedOut: false,
+  interrupted: false,
+  ...more,
+});
 
 describe('looksLikeSandboxDenial', () => {
   it('sees a refused Unix socket (the seccomp filter) while they are off, not while they are on', () => {
@@ -29,8 +42,10 @@ describe('looksLikeSandboxDenial', () => {
   });
 
   it('sees a write to the read-only file system', () => {
-    expect(looksLikeSandboxDenial(failed("touch: cannot touch '/etc/x': Read-only file system\n"), policy))
-      .toEqual({ kind: 'write', evidence: "touch: cannot touch '/etc/x': Read-only file system" });
+    expect(looksLikeSandboxDenial(failed("touch: cannot touch '/etc/x': Read-only file system\n"), policy)).toEqual({
+      kind: 'write',
+      evidence: "touch: cannot touch '/etc/x': Read-only file system",
+    });
     expect(looksLikeSandboxDenial(failed("Error: EROFS: read-only file system, open '/home/u/x'"), policy)?.kind).toBe('write');
   });
 
@@ -51,7 +66,7 @@ describe('looksLikeSandboxDenial', () => {
   it('sees name resolution and connection failures while the network is off, not while it is on', () => {
     for (const line of [
       'curl: (6) Could not resolve host: example.com',
-      'fatal: unable to access \'https://github.com/x/y/\': Could not resolve host: github.com',
+      "fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com",
       'npm error code EAI_AGAIN',
       'connect: Network is unreachable',
       'ssh: Could not resolve hostname github.com: Temporary failure in name resolution',
@@ -84,6 +99,8 @@ describe('sandboxDenialNote', () => {
     expect(note).toContain('--sandbox danger-full-access');
     expect(note).not.toContain('AGENTX_SANDBOX_NETWORK');
     expect(sandboxDenialNote({ kind: 'network', evidence: 'x' }, policy)).toContain('AGENTX_SANDBOX_NETWORK=on');
-    expect(sandboxDenialNote({ kind: 'write', evidence: 'x' }, { ...policy, mode: 'read-only', writableRoots: [] })).toContain('Writable: nothing (read-only mode)');
+    expect(sandboxDenialNote({ kind: 'write', evidence: 'x' }, { ...policy, mode: 'read-only', writableRoots: [] })).toContain(
+      'Writable: nothing (read-only mode)',
+    );
   });
 });

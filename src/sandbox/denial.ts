@@ -33,12 +33,25 @@ function isUnixSocketRefusal(line: string): boolean {
 
 const READ_ONLY_FS = /read-only file system|\bEROFS\b/i;
 const PERMISSION_DENIED = /permission denied|operation not permitted|\bEACCES\b|\bEPERM\b/i;
-const NETWORK_DOWN = new RegExp([
-  'could not resolve host', 'could not resolve hostname', 'temporary failure in name resolution',
-  'name or service not known', 'network is unreachable', '\\bENETUNREACH\\b', '\\bEAI_AGAIN\\b',
-  'getaddrinfo', 'failed to establish a new connection', 'connection refused', '\\bECONNREFUSED\\b',
-  'no address associated with hostname', 'unable to resolve host', 'name resolution',
-].join('|'), 'i');
+const NETWORK_DOWN = new RegExp(
+  [
+    'could not resolve host',
+    'could not resolve hostname',
+    'temporary failure in name resolution',
+    'name or service not known',
+    'network is unreachable',
+    '\\bENETUNREACH\\b',
+    '\\bEAI_AGAIN\\b',
+    'getaddrinfo',
+    'failed to establish a new connection',
+    'connection refused',
+    '\\bECONNREFUSED\\b',
+    'no address associated with hostname',
+    'unable to resolve host',
+    'name resolution',
+  ].join('|'),
+  'i',
+);
 
 /** Absolute paths a message line mentions (quoted or bare), in order. */
 function pathsIn(line: string): string[] {
@@ -81,7 +94,9 @@ export function looksLikeSandboxDenial(r: CommandOutcome, policy: SandboxPolicy 
 }
 
 const WHAT = {
-  write: 'writing outside the writable directories', read: 'reading a hidden credential or agentx file', network: 'network access',
+  write: 'writing outside the writable directories',
+  read: 'reading a hidden credential or agentx file',
+  network: 'network access',
   'unix-socket': 'a Unix socket (a local service outside the sandbox: tmux, a database, an agent)',
 };
 

@@ -7,11 +7,19 @@ import { detectSandbox, findBwrap } from './detect.ts';
 import { bwrapPath, makeLayout, type Layout } from '../../test/support/sandbox.ts';
 
 let box: Layout;
-beforeEach(() => { box = makeLayout(); });
-afterEach(() => { box.remove(); });
+beforeEach(() => {
+  box = makeLayout();
+});
+afterEach(() => {
+  box.remove();
+});
 
 const input = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform = 'linux') => ({
-  platform, env, network: false, tempDir: box.tempDir, untrustedDirs: [box.workspace, box.tempDir],
+  platform,
+  env,
+  network: false,
+  tempDir: box.tempDir,
+  untrustedDirs: [box.workspace, box.tempDir],
 });
 
 /** A fake bwrap that records each call and fails like bwrap does without user namespaces. */
@@ -54,7 +62,7 @@ describe('detectSandbox', () => {
     expect(findBwrap({ PATH: `bin:${dirname(bwrapPath())}` }, []).path).toBe(bwrapPath());
   });
 
-  it('reports a bwrap that cannot create namespaces, with bwrap\'s own complaint, and probes only once', async () => {
+  it("reports a bwrap that cannot create namespaces, with bwrap's own complaint, and probes only once", async () => {
     const broken = brokenBwrap(join(box.root, 'fake'));
     const once = input({ PATH: process.env.PATH, AGENTX_BWRAP: broken.path });
     const first = await detectSandbox(once);
@@ -67,6 +75,10 @@ describe('detectSandbox', () => {
 
   it('is Linux-only: elsewhere it is unavailable, like a missing bwrap', async () => {
     const found = await detectSandbox(input({ PATH: process.env.PATH }, 'darwin'));
-    expect(found).toEqual({ ok: false, message: 'model commands cannot be sandboxed: the sandbox is Linux-only for now (this is darwin). To go on, run with --sandbox danger-full-access, or AGENTX_SANDBOX=off-if-unavailable, to run model commands unsandboxed.' });
+    expect(found).toEqual({
+      ok: false,
+      message:
+        'model commands cannot be sandboxed: the sandbox is Linux-only for now (this is darwin). To go on, run with --sandbox danger-full-access, or AGENTX_SANDBOX=off-if-unavailable, to run model commands unsandboxed.',
+    });
   });
 });

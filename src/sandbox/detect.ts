@@ -7,9 +7,7 @@ import { isInside, type SandboxPolicy } from './policy.ts';
 import { nodeChildProcess } from '../lib/builtins.ts';
 import { isExecutableFile } from '../lib/fsutil.ts';
 
-export type SandboxAvailability =
-  | { ok: true; bwrapPath: string }
-  | { ok: false; message: string };
+export type SandboxAvailability = { ok: true; bwrapPath: string } | { ok: false; message: string };
 
 export interface DetectInput {
   platform: NodeJS.Platform;
@@ -56,7 +54,12 @@ function probePolicy(input: DetectInput): SandboxPolicy {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? ''
+  );
 }
 
 /** Runs the probe sandbox; resolves with bwrap's complaint, or undefined when it worked. */

@@ -35,7 +35,7 @@ describe('commandEnvironment', () => {
     expect(out.A).toBeUndefined();
   });
 
-  it('always sets the pagers to cat, git to never prompt and every editor to false, over the person\'s own', () => {
+  it("always sets the pagers to cat, git to never prompt and every editor to false, over the person's own", () => {
     const out = commandEnvironment({ PAGER: 'less', EDITOR: 'vim', GIT_EDITOR: 'code --wait', VISUAL: 'emacs' }, []);
     expect(out).toMatchObject(NON_INTERACTIVE_ENV);
     expect(out).toMatchObject({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'false', EDITOR: 'false', VISUAL: 'false' });

@@ -6,9 +6,7 @@
 //   (Commands also run without a controlling terminal: tools/supervisor.ts starts a new session.)
 
 /** Variables agentx reads credentials from; never passed to a command whatever their value. */
-export const SECRET_ENV_NAMES = [
-  'AGENTX_API_KEY', 'agentx_api_key', 'OPENAI_API_KEY', 'OPENAI_ADMIN_KEY', 'AZURE_OPENAI_API_KEY',
-] as const;
+export const SECRET_ENV_NAMES = ['AGENTX_API_KEY', 'agentx_api_key', 'OPENAI_API_KEY', 'OPENAI_ADMIN_KEY', 'AZURE_OPENAI_API_KEY'] as const;
 
 /**
  * Variables that point programs at the person's terminal multiplexer or editor, which run what
@@ -17,8 +15,17 @@ export const SECRET_ENV_NAMES = [
  * terminal anyway, and nothing they do should land in the person's terminal session.
  */
 export const TERMINAL_CONTROL_ENV_NAMES = [
-  'TMUX', 'TMUX_PANE', 'STY', 'ZELLIJ', 'ZELLIJ_SESSION_NAME', 'KITTY_LISTEN_ON', 'WEZTERM_UNIX_SOCKET',
-  'NVIM', 'NVIM_LISTEN_ADDRESS', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_GIT_IPC_HANDLE',
+  'TMUX',
+  'TMUX_PANE',
+  'STY',
+  'ZELLIJ',
+  'ZELLIJ_SESSION_NAME',
+  'KITTY_LISTEN_ON',
+  'WEZTERM_UNIX_SOCKET',
+  'NVIM',
+  'NVIM_LISTEN_ADDRESS',
+  'VSCODE_IPC_HOOK_CLI',
+  'VSCODE_GIT_IPC_HANDLE',
 ] as const;
 
 /**

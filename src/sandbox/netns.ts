@@ -99,11 +99,31 @@ function runsOk(argv: string[]): Promise<boolean> {
 
 /** A new holder every call (tests; the product uses sessionNetns's one per process). */
 export async function startHolder(bwrapPath: string, isRoot: boolean): Promise<SessionNetns | { failed: string }> {
-  const child = nodeChildProcess().spawn(bwrapPath, [
-    '--die-with-parent', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--cap-drop', 'ALL',
-    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--info-fd', '3',
-    '--', 'sh', '-c', 'echo ready && exec cat',
-  ], { stdio: ['pipe', 'pipe', 'ignore', 'pipe'], detached: true });
+  const child = nodeChildProcess().spawn(
+    bwrapPath,
+    [
+      '--die-with-parent',
+      '--unshare-net',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--cap-drop',
+      'ALL',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--info-fd',
+      '3',
+      '--',
+      'sh',
+      '-c',
+      'echo ready && exec cat',
+    ],
+    { stdio: ['pipe', 'pipe', 'ignore', 'pipe'], detached: true },
+  );
   child.once('error', () => undefined);
   // Its lifeline: `cat` inside reads this pipe, whose only writer is agentx. When agentx ends, however
   // it ends, the kernel closes it, cat sees EOF and the holder ends (--die-with-parent alone does
@@ -127,9 +147,10 @@ export async function startHolder(bwrapPath: string, isRoot: boolean): Promise<S
   }
   const fd = (n: number): string => `/proc/${process.pid}/fd/${n}`;
   // Not root: the namespace belongs to the holder's user namespace, which must be joined too.
-  const prefix = held.user === undefined
-    ? ['nsenter', `--net=${fd(held.net)}`, '--']
-    : ['nsenter', `--user=${fd(held.user)}`, `--net=${fd(held.net)}`, '--preserve-credentials', '--'];
+  const prefix =
+    held.user === undefined
+      ? ['nsenter', `--net=${fd(held.net)}`, '--']
+      : ['nsenter', `--user=${fd(held.user)}`, `--net=${fd(held.net)}`, '--preserve-credentials', '--'];
   if (!(await runsOk([...prefix, bwrapPath, '--ro-bind', '/', '/', '--', 'true']))) {
     child.kill('SIGKILL');
     closeSync(held.net);

@@ -1,8 +1,16 @@
 // Modes → rules, with a made-up file system (PathProbe) so every case is exact.
 import { describe, expect, it } from 'vitest';
 import {
-  agentxPaths, buildPolicy, hiddenCandidates, isWritable, parseNetworkValue, parseSandboxValue, resolveHiddenPaths,
-  type HiddenPath, type PathProbe, type SandboxSetting,
+  agentxPaths,
+  buildPolicy,
+  hiddenCandidates,
+  isWritable,
+  parseNetworkValue,
+  parseSandboxValue,
+  resolveHiddenPaths,
+  type HiddenPath,
+  type PathProbe,
+  type SandboxSetting,
 } from './policy.ts';
 
 /** A probe over a fixed set of paths; `links` maps a symlink to its target. */
@@ -52,12 +60,13 @@ describe('buildPolicy', () => {
   it('workspace-write: the session dir and temp dir are writable; existing secrets are hidden', () => {
     const p = buildPolicy({ ...input, setting: setting() });
     expect(p).toEqual({
-      mode: 'workspace-write', network: false, writableRoots: ['/w', '/tmp'], readOnly: [],
-      hidden: [
-        ...files(`${HOME}/.agentx`), ...dirs(`${HOME}/.local/state/agentx`, `${HOME}/.ssh`, `${HOME}/.aws`),
-        ...files(`${HOME}/.netrc`, '/etc/shadow'),
-      ],
-      unixSockets: false, pinned: [],
+      mode: 'workspace-write',
+      network: false,
+      writableRoots: ['/w', '/tmp'],
+      readOnly: [],
+      hidden: [...files(`${HOME}/.agentx`), ...dirs(`${HOME}/.local/state/agentx`, `${HOME}/.ssh`, `${HOME}/.aws`), ...files(`${HOME}/.netrc`, '/etc/shadow')],
+      unixSockets: false,
+      pinned: [],
     });
     expect(buildPolicy({ ...input, setting: setting({ unixSockets: true }) })?.unixSockets).toBe(true);
   });
@@ -77,7 +86,7 @@ describe('buildPolicy', () => {
     expect(buildPolicy({ sessionDir: '/w', tempDir: '/tmp', paths: inTemp, probe, setting: setting({ mode: 'read-only' }) })?.pinned).toEqual([]);
   });
 
-  it('keeps the session\'s state files in the project read-only (only those that exist; not one-shot files)', () => {
+  it("keeps the session's state files in the project read-only (only those that exist; not one-shot files)", () => {
     const probe = fakeFs([...dirs('/w', '/tmp'), ...files('/w/.agentx_responseid', '/w/.agentx_responseid.oneshot-1', '/w/src.ts')]);
     expect(buildPolicy({ ...input, probe, setting: setting() })?.readOnly).toEqual(['/w/.agentx_responseid']);
     const both = fakeFs([...dirs('/w', '/tmp'), ...files('/w/.agentx_responseid', '/w/.agentx_checkpoint')]);
@@ -113,8 +122,27 @@ describe('buildPolicy', () => {
 
   it('lists the config file first, then the state store, the code cache, logs and history, then credentials', () => {
     const c = hiddenCandidates(paths);
-    expect(c.slice(0, 5)).toEqual([`${HOME}/.agentx`, `${HOME}/.local/state/agentx`, `${HOME}/.cache/agentx`, `${HOME}/.agentx-logs`, `${HOME}/.agentx_history`]);
-    for (const p of ['.ssh', '.aws', '.config/gcloud', '.azure', '.kube', '.docker/config.json', '.gnupg', '.netrc', '.npmrc', '.pypirc', '.git-credentials', '.config/gh']) {
+    expect(c.slice(0, 5)).toEqual([
+      `${HOME}/.agentx`,
+      `${HOME}/.local/state/agentx`,
+      `${HOME}/.cache/agentx`,
+      `${HOME}/.agentx-logs`,
+      `${HOME}/.agentx_history`,
+    ]);
+    for (const p of [
+      '.ssh',
+      '.aws',
+      '.config/gcloud',
+      '.azure',
+      '.kube',
+      '.docker/config.json',
+      '.gnupg',
+      '.netrc',
+      '.npmrc',
+      '.pypirc',
+      '.git-credentials',
+      '.config/gh',
+    ]) {
       expect(c).toContain(`${HOME}/${p}`);
     }
   });
@@ -143,4 +171,3 @@ describe('isWritable', () => {
     expect(isWritable(policy, '/w/.secret/k')).toBe(false);
   });
 });
-

@@ -77,11 +77,34 @@ export interface SandboxPolicy {
  * Tools that need them (git push over ssh, cloud CLIs) must run with --sandbox danger-full-access.
  */
 export const CREDENTIAL_PATHS_IN_HOME = [
-  '.ssh', '.gnupg', '.aws', '.azure', '.config/gcloud', '.kube', '.docker/config.json',
-  '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc', '.git-credentials', '.config/git/credentials',
-  '.config/gh', '.config/hub', '.cargo/credentials', '.cargo/credentials.toml', '.gem/credentials',
-  '.terraform.d/credentials.tfrc.json', '.vault-token', '.pgpass', '.my.cnf', '.password-store',
-  '.local/share/keyrings', '.config/op', '.codex', '.claude.json', '.config/openai',
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.docker/config.json',
+  '.netrc',
+  '.npmrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.config/gh',
+  '.config/hub',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.terraform.d/credentials.tfrc.json',
+  '.vault-token',
+  '.pgpass',
+  '.my.cnf',
+  '.password-store',
+  '.local/share/keyrings',
+  '.config/op',
+  '.codex',
+  '.claude.json',
+  '.config/openai',
 ] as const;
 
 /** Root-only system secrets: a sandboxed command run by root keeps uid 0 (without capabilities), so it could read them. */
@@ -95,8 +118,16 @@ export const SYSTEM_SECRET_PATHS = ['/etc/shadow', '/etc/gshadow'] as const;
  * runtime dirs with the session bus, keyring, gpg and ssh agents).
  */
 export const ESCAPE_SOCKET_PATHS = [
-  '/run/user', '/run/dbus', '/run/systemd/private', '/run/docker.sock', '/var/run/docker.sock',
-  '/run/containerd', '/run/podman', '/run/libvirt', '/tmp/.X11-unix', '/tmp/.ICE-unix',
+  '/run/user',
+  '/run/dbus',
+  '/run/systemd/private',
+  '/run/docker.sock',
+  '/var/run/docker.sock',
+  '/run/containerd',
+  '/run/podman',
+  '/run/libvirt',
+  '/tmp/.X11-unix',
+  '/tmp/.ICE-unix',
 ] as const;
 
 export interface AgentxPaths {
@@ -220,8 +251,12 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy | undefined {
   const hidden = [...present, ...absent.filter((a) => !present.some((h) => h.kind === 'dir' && isInside(a.path, h.path)))];
   const readOnlyDirs = config.readOnly === undefined ? [] : [config.readOnly];
   return {
-    mode, writableRoots: roots, readOnly: [...readOnlyDirs, ...(roots.length > 0 ? sessionStateFiles(input) : [])],
-    hidden, network, unixSockets: input.setting.unixSockets === true,
+    mode,
+    writableRoots: roots,
+    readOnly: [...readOnlyDirs, ...(roots.length > 0 ? sessionStateFiles(input) : [])],
+    hidden,
+    network,
+    unixSockets: input.setting.unixSockets === true,
     pinned: pinnedAncestors([...hidden, ...readOnlyDirs.map((path): HiddenPath => ({ path, kind: 'dir' }))], roots),
   };
 }
@@ -303,20 +338,25 @@ export function pinnedAncestors(hidden: readonly HiddenPath[], roots: readonly s
  * offer to run. agentx itself writes them outside the sandbox, by atomic rename.
  */
 function sessionStateFiles(input: PolicyInput): string[] {
-  return SESSION_STATE_FILES
-    .map((name) => input.probe(join(input.sessionDir, name)))
+  return SESSION_STATE_FILES.map((name) => input.probe(join(input.sessionDir, name)))
     .filter((p): p is HiddenPath => p !== undefined && p.kind === 'file')
     .map((p) => p.path);
 }
 
 /** Existing directories by real path, deduplicated, and without any root already inside another. */
 function realRoots(dirs: string[], probe: PathProbe): string[] {
-  const real = dirs.map((d) => probe(d)).filter((p): p is HiddenPath => p !== undefined && p.kind === 'dir').map((p) => p.path);
+  const real = dirs
+    .map((d) => probe(d))
+    .filter((p): p is HiddenPath => p !== undefined && p.kind === 'dir')
+    .map((p) => p.path);
   return real.filter((r, i) => !real.some((other, j) => j !== i && isInside(r, other) && (r !== other || j < i)));
 }
 
 /** True when `path` may be written under `policy` (used to judge "Permission denied" messages). */
 export function isWritable(policy: SandboxPolicy, path: string): boolean {
-  return policy.writableRoots.some((root) => isInside(path, root))
-    && !policy.readOnly.some((p) => isInside(path, p)) && !policy.hidden.some((h) => isInside(path, h.path));
+  return (
+    policy.writableRoots.some((root) => isInside(path, root)) &&
+    !policy.readOnly.some((p) => isInside(path, p)) &&
+    !policy.hidden.some((h) => isInside(path, h.path))
+  );
 }

@@ -3,8 +3,14 @@ import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  AUDIT_ARCH_AARCH64, AUDIT_ARCH_X86_64, encodeBpf, SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO_EPERM,
-  unixSocketFilter, unixSocketFilterProgram, type BpfInstruction,
+  AUDIT_ARCH_AARCH64,
+  AUDIT_ARCH_X86_64,
+  encodeBpf,
+  SECCOMP_RET_ALLOW,
+  SECCOMP_RET_ERRNO_EPERM,
+  unixSocketFilter,
+  unixSocketFilterProgram,
+  type BpfInstruction,
 } from './seccomp.ts';
 import { bwrapPath, makeLayout } from '../../test/support/sandbox.ts';
 
@@ -44,7 +50,10 @@ describe('unixSocketFilter (pure)', () => {
   });
 
   it('checks the architecture first', () => {
-    for (const [prog, arch] of [[x64, AUDIT_ARCH_X86_64], [arm64, AUDIT_ARCH_AARCH64]] as const) {
+    for (const [prog, arch] of [
+      [x64, AUDIT_ARCH_X86_64],
+      [arm64, AUDIT_ARCH_AARCH64],
+    ] as const) {
       expect(prog[0]).toEqual({ code: 0x20, jt: 0, jf: 0, k: 4 });
       expect(prog[1]).toMatchObject({ code: 0x15, jt: 0, k: arch });
     }
@@ -106,7 +115,8 @@ describe.runIf(process.arch === 'x64' || process.arch === 'arm64')('unixSocketFi
     ].join('\n');
     try {
       const r = spawnSync(bwrapPath(), ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--seccomp', '9', '--', 'python3', '-c', script], {
-        stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', fd], encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', fd],
+        encoding: 'utf8',
       });
       expect(r.stderr).toBe('');
       expect(r.stdout).toBe("unix: 1\npair: b'x'\ntcp: created\n");

@@ -60,10 +60,7 @@ export interface BpfInstruction {
 }
 
 type Target = 'next' | 'allow' | 'deny';
-type Step =
-  | { op: 'load'; offset: number }
-  | { op: 'jeq' | 'jge'; k: number; yes: Target; no: Target }
-  | { op: 'ret'; label: 'allow' | 'deny' };
+type Step = { op: 'load'; offset: number } | { op: 'jeq' | 'jge'; k: number; yes: Target; no: Target } | { op: 'ret'; label: 'allow' | 'deny' };
 
 function steps(arch: ArchTable): Step[] {
   return [

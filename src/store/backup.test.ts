@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  clearConversation, emptyState, filesOnlyBackup, parseState, recordTurn, rollbackTo, serializeState, undoRollback,
-  type SessionSnapshot, type SessionState,
+  clearConversation,
+  emptyState,
+  filesOnlyBackup,
+  parseState,
+  recordTurn,
+  rollbackTo,
+  serializeState,
+  undoRollback,
+  type SessionSnapshot,
+  type SessionState,
 } from './state.ts';
 import { utf8Length } from '../lib/text.ts';
 

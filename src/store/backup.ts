@@ -31,8 +31,13 @@ function markOf(e: TranscriptEntry): TranscriptMark {
 }
 
 function isMark(v: unknown): v is TranscriptMark {
-  return isRecord(v) && typeof v.role === 'string' && (v.response_id === null || typeof v.response_id === 'string')
-    && typeof v.chars === 'number' && typeof v.head === 'string';
+  return (
+    isRecord(v) &&
+    typeof v.role === 'string' &&
+    (v.response_id === null || typeof v.response_id === 'string') &&
+    typeof v.chars === 'number' &&
+    typeof v.head === 'string'
+  );
 }
 
 function matchesMark(e: TranscriptEntry, m: TranscriptMark): boolean {

@@ -27,9 +27,7 @@ type Head = { response_id: string } | { response_id: null; compaction: Compactio
 
 function checkpointOf(head: Head, timestamp: string, usage: Usage, source: Checkpoint['source'], contextTokens: number): Checkpoint {
   const base = { version: 1 as const, timestamp, usage, source, context_tokens: contextTokens };
-  return head.response_id === null
-    ? { ...base, response_id: null, compaction: head.compaction }
-    : { ...base, response_id: head.response_id };
+  return head.response_id === null ? { ...base, response_id: null, compaction: head.compaction } : { ...base, response_id: head.response_id };
 }
 
 /** The chain head of a checkpoint file, or why there is none. */
@@ -84,8 +82,12 @@ export function serializeCheckpoint(cp: Checkpoint): string {
 
 /** The checkpoint a successful turn, a rollback or a compaction publishes; null while there is no chain. */
 export function checkpointFromState(s: SessionState, source: Checkpoint['source'], now: Date): Checkpoint | null {
-  const head: Head | null = s.response_id !== null ? { response_id: s.response_id }
-    : s.compaction !== null && s.compaction.seed.length > 0 ? { response_id: null, compaction: s.compaction } : null;
+  const head: Head | null =
+    s.response_id !== null
+      ? { response_id: s.response_id }
+      : s.compaction !== null && s.compaction.seed.length > 0
+        ? { response_id: null, compaction: s.compaction }
+        : null;
   return head === null ? null : checkpointOf(head, now.toISOString(), { ...s.usage }, source, s.context_tokens);
 }
 

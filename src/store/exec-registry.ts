@@ -72,7 +72,10 @@ export class ExecRegistry {
   private readonly start: string | null;
 
   /** `dir`: the project's directory of registry files (paths.ts execRegistryDir). */
-  constructor(readonly dir: string, private readonly pid: number = process.pid) {
+  constructor(
+    readonly dir: string,
+    private readonly pid: number = process.pid,
+  ) {
     this.file = join(dir, `${pid}.json`);
     this.start = procStartTime(pid) ?? null;
   }
@@ -82,7 +85,9 @@ export class ExecRegistry {
     if (sessions.length === 0) {
       try {
         unlinkSync(this.file);
-      } catch { /* none yet */ }
+      } catch {
+        /* none yet */
+      }
       return;
     }
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });

@@ -104,4 +104,3 @@ export function untouchable(p: string): boolean {
 export function assertReplaceable(p: string): void {
   if (untouchable(p)) throw new Error(`refusing to replace ${path.basename(p)}: it is owned by another user or not a regular file`);
 }
-

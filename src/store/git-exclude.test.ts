@@ -6,9 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureGitExclude, EXCLUDE_MARKER, excludeNotice, findGitCommonDir } from './git-exclude.ts';
 
 let root: string;
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root } });
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root } });
 
-beforeEach(() => { root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-gitx-'))); });
+beforeEach(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-gitx-')));
+});
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function repo(name = 'repo'): string {
@@ -129,10 +132,12 @@ describe('ensureGitExclude', () => {
     fs.mkdirSync(copy);
     fs.copyFileSync(path.join(root, 'wt', '.git'), path.join(copy, '.git'));
     expect(ensureGitExclude(copy)).toEqual({ kind: 'not_a_repository' });
-    expect(fs.existsSync(path.join(dir, '.git', 'info', 'exclude')) && fs.readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8').includes(EXCLUDE_MARKER)).toBe(false);
+    expect(
+      fs.existsSync(path.join(dir, '.git', 'info', 'exclude')) && fs.readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8').includes(EXCLUDE_MARKER),
+    ).toBe(false);
   });
 
-  it('in a submodule, writes the exclude file in the superproject\'s modules directory', () => {
+  it("in a submodule, writes the exclude file in the superproject's modules directory", () => {
     const lib = repo('lib');
     fs.writeFileSync(path.join(lib, 'f'), 'x');
     git(lib, '-c', 'user.email=a@b', '-c', 'user.name=a', 'add', 'f');

@@ -10,11 +10,7 @@ export const EXCLUDE_MARKER = '# agentx session state (added once by agentx; kee
 /** Bare names match at any depth, so a session in a subdirectory is covered too. */
 export const EXCLUDE_PATTERNS = ['.agentx_responseid*', '.agentx_checkpoint*'];
 
-export type ExcludeResult =
-  | { kind: 'added'; excludePath: string }
-  | { kind: 'present' }
-  | { kind: 'not_a_repository' }
-  | { kind: 'failed'; reason: string };
+export type ExcludeResult = { kind: 'added'; excludePath: string } | { kind: 'present' } | { kind: 'not_a_repository' } | { kind: 'failed'; reason: string };
 
 function readIfFile(p: string): string | undefined {
   try {

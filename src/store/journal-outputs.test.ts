@@ -34,13 +34,24 @@ function output(callId: string, stdout: string): ToolOutputItem {
 
 function withCalls(ids: string[]): SessionState {
   return recordToolCalls(emptyState(), {
-    responseId: 'resp_1', userMessage: 'run them', usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+    responseId: 'resp_1',
+    userMessage: 'run them',
+    usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
     calls: ids.map((id) => ({ call_id: id, type: 'shell_call' as const, action: { commands: [`echo ${id}`] }, status: 'pending' as const })),
   });
 }
 
 function store(initial: SessionState, log = new ConversationLog(logPath)): SessionStore {
-  return new SessionStore({ dir, path: statePath, initial, persistence: 'durable', publishesCheckpoint: false, warn: (m) => warnings.push(m), outputLog: log, now: () => NOW });
+  return new SessionStore({
+    dir,
+    path: statePath,
+    initial,
+    persistence: 'durable',
+    publishesCheckpoint: false,
+    warn: (m) => warnings.push(m),
+    outputLog: log,
+    now: () => NOW,
+  });
 }
 
 /** The state file as the next start reads it, through a store with a fresh view of the log. */
@@ -105,8 +116,19 @@ describe('completed tool outputs live in the conversation log; the state file po
   });
 
   it('a rollback made mid-turn keeps the journal it left in the backup as pointers too; the undo gives the outputs back', () => {
-    const done = recordTurn(emptyState(), { responseId: 'resp_0', userMessage: 'first', assistantMessage: 'ok', usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 }, now: NOW });
-    const midTurn = recordToolCalls(done, { responseId: 'resp_1', userMessage: 'run it', usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 }, calls: [{ call_id: 'c1', type: 'shell_call', action: { commands: ['make'] }, status: 'pending' }] });
+    const done = recordTurn(emptyState(), {
+      responseId: 'resp_0',
+      userMessage: 'first',
+      assistantMessage: 'ok',
+      usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+      now: NOW,
+    });
+    const midTurn = recordToolCalls(done, {
+      responseId: 'resp_1',
+      userMessage: 'run it',
+      usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+      calls: [{ call_id: 'c1', type: 'shell_call', action: { commands: ['make'] }, status: 'pending' }],
+    });
     const s = store(midTurn);
     s.update((st) => markToolCall(st, 'c1', 'started'), { required: true });
     s.update((st) => markToolCall(st, 'c1', 'completed', output('c1', BIG)));
@@ -118,7 +140,14 @@ describe('completed tool outputs live in the conversation log; the state file po
 
   it('an output recorded under another call id is not taken for this call', () => {
     const log = new ConversationLog(logPath);
-    log.append({ prev: 'resp_1', response_id: outputRecordId('resp_1', 'c1'), input: [output('c9', 'not yours')], output: [], stored: false, at: NOW.toISOString() });
+    log.append({
+      prev: 'resp_1',
+      response_id: outputRecordId('resp_1', 'c1'),
+      input: [output('c9', 'not yours')],
+      output: [],
+      stored: false,
+      at: NOW.toISOString(),
+    });
     const s = store(markToolCall(withCalls(['c1']), 'c1', 'started'));
     expect(s.state.pending_tool_calls[0]?.status).toBe('started');
   });
@@ -152,7 +181,14 @@ describe('completed tool outputs live in the conversation log; the state file po
     s.update((st) => markToolCall(st, 'c1', 'completed', output('c1', 'survives the prune')));
     // Old branches nothing needs any more, until the log passes its prune size.
     for (let i = 0; i < 80; i++) {
-      log.append({ prev: null, response_id: `old_${i}`, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'y'.repeat(2000) }] }], output: [], stored: true, at: new Date(NOW.getTime() - 1e6 + i).toISOString() });
+      log.append({
+        prev: null,
+        response_id: `old_${i}`,
+        input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'y'.repeat(2000) }] }],
+        output: [],
+        stored: true,
+        at: new Date(NOW.getTime() - 1e6 + i).toISOString(),
+      });
     }
     expect(log.stats.prunes ?? 0).toBeGreaterThan(0);
     // In the pruned log itself, not only in the archive the prune keeps beside it.

@@ -92,7 +92,9 @@ export class JournalOutputs {
         return { ...rest, status: 'completed', output };
       }
       if (call.status === 'started') return call;
-      notices.push(`the output of tool call ${call.call_id} is not in the conversation log any more (deleted or damaged): the call counts as started, so it runs again only if you choose Retry.`);
+      notices.push(
+        `the output of tool call ${call.call_id} is not in the conversation log any more (deleted or damaged): the call counts as started, so it runs again only if you choose Retry.`,
+      );
       return { ...rest, status: 'started' };
     });
   }
@@ -100,7 +102,10 @@ export class JournalOutputs {
   private append(id: string, responseId: string | null, call: ToolJournalEntry): boolean {
     if (call.output === undefined) return false;
     try {
-      this.log.append({ prev: responseId, response_id: id, input: [call.output], output: [], stored: false, at: this.now().toISOString() }, { sync: this.sync });
+      this.log.append(
+        { prev: responseId, response_id: id, input: [call.output], output: [], stored: false, at: this.now().toISOString() },
+        { sync: this.sync },
+      );
     } catch (err) {
       if (err instanceof LogWriteError) return false;
       throw err;

@@ -118,7 +118,11 @@ describe('acquireSessionLock', () => {
       // An owner that started earlier (and died): `sleep` now has its pid — taken over.
       fs.writeFileSync(lockPath, `${pid}\nowner-token\n${Number(started) - 1}\n`);
       const release = held(acquireSessionLock(dir));
-      expect(fs.readFileSync(lockPath, 'utf8').split('\n').slice(0, 3)).toEqual([String(process.pid), expect.stringMatching(/^[0-9a-f]+$/), procStartTime(process.pid)]);
+      expect(fs.readFileSync(lockPath, 'utf8').split('\n').slice(0, 3)).toEqual([
+        String(process.pid),
+        expect.stringMatching(/^[0-9a-f]+$/),
+        procStartTime(process.pid),
+      ]);
       release();
     } finally {
       other.kill();

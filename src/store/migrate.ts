@@ -62,9 +62,7 @@ export function parseCliTranscriptText(text: string): Raw[] {
 
 function journalStatus(journal: unknown, callId: string): 'pending' | 'started' {
   if (!Array.isArray(journal)) return 'pending';
-  const ran = journal.some(
-    (r) => isRecord(r) && r.identity === `id:${callId}` && (r.status === 'started' || r.status === 'completed'),
-  );
+  const ran = journal.some((r) => isRecord(r) && r.identity === `id:${callId}` && (r.status === 'started' || r.status === 'completed'));
   return ran ? 'started' : 'pending';
 }
 
@@ -83,11 +81,7 @@ function migrateToolCall(value: unknown, journal: unknown): Raw | null {
 function transactionFromRequest(request: unknown, userMessage: unknown): Raw | null {
   if (!isRecord(request)) return null;
   const input = request.input;
-  const items = Array.isArray(input)
-    ? input
-    : typeof input === 'string'
-      ? [{ type: 'message', role: 'user', content: input }]
-      : null;
+  const items = Array.isArray(input) ? input : typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : null;
   if (items === null) return null;
   return {
     input: items,
@@ -157,9 +151,7 @@ export function migrateCliState(raw: Raw): Raw {
   }
 
   const retry = transactionFromRequest(raw.pending_retry_request, out.last_user_message);
-  const cliTransaction = isRecord(raw.pending_transaction)
-    ? transactionFromRequest(raw.pending_transaction.request, out.last_user_message)
-    : null;
+  const cliTransaction = isRecord(raw.pending_transaction) ? transactionFromRequest(raw.pending_transaction.request, out.last_user_message) : null;
   out.pending_transaction = retry ?? cliTransaction;
 
   const failed = raw.failed_response === true;

@@ -58,10 +58,8 @@ export class Issues {
  * (found by the fault suite's property run: a kept number out of range did not round-trip).
  */
 function asSaved(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown;
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
 }
-
-
 
 function optString(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -106,9 +104,7 @@ export function capCliTranscript(entries: CliTranscriptEntry[]): CliTranscriptEn
 
 function normalizeAction(value: unknown): ShellAction {
   const raw = isRecord(value) ? value : {};
-  const commands = Array.isArray(raw.commands)
-    ? raw.commands.filter((c): c is string => typeof c === 'string')
-    : [];
+  const commands = Array.isArray(raw.commands) ? raw.commands.filter((c): c is string => typeof c === 'string') : [];
   const action: ShellAction = { commands };
   const timeout = raw.timeout_ms;
   if (typeof timeout === 'number' || timeout === null) action.timeout_ms = timeout;
@@ -159,11 +155,16 @@ function normalizeApproval(value: unknown): JournaledApproval | undefined {
 /** The fields of a call item that the journal keeps (no item id, nothing unknown). */
 function callFields(item: ToolCallItem): WithoutId<ToolCallItem> {
   switch (item.type) {
-    case 'shell_call': return { type: item.type, call_id: item.call_id, action: item.action };
-    case 'function_call': return { type: item.type, call_id: item.call_id, name: item.name, arguments: item.arguments };
-    case 'custom_tool_call': return { type: item.type, call_id: item.call_id, name: item.name, input: item.input };
-    case 'apply_patch_call': return { type: item.type, call_id: item.call_id, operation: item.operation };
-    case 'mcp_approval_request': return { type: item.type, call_id: item.call_id, server_label: item.server_label, name: item.name, arguments: item.arguments };
+    case 'shell_call':
+      return { type: item.type, call_id: item.call_id, action: item.action };
+    case 'function_call':
+      return { type: item.type, call_id: item.call_id, name: item.name, arguments: item.arguments };
+    case 'custom_tool_call':
+      return { type: item.type, call_id: item.call_id, name: item.name, input: item.input };
+    case 'apply_patch_call':
+      return { type: item.type, call_id: item.call_id, operation: item.operation };
+    case 'mcp_approval_request':
+      return { type: item.type, call_id: item.call_id, server_label: item.server_label, name: item.name, arguments: item.arguments };
   }
 }
 

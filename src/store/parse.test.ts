@@ -102,18 +102,24 @@ describe('parseState: legacy and foreign formats', () => {
 
   it('rebuilds a CLI rollback backup and resumes a failure without a saved request from the last checkpoint', () => {
     const entry = (id: string, turns: number): object => ({
-      response_id: id, timestamp: '', user_preview: '', assistant_preview: '',
+      response_id: id,
+      timestamp: '',
+      user_preview: '',
+      assistant_preview: '',
       usage: { inputTokens: 10 * turns, cachedTokens: 1, outputTokens: 1, turns },
-      last_user_message: `u${turns}`, last_assistant_message: `a${turns}`,
+      last_user_message: `u${turns}`,
+      last_assistant_message: `a${turns}`,
     });
-    const { state } = ok(JSON.stringify({
-      response_id: 'resp_broken',
-      usage: { inputTokens: 10, cachedTokens: 1, outputTokens: 1, turns: 1 },
-      pending_tool_calls: [{ type: 'function_call', call_id: 'c9', name: 'shell', arguments: '{}' }],
-      history: [entry('resp_1', 1)],
-      rollback_backup: [entry('resp_2', 2), entry('resp_3', 3)],
-      failed_response: true,
-    }));
+    const { state } = ok(
+      JSON.stringify({
+        response_id: 'resp_broken',
+        usage: { inputTokens: 10, cachedTokens: 1, outputTokens: 1, turns: 1 },
+        pending_tool_calls: [{ type: 'function_call', call_id: 'c9', name: 'shell', arguments: '{}' }],
+        history: [entry('resp_1', 1)],
+        rollback_backup: [entry('resp_2', 2), entry('resp_3', 3)],
+        failed_response: true,
+      }),
+    );
     expect(state.response_id).toBe('resp_1');
     expect(state.pending_tool_calls).toEqual([]);
     expect(state.rollback_backup).toMatchObject({ response_id: 'resp_3', last_user_message: 'u3', usage: { inputTokens: 31, turns: 3 } });
@@ -124,8 +130,11 @@ describe('parseState: legacy and foreign formats', () => {
 describe('parseState: version 1', () => {
   it('round-trips unknown fields, in stable order', () => {
     const base = recordTurn(emptyState(), {
-      responseId: 'resp_1', userMessage: 'hi', assistantMessage: 'hello',
-      usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 }, now: new Date(0),
+      responseId: 'resp_1',
+      userMessage: 'hi',
+      assistantMessage: 'hello',
+      usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+      now: new Date(0),
     });
     const text = serializeState({ ...base, zeta: { nested: [1, 2] }, alpha: 'kept' });
     const again = serializeState(ok(text).state);
@@ -164,7 +173,14 @@ describe('parseState: version 1', () => {
     const calls = [
       { call_id: 'a', type: 'shell_call', action: { commands: ['x'] }, status: 'weird' },
       { call_id: 'b', type: 'function_call', name: 'shell', arguments: '{}', status: 'completed' },
-      { call_id: 'c', type: 'function_call', name: 'shell', arguments: '{}', status: 'completed', output: { type: 'function_call_output', call_id: 'c', output: 'ok' } },
+      {
+        call_id: 'c',
+        type: 'function_call',
+        name: 'shell',
+        arguments: '{}',
+        status: 'completed',
+        output: { type: 'function_call_output', call_id: 'c', output: 'ok' },
+      },
     ];
     const { state } = ok(JSON.stringify({ version: 1, pending_tool_calls: calls }));
     expect(state.pending_tool_calls.map((c) => c.status)).toEqual(['started', 'started', 'completed']);
@@ -194,7 +210,12 @@ describe('parseState: malformed input never throws', () => {
 
 describe('checkpoint', () => {
   it('round-trips and is built from state', () => {
-    const s = { ...emptyState(), response_id: 'resp_9', usage: { inputTokens: 5, cachedTokens: 1, outputTokens: 2, reasoningTokens: 0, turns: 1 }, context_tokens: 7 };
+    const s = {
+      ...emptyState(),
+      response_id: 'resp_9',
+      usage: { inputTokens: 5, cachedTokens: 1, outputTokens: 2, reasoningTokens: 0, turns: 1 },
+      context_tokens: 7,
+    };
     const cp = checkpointFromState(s, 'rollback', new Date(0));
     expect(cp).toEqual({ version: 1, response_id: 'resp_9', timestamp: '1970-01-01T00:00:00.000Z', usage: s.usage, source: 'rollback', context_tokens: 7 });
     if (cp === null) throw new Error('unreachable');
@@ -204,7 +225,9 @@ describe('checkpoint', () => {
   });
 
   it('reads an AgentX CLI checkpoint and a plain id, rejects garbage', () => {
-    const cli = parseCheckpoint(JSON.stringify({ response_id: 'resp_c', usage: { inputTokens: 10, cachedTokens: 5, outputTokens: 1, turns: 1 }, history: [{ timestamp: 'T' }] }));
+    const cli = parseCheckpoint(
+      JSON.stringify({ response_id: 'resp_c', usage: { inputTokens: 10, cachedTokens: 5, outputTokens: 1, turns: 1 }, history: [{ timestamp: 'T' }] }),
+    );
     expect(cli).toMatchObject({ ok: true, checkpoint: { response_id: 'resp_c', timestamp: 'T', source: 'turn', usage: { inputTokens: 15 } } });
     expect(parseCheckpoint('resp_plain\n')).toMatchObject({ ok: true, checkpoint: { response_id: 'resp_plain' } });
     for (const bad of ['', '{"response_id":""}', '{', '[]', '\u0000\u0001', '{"version":3,"response_id":"resp_1"}']) {
@@ -214,8 +237,13 @@ describe('checkpoint', () => {
 
   it('right after a compaction (no response on the new chain yet) carries the compaction, and a one-shot starts from it', () => {
     const compaction: CompactionCheckpoint = {
-      mechanism: 'summary', from_response_id: 'resp_old', seed: [userMessage(['summary: remember K=1'], '')], summary: 'remember K=1',
-      at: '2026-01-01T00:00:00.000Z', tokens_before: 7000, tokens_after: 20,
+      mechanism: 'summary',
+      from_response_id: 'resp_old',
+      seed: [userMessage(['summary: remember K=1'], '')],
+      summary: 'remember K=1',
+      at: '2026-01-01T00:00:00.000Z',
+      tokens_before: 7000,
+      tokens_after: 20,
     };
     const s = withCompaction({ ...emptyState(), response_id: 'resp_old', context_tokens: 7000 }, compaction);
     const cp = checkpointFromState(s, 'compaction', new Date(0));

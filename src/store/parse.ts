@@ -143,7 +143,9 @@ function ordered(state: SessionSnapshot, backup: Raw | null | undefined): Raw {
     }
   }
   const known = new Set<string>(STATE_KEYS);
-  const extras = Object.keys(state).filter((k) => !known.has(k)).sort();
+  const extras = Object.keys(state)
+    .filter((k) => !known.has(k))
+    .sort();
   for (const key of extras) out[key] = state[key];
   return out;
 }

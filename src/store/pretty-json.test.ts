@@ -13,7 +13,12 @@ const same = (v: unknown): void => {
 
 describe('prettyJsonParts', () => {
   it('equals JSON.stringify(v, null, 2) for any JSON value, however nested', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 6 }), (v) => { same(v); }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (v) => {
+        same(v);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('drops what JSON.stringify drops and keeps its null, toJSON and escaping rules', () => {
@@ -27,8 +32,11 @@ describe('prettyJsonParts', () => {
     let s = emptyState();
     for (let n = 1; n <= 22; n++) {
       s = recordTurn(s, {
-        responseId: `resp_${n}`, userMessage: `question ${n}\nwith "quotes"`, assistantMessage: `answer ${n} ✓`,
-        usage: { inputTokens: n, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 }, toolSummaries: [`$ ls → exit 0`],
+        responseId: `resp_${n}`,
+        userMessage: `question ${n}\nwith "quotes"`,
+        assistantMessage: `answer ${n} ✓`,
+        usage: { inputTokens: n, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+        toolSummaries: [`$ ls → exit 0`],
         now: new Date(Date.UTC(2026, 0, 1, 0, n)),
       });
     }

@@ -64,7 +64,7 @@ describe('seals', () => {
     expect(unsealLock(lock, text.replace('4242', '4243'))).toBeNull();
   });
 
-  it('without a key nothing is sealed or checked (the store\'s own unit tests)', () => {
+  it("without a key nothing is sealed or checked (the store's own unit tests)", () => {
     expect(sealJson(file, json)).toBe(json);
     expect(unsealJson(file, json)).toEqual({ status: 'sealed', text: json });
     expect(unsealLock(file, '1\n')).toBe('1\n');

@@ -32,7 +32,9 @@ describe('the archive of earlier conversations', () => {
     // A turn stopped mid-way: one call completed, one started. Resuming must show both as they were.
     let s = conversation('fix the parser', 2);
     s = recordToolCalls(s, {
-      responseId: 'resp_calls', userMessage: 'run it', usage,
+      responseId: 'resp_calls',
+      userMessage: 'run it',
+      usage,
       calls: [
         { type: 'function_call', call_id: 'c1', name: 'shell', arguments: '{"commands":["make"]}', status: 'pending' },
         { type: 'function_call', call_id: 'c2', name: 'shell', arguments: '{"commands":["make test"]}', status: 'pending' },
@@ -114,7 +116,7 @@ describe('the archive of earlier conversations', () => {
     expect(listArchive(dir).refused).toEqual([file]);
   });
 
-  it('the first prompt is the oldest checkpoint\'s message, else the oldest in the local context', () => {
+  it("the first prompt is the oldest checkpoint's message, else the oldest in the local context", () => {
     expect(firstPromptOf(conversation('hello there', 3))).toBe('hello there');
     const open = recordToolCalls(emptyState(), { responseId: 'resp_a', userMessage: 'list files', usage, calls: [] });
     expect(firstPromptOf(open)).toBe('list files');

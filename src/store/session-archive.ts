@@ -100,7 +100,10 @@ export function pruneArchive(dir: string, keep: number): number {
 
 function entryNames(dir: string): string[] {
   try {
-    return fs.readdirSync(dir).filter((n) => n.endsWith(SUFFIX)).sort();
+    return fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith(SUFFIX))
+      .sort();
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return [];
     throw error;
@@ -112,7 +115,9 @@ export function listArchive(dir: string): ArchiveListing {
   const sessions: ArchivedSession[] = [];
   const refused: string[] = [];
   // Only the newest few are read: a directory stuffed with files cannot make this slow.
-  for (const name of entryNames(dir).reverse().slice(0, ARCHIVE_MAX * 2)) {
+  for (const name of entryNames(dir)
+    .reverse()
+    .slice(0, ARCHIVE_MAX * 2)) {
     const file = path.join(dir, name);
     const entry = readEntry(file);
     if (entry === null) refused.push(file);
@@ -142,7 +147,10 @@ function readEntry(file: string): ArchivedSession | null {
   if (!parsed.ok) return null;
   const filesChanged = readFilesChanged(v.files_changed);
   return {
-    file, archivedAt: v.archived_at, firstPrompt: v.first_prompt, turns: v.turns,
+    file,
+    archivedAt: v.archived_at,
+    firstPrompt: v.first_prompt,
+    turns: v.turns,
     ...(filesChanged === undefined ? {} : { filesChanged }),
     state: { ...parsed.state, rollback_backup: null },
   };
@@ -152,7 +160,8 @@ function readEntry(file: string): ArchivedSession | null {
 function readFilesChanged(value: unknown): ArchivedSession['filesChanged'] {
   if (typeof value !== 'object' || value === null) return undefined;
   const { paths, count } = value as Record<string, unknown>;
-  if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string') || typeof count !== 'number' || !Number.isInteger(count) || count < paths.length) return undefined;
+  if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string') || typeof count !== 'number' || !Number.isInteger(count) || count < paths.length)
+    return undefined;
   return { paths: paths.slice(0, FILES_KEPT), count };
 }
 

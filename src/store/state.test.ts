@@ -262,7 +262,11 @@ describe('pending !command transcript', () => {
     expect(s.pending_cli_transcript).toEqual([]);
     expect(s.transcript.map((e) => e.text)).toEqual(['! make test (exit 2)\nFAIL x', 'why does it fail?']);
     const done = recordTurn(markToolCall(s, 'c1', 'completed', { type: 'shell_call_output', call_id: 'c1', output: [] }), {
-      responseId: 'r_2', userMessage: 'why does it fail?', assistantMessage: 'x is broken', usage: usage(1), now: T0,
+      responseId: 'r_2',
+      userMessage: 'why does it fail?',
+      assistantMessage: 'x is broken',
+      usage: usage(1),
+      now: T0,
     });
     expect(done.transcript.filter((e) => e.text.startsWith('! make test'))).toHaveLength(1);
   });
@@ -270,8 +274,13 @@ describe('pending !command transcript', () => {
 
 describe('context size and compaction', () => {
   const compaction = (over: Partial<CompactionCheckpoint> = {}): CompactionCheckpoint => ({
-    mechanism: 'endpoint', from_response_id: 'resp_2', seed: [{ type: 'compaction', encrypted_content: 'opaque' }],
-    at: T0.toISOString(), tokens_before: 5000, tokens_after: 40, ...over,
+    mechanism: 'endpoint',
+    from_response_id: 'resp_2',
+    seed: [{ type: 'compaction', encrypted_content: 'opaque' }],
+    at: T0.toISOString(),
+    tokens_before: 5000,
+    tokens_after: 40,
+    ...over,
   });
 
   it('each response records how full the context is, and each checkpoint remembers it', () => {
@@ -290,7 +299,7 @@ describe('context size and compaction', () => {
     expect(kept).toMatchObject({ response_id: 'resp_2', context_tokens: 5000 });
   });
 
-  it('rollback drops the compaction and restores the checkpoint\'s context; undo and /clear undo bring it back', () => {
+  it("rollback drops the compaction and restores the checkpoint's context; undo and /clear undo bring it back", () => {
     const s = withCompaction(turn(turn(emptyState(), 1, { contextTokens: 1200 }), 2, { contextTokens: 5000 }), compaction());
     const back = rollbackTo(s, 2);
     expect(back).toMatchObject({ response_id: 'resp_1', compaction: null, context_tokens: 1200 });
@@ -312,7 +321,12 @@ describe('context size and compaction', () => {
 describe('the plan at each checkpoint', () => {
   it('is kept with the checkpoint, restored by a rollback, survives a save and a load, and /clear drops it', () => {
     const planA = { plan: [{ step: 'read', status: 'in_progress' }] };
-    const planB = { plan: [{ step: 'read', status: 'completed' }, { step: 'fix', status: 'in_progress' }] };
+    const planB = {
+      plan: [
+        { step: 'read', status: 'completed' },
+        { step: 'fix', status: 'in_progress' },
+      ],
+    };
     let s: SessionState = { ...emptyState(), plan: planA };
     s = recordTurn(s, { responseId: 'r1', userMessage: 'one', assistantMessage: 'a', usage: usage(1), now: T0 });
     s = recordTurn({ ...s, plan: planB }, { responseId: 'r2', userMessage: 'two', assistantMessage: 'b', usage: usage(1), now: T0 });

@@ -104,7 +104,16 @@ function cliSummary(e: CliTranscriptEntry): TranscriptEntry {
 /** A completed user turn: a new checkpoint, and everything pending for it is settled. */
 export function recordTurn(
   s: SessionState,
-  p: { responseId: string; userMessage: string; assistantMessage: string; usage: TurnUsage; toolSummaries?: string[]; contextTokens?: number; now: Date; files?: FileSpan | null },
+  p: {
+    responseId: string;
+    userMessage: string;
+    assistantMessage: string;
+    usage: TurnUsage;
+    toolSummaries?: string[];
+    contextTokens?: number;
+    now: Date;
+    files?: FileSpan | null;
+  },
 ): SessionState {
   const usage = addUsage(s.usage, p.usage, 1);
   const files = joinSpans(s.pending_files, p.files ?? null);

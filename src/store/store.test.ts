@@ -194,7 +194,14 @@ describe('loadState / saveState', () => {
 describe('checkpoint files', () => {
   it('saves and loads; a bad one is ignored with a notice and left in place', () => {
     expect(loadCheckpointWithNotices(dir).checkpoint).toBeNull();
-    const cp = { version: 1 as const, response_id: 'resp_c', timestamp: NOW.toISOString(), usage: sampleState(1).usage, source: 'turn' as const, context_tokens: 120 };
+    const cp = {
+      version: 1 as const,
+      response_id: 'resp_c',
+      timestamp: NOW.toISOString(),
+      usage: sampleState(1).usage,
+      source: 'turn' as const,
+      context_tokens: 120,
+    };
     saveCheckpoint(dir, cp);
     expect(loadCheckpointWithNotices(dir).checkpoint).toEqual(cp);
     expect(fs.statSync(path.join(dir, CHECKPOINT_FILE)).mode & 0o777).toBe(0o600);

@@ -52,7 +52,10 @@ export function loadState(p: string, now: Date): LoadResult {
   const read = readChecked(found.readPath, REPAIRABLE_MAX_BYTES);
   const seal = 'text' in read ? unsealJson(p, read.text) : undefined;
   if (seal?.status === 'forged') return setAsideForged(p, name, now);
-  const parsed = seal !== undefined && 'text' in seal ? parseState(seal.text, REPAIRABLE_MAX_BYTES) : { ok: false as const, reason: 'error' in read ? read.error : 'unreadable' };
+  const parsed =
+    seal !== undefined && 'text' in seal
+      ? parseState(seal.text, REPAIRABLE_MAX_BYTES)
+      : { ok: false as const, reason: 'error' in read ? read.error : 'unreadable' };
   if (!parsed.ok) {
     try {
       const aside = path.basename(moveAside(p, now));
@@ -67,7 +70,9 @@ export function loadState(p: string, now: Date): LoadResult {
   if (seal?.status === 'unsigned') {
     // An older agentx, the AgentX CLI — or a command, a patch, a clone: only the conversation
     // it points at is taken; nothing of it runs or is sent as the person's words.
-    notices.push(`${name} carries no agentx seal (an older agentx, the AgentX CLI, or written by something else): continuing its conversation only; its pending tool calls and unsent messages are not used.`);
+    notices.push(
+      `${name} carries no agentx seal (an older agentx, the AgentX CLI, or written by something else): continuing its conversation only; its pending tool calls and unsent messages are not used.`,
+    );
     const imported = contextOnly(parsed.state);
     return { state: imported, existed: imported.response_id !== null, notices, writable: true };
   }
@@ -93,9 +98,23 @@ export function loadState(p: string, now: Date): LoadResult {
 function setAsideForged(p: string, name: string, now: Date): LoadResult {
   try {
     const aside = path.basename(moveAside(p, now, 'untrusted'));
-    return { state: emptyState(), existed: false, notices: [`${name} was not written by agentx (its seal does not verify: a command, a patch or a copied file?): not using it; moved it to ${aside} and started a fresh session.`], writable: true };
+    return {
+      state: emptyState(),
+      existed: false,
+      notices: [
+        `${name} was not written by agentx (its seal does not verify: a command, a patch or a copied file?): not using it; moved it to ${aside} and started a fresh session.`,
+      ],
+      writable: true,
+    };
   } catch (error) {
-    return { state: emptyState(), existed: false, notices: [`${name} was not written by agentx (its seal does not verify) and could not be moved aside (${errorCode(error) ?? 'error'}); not using it; this session is kept in memory only.`], writable: false };
+    return {
+      state: emptyState(),
+      existed: false,
+      notices: [
+        `${name} was not written by agentx (its seal does not verify) and could not be moved aside (${errorCode(error) ?? 'error'}); not using it; this session is kept in memory only.`,
+      ],
+      writable: false,
+    };
   }
 }
 
@@ -122,8 +141,10 @@ export function loadCheckpointWithNotices(dir: string): { checkpoint: Checkpoint
   const read = readChecked(found.readPath, MAX_STATE_FILE_BYTES);
   const seal = 'text' in read ? unsealJson(path.join(dir, CHECKPOINT_FILE), read.text) : undefined;
   // Left in place either way: one-shots running concurrently must not race to rename it.
-  if (seal?.status === 'forged') return { checkpoint: null, notices: [`${CHECKPOINT_FILE} was not written by agentx (its seal does not verify): ignoring it.`] };
-  const parsed = seal !== undefined && 'text' in seal ? parseCheckpoint(seal.text) : { ok: false as const, reason: 'error' in read ? read.error : 'unreadable' };
+  if (seal?.status === 'forged')
+    return { checkpoint: null, notices: [`${CHECKPOINT_FILE} was not written by agentx (its seal does not verify): ignoring it.`] };
+  const parsed =
+    seal !== undefined && 'text' in seal ? parseCheckpoint(seal.text) : { ok: false as const, reason: 'error' in read ? read.error : 'unreadable' };
   // A bad checkpoint is left in place: it is a derived copy the next successful turn rewrites,
   // and one-shots running concurrently must not race to rename it.
   if (!parsed.ok) return { checkpoint: null, notices: [`${CHECKPOINT_FILE} could not be used (${parsed.reason}); starting fresh.`] };
@@ -131,7 +152,13 @@ export function loadCheckpointWithNotices(dir: string): { checkpoint: Checkpoint
     // Only the response it names: a compaction seed in it would be sent to the model as if the person had said it.
     const cp = parsed.checkpoint;
     const notice = `${CHECKPOINT_FILE} carries no agentx seal (an older agentx, the AgentX CLI, or written by something else): continuing from its response only.`;
-    return { checkpoint: cp.response_id === null ? null : { version: 1, timestamp: cp.timestamp, usage: cp.usage, source: cp.source, context_tokens: cp.context_tokens, response_id: cp.response_id }, notices: [notice] };
+    return {
+      checkpoint:
+        cp.response_id === null
+          ? null
+          : { version: 1, timestamp: cp.timestamp, usage: cp.usage, source: cp.source, context_tokens: cp.context_tokens, response_id: cp.response_id },
+      notices: [notice],
+    };
   }
   return { checkpoint: parsed.checkpoint, notices: [] };
 }

@@ -37,12 +37,15 @@ describe('shrinkLongStrings', () => {
 
   it(`always lands within the budget for any mix of long strings (seed ${SEED})`, () => {
     const text = fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\n', '"', '\u0001'), minLength: 0, maxLength: 3000 });
-    fc.assert(fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), fc.integer({ min: 8_000, max: 40_000 }), (texts, budget) => {
-      const value = { output: texts.map((t) => ({ stdout: t.repeat(5), stderr: t })) };
-      const { value: out } = shrinkLongStrings(value, budget, 'r');
-      // The floor per string (256 bytes + marker) can exceed tiny budgets; these budgets leave room.
-      expect(jsonBytes(out)).toBeLessThanOrEqual(Math.max(budget, jsonBytes(value) <= budget ? 0 : budget));
-    }), { seed: SEED, numRuns: 60 });
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), fc.integer({ min: 8_000, max: 40_000 }), (texts, budget) => {
+        const value = { output: texts.map((t) => ({ stdout: t.repeat(5), stderr: t })) };
+        const { value: out } = shrinkLongStrings(value, budget, 'r');
+        // The floor per string (256 bytes + marker) can exceed tiny budgets; these budgets leave room.
+        expect(jsonBytes(out)).toBeLessThanOrEqual(Math.max(budget, jsonBytes(value) <= budget ? 0 : budget));
+      }),
+      { seed: SEED, numRuns: 60 },
+    );
   });
 });
 
@@ -82,14 +85,22 @@ describe('trimStateToLimit', () => {
 
 describe('the state file on disk', () => {
   let dir: string;
-  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-trim-')); });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-trim-'));
+  });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('an oversized file is repaired by trimming at load (not moved aside) and saved back under the limit', () => {
     const p = path.join(dir, STATE_FILE);
     const s = emptyState();
     const huge = 'q'.repeat(9 * MiB);
-    const state: SessionState = { ...s, response_id: 'resp_chain', rollback_backup: { ...s, last_user_message: huge }, transcript: [{ role: 'user', text: huge }], extra: huge };
+    const state: SessionState = {
+      ...s,
+      response_id: 'resp_chain',
+      rollback_backup: { ...s, last_user_message: huge },
+      transcript: [{ role: 'user', text: huge }],
+      extra: huge,
+    };
     // Written as a future bug or an older agentx might have: bypassing saveState's own guard.
     // (Loading caps the transcript by itself; the backup and the unknown field need the trim.)
     fs.writeFileSync(p, JSON.stringify(state));
@@ -97,7 +108,9 @@ describe('the state file on disk', () => {
     const loaded = loadState(p, new Date());
     expect(loaded.existed).toBe(true);
     expect(loaded.state.response_id).toBe('resp_chain');
-    expect(loaded.notices).toEqual([expect.stringMatching(/^\.agentx_responseid was 27\.0 MiB, over the 20\.0 MiB limit: trimmed the rollback backup and kept the session\.$/)]);
+    expect(loaded.notices).toEqual([
+      expect.stringMatching(/^\.agentx_responseid was 27\.0 MiB, over the 20\.0 MiB limit: trimmed the rollback backup and kept the session\.$/),
+    ]);
     expect(fs.readdirSync(dir)).toEqual([STATE_FILE]);
     expect(fs.statSync(p).size).toBeLessThanOrEqual(repairTarget(MAX_STATE_FILE_BYTES));
   });

@@ -26,7 +26,13 @@ async function makeZombie(): Promise<number> {
   const pid = Number(line);
   // Only once the parent is `sleep` (exec done): a shell still running could reap the child, and
   // the "zombie" would vanish between two checks (seen with two test files running at once).
-  const comm = (): string => { try { return fs.readFileSync(`/proc/${String(parent.pid)}/comm`, 'utf8').trim(); } catch { return ''; } };
+  const comm = (): string => {
+    try {
+      return fs.readFileSync(`/proc/${String(parent.pid)}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
   for (let i = 0; i < 10_000 && comm() !== 'sleep'; i++) await new Promise((r) => setImmediate(r));
   process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 10_000 && procState(pid) !== 'Z'; i++) await new Promise((r) => setImmediate(r));
@@ -36,7 +42,11 @@ async function makeZombie(): Promise<number> {
 describe('procState', () => {
   it('reads the state after the last parenthesis, whatever the command name holds', () => {
     expect(procState(1, () => '1 (a) b) c) Z 0 0')).toBe('Z');
-    expect(procState(1, () => { throw new Error('gone'); })).toBeUndefined();
+    expect(
+      procState(1, () => {
+        throw new Error('gone');
+      }),
+    ).toBeUndefined();
   });
 });
 

@@ -14,13 +14,17 @@ export function createMcpTool(manager: McpManager): Tool<McpCall> {
   async function run(call: McpCall, ctx: ToolContext): Promise<ToolResult> {
     const outcome = await manager.call(call.record, { signal: ctx.signal });
     ctx.progress({
-      type: 'mcp_call_done', callId: call.callId, server: call.record.server, tool: call.record.tool,
-      status: outcome.status, durationMs: outcome.durationMs, outputBytes: Buffer.byteLength(outcome.output, 'utf8'), truncatedBytes: outcome.cutBytes,
+      type: 'mcp_call_done',
+      callId: call.callId,
+      server: call.record.server,
+      tool: call.record.tool,
+      status: outcome.status,
+      durationMs: outcome.durationMs,
+      outputBytes: Buffer.byteLength(outcome.output, 'utf8'),
+      truncatedBytes: outcome.cutBytes,
     });
     // With images the output is content parts: the text, then each image (`input_image` once sent).
-    const parts: FunctionOutputPart[] | undefined = outcome.images.length === 0
-      ? undefined
-      : [{ type: 'input_text', text: outcome.output }, ...outcome.images];
+    const parts: FunctionOutputPart[] | undefined = outcome.images.length === 0 ? undefined : [{ type: 'input_text', text: outcome.output }, ...outcome.images];
     return {
       reply: { ok: outcome.status === 'ok', text: outcome.output, ...(parts !== undefined ? { parts } : {}) },
       summary: [`${call.title} → ${outcome.status}\n${outcome.output.slice(0, 400)}`],

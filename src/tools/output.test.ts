@@ -40,12 +40,14 @@ describe('capOutput', () => {
   });
 
   it('keeps at most the cap plus the marker', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.integer({ min: 0, max: 400 }), (text, max) => {
-      const r = capOutput(text, max);
-      const kept = Buffer.byteLength(r.text) - (r.cutBytes > 0 ? Buffer.byteLength(truncationMarker(r.cutBytes)) : 0);
-      expect(kept).toBeLessThanOrEqual(max);
-      expect(kept + r.cutBytes).toBe(Buffer.byteLength(text));
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.integer({ min: 0, max: 400 }), (text, max) => {
+        const r = capOutput(text, max);
+        const kept = Buffer.byteLength(r.text) - (r.cutBytes > 0 ? Buffer.byteLength(truncationMarker(r.cutBytes)) : 0);
+        expect(kept).toBeLessThanOrEqual(max);
+        expect(kept + r.cutBytes).toBe(Buffer.byteLength(text));
+      }),
+    );
   });
 });
 
@@ -56,18 +58,20 @@ describe('OutputCollector', () => {
       max: fc.integer({ min: 0, max: 400 }),
       cuts: fc.array(fc.integer({ min: 0, max: 1200 }), { maxLength: 12 }),
     });
-    fc.assert(fc.property(arb, ({ text, max, cuts }) => {
-      const bytes = Buffer.from(text, 'utf8');
-      const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-      const collector = new OutputCollector(max);
-      let from = 0;
-      for (const p of [...points, bytes.length]) {
-        collector.push(bytes.subarray(from, p));
-        from = p;
-      }
-      expect(collector.result()).toEqual(capOutput(text, max));
-      expect(collector.totalBytes).toBe(bytes.length);
-    }));
+    fc.assert(
+      fc.property(arb, ({ text, max, cuts }) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const collector = new OutputCollector(max);
+        let from = 0;
+        for (const p of [...points, bytes.length]) {
+          collector.push(bytes.subarray(from, p));
+          from = p;
+        }
+        expect(collector.result()).toEqual(capOutput(text, max));
+        expect(collector.totalBytes).toBe(bytes.length);
+      }),
+    );
   });
 
   it('holds at most the cap plus one chunk (and the 3 bytes a head cut may leave to the tail), however much is pushed', () => {

@@ -12,9 +12,15 @@ const usage = { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningToken
 const envelope = '*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n';
 
 function deadSession(form: 'function' | 'builtin') {
-  const call = form === 'function'
-    ? { type: 'function_call' as const, call_id: 'p1', name: 'apply_patch', arguments: JSON.stringify({ input: envelope }), status: 'started' as const }
-    : { type: 'apply_patch_call' as const, call_id: 'p1', operation: { type: 'update_file' as const, path: 'a.txt', diff: '@@\n-one\n+two\n' }, status: 'started' as const };
+  const call =
+    form === 'function'
+      ? { type: 'function_call' as const, call_id: 'p1', name: 'apply_patch', arguments: JSON.stringify({ input: envelope }), status: 'started' as const }
+      : {
+          type: 'apply_patch_call' as const,
+          call_id: 'p1',
+          operation: { type: 'update_file' as const, path: 'a.txt', diff: '@@\n-one\n+two\n' },
+          status: 'started' as const,
+        };
   return recordToolCalls(emptyState(), { responseId: 'resp_dead', usage, userMessage: 'edit a', calls: [call] });
 }
 

@@ -33,7 +33,11 @@ export function createPatchTool(opts: PatchToolOptions): Tool<PatchCall> {
     }
     const result = await runPatchCall(call.patch, { root: ctx.workspaceRoot, cwd: ctx.cwd, retry: ctx.retry, ...(opts.hidden ? { hidden: opts.hidden } : {}) });
     ctx.progress({
-      type: 'files_changed', callId: call.callId, tool: 'apply_patch', ok: result.ok, changes: result.ok ? result.changes : [],
+      type: 'files_changed',
+      callId: call.callId,
+      tool: 'apply_patch',
+      ok: result.ok,
+      changes: result.ok ? result.changes : [],
       message: result.ok ? result.output : result.error.message,
     });
     return { reply: { ok: result.ok, text: result.output }, summary: [`apply_patch: ${result.output.slice(0, 400)}`], interrupted: false };

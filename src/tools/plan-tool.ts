@@ -6,15 +6,17 @@ import type { FunctionToolDefinition } from '../wire/items.ts';
 import { parsePlan, PLAN_STATUSES, type Plan } from './plan.ts';
 import type { ParsedCall, ParseResult, Tool } from './tool.ts';
 
-
 export const UPDATE_PLAN_NAME = 'update_plan';
-export interface PlanCall extends ParsedCall { plan: Plan }
+export interface PlanCall extends ParsedCall {
+  plan: Plan;
+}
 
 export function updatePlanDefinition(): FunctionToolDefinition {
   return {
     type: 'function',
     name: UPDATE_PLAN_NAME,
-    description: 'Updates the task plan. Provide an optional explanation and a list of plan items, each with a step and status. At most one step can be in_progress at a time.',
+    description:
+      'Updates the task plan. Provide an optional explanation and a list of plan items, each with a step and status. At most one step can be in_progress at a time.',
     strict: false,
     parameters: {
       type: 'object',
@@ -25,7 +27,10 @@ export function updatePlanDefinition(): FunctionToolDefinition {
           description: 'The list of steps',
           items: {
             type: 'object',
-            properties: { step: { type: 'string' }, status: { type: 'string', description: 'One of: pending, in_progress, completed', enum: [...PLAN_STATUSES] } },
+            properties: {
+              step: { type: 'string' },
+              status: { type: 'string', description: 'One of: pending, in_progress, completed', enum: [...PLAN_STATUSES] },
+            },
             required: ['step', 'status'],
             additionalProperties: false,
           },

@@ -5,8 +5,14 @@ import { isRecord } from '../lib/guards.ts';
 export const PLAN_STATUSES = ['pending', 'in_progress', 'completed'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
-export interface PlanStep { step: string; status: PlanStatus }
-export interface Plan { explanation?: string; steps: PlanStep[] }
+export interface PlanStep {
+  step: string;
+  status: PlanStatus;
+}
+export interface Plan {
+  explanation?: string;
+  steps: PlanStep[];
+}
 
 /** Bounds that keep one call from filling the screen or the state file. */
 export const MAX_PLAN_STEPS = 50;
@@ -22,7 +28,8 @@ export function parsePlan(value: unknown): { ok: true; plan: Plan } | { ok: fals
   if (explanation !== undefined && explanation !== null && typeof explanation !== 'string') return { ok: false, error: '"explanation" must be a string' };
   const steps: PlanStep[] = [];
   for (const [i, item] of plan.entries()) {
-    if (!isRecord(item) || typeof item.step !== 'string' || item.step.trim() === '') return { ok: false, error: `plan[${i}] must have a non-empty "step" string` };
+    if (!isRecord(item) || typeof item.step !== 'string' || item.step.trim() === '')
+      return { ok: false, error: `plan[${i}] must have a non-empty "step" string` };
     const status = PLAN_STATUSES.find((s) => s === item.status);
     if (status === undefined) return { ok: false, error: `plan[${i}].status is ${JSON.stringify(item.status)}; it must be one of ${PLAN_STATUSES.join(', ')}` };
     steps.push({ step: item.step.trim().slice(0, MAX_STEP_CHARS), status });
@@ -37,4 +44,3 @@ export function parsePlan(value: unknown): { ok: true; plan: Plan } | { ok: fals
 export function planRecord(plan: Plan): { explanation?: string; plan: PlanStep[] } {
   return plan.explanation === undefined ? { plan: plan.steps } : { explanation: plan.explanation, plan: plan.steps };
 }
-

@@ -3,7 +3,9 @@ import { ToolRegistry } from './registry.ts';
 import { createShellTool } from './shell-tool.ts';
 
 const shell = createShellTool({
-  form: 'builtin', defaultTimeoutMs: 1000, defaultMaxOutputBytes: 1000,
+  form: 'builtin',
+  defaultTimeoutMs: 1000,
+  defaultMaxOutputBytes: 1000,
   runCommand: () => Promise.reject(new Error('not used')),
 });
 const registry = new ToolRegistry([shell]);

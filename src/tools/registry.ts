@@ -40,7 +40,14 @@ export class ToolRegistry {
     const tool = this.local.find((t) => t.accepts(item));
     if (tool === undefined) {
       const name = 'name' in item ? item.name : item.type;
-      return { ok: false, callId: item.call_id, title: name, error: `unknown tool "${name}": the available tools are ${this.names().map((n) => `"${n}"`).join(', ')}` };
+      return {
+        ok: false,
+        callId: item.call_id,
+        title: name,
+        error: `unknown tool "${name}": the available tools are ${this.names()
+          .map((n) => `"${n}"`)
+          .join(', ')}`,
+      };
     }
     const parsed = tool.parse(item);
     if (!parsed.ok) return { ok: false, callId: item.call_id, title: `${tool.name} (invalid call)`, error: parsed.error };

@@ -15,14 +15,24 @@ import { createCommandRunner, type CommandRunnerSetup } from './sandboxed.ts';
 import type { ShellRunOptions } from './shell.ts';
 
 let box: Layout;
-beforeEach(() => { box = makeLayout(); });
-afterEach(() => { box.remove(); });
+beforeEach(() => {
+  box = makeLayout();
+});
+afterEach(() => {
+  box.remove();
+});
 
 function runner(setting: Partial<SandboxSetting> = {}, more: Partial<CommandRunnerSetup> = {}) {
   return createCommandRunner({
     setting: { mode: 'workspace-write', offIfUnavailable: false, network: false, ...setting },
-    sessionDir: box.workspace, tempDir: box.tempDir, env: box.env, configFile: box.configFile,
-    secrets: [TEST_KEY], platform: 'linux', notice: () => undefined, ...more,
+    sessionDir: box.workspace,
+    tempDir: box.tempDir,
+    env: box.env,
+    configFile: box.configFile,
+    secrets: [TEST_KEY],
+    platform: 'linux',
+    notice: () => undefined,
+    ...more,
   });
 }
 
@@ -53,7 +63,11 @@ describe.runIf(hasPython)('Unix sockets', () => {
       expect(refused.sandboxDenial?.kind).toBe('unix-socket');
       expect(refused.stderr).toContain('AGENTX_SANDBOX_UNIX_SOCKETS=on');
       // Node's own client too (libuv creates the socket the same way).
-      const node = await runner().run(opts(`${process.execPath} -e "require('net').connect('${path}').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`));
+      const node = await runner().run(
+        opts(
+          `${process.execPath} -e "require('net').connect('${path}').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`,
+        ),
+      );
       expect(node.exitCode).toBe(3);
       expect(node.stdout).toBe('');
 
@@ -75,9 +89,11 @@ describe.runIf(hasPython)('Unix sockets', () => {
   });
 
   it('socketpair and TCP sockets still work inside', async () => {
-    const r = await runner().run(opts(`python3 -c 'import socket
+    const r = await runner().run(
+      opts(`python3 -c 'import socket
 a, b = socket.socketpair(); a.sendall(b"pair"); print(b.recv(4).decode())
-t = socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("tcp", t.family == socket.AF_INET)'`));
+t = socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("tcp", t.family == socket.AF_INET)'`),
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('pair\ntcp True\n');
   });
@@ -88,7 +104,9 @@ describe('an architecture without a filter', () => {
     const notices: string[] = [];
     const r = await runner({}, { arch: 'riscv64', notice: (m) => notices.push(m) }).run(opts('echo ran'));
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('agentx: the sandbox has no Unix-socket filter for riscv64 (only x64 and arm64); set AGENTX_SANDBOX_UNIX_SOCKETS=on to run sandboxed without it, or --sandbox danger-full-access\n');
+    expect(r.stderr).toBe(
+      'agentx: the sandbox has no Unix-socket filter for riscv64 (only x64 and arm64); set AGENTX_SANDBOX_UNIX_SOCKETS=on to run sandboxed without it, or --sandbox danger-full-access\n',
+    );
     expect(notices).toHaveLength(1);
     expect((await runner({ unixSockets: true }, { arch: 'riscv64' }).run(opts('echo ran'))).stdout).toBe('ran\n');
   });
@@ -127,8 +145,7 @@ describe('a hidden path inside a writable root (HOME under the temp dir)', () =>
     writeFileSync(join(cache, 'real.cache'), 'ours\n');
     const env = { ...box.env, HOME: home };
     const run = runner({}, { env, configFile: join(home, '.agentx') });
-    const plant = (parent: string, hidden: string): string =>
-      `mv ${parent} ${parent}.moved && mkdir -p ${hidden} && echo planted > ${hidden}/planted`;
+    const plant = (parent: string, hidden: string): string => `mv ${parent} ${parent}.moved && mkdir -p ${hidden} && echo planted > ${hidden}/planted`;
     const r1 = await run.run(opts(plant(join(home, '.cache'), cache)));
     const r2 = await run.run(opts(plant(join(home, '.local'), state)));
     const r3 = await run.run(opts(plant(home, cache)));
@@ -171,7 +188,9 @@ describe('agentx files that do not exist yet inside a writable root (HOME under 
     mkdirSync(configDir, { recursive: true });
     writeFileSync(join(configDir, 'check.sh'), 'echo hook-script\n');
     writeFileSync(join(configDir, 'mcp.json'), '{"mcpServers":{"x":{"env":{"TOKEN":"secret-token"}}}}\n');
-    const r = await run.run(opts(`sh ${configDir}/check.sh; cat ${configDir}/mcp.json; echo x > ${configDir}/hooks.json; mv ${home}/.config ${home}/.config.moved; echo done`));
+    const r = await run.run(
+      opts(`sh ${configDir}/check.sh; cat ${configDir}/mcp.json; echo x > ${configDir}/hooks.json; mv ${home}/.config ${home}/.config.moved; echo done`),
+    );
     expect(r.stdout).toContain('hook-script');
     expect(r.stdout).not.toContain('secret-token');
     expect(existsSync(join(configDir, 'hooks.json'))).toBe(false);
@@ -190,17 +209,27 @@ describe('descriptors agentx inherited', () => {
         contents: [
           "import { createCommandRunner } from './src/tools/sandboxed.ts';",
           'const [setup, command] = JSON.parse(process.argv[2]);',
-          "const r = await createCommandRunner({ ...setup, notice: () => {} }).run({ command, cwd: setup.sessionDir, timeoutMs: 15000, maxOutputBytes: 65536 });",
+          'const r = await createCommandRunner({ ...setup, notice: () => {} }).run({ command, cwd: setup.sessionDir, timeoutMs: 15000, maxOutputBytes: 65536 });',
           'process.stdout.write(JSON.stringify(r));',
         ].join('\n'),
-        resolveDir: process.cwd(), loader: 'ts',
+        resolveDir: process.cwd(),
+        loader: 'ts',
       },
-      bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning',
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'warning',
     });
     const target = join(box.elsewhere, 'keep.txt');
     const setup = {
-      setting: { mode: 'workspace-write', offIfUnavailable: false, network: false }, sessionDir: box.workspace, tempDir: box.tempDir,
-      env: box.env, configFile: box.configFile, secrets: [TEST_KEY], platform: 'linux',
+      setting: { mode: 'workspace-write', offIfUnavailable: false, network: false },
+      sessionDir: box.workspace,
+      tempDir: box.tempDir,
+      env: box.env,
+      configFile: box.configFile,
+      secrets: [TEST_KEY],
+      platform: 'linux',
     };
     const command = [
       'ls /proc/self/fd | tr "\\n" " "; echo',
@@ -214,7 +243,9 @@ describe('descriptors agentx inherited', () => {
     try {
       const stdio = ['ignore', 'pipe', 'inherit', ...Array<'ignore'>(47).fill('ignore'), fd] as const;
       const child = spawn(process.execPath, [bundle, JSON.stringify([setup, command])], { stdio: [...stdio] });
-      child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+      child.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
       await new Promise((resolve) => child.on('close', resolve));
     } finally {
       closeSync(fd);
@@ -229,7 +260,7 @@ describe('descriptors agentx inherited', () => {
   // The child is what main does first (closeInheritedDescriptors), then a tty exec session while
   // another tty session is live, a shell-tool command and a hook, all sandboxed. Before the fix fd
   // 50 reached the PTY session and the hook, and every child held the other session's PTY master.
-  it('do not reach a tty exec session, a command or a hook: neither fd 50 nor another tty session\'s terminal', async () => {
+  it("do not reach a tty exec session, a command or a hook: neither fd 50 nor another tty session's terminal", async () => {
     const bundle = join(box.root, 'run-all.mjs');
     await build({
       stdin: {
@@ -244,7 +275,7 @@ describe('descriptors agentx inherited', () => {
           'const runner = createCommandRunner({ ...setup, notice: () => {} });',
           'const manager = new ExecManager({ graceMs: 300 });',
           'const [exec] = createExecTools({ manager, launch: (c, cwd) => runner.sessionLaunch(c, cwd), redact: (t) => runner.redact(t) });',
-          "const ctx = { cwd: setup.sessionDir, workspaceRoot: setup.sessionDir, signal: new AbortController().signal, retry: false, progress: () => {} };",
+          'const ctx = { cwd: setup.sessionDir, workspaceRoot: setup.sessionDir, signal: new AbortController().signal, retry: false, progress: () => {} };',
           "const call = async (args) => (await exec.run(exec.parse({ type: 'function_call', call_id: 'c', name: exec.name, arguments: JSON.stringify(args) }).call, ctx)).reply.text;",
           "const other = await call({ cmd: 'sleep 30', tty: true, yield_time_ms: 300 });",
           'const pty = await call({ cmd: probe, tty: true, yield_time_ms: 8000 });',
@@ -255,16 +286,33 @@ describe('descriptors agentx inherited', () => {
           'process.stdout.write(JSON.stringify({ other, pty, shell, hook }));',
           'process.exit(0);',
         ].join('\n'),
-        resolveDir: process.cwd(), loader: 'ts',
+        resolveDir: process.cwd(),
+        loader: 'ts',
       },
-      bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning',
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'warning',
       // node-pty stays a package (native code), found from here although the bundle is elsewhere.
-      plugins: [{ name: 'pty', setup: (b) => { b.onResolve({ filter: /^@lydell\/node-pty$/ }, () => ({ path: createRequire(import.meta.url).resolve('@lydell/node-pty'), external: true })); } }],
+      plugins: [
+        {
+          name: 'pty',
+          setup: (b) => {
+            b.onResolve({ filter: /^@lydell\/node-pty$/ }, () => ({ path: createRequire(import.meta.url).resolve('@lydell/node-pty'), external: true }));
+          },
+        },
+      ],
     });
     const target = join(box.elsewhere, 'keep.txt');
     const setup = {
-      setting: { mode: 'workspace-write', offIfUnavailable: false, network: false }, sessionDir: box.workspace, tempDir: box.tempDir,
-      env: box.env, configFile: box.configFile, secrets: [TEST_KEY], platform: 'linux',
+      setting: { mode: 'workspace-write', offIfUnavailable: false, network: false },
+      sessionDir: box.workspace,
+      tempDir: box.tempDir,
+      env: box.env,
+      configFile: box.configFile,
+      secrets: [TEST_KEY],
+      platform: 'linux',
     };
     const probe = [
       'echo "fds: $(ls -l /proc/self/fd/ | grep -c -e ptmx -e keep.txt)"',
@@ -278,7 +326,9 @@ describe('descriptors agentx inherited', () => {
     try {
       const stdio = ['ignore', 'pipe', 'inherit', ...Array<'ignore'>(47).fill('ignore'), fd] as const;
       const child = spawn(process.execPath, [bundle, JSON.stringify([setup, probe])], { stdio: [...stdio], cwd: process.cwd() });
-      child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+      child.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
       await new Promise((resolve) => child.on('close', resolve));
     } finally {
       closeSync(fd);

@@ -9,28 +9,42 @@ import { bwrapPath, makeLayout, type Layout } from '../../test/support/sandbox.t
 import { runShellCommand, SANDBOX_SETUP_RETRY_MS, type ShellRunOptions } from './shell.ts';
 
 let box: Layout;
-beforeEach(() => { box = makeLayout(); });
-afterEach(() => { box.remove(); });
-
-const run = (command: string, bwrap: string, more: Partial<ShellRunOptions> = {}) => runShellCommand({
-  command, cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 64 * 1024, killGraceMs: 300, env: box.env,
-  sandbox: { bwrapPath: bwrap, policy: box.policy() }, ...more,
+beforeEach(() => {
+  box = makeLayout();
 });
+afterEach(() => {
+  box.remove();
+});
+
+const run = (command: string, bwrap: string, more: Partial<ShellRunOptions> = {}) =>
+  runShellCommand({
+    command,
+    cwd: box.workspace,
+    timeoutMs: 15_000,
+    maxOutputBytes: 64 * 1024,
+    killGraceMs: 300,
+    env: box.env,
+    sandbox: { bwrapPath: bwrap, policy: box.policy() },
+    ...more,
+  });
 
 /** A bwrap that fails its first `failures` setups with bwrap's own message, then is the real one. */
 function flakyBwrap(failures: number): { path: string; calls: () => number } {
   const counter = join(box.root, 'bwrap-calls');
   const path = join(box.root, 'flaky-bwrap');
   writeFileSync(counter, '');
-  writeFileSync(path, [
-    '#!/bin/sh',
-    `echo x >> '${counter}'`,
-    `if [ "$(wc -l < '${counter}')" -le ${failures} ]; then`,
-    '  echo "bwrap: Can\'t bind mount /oldroot/x on /newroot/x: Unable to remount destination \\"/newroot/x\\" with correct flags: Invalid argument" >&2',
-    '  exit 1',
-    'fi',
-    `exec '${bwrapPath()}' "$@"`,
-  ].join('\n'));
+  writeFileSync(
+    path,
+    [
+      '#!/bin/sh',
+      `echo x >> '${counter}'`,
+      `if [ "$(wc -l < '${counter}')" -le ${failures} ]; then`,
+      '  echo "bwrap: Can\'t bind mount /oldroot/x on /newroot/x: Unable to remount destination \\"/newroot/x\\" with correct flags: Invalid argument" >&2',
+      '  exit 1',
+      'fi',
+      `exec '${bwrapPath()}' "$@"`,
+    ].join('\n'),
+  );
   chmodSync(path, 0o755);
   return { path, calls: () => readFileSync(counter, 'utf8').split('\n').filter(Boolean).length };
 }
@@ -55,7 +69,7 @@ it('sets the sandbox up again after a setup failure, runs the command once, and 
   expect(shown.join('')).toBe('done\n');
 });
 
-it('gives up after a few setups and reports bwrap\'s error, the command never having run', async () => {
+it("gives up after a few setups and reports bwrap's error, the command never having run", async () => {
   const bwrap = flakyBwrap(100);
   const shown: string[] = [];
   const r = await run('echo once >> ledger', bwrap.path, { onOutput: (c) => shown.push(c) });

@@ -12,19 +12,35 @@ import { waitFor } from '../../test/support/tools.ts';
 
 let box: Layout;
 let notices: string[];
-beforeEach(() => { box = makeLayout(); notices = []; });
-afterEach(() => { box.remove(); });
+beforeEach(() => {
+  box = makeLayout();
+  notices = [];
+});
+afterEach(() => {
+  box.remove();
+});
 
 function runner(setting: Partial<SandboxSetting> = {}, more: Partial<CommandRunnerSetup> = {}) {
   return createCommandRunner({
     setting: { mode: 'workspace-write', offIfUnavailable: false, network: false, ...setting },
-    sessionDir: box.workspace, tempDir: box.tempDir, env: box.env, configFile: box.configFile,
-    secrets: [TEST_KEY], platform: 'linux', notice: (m) => notices.push(m), ...more,
+    sessionDir: box.workspace,
+    tempDir: box.tempDir,
+    env: box.env,
+    configFile: box.configFile,
+    secrets: [TEST_KEY],
+    platform: 'linux',
+    notice: (m) => notices.push(m),
+    ...more,
   });
 }
 
 const opts = (command: string, more: Partial<ShellRunOptions> = {}): ShellRunOptions => ({
-  command, cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 64 * 1024, killGraceMs: 300, ...more,
+  command,
+  cwd: box.workspace,
+  timeoutMs: 15_000,
+  maxOutputBytes: 64 * 1024,
+  killGraceMs: 300,
+  ...more,
 });
 
 const outside = (): string => join(box.elsewhere, 'keep.txt');
@@ -42,7 +58,7 @@ describe('workspace-write (the default)', () => {
     expect(shown.join('')).toContain('[agentx] This command was probably refused');
   });
 
-  it('keeps agentx\'s session files read-only: a command cannot forge the conversation state', async () => {
+  it("keeps agentx's session files read-only: a command cannot forge the conversation state", async () => {
     writeFileSync(join(box.workspace, '.agentx_responseid'), '{"real":"state"}\n');
     const r = await runner().run(opts('cat .agentx_responseid; echo forged > .agentx_responseid; rm -f .agentx_responseid; echo other > notes.txt'));
     expect(r.stdout).toBe('{"real":"state"}\n');
@@ -59,7 +75,9 @@ describe('workspace-write (the default)', () => {
   });
 
   it('tells the model about a network refusal and the setting that allows it', async () => {
-    const r = await runner().run(opts(`${process.execPath} -e "require('dns').lookup('example.com', (e) => { console.error(e ? e.message : 'resolved'); process.exit(e ? 1 : 0); })"`));
+    const r = await runner().run(
+      opts(`${process.execPath} -e "require('dns').lookup('example.com', (e) => { console.error(e ? e.message : 'resolved'); process.exit(e ? 1 : 0); })"`),
+    );
     expect(r.sandboxDenial?.kind).toBe('network');
     expect(r.stderr).toContain('AGENTX_SANDBOX_NETWORK=on');
   });
@@ -95,7 +113,9 @@ describe('bwrap missing or unusable', () => {
     const first = await run.run(opts('echo ran > ran.txt', { onOutput: (c) => shown.push(c) }));
     const second = await run.run(opts('echo ran > ran.txt'));
     expect(first.exitCode).toBe(127);
-    expect(first.stderr).toMatch(/^agentx: model commands cannot be sandboxed: AGENTX_BWRAP=\/nonexistent\/bwrap is not an executable file\. Fix: apt install bubblewrap/);
+    expect(first.stderr).toMatch(
+      /^agentx: model commands cannot be sandboxed: AGENTX_BWRAP=\/nonexistent\/bwrap is not an executable file\. Fix: apt install bubblewrap/,
+    );
     expect(second.stderr).toBe(first.stderr);
     expect(shown.join('')).toBe(first.stderr);
     expect(existsSync(join(box.workspace, 'ran.txt'))).toBe(false);
@@ -133,7 +153,7 @@ describe('a sandbox refusal', () => {
   });
 });
 
-describe('the runner\'s guarantees hold inside bwrap', () => {
+describe("the runner's guarantees hold inside bwrap", () => {
   it('stops a command at its timeout and leaves nothing running', async () => {
     const marker = `${process.pid}.${Date.now() % 100000}1`;
     const r = await runner().run(opts(`sleep ${marker} & sleep ${marker}`, { timeoutMs: 300 }));

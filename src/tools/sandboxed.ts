@@ -20,7 +20,17 @@ import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
 import { commandEnvironment, redactSecrets, sandboxedEnvironment } from '../sandbox/env.ts';
 import { noFilterMessage, unixSocketFilter } from '../sandbox/seccomp.ts';
-import { agentxPaths, buildPolicy, hiddenCandidates, isInside, realPathProbe, resolveHiddenPaths, type PathProbe, type SandboxPolicy, type SandboxSetting } from '../sandbox/policy.ts';
+import {
+  agentxPaths,
+  buildPolicy,
+  hiddenCandidates,
+  isInside,
+  realPathProbe,
+  resolveHiddenPaths,
+  type PathProbe,
+  type SandboxPolicy,
+  type SandboxSetting,
+} from '../sandbox/policy.ts';
 import { runShellCommand, SPAWN_FAILURE_EXIT_CODE, type ShellRunOptions, type ShellRunResult } from './shell.ts';
 import type { SessionLaunch } from './exec/exec-tool.ts';
 import type { RunScope } from './permissions/escalation.ts';
@@ -79,8 +89,14 @@ export interface CommandRunner {
 
 function failure(message: string): ShellRunResult {
   return {
-    stdout: '', stderr: `agentx: ${message}\n`, exitCode: SPAWN_FAILURE_EXIT_CODE, signal: null,
-    timedOut: false, interrupted: false, durationMs: 0, truncatedBytes: 0,
+    stdout: '',
+    stderr: `agentx: ${message}\n`,
+    exitCode: SPAWN_FAILURE_EXIT_CODE,
+    signal: null,
+    timedOut: false,
+    interrupted: false,
+    durationMs: 0,
+    truncatedBytes: 0,
   };
 }
 
@@ -153,14 +169,24 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
 
   const runUnsandboxed = (opts: ShellRunOptions): Promise<ShellRunResult> => runShellCommand({ ...opts, env: envFor(opts), sandbox: undefined });
 
-  const availability = (): Promise<SandboxAvailability> => detectSandbox({
-    platform: setup.platform, env: setup.env, network: setup.setting.network, tempDir,
-    untrustedDirs: [setup.sessionDir, tempDir],
-  });
+  const availability = (): Promise<SandboxAvailability> =>
+    detectSandbox({
+      platform: setup.platform,
+      env: setup.env,
+      network: setup.setting.network,
+      tempDir,
+      untrustedDirs: [setup.sessionDir, tempDir],
+    });
 
   // "Once with the network only": the same sandbox with the network on, for this command.
   const policyNow = (withNetwork = false): SandboxPolicy | undefined =>
-    buildPolicy({ setting: withNetwork ? { ...setup.setting, network: true } : setup.setting, sessionDir: setup.sessionDir, tempDir, paths, probe: realPathProbe });
+    buildPolicy({
+      setting: withNetwork ? { ...setup.setting, network: true } : setup.setting,
+      sessionDir: setup.sessionDir,
+      tempDir,
+      paths,
+      probe: realPathProbe,
+    });
 
   // With the network off, commands share the agentx session's namespace (sandbox/netns.ts): a
   // server one starts is reachable from the next, and nothing outside is.
@@ -170,7 +196,9 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     if (!policy || policy.network || setup.setting.sharedNetwork === false) return policy;
     const ns = await sessionNetns(bwrapPath, process.getuid?.() === 0);
     if ('prefix' in ns) return { ...policy, joinNetns: ns.prefix };
-    noticeOnce(`the sandbox's network namespace cannot be shared between commands (${ns.failed}): a server a command starts is not reachable from the next one.`);
+    noticeOnce(
+      `the sandbox's network namespace cannot be shared between commands (${ns.failed}): a server a command starts is not reachable from the next one.`,
+    );
     return policy;
   };
 
@@ -180,7 +208,11 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
     return { ...withNote(result, sandboxDenialNote(denial, policy), opts), sandboxDenial: denial };
   };
 
-  const redacted = <R extends ShellRunResult>(r: R): R => ({ ...r, stdout: redactSecrets(r.stdout, setup.secrets), stderr: redactSecrets(r.stderr, setup.secrets) });
+  const redacted = <R extends ShellRunResult>(r: R): R => ({
+    ...r,
+    stdout: redactSecrets(r.stdout, setup.secrets),
+    stderr: redactSecrets(r.stderr, setup.secrets),
+  });
 
   // Live output is redacted chunk by chunk: best effort (a key split across two chunks shows on
   // the person's own screen), while the result kept and sent is redacted whole.

@@ -8,7 +8,10 @@ const GiB = 1024 * 1024 * 1024;
 describe('runShellCommand with a huge output', () => {
   it('captures 1 GiB of output as at most the cap, head and tail kept, and counts what was cut', async () => {
     const r = await runShellCommand({
-      command: `yes abcdefgh | head -c ${GiB}; echo LAST-LINE`, cwd: process.cwd(), timeoutMs: 300_000, maxOutputBytes: 64 * 1024,
+      command: `yes abcdefgh | head -c ${GiB}; echo LAST-LINE`,
+      cwd: process.cwd(),
+      timeoutMs: 300_000,
+      maxOutputBytes: 64 * 1024,
     });
     expect(r.exitCode).toBe(0);
     expect(Buffer.byteLength(r.stdout)).toBeLessThan(64 * 1024 + 100);

@@ -89,7 +89,8 @@ describe('runShellCommand: background jobs', () => {
 describe('killProcessGroup', () => {
   it('SIGTERMs a group, then SIGKILLs what ignored it, and resolves', async () => {
     const child = spawn('/bin/sh', ['-c', "trap '' TERM; sleep 100 & sleep 100 & echo ready; wait"], {
-      detached: true, stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
     const pgid = child.pid ?? 0;
     // Signal only once the trap is set, or TERM would win the race and KILL would go untested.
@@ -111,15 +112,25 @@ describe('killProcessGroup', () => {
 describe('orphan-proofing', () => {
   it('kills the running command when the agentx process is SIGKILLed', async () => {
     const bundle = dir.file('shell.mjs');
-    await build({ entryPoints: [new URL('./shell.ts', import.meta.url).pathname], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
+    await build({
+      entryPoints: [new URL('./shell.ts', import.meta.url).pathname],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
     const pids = dir.file('pids');
     const marker = dir.file('finished');
     const fixture = dir.file('agent.mjs');
     const command = `sleep 30 & echo $! > ${pids}.tmp; echo $$ >> ${pids}.tmp; mv ${pids}.tmp ${pids}; sleep 1; touch ${marker}; wait`;
-    writeFileSync(fixture, [
-      `import { runShellCommand } from ${JSON.stringify(bundle)};`,
-      `await runShellCommand({ command: ${JSON.stringify(command)}, cwd: ${JSON.stringify(dir.path)}, timeoutMs: 60000, maxOutputBytes: 1000 });`,
-    ].join('\n'));
+    writeFileSync(
+      fixture,
+      [
+        `import { runShellCommand } from ${JSON.stringify(bundle)};`,
+        `await runShellCommand({ command: ${JSON.stringify(command)}, cwd: ${JSON.stringify(dir.path)}, timeoutMs: 60000, maxOutputBytes: 1000 });`,
+      ].join('\n'),
+    );
     const agent = spawn(process.execPath, [fixture], { stdio: 'ignore' });
     const found = await waitForPids(pids, 2, 10_000);
     expect(found.every(isAlive)).toBe(true);

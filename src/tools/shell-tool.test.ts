@@ -5,7 +5,16 @@ import type { CommandResultInfo } from './tool.ts';
 import { outputForCall } from './wire-output.ts';
 
 const result = (over: Partial<CommandResultInfo> = {}): CommandResultInfo => ({
-  callId: 'c1', command: 'echo hi', exitCode: 0, timedOut: false, interrupted: false, durationMs: 5, truncatedBytes: 0, stdout: 'hi\n', stderr: '', ...over,
+  callId: 'c1',
+  command: 'echo hi',
+  exitCode: 0,
+  timedOut: false,
+  interrupted: false,
+  durationMs: 5,
+  truncatedBytes: 0,
+  stdout: 'hi\n',
+  stderr: '',
+  ...over,
 });
 
 function parsed(item: Parameters<typeof parseShellCall>[0]): ShellCall {
@@ -33,7 +42,10 @@ describe('parseShellCall', () => {
       parseShellCall({ type: 'shell_call', call_id: 'e', action: { commands: [] } }),
     ].map((p) => (p.ok ? 'ok' : p.error));
     expect(errors).toEqual([
-      expect.stringMatching(/invalid JSON/), expect.stringMatching(/non-empty array/), expect.stringMatching(/non-empty array/), expect.stringMatching(/no commands/),
+      expect.stringMatching(/invalid JSON/),
+      expect.stringMatching(/non-empty array/),
+      expect.stringMatching(/non-empty array/),
+      expect.stringMatching(/no commands/),
     ]);
   });
 });
@@ -45,7 +57,8 @@ describe('output items', () => {
   it('answers a shell call with one output per command and the right outcome', () => {
     const item: ToolCallItem = { type: 'shell_call', call_id: 'c1', action: { commands: ['a', 'b'] } };
     expect(outputOf(item, [result(), result({ exitCode: null, timedOut: true, stdout: '' })])).toEqual({
-      type: 'shell_call_output', call_id: 'c1',
+      type: 'shell_call_output',
+      call_id: 'c1',
       output: [
         { stdout: 'hi\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } },
         { stdout: '', stderr: '', outcome: { type: 'timeout' } },
@@ -54,7 +67,9 @@ describe('output items', () => {
   });
 
   it('marks an interrupted command for the model', () => {
-    const output = outputOf({ type: 'shell_call', call_id: 'c1', action: { commands: ['sleep 9'] } }, [result({ exitCode: null, interrupted: true, stdout: '' })]);
+    const output = outputOf({ type: 'shell_call', call_id: 'c1', action: { commands: ['sleep 9'] } }, [
+      result({ exitCode: null, interrupted: true, stdout: '' }),
+    ]);
     expect(output.type).toBe('shell_call_output');
     const chunk = (output as ShellCallOutputItem).output[0];
     expect(chunk?.stderr).toMatch(/interrupted by the user/);
@@ -64,7 +79,9 @@ describe('output items', () => {
   it('answers the shell function with readable text', () => {
     const item: ToolCallItem = { type: 'function_call', call_id: 'f1', name: 'shell', arguments: '{"commands":["echo hi"]}' };
     expect(outputOf(item, [result({ stderr: 'warn\n', exitCode: 3 })])).toEqual({
-      type: 'function_call_output', call_id: 'f1', output: '$ echo hi\n[exit 3, 5 ms]\nhi\n[stderr]\nwarn',
+      type: 'function_call_output',
+      call_id: 'f1',
+      output: '$ echo hi\n[exit 3, 5 ms]\nhi\n[stderr]\nwarn',
     });
   });
 });
@@ -73,6 +90,11 @@ describe('definitions', () => {
   it('offers the built-in shell tool or a strict function named shell', () => {
     expect(shellDefinitions('builtin')).toEqual([{ type: 'shell', environment: { type: 'local' } }]);
     const [fn] = shellDefinitions('function');
-    expect(fn).toMatchObject({ type: 'function', name: 'shell', strict: true, parameters: { required: ['commands', 'timeout_ms', 'workdir', 'sandbox_permissions', 'justification', 'prefix_rule'] } });
+    expect(fn).toMatchObject({
+      type: 'function',
+      name: 'shell',
+      strict: true,
+      parameters: { required: ['commands', 'timeout_ms', 'workdir', 'sandbox_permissions', 'justification', 'prefix_rule'] },
+    });
   });
 });

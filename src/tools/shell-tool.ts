@@ -37,12 +37,26 @@ const DEFAULT_FIELDS: EscalationFields = { sandboxPermissions: 'use_default', ju
 
 function shellCall(callId: string, form: ShellToolForm, commands: string[], extra: Partial<ShellCall> = {}, fields = DEFAULT_FIELDS): ShellCall {
   // Every shell call is decided by the engine (mode, rules, the person) before it runs.
-  return { callId, form, commands, title: commands.join(' && '), timeoutMs: undefined, maxOutput: undefined, workdir: undefined, permission: { commands, fields }, ...extra };
+  return {
+    callId,
+    form,
+    commands,
+    title: commands.join(' && '),
+    timeoutMs: undefined,
+    maxOutput: undefined,
+    workdir: undefined,
+    permission: { commands, fields },
+    ...extra,
+  };
 }
 
 /** Strict function schemas need every property required: the escalation fields may be null. */
 const NULLABLE_ESCALATION = {
-  sandbox_permissions: { ...ESCALATION_PARAMETERS.sandbox_permissions, type: ['string', 'null'], enum: [...ESCALATION_PARAMETERS.sandbox_permissions.enum, null] },
+  sandbox_permissions: {
+    ...ESCALATION_PARAMETERS.sandbox_permissions,
+    type: ['string', 'null'],
+    enum: [...ESCALATION_PARAMETERS.sandbox_permissions.enum, null],
+  },
   justification: { ...ESCALATION_PARAMETERS.justification, type: ['string', 'null'] },
   prefix_rule: { ...ESCALATION_PARAMETERS.prefix_rule, type: ['array', 'null'] },
 };
@@ -53,7 +67,10 @@ export function parseShellCall(item: ToolCallItem): ParseResult<ShellCall> {
     if (commands.length === 0) return { ok: false, callId: item.call_id, error: 'the shell call has no commands' };
     return {
       ok: true,
-      call: shellCall(item.call_id, 'builtin', commands, { timeoutMs: asPositiveInt(item.action.timeout_ms), maxOutput: asPositiveInt(item.action.max_output_length) }),
+      call: shellCall(item.call_id, 'builtin', commands, {
+        timeoutMs: asPositiveInt(item.action.timeout_ms),
+        maxOutput: asPositiveInt(item.action.max_output_length),
+      }),
     };
   }
   if (item.type !== 'function_call') return { ok: false, callId: item.call_id, error: `the shell tool cannot answer a ${item.type}` };
@@ -71,32 +88,41 @@ export function parseShellCall(item: ToolCallItem): ParseResult<ShellCall> {
   if (!escalation.ok) return { ok: false, callId: item.call_id, error: escalation.error };
   return {
     ok: true,
-    call: shellCall(item.call_id, 'function', commands, {
-      timeoutMs: asPositiveInt(a.timeout_ms),
-      workdir: typeof a.workdir === 'string' && a.workdir.length > 0 ? a.workdir : undefined,
-    }, escalation.fields),
+    call: shellCall(
+      item.call_id,
+      'function',
+      commands,
+      {
+        timeoutMs: asPositiveInt(a.timeout_ms),
+        workdir: typeof a.workdir === 'string' && a.workdir.length > 0 ? a.workdir : undefined,
+      },
+      escalation.fields,
+    ),
   };
 }
 
 export function shellDefinitions(form: ShellToolForm): ToolDefinition[] {
   if (form === 'builtin') return [{ type: 'shell', environment: { type: 'local' } }];
-  return [{
-    type: 'function',
-    name: SHELL_FUNCTION_NAME,
-    description: 'Run shell commands in the user\'s working directory. Each command runs in a fresh shell, in the sandbox; output is capped. When a command needs more (the network, files outside the workspace), set sandbox_permissions to "require_escalated" with a justification: the user is asked.',
-    strict: true,
-    parameters: {
-      type: 'object',
-      properties: {
-        commands: { type: 'array', items: { type: 'string' }, description: 'Command lines to run in order.' },
-        timeout_ms: { type: ['integer', 'null'], description: 'Timeout per command in milliseconds (default 120000).' },
-        workdir: { type: ['string', 'null'], description: 'Directory to run in, relative to the working directory.' },
-        ...NULLABLE_ESCALATION,
+  return [
+    {
+      type: 'function',
+      name: SHELL_FUNCTION_NAME,
+      description:
+        'Run shell commands in the user\'s working directory. Each command runs in a fresh shell, in the sandbox; output is capped. When a command needs more (the network, files outside the workspace), set sandbox_permissions to "require_escalated" with a justification: the user is asked.',
+      strict: true,
+      parameters: {
+        type: 'object',
+        properties: {
+          commands: { type: 'array', items: { type: 'string' }, description: 'Command lines to run in order.' },
+          timeout_ms: { type: ['integer', 'null'], description: 'Timeout per command in milliseconds (default 120000).' },
+          workdir: { type: ['string', 'null'], description: 'Directory to run in, relative to the working directory.' },
+          ...NULLABLE_ESCALATION,
+        },
+        required: ['commands', 'timeout_ms', 'workdir', 'sandbox_permissions', 'justification', 'prefix_rule'],
+        additionalProperties: false,
       },
-      required: ['commands', 'timeout_ms', 'workdir', 'sandbox_permissions', 'justification', 'prefix_rule'],
-      additionalProperties: false,
     },
-  }];
+  ];
 }
 
 export function describeResult(r: CommandResultInfo): string {
@@ -113,17 +139,21 @@ export function describeResult(r: CommandResultInfo): string {
  */
 export function shellReply(call: ShellCall, results: CommandResultInfo[]): ToolReply {
   const ok = results.every((r) => r.exitCode === 0);
-  const commands = results.map((r): ShellOutputChunk => ({
-    stdout: r.stdout,
-    stderr: r.interrupted ? `${r.stderr}${r.stderr && !r.stderr.endsWith('\n') ? '\n' : ''}[interrupted by the user]` : r.stderr,
-    outcome: r.timedOut ? { type: 'timeout' } : { type: 'exit', exit_code: r.exitCode ?? (r.interrupted ? 130 : 1) },
-  }));
-  const text = results.map((r) => {
-    const lines = [`$ ${r.command}`, `[${describeResult(r)}, ${r.durationMs} ms]`];
-    if (r.stdout) lines.push(r.stdout.replace(/\n$/, ''));
-    if (r.stderr) lines.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`);
-    return lines.join('\n');
-  }).join('\n\n');
+  const commands = results.map(
+    (r): ShellOutputChunk => ({
+      stdout: r.stdout,
+      stderr: r.interrupted ? `${r.stderr}${r.stderr && !r.stderr.endsWith('\n') ? '\n' : ''}[interrupted by the user]` : r.stderr,
+      outcome: r.timedOut ? { type: 'timeout' } : { type: 'exit', exit_code: r.exitCode ?? (r.interrupted ? 130 : 1) },
+    }),
+  );
+  const text = results
+    .map((r) => {
+      const lines = [`$ ${r.command}`, `[${describeResult(r)}, ${r.durationMs} ms]`];
+      if (r.stdout) lines.push(r.stdout.replace(/\n$/, ''));
+      if (r.stderr) lines.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`);
+      return lines.join('\n');
+    })
+    .join('\n\n');
   return { ok, text, commands, ...(call.maxOutput !== undefined ? { maxOutputLength: call.maxOutput } : {}) };
 }
 
@@ -140,7 +170,11 @@ export function summarizeResults(results: CommandResultInfo[]): string[] {
  * it once more outside the sandbox, or with the network); a refusal's reason goes to the model.
  */
 async function afterRefusal(
-  r: SandboxedRunResult, callId: string, command: string, ctx: ToolContext, runWith: (scope: RunScope) => Promise<SandboxedRunResult>,
+  r: SandboxedRunResult,
+  callId: string,
+  command: string,
+  ctx: ToolContext,
+  runWith: (scope: RunScope) => Promise<SandboxedRunResult>,
 ): Promise<SandboxedRunResult> {
   if (r.sandboxDenial === undefined || ctx.authorize === undefined || ctx.signal.aborted) return r;
   const decided = await ctx.authorize({ commands: [command], fields: DEFAULT_FIELDS, sandboxRefusal: r.sandboxDenial });
@@ -156,16 +190,27 @@ export function createShellTool(opts: ShellToolOptions): Tool<ShellCall> {
     const cwd = call.workdir ? (isAbsolute(call.workdir) ? call.workdir : resolve(ctx.cwd, call.workdir)) : ctx.cwd;
     for (const command of call.commands) {
       ctx.progress({ type: 'command_start', callId: call.callId, command });
-      const runWith = (scope: RunScope | undefined): Promise<SandboxedRunResult> => opts.runCommand({
-        command, cwd, signal: ctx.signal, ...(scope !== undefined ? { scope } : {}),
-        timeoutMs: call.timeoutMs ?? opts.defaultTimeoutMs,
-        maxOutputBytes: call.maxOutput ?? opts.defaultMaxOutputBytes,
-        onOutput: (chunk, stream) => ctx.progress({ type: 'command_output', callId: call.callId, chunk, stream }),
-      });
+      const runWith = (scope: RunScope | undefined): Promise<SandboxedRunResult> =>
+        opts.runCommand({
+          command,
+          cwd,
+          signal: ctx.signal,
+          ...(scope !== undefined ? { scope } : {}),
+          timeoutMs: call.timeoutMs ?? opts.defaultTimeoutMs,
+          maxOutputBytes: call.maxOutput ?? opts.defaultMaxOutputBytes,
+          onOutput: (chunk, stream) => ctx.progress({ type: 'command_output', callId: call.callId, chunk, stream }),
+        });
       const r = await afterRefusal(await runWith(ctx.scope), call.callId, command, ctx, runWith);
       const info: CommandResultInfo = {
-        callId: call.callId, command, exitCode: r.exitCode, timedOut: r.timedOut, interrupted: r.interrupted,
-        durationMs: r.durationMs, truncatedBytes: r.truncatedBytes, stdout: r.stdout, stderr: r.stderr,
+        callId: call.callId,
+        command,
+        exitCode: r.exitCode,
+        timedOut: r.timedOut,
+        interrupted: r.interrupted,
+        durationMs: r.durationMs,
+        truncatedBytes: r.truncatedBytes,
+        stdout: r.stdout,
+        stderr: r.stderr,
       };
       ctx.progress({ type: 'command_done', ...info });
       results.push(info);

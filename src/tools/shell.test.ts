@@ -151,8 +151,13 @@ describe('runShellCommand: output', () => {
 
   it('survives an onOutput callback that throws', async () => {
     const r = await runShellCommand({
-      command: 'echo fine', cwd: dir.path, timeoutMs: 5_000, maxOutputBytes: 1000,
-      onOutput: () => { throw new Error('display broke'); },
+      command: 'echo fine',
+      cwd: dir.path,
+      timeoutMs: 5_000,
+      maxOutputBytes: 1000,
+      onOutput: () => {
+        throw new Error('display broke');
+      },
     });
     expect(r).toMatchObject({ stdout: 'fine\n', exitCode: 0 });
   });

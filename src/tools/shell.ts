@@ -9,7 +9,6 @@ import { OutputCollector } from './output.ts';
 import { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './process-group.ts';
 import { cwdProblem, SANDBOX_START_FD, spawnSupervised, type SandboxLaunch } from './supervisor.ts';
 
-
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Per stream. ~16k tokens of worst-case text: enough for a build log's head and its failing tail. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
@@ -68,8 +67,14 @@ function elapsed(startedAt: number): number {
 
 function failedToStart(startedAt: number, message: string): ShellRunResult {
   return {
-    stdout: '', stderr: `agentx: cannot run command: ${message}\n`, exitCode: SPAWN_FAILURE_EXIT_CODE, signal: null,
-    timedOut: false, interrupted: false, durationMs: elapsed(startedAt), truncatedBytes: 0,
+    stdout: '',
+    stderr: `agentx: cannot run command: ${message}\n`,
+    exitCode: SPAWN_FAILURE_EXIT_CODE,
+    signal: null,
+    timedOut: false,
+    interrupted: false,
+    durationMs: elapsed(startedAt),
+    truncatedBytes: 0,
   };
 }
 
@@ -126,7 +131,6 @@ function neverRan(startedAt: number): ShellRunResult {
   return { stdout: '', stderr: '', exitCode: null, signal: null, timedOut: false, interrupted: true, durationMs: elapsed(startedAt), truncatedBytes: 0 };
 }
 
-
 interface Supervised {
   result: ShellRunResult;
   /** Sandboxed: whether the start marker arrived (the command itself ran). Unsandboxed: true. */
@@ -169,11 +173,14 @@ function superviseChild(
     stopping = killProcessGroup(pid, timing.graceMs).finally(() => lifeline?.destroy());
   };
 
-  const timer = setTimeout(() => {
-    if (exit) return;
-    timedOut = true;
-    stopGroup();
-  }, Math.min(positiveOr(opts.timeoutMs, DEFAULT_TIMEOUT_MS), MAX_TIMER_MS));
+  const timer = setTimeout(
+    () => {
+      if (exit) return;
+      timedOut = true;
+      stopGroup();
+    },
+    Math.min(positiveOr(opts.timeoutMs, DEFAULT_TIMEOUT_MS), MAX_TIMER_MS),
+  );
 
   const onAbort = (): void => {
     if (exit) return;
@@ -199,11 +206,15 @@ function superviseChild(
     const out = collectors.stdout.result();
     const err = collectors.stderr.result();
     settle({
-      stdout: out.text, stderr: err.text,
+      stdout: out.text,
+      stderr: err.text,
       // A command we killed did not choose its exit status; report none.
       exitCode: timedOut || interrupted ? null : exit.code,
-      signal: exit.signal, timedOut, interrupted,
-      durationMs: elapsed(timing.startedAt), truncatedBytes: out.cutBytes + err.cutBytes,
+      signal: exit.signal,
+      timedOut,
+      interrupted,
+      durationMs: elapsed(timing.startedAt),
+      truncatedBytes: out.cutBytes + err.cutBytes,
     });
   };
 
@@ -270,11 +281,14 @@ function superviseChild(
     clearTimeout(timer);
     // The command is done; whatever it left running in its group goes too.
     stopGroup();
-    drainTimer = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      marker?.destroy();
-    }, opts.sandbox ? sandboxDrainMs(timing.graceMs) : DRAIN_MS);
+    drainTimer = setTimeout(
+      () => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        marker?.destroy();
+      },
+      opts.sandbox ? sandboxDrainMs(timing.graceMs) : DRAIN_MS,
+    );
     maybeFinish();
   });
 

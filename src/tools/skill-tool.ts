@@ -10,8 +10,14 @@ import type { ParsedCall, Tool } from './tool.ts';
 export const LOAD_SKILL_NAME = 'load_skill';
 export const MAX_SKILL_BYTES = 32 * 1024;
 
-export interface SkillEntry { name: string; description: string; path: string }
-interface SkillCall extends ParsedCall { skill: SkillEntry }
+export interface SkillEntry {
+  name: string;
+  description: string;
+  path: string;
+}
+interface SkillCall extends ParsedCall {
+  skill: SkillEntry;
+}
 
 function definition(skills: readonly SkillEntry[]): FunctionToolDefinition {
   return {
@@ -21,7 +27,7 @@ function definition(skills: readonly SkillEntry[]): FunctionToolDefinition {
     strict: true,
     parameters: {
       type: 'object',
-      properties: { name: { type: 'string', enum: skills.map((s) => s.name), description: 'The skill\'s name.' } },
+      properties: { name: { type: 'string', enum: skills.map((s) => s.name), description: "The skill's name." } },
       required: ['name'],
       additionalProperties: false,
     },
@@ -32,7 +38,10 @@ function definition(skills: readonly SkillEntry[]): FunctionToolDefinition {
 export function readSkill(skill: SkillEntry): { text: string; cut: boolean } {
   const bytes = readFileSync(skill.path);
   if (bytes.length <= MAX_SKILL_BYTES) return { text: bytes.toString('utf8'), cut: false };
-  const head = bytes.subarray(0, MAX_SKILL_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  const head = bytes
+    .subarray(0, MAX_SKILL_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return { text: `${head}\n\n[skill cut: ${formatBytes(bytes.length)}, only the first ${formatBytes(MAX_SKILL_BYTES)} are shown]`, cut: true };
 }
 
@@ -51,7 +60,12 @@ export function createSkillTool(skills: readonly SkillEntry[]): Tool<SkillCall> 
         return { ok: false, callId: item.call_id, error: 'load_skill: the arguments are not valid JSON' };
       }
       const skill = skills.find((s) => s.name === name);
-      if (skill === undefined) return { ok: false, callId: item.call_id, error: `load_skill: no skill named ${JSON.stringify(name)}; the skills are ${skills.map((s) => s.name).join(', ')}` };
+      if (skill === undefined)
+        return {
+          ok: false,
+          callId: item.call_id,
+          error: `load_skill: no skill named ${JSON.stringify(name)}; the skills are ${skills.map((s) => s.name).join(', ')}`,
+        };
       return { ok: true, call: { callId: item.call_id, title: `load_skill ${skill.name}`, commands: [], skill } };
     },
     run(call) {

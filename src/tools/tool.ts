@@ -50,10 +50,15 @@ export type ToolProgress =
   | ({ type: 'command_done' } & CommandResultInfo)
   | { type: 'files_changed'; callId: string; tool: string; ok: boolean; changes: FileChange[]; message: string }
   | {
-    type: 'mcp_call_done'; callId: string; server: string; tool: string;
-    status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'interrupted' | 'not_sent';
-    durationMs: number; outputBytes: number; truncatedBytes: number;
-  }
+      type: 'mcp_call_done';
+      callId: string;
+      server: string;
+      tool: string;
+      status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'interrupted' | 'not_sent';
+      durationMs: number;
+      outputBytes: number;
+      truncatedBytes: number;
+    }
   /** The model's plan (update_plan), validated: the whole checklist each time. */
   | { type: 'plan_updated'; callId: string; plan: Plan }
   /**

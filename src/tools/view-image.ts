@@ -46,9 +46,10 @@ export function createViewImageTool(options: ViewImageOptions = {}): Tool<ViewIm
     // again on the file actually opened, in case the path became a symlink in between.
     const hiddenError = `${call.path} is hidden by the sandbox (credentials and agentx's own files are out of reach)`;
     const hidden = options.hidden;
-    const read = hidden?.(path) === true
-      ? { ok: false as const, error: hiddenError }
-      : await readImageFile(path, maxBytes, hidden ? (real) => (hidden(real) ? hiddenError : undefined) : undefined);
+    const read =
+      hidden?.(path) === true
+        ? { ok: false as const, error: hiddenError }
+        : await readImageFile(path, maxBytes, hidden ? (real) => (hidden(real) ? hiddenError : undefined) : undefined);
     if (!read.ok) {
       return { reply: { ok: false, text: `error: ${read.error}` }, summary: [`view_image ${call.path}: ${read.error}`], interrupted: false };
     }

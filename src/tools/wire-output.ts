@@ -50,7 +50,12 @@ export function toolOutputItem(call: CallRef, reply: ToolReply): ToolOutputItem 
     // Answering a remote MCP server's question: not ok is a refusal (with its reason, when there
     // is one), and the server must not run the call.
     case 'mcp_approval_request':
-      return { type: 'mcp_approval_response', approval_request_id: call.call_id, approve: reply.ok, ...(!reply.ok && reply.text !== '' ? { reason: reply.text } : {}) };
+      return {
+        type: 'mcp_approval_response',
+        approval_request_id: call.call_id,
+        approve: reply.ok,
+        ...(!reply.ok && reply.text !== '' ? { reason: reply.text } : {}),
+      };
   }
 }
 

@@ -42,7 +42,11 @@ function visible(ch: string): string {
   return ch;
 }
 
-interface Wrapped { rows: string[]; cursorRow: number; cursorColumn: number }
+interface Wrapped {
+  rows: string[];
+  cursorRow: number;
+  cursorColumn: number;
+}
 
 /** The message wrapped into rows of at most `columns` cells, first row after the prompt. */
 function wrapText(promptWidth: number, text: string, cursor: number, columns: number): Wrapped {

@@ -15,10 +15,24 @@ class Sink {
   }
 }
 
-const options: RenderOptions = { quiet: false, showUsage: false, showTimers: false, showReasoning: true, showShellCalls: true, streamText: false, maxCommandLines: 2 };
+const options: RenderOptions = {
+  quiet: false,
+  showUsage: false,
+  showTimers: false,
+  showReasoning: true,
+  showShellCalls: true,
+  streamText: false,
+  maxCommandLines: 2,
+};
 const usage = { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 };
 const context = { usedTokens: 2, leftTokens: 271_998, leftFraction: 271_998 / 272_000, windowTokens: 272_000, windowSource: 'table' as const };
-const sources: AgentEvent = { type: 'sources', sources: [{ index: 1, url: 'https://a.example/x', title: 'A \x1b]8;;evil\x07page' }, { index: 2, url: 'javascript:alert(1)', title: 'B' }] };
+const sources: AgentEvent = {
+  type: 'sources',
+  sources: [
+    { index: 1, url: 'https://a.example/x', title: 'A \x1b]8;;evil\x07page' },
+    { index: 2, url: 'javascript:alert(1)', title: 'B' },
+  ],
+};
 
 function render(events: AgentEvent[], opts: Partial<RenderOptions> = {}, tty = false): { out: string; err: string } {
   const out = new Sink(tty);
@@ -43,22 +57,30 @@ describe('hosted tools in the terminal', () => {
   });
 
   it('on a terminal: "searching" is replaced in place by the finished line; links where enabled', () => {
-    const { out, err } = render([
-      { type: 'web_search', id: 'w', status: 'searching', action: 'search' },
-      { type: 'web_search', id: 'w', status: 'done', action: 'open_page', url: 'https://a.example/x' },
-      { type: 'text_delta', delta: 'Done.' },
-      sources,
-    ], { streamText: true, hyperlinks: true }, true);
+    const { out, err } = render(
+      [
+        { type: 'web_search', id: 'w', status: 'searching', action: 'search' },
+        { type: 'web_search', id: 'w', status: 'done', action: 'open_page', url: 'https://a.example/x' },
+        { type: 'text_delta', delta: 'Done.' },
+        sources,
+      ],
+      { streamText: true, hyperlinks: true },
+      true,
+    );
     expect(err).toBe('🔎 searching the web…\r\x1b[2K🔎 opened https://a.example/x\n');
     expect(out).toContain(`[1] ${hyperlink('A  ]8;;evil page', 'https://a.example/x')} — https://a.example/x`);
     expect(out).toContain('[2] B — javascript:alert(1)');
   });
 
   it('a search line that other output interrupts is ended first', () => {
-    const { err } = render([
-      { type: 'web_search', id: 'w', status: 'searching', action: 'search' },
-      { type: 'image_generation', id: 'i', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70 },
-    ], {}, true);
+    const { err } = render(
+      [
+        { type: 'web_search', id: 'w', status: 'searching', action: 'search' },
+        { type: 'image_generation', id: 'i', status: 'saved', path: '/p/.agentx_images/a.png', bytes: 70 },
+      ],
+      {},
+      true,
+    );
     expect(err).toBe('🔎 searching the web…\n🖼  image saved: /p/.agentx_images/a.png\n');
   });
 
@@ -69,10 +91,12 @@ describe('hosted tools in the terminal', () => {
       { type: 'hosted_mcp_call', id: 'n', server: 'docs', tool: 'fetch', arguments: '{}', ok: false, error: 'timeout', outputBytes: 0 },
       { type: 'image_attached', callId: 'v', path: '/p/shot.png', mime: 'image/png', bytes: 70, sha256: 'ab' },
     ]);
-    expect(err).toBe('⚙ remote MCP docs: 2 tools (search, fetch)\n⚙ docs.search ✓\n⚙ docs.fetch ✗ timeout\n📎 showing the model /p/shot.png (image/png, 70 bytes)\n');
+    expect(err).toBe(
+      '⚙ remote MCP docs: 2 tools (search, fetch)\n⚙ docs.search ✓\n⚙ docs.fetch ✗ timeout\n📎 showing the model /p/shot.png (image/png, 70 bytes)\n',
+    );
   });
 
-  it('a server\'s names and errors cannot reorder or hide the line: controls become spaces, bidi and zero-width characters escapes', () => {
+  it("a server's names and errors cannot reorder or hide the line: controls become spaces, bidi and zero-width characters escapes", () => {
     const { err } = render([
       { type: 'hosted_mcp_call', id: 'm', server: 'do\u202ecs', tool: 'se\u200barch', arguments: '{}', ok: false, error: 'bad\x1b[2J', outputBytes: 0 },
     ]);

@@ -14,9 +14,12 @@ function quoted(s: string, max = 120): string {
 /** "searched: …", "opened: …" or "searched in page …", for the one progress line of a search. */
 export function webSearchLine(ev: Ev<'web_search'>, t: Theme): string {
   if (ev.status === 'searching') return t.dim('🔎 searching the web…');
-  const what = ev.action === 'open_page' ? `opened ${plainText(ev.url ?? 'a page')}`
-    : ev.action === 'find_in_page' ? `searched in ${plainText(ev.url ?? 'a page')}${ev.query ? ` for ${quoted(ev.query)}` : ''}`
-      : `searched${ev.query ? ` ${quoted(ev.query)}` : ' the web'}`;
+  const what =
+    ev.action === 'open_page'
+      ? `opened ${plainText(ev.url ?? 'a page')}`
+      : ev.action === 'find_in_page'
+        ? `searched in ${plainText(ev.url ?? 'a page')}${ev.query ? ` for ${quoted(ev.query)}` : ''}`
+        : `searched${ev.query ? ` ${quoted(ev.query)}` : ' the web'}`;
   return ev.status === 'failed' ? t.yellow(`🔎 web search failed (${what})`) : t.dim(`🔎 ${what}`);
 }
 

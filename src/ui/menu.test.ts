@@ -6,11 +6,27 @@ function fakeKeys(): KeySource & { send(data: string): void; resume(): void; lis
   let handler: ((d: string) => void) | undefined;
   let onResume: (() => void) | undefined;
   return {
-    subscribe(h) { handler = h; return () => { handler = undefined; }; },
-    subscribeResume(h) { onResume = h; return () => { onResume = undefined; }; },
-    send(d) { handler?.(d); },
-    resume() { onResume?.(); },
-    get listeners() { return handler ? 1 : 0; },
+    subscribe(h) {
+      handler = h;
+      return () => {
+        handler = undefined;
+      };
+    },
+    subscribeResume(h) {
+      onResume = h;
+      return () => {
+        onResume = undefined;
+      };
+    },
+    send(d) {
+      handler?.(d);
+    },
+    resume() {
+      onResume?.();
+    },
+    get listeners() {
+      return handler ? 1 : 0;
+    },
   };
 }
 
@@ -19,8 +35,21 @@ function openMenu(items: Parameters<typeof selectFromMenu>[1]['items'], initial 
   const keys = fakeKeys();
   let screen = '';
   let answered = false;
-  const result = selectFromMenu({ out: { write: (s: string) => { screen += s; } }, keys, theme: PLAIN_THEME }, { title: 'Pick', items, initial });
-  void result.then(() => { answered = true; });
+  const result = selectFromMenu(
+    {
+      out: {
+        write: (s: string) => {
+          screen += s;
+        },
+      },
+      keys,
+      theme: PLAIN_THEME,
+    },
+    { title: 'Pick', items, initial },
+  );
+  void result.then(() => {
+    answered = true;
+  });
   return { keys, result, screen: () => screen, answered: () => answered };
 }
 
@@ -34,7 +63,10 @@ describe('parseKeys', () => {
     expect(parseKeys('\x1b[15~')).toEqual([{ kind: 'other' }]);
   });
   it('reads letters as text, not as moves', () => {
-    expect(parseKeys('jk')).toEqual([{ kind: 'char', char: 'j' }, { kind: 'char', char: 'k' }]);
+    expect(parseKeys('jk')).toEqual([
+      { kind: 'char', char: 'j' },
+      { kind: 'char', char: 'k' },
+    ]);
   });
   it('reads a bracketed paste as text whose newlines are not Enter', () => {
     const kinds = parseKeys('\x1b[200~clear it\nnow\x1b[201~').map((k) => k.kind);

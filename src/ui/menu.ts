@@ -35,14 +35,17 @@ export interface MenuOptions {
   initial?: number;
 }
 
-export type Key =
-  | { kind: 'char'; char: string }
-  | { kind: 'up' | 'down' | 'enter' | 'cancel' | 'backspace' | 'home' | 'end' }
-  | { kind: 'other' };
+export type Key = { kind: 'char'; char: string } | { kind: 'up' | 'down' | 'enter' | 'cancel' | 'backspace' | 'home' | 'end' } | { kind: 'other' };
 
 const SEQUENCES: [string, 'up' | 'down' | 'home' | 'end'][] = [
-  ['\x1b[A', 'up'], ['\x1bOA', 'up'], ['\x1b[B', 'down'], ['\x1bOB', 'down'],
-  ['\x1b[H', 'home'], ['\x1bOH', 'home'], ['\x1b[F', 'end'], ['\x1bOF', 'end'],
+  ['\x1b[A', 'up'],
+  ['\x1bOA', 'up'],
+  ['\x1b[B', 'down'],
+  ['\x1bOB', 'down'],
+  ['\x1b[H', 'home'],
+  ['\x1bOH', 'home'],
+  ['\x1b[F', 'end'],
+  ['\x1bOF', 'end'],
 ];
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
@@ -78,7 +81,11 @@ export function parseKeys(data: string): Key[] {
     if (ch === '\x1b') {
       // An unknown CSI/SS3 sequence (a function key) is skipped whole, not read as Esc + text.
       const m = /^\x1b[[O][0-9;]*[~A-Za-z]/.exec(rest);
-      if (m) { keys.push({ kind: 'other' }); i += m[0].length; continue; }
+      if (m) {
+        keys.push({ kind: 'other' });
+        i += m[0].length;
+        continue;
+      }
       keys.push({ kind: 'cancel' });
     } else if (ch === '\x03') keys.push({ kind: 'cancel' });
     else if (ch === '\r' || ch === '\n') {
@@ -99,7 +106,10 @@ export class MenuModel {
   selected: number;
   typed = '';
 
-  constructor(readonly count: number, initial = 0) {
+  constructor(
+    readonly count: number,
+    initial = 0,
+  ) {
     this.selected = Math.min(Math.max(0, initial), Math.max(0, count - 1));
   }
 
@@ -109,23 +119,40 @@ export class MenuModel {
    */
   press(key: Key): 'choose' | 'cancel' | 'invalid' | undefined {
     switch (key.kind) {
-      case 'cancel': return 'cancel';
+      case 'cancel':
+        return 'cancel';
       case 'enter':
         if (this.count === 0) return 'cancel';
         if (this.typed.trim() === '') return 'choose';
         if (!this.valid(this.typed.trim())) return 'invalid';
         this.selected = Number(this.typed.trim()) - 1;
         return 'choose';
-      case 'up': this.typed = ''; this.selected = (this.selected - 1 + this.count) % this.count; break;
-      case 'down': this.typed = ''; this.selected = (this.selected + 1) % this.count; break;
-      case 'home': this.typed = ''; this.selected = 0; break;
-      case 'end': this.typed = ''; this.selected = this.count - 1; break;
-      case 'backspace': this.typed = [...this.typed].slice(0, -1).join(''); this.follow(); break;
+      case 'up':
+        this.typed = '';
+        this.selected = (this.selected - 1 + this.count) % this.count;
+        break;
+      case 'down':
+        this.typed = '';
+        this.selected = (this.selected + 1) % this.count;
+        break;
+      case 'home':
+        this.typed = '';
+        this.selected = 0;
+        break;
+      case 'end':
+        this.typed = '';
+        this.selected = this.count - 1;
+        break;
+      case 'backspace':
+        this.typed = [...this.typed].slice(0, -1).join('');
+        this.follow();
+        break;
       case 'char':
         if (this.typed.length < TYPED_MAX) this.typed += key.char;
         this.follow();
         break;
-      case 'other': break;
+      case 'other':
+        break;
     }
     return undefined;
   }
@@ -190,7 +217,7 @@ export function selectFromMenu(io: MenuIO, opts: MenuOptions): Promise<number | 
     const finish = (index: number | null): void => {
       unsubscribe();
       unsubscribeResume?.();
-      const chosen = index === null ? '' : items[index]?.label ?? '';
+      const chosen = index === null ? '' : (items[index]?.label ?? '');
       out.write(index !== null ? `\n${t.dim(`→ ${fit(chosen, width - 2)}`)}\n` : `\n${t.dim('cancelled')}\n`);
       resolve(index);
     };

@@ -3,7 +3,15 @@ import { OutputView } from './output-view.ts';
 
 function view(opts: Partial<ConstructorParameters<typeof OutputView>[0]> = {}) {
   let text = '';
-  const v = new OutputView({ write: (s) => { text += s; }, keepColors: false, width: 10, maxRows: 3, ...opts });
+  const v = new OutputView({
+    write: (s) => {
+      text += s;
+    },
+    keepColors: false,
+    width: 10,
+    maxRows: 3,
+    ...opts,
+  });
   return { v, text: () => text };
 }
 

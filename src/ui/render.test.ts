@@ -6,14 +6,25 @@ import { COLOR_THEME, PLAIN_THEME, type Theme } from './theme.ts';
 
 const USAGE = { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 };
 const BASE: RenderOptions = {
-  quiet: false, showUsage: false, showTimers: false, showReasoning: true, showShellCalls: true,
-  streamText: true, maxCommandLines: 5,
+  quiet: false,
+  showUsage: false,
+  showTimers: false,
+  showReasoning: true,
+  showShellCalls: true,
+  streamText: true,
+  maxCommandLines: 5,
 };
 
 /** A terminal (or pipe) that keeps what was written. */
 function sink(isTTY: boolean) {
   let text = '';
-  return { isTTY, write: (s: string) => { text += s; }, text: () => text };
+  return {
+    isTTY,
+    write: (s: string) => {
+      text += s;
+    },
+    text: () => text,
+  };
 }
 
 function render(events: AgentEvent[], opts: Partial<RenderOptions> = {}, { tty = true, theme = PLAIN_THEME }: { tty?: boolean; theme?: Theme } = {}) {
@@ -30,7 +41,18 @@ const done: AgentEvent = { type: 'turn_done', responseId: 'r', text: '', usage: 
 const command = (cmd: string, ...chunks: string[]): AgentEvent[] => [
   { type: 'command_start', callId: 'c', command: cmd },
   ...chunks.map((chunk): AgentEvent => ({ type: 'command_output', callId: 'c', chunk, stream: 'stdout' })),
-  { type: 'command_done', callId: 'c', command: cmd, exitCode: 0, timedOut: false, interrupted: false, durationMs: 1, truncatedBytes: 0, stdout: '', stderr: '' },
+  {
+    type: 'command_done',
+    callId: 'c',
+    command: cmd,
+    exitCode: 0,
+    timedOut: false,
+    interrupted: false,
+    durationMs: 1,
+    truncatedBytes: 0,
+    stdout: '',
+    stderr: '',
+  },
 ];
 
 describe('Renderer: nothing from the model or a command reaches the terminal raw', () => {
@@ -90,7 +112,11 @@ function settled(s: string): string {
 
 describe('Renderer with Markdown', () => {
   it('renders the answer as Markdown on a terminal, flushing the tail at the end', () => {
-    const { out: live } = render([...text('Some **bold', '** and `code`\n\n```ts\nconst', ' x = 1;\n```\nlast line'), done], { markdown: createMarkdownStream }, { theme: COLOR_THEME });
+    const { out: live } = render(
+      [...text('Some **bold', '** and `code`\n\n```ts\nconst', ' x = 1;\n```\nlast line'), done],
+      { markdown: createMarkdownStream },
+      { theme: COLOR_THEME },
+    );
     const out = settled(live);
     // While a line is unfinished it shows as a dim preview, replaced when the line completes.
     expect(live).toContain('\x1b[2mSome **bold\x1b[22m');
@@ -102,7 +128,11 @@ describe('Renderer with Markdown', () => {
   });
 
   it('flushes the rendered answer before a tool call shows', () => {
-    const events: AgentEvent[] = [...text('# Plan\nrunning it'), { type: 'tool_call', callId: 'c', kind: 'shell_call', tool: 'shell', title: 'ls', commands: ['ls'] }, ...command('ls')];
+    const events: AgentEvent[] = [
+      ...text('# Plan\nrunning it'),
+      { type: 'tool_call', callId: 'c', kind: 'shell_call', tool: 'shell', title: 'ls', commands: ['ls'] },
+      ...command('ls'),
+    ];
     const out = sink(true);
     const r = new Renderer(out, out, COLOR_THEME, { ...BASE, markdown: createMarkdownStream });
     for (const ev of events) r.handle(ev);
@@ -118,7 +148,14 @@ describe('Renderer with Markdown', () => {
 describe('Renderer: file edits', () => {
   it('shows each changed file with +N -M, its diff folded, and only the summary with --no-shell-calls', () => {
     const diff = Array.from({ length: 50 }, (_, i) => `+line ${i}`).join('\n');
-    const ev: AgentEvent = { type: 'files_changed', callId: 'p', tool: 'apply_patch', ok: true, message: '', changes: [{ path: 'a.ts', operation: 'update', added: 50, removed: 0, diff }] };
+    const ev: AgentEvent = {
+      type: 'files_changed',
+      callId: 'p',
+      tool: 'apply_patch',
+      ok: true,
+      message: '',
+      changes: [{ path: 'a.ts', operation: 'update', added: 50, removed: 0, diff }],
+    };
     const full = render([ev]).err;
     expect(full.split('\n')[0]).toBe('M a.ts +50 -0');
     expect(full).toContain('  +line 39\n  … 10 more diff lines\n');
@@ -126,7 +163,14 @@ describe('Renderer: file edits', () => {
   });
 
   it('a diff cannot smuggle escape sequences to the terminal', () => {
-    const ev: AgentEvent = { type: 'files_changed', callId: 'p', tool: 'apply_patch', ok: true, message: '', changes: [{ path: 'x\x1b]0;t\x07.ts', operation: 'create', added: 1, removed: 0, diff: '+\x1b[2Jboom' }] };
+    const ev: AgentEvent = {
+      type: 'files_changed',
+      callId: 'p',
+      tool: 'apply_patch',
+      ok: true,
+      message: '',
+      changes: [{ path: 'x\x1b]0;t\x07.ts', operation: 'create', added: 1, removed: 0, diff: '+\x1b[2Jboom' }],
+    };
     expect(render([ev]).err).not.toMatch(/\x1b\]|\x1b\[2J/);
   });
 });
@@ -152,13 +196,27 @@ describe('Renderer: the context window', () => {
 
 describe('Renderer: the plan checklist', () => {
   const plan = (done: number): AgentEvent => ({
-    type: 'plan_updated', callId: `u${done}`,
-    plan: { steps: [{ step: 'read', status: done > 0 ? 'completed' : 'in_progress' }, { step: 'fix \x1b[2Jit', status: done > 0 ? 'in_progress' : 'pending' }] },
+    type: 'plan_updated',
+    callId: `u${done}`,
+    plan: {
+      steps: [
+        { step: 'read', status: done > 0 ? 'completed' : 'in_progress' },
+        { step: 'fix \x1b[2Jit', status: done > 0 ? 'in_progress' : 'pending' },
+      ],
+    },
   });
   /** A terminal that counts writes, as the REPL's writer does. */
   function counting() {
     let text = '';
-    const w = { isTTY: true, writes: 0, write: (s: string) => { text += s; w.writes++; }, text: () => text };
+    const w = {
+      isTTY: true,
+      writes: 0,
+      write: (s: string) => {
+        text += s;
+        w.writes++;
+      },
+      text: () => text,
+    };
     return w;
   }
   const run = (events: AgentEvent[]): string => {
@@ -169,7 +227,11 @@ describe('Renderer: the plan checklist', () => {
   };
 
   it('is redrawn in place when nothing came between two updates, and printed anew otherwise', () => {
-    const inPlace = run([plan(0), { type: 'tool_call', callId: 'u1', kind: 'function_call', tool: 'update_plan', title: 'update_plan', commands: [] }, plan(1)]);
+    const inPlace = run([
+      plan(0),
+      { type: 'tool_call', callId: 'u1', kind: 'function_call', tool: 'update_plan', title: 'update_plan', commands: [] },
+      plan(1),
+    ]);
     expect(inPlace).toContain('\x1b[3A\r\x1b[J');
     expect(inPlace.split('☰ plan')).toHaveLength(3);
     const apart = run([plan(0), ...text('checking'), plan(1)]);

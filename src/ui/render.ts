@@ -81,7 +81,12 @@ export class Renderer {
   /** The last plan checklist: its rows on screen and the writer's count right after it. */
   private planShown: { rows: number; writes: number } | undefined;
 
-  constructor(private readonly out: Writer, private readonly err: Writer, private readonly theme: Theme, private readonly opts: RenderOptions) {}
+  constructor(
+    private readonly out: Writer,
+    private readonly err: Writer,
+    private readonly theme: Theme,
+    private readonly opts: RenderOptions,
+  ) {}
 
   private columns(): number {
     return this.opts.columns?.() ?? 80;
@@ -183,8 +188,11 @@ export class Renderer {
         break;
       case 'command_start':
         this.output = new OutputView({
-          write: (s) => this.err.write(s), style: (s) => t.dim(s), keepColors: isColorTheme(t),
-          width: Math.max(20, this.columns() - 3), maxRows: this.opts.maxCommandLines,
+          write: (s) => this.err.write(s),
+          style: (s) => t.dim(s),
+          keepColors: isColorTheme(t),
+          width: Math.max(20, this.columns() - 3),
+          maxRows: this.opts.maxCommandLines,
         });
         if (this.opts.showShellCalls) this.note(formatCommand(ev.command, t));
         break;
@@ -219,7 +227,9 @@ export class Renderer {
         break;
       case 'mcp_call_done': {
         const ok = ev.status === 'ok';
-        this.note(`  ${ok ? t.green('✓ ok') : t.red(`✗ ${ev.status.replace('_', ' ')}`)}${this.opts.showTimers ? t.dim(` · ${formatDuration(ev.durationMs)}`) : ''}${ev.truncatedBytes > 0 ? t.dim(` · ${ev.truncatedBytes} bytes cut for the model`) : ''}`);
+        this.note(
+          `  ${ok ? t.green('✓ ok') : t.red(`✗ ${ev.status.replace('_', ' ')}`)}${this.opts.showTimers ? t.dim(` · ${formatDuration(ev.durationMs)}`) : ''}${ev.truncatedBytes > 0 ? t.dim(` · ${ev.truncatedBytes} bytes cut for the model`) : ''}`,
+        );
         break;
       }
       case 'save_failed':
@@ -251,9 +261,13 @@ export class Renderer {
         this.startCountdown(sanitizeLine(ev.reason), ev.delayMs, ev.attempt + 1, ev.maxAttempts);
         break;
       case 'chain_restarted':
-        this.note(t.yellow(ev.exact
-          ? `⟳ ${sanitizeLine(ev.reason)}: resending the conversation from the local log (nothing runs again)`
-          : `⟳ ${sanitizeLine(ev.reason)}: starting a new chain from the saved local context`));
+        this.note(
+          t.yellow(
+            ev.exact
+              ? `⟳ ${sanitizeLine(ev.reason)}: resending the conversation from the local log (nothing runs again)`
+              : `⟳ ${sanitizeLine(ev.reason)}: starting a new chain from the saved local context`,
+          ),
+        );
         break;
       case 'context_notice':
         this.flushText();
@@ -382,7 +396,9 @@ export class Renderer {
     }
     for (const c of ev.changes) {
       const name = sanitizeLine(c.movedTo ? `${c.path} → ${c.movedTo}` : c.path);
-      this.note(`${t.cyan(`${c.operation === 'create' ? 'A' : c.operation === 'delete' ? 'D' : 'M'} ${name}`)} ${t.green(`+${c.added}`)} ${t.red(`-${c.removed}`)}`);
+      this.note(
+        `${t.cyan(`${c.operation === 'create' ? 'A' : c.operation === 'delete' ? 'D' : 'M'} ${name}`)} ${t.green(`+${c.added}`)} ${t.red(`-${c.removed}`)}`,
+      );
       if (this.opts.showShellCalls && !this.opts.quiet) this.showDiff(c.diff);
     }
   }
@@ -390,10 +406,19 @@ export class Renderer {
   private showDiff(diff: string): void {
     const t = this.theme;
     // Diff lines carry file content: the same sanitiser as command output, no colours of their own.
-    const lines = sanitizeText(diff).split('\n').filter((l) => l.length > 0);
+    const lines = sanitizeText(diff)
+      .split('\n')
+      .filter((l) => l.length > 0);
     const shown = lines.slice(0, DIFF_LINES_SHOWN);
     for (const l of shown) {
-      const coloured = l.startsWith('+') && !l.startsWith('+++') ? t.green(l) : l.startsWith('-') && !l.startsWith('---') ? t.red(l) : l.startsWith('@@') ? t.cyan(l) : t.dim(l);
+      const coloured =
+        l.startsWith('+') && !l.startsWith('+++')
+          ? t.green(l)
+          : l.startsWith('-') && !l.startsWith('---')
+            ? t.red(l)
+            : l.startsWith('@@')
+              ? t.cyan(l)
+              : t.dim(l);
       this.err.write(`  ${coloured}\n`);
     }
     if (lines.length > shown.length) this.err.write(t.dim(`  … ${lines.length - shown.length} more diff lines\n`));

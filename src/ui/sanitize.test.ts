@@ -28,11 +28,11 @@ const ATTACKS: Record<string, string> = {
   'clear screen': '\x1b[2J\x1b[3J\x1b[H',
   'cursor movement': '\x1b[5A\x1b[10C\x1b7\x1b8',
   'erase line': '\x1b[2K',
-  'hyperlink': '\x1b]8;;https://evil.example\x1b\\',
+  hyperlink: '\x1b]8;;https://evil.example\x1b\\',
   'clipboard write (OSC 52)': '\x1b]52;c;cm0gLXJmIH4=\x07',
   'full reset': '\x1bc',
   'charset switch': '\x1b(0',
-  'DCS': '\x1bPq#0;2;0;0;0\x1b\\',
+  DCS: '\x1bPq#0;2;0;0;0\x1b\\',
   '8-bit CSI': '\x9b2J',
   '8-bit OSC': '\x9d0;pwned\x9c',
   'keypad mode': '\x1b=',
@@ -108,7 +108,9 @@ describe('TerminalSanitizer: controls', () => {
 
   it('shows bidi overrides and isolates in command output, and keeps other right-to-left text', () => {
     // Found by the fault lane 7-trust-boundary: `ls` of a file named "x\u202etxt.exe" read as "xexe.txt".
-    expect(sanitizeText('x\u202etxt.exe\n\u2066a\u2069 \u05e9\u05dc\u05d5\u05dd', { keepSgr: true })).toBe('x\\u202etxt.exe\n\\u2066a\\u2069 \u05e9\u05dc\u05d5\u05dd');
+    expect(sanitizeText('x\u202etxt.exe\n\u2066a\u2069 \u05e9\u05dc\u05d5\u05dd', { keepSgr: true })).toBe(
+      'x\\u202etxt.exe\n\\u2066a\\u2069 \u05e9\u05dc\u05d5\u05dd',
+    );
   });
 
   it('sanitizeLine flattens to one line', () => {
@@ -168,68 +170,115 @@ describe('showControls', () => {
 // ---- properties ---------------------------------------------------------------------------
 
 /** Strings rich in the bytes that matter: escapes, controls, sequence pieces, wide text. */
-const nasty = fc.array(fc.oneof(
-  fc.constantFrom(...Object.values(ATTACKS), '\x1b', '\x1b[', '\x1b]', '\x1b\\', '\x07', '\r', '\n', '\t', '\x9b', '\x9c', '\x9d', '\x7f', '\x00', ';', 'm', '[', '31', '漢', '😀', '\u0301'),
-  fc.string({ unit: 'binary', maxLength: 8 }),
-  fc.string({ maxLength: 12 }),
-), { maxLength: 40 }).map((parts) => parts.join(''));
+const nasty = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(
+        ...Object.values(ATTACKS),
+        '\x1b',
+        '\x1b[',
+        '\x1b]',
+        '\x1b\\',
+        '\x07',
+        '\r',
+        '\n',
+        '\t',
+        '\x9b',
+        '\x9c',
+        '\x9d',
+        '\x7f',
+        '\x00',
+        ';',
+        'm',
+        '[',
+        '31',
+        '漢',
+        '😀',
+        '\u0301',
+      ),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+      fc.string({ maxLength: 12 }),
+    ),
+    { maxLength: 40 },
+  )
+  .map((parts) => parts.join(''));
 
 /** Splits a string at random points. */
-const chunked = nasty.chain((s) => fc.uniqueArray(fc.nat({ max: s.length }), { maxLength: 6 }).map((cuts) => {
-  const points = [...cuts].sort((a, b) => a - b);
-  const chunks: string[] = [];
-  let from = 0;
-  for (const p of points) {
-    chunks.push(s.slice(from, p));
-    from = p;
-  }
-  chunks.push(s.slice(from));
-  return { s, chunks };
-}));
+const chunked = nasty.chain((s) =>
+  fc.uniqueArray(fc.nat({ max: s.length }), { maxLength: 6 }).map((cuts) => {
+    const points = [...cuts].sort((a, b) => a - b);
+    const chunks: string[] = [];
+    let from = 0;
+    for (const p of points) {
+      chunks.push(s.slice(from, p));
+      from = p;
+    }
+    chunks.push(s.slice(from));
+    return { s, chunks };
+  }),
+);
 
 const modes = fc.record({ keepSgr: fc.boolean(), foldWidth: fc.constantFrom(0, 4, 7, 80) });
 
 describe('TerminalSanitizer properties', () => {
   it('output never holds an escape (but plain SGR in output mode) or another control', () => {
-    fc.assert(fc.property(chunked, modes, ({ chunks }, opts) => {
-      const out = streamed(chunks, opts);
-      expect(onlySafe(out, opts.keepSgr)).toBe(true);
-      if (!opts.keepSgr) expect(out).not.toContain('\x1b');
-    }), { seed: SEED, numRuns: RUNS });
+    fc.assert(
+      fc.property(chunked, modes, ({ chunks }, opts) => {
+        const out = streamed(chunks, opts);
+        expect(onlySafe(out, opts.keepSgr)).toBe(true);
+        if (!opts.keepSgr) expect(out).not.toContain('\x1b');
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
   });
 
   it('chunking never changes the output', () => {
-    fc.assert(fc.property(chunked, modes, ({ s, chunks }, opts) => {
-      expect(streamed(chunks, opts)).toBe(sanitizeText(s, opts));
-    }), { seed: SEED, numRuns: RUNS });
+    fc.assert(
+      fc.property(chunked, modes, ({ s, chunks }, opts) => {
+        expect(streamed(chunks, opts)).toBe(sanitizeText(s, opts));
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
   });
 
   it('plain printable text passes unchanged', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (s) => {
-      const plain = s.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '');
-      expect(sanitizeText(plain)).toBe(plain);
-    }), { seed: SEED, numRuns: RUNS });
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (s) => {
+        const plain = s.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '');
+        expect(sanitizeText(plain)).toBe(plain);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
   });
 
   it('folded lines never exceed the width', () => {
-    fc.assert(fc.property(nasty, fc.integer({ min: 8, max: 40 }), (s, width) => {
-      const out = sanitizeText(s.replace(/\t/g, ' '), { foldWidth: width, keepSgr: true });
-      for (const line of out.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(width);
-    }), { seed: SEED, numRuns: RUNS });
+    fc.assert(
+      fc.property(nasty, fc.integer({ min: 8, max: 40 }), (s, width) => {
+        const out = sanitizeText(s.replace(/\t/g, ' '), { foldWidth: width, keepSgr: true });
+        for (const line of out.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(width);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
   });
 
   it('the sanitiser is idempotent on its own output', () => {
-    fc.assert(fc.property(nasty, fc.boolean(), (s, keepSgr) => {
-      const once = sanitizeText(s, { keepSgr });
-      expect(sanitizeText(once, { keepSgr })).toBe(once);
-    }), { seed: SEED, numRuns: RUNS });
+    fc.assert(
+      fc.property(nasty, fc.boolean(), (s, keepSgr) => {
+        const once = sanitizeText(s, { keepSgr });
+        expect(sanitizeText(once, { keepSgr })).toBe(once);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
   });
 
   it('showControls leaves no control or bidi override', () => {
-    fc.assert(fc.property(nasty, (s) => {
-      const shown = showControls(s);
-      expect(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(shown)).toBe(false);
-    }), { seed: SEED, numRuns: RUNS });
+    fc.assert(
+      fc.property(nasty, (s) => {
+        const shown = showControls(s);
+        expect(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(shown)).toBe(false);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
   });
 });
 

@@ -28,7 +28,15 @@ export function controlPicture(code: number): string {
   return `\\x${code.toString(16).padStart(2, '0')}`;
 }
 
-const enum State { Ground, Esc, EscInter, Csi, CsiIgnore, Str, StrEsc }
+const enum State {
+  Ground,
+  Esc,
+  EscInter,
+  Csi,
+  CsiIgnore,
+  Str,
+  StrEsc,
+}
 
 const ESC = 0x1b;
 const CSI_MAX = 64;
@@ -69,11 +77,16 @@ export function sgrColours(sequences: readonly string[]): { fg?: string; bg?: st
   let fg: string | undefined;
   let bg: string | undefined;
   for (const seq of sequences) {
-    const parts = seq.replace(/^\x1b\[|m$/g, '').split(';').map(Number);
+    const parts = seq
+      .replace(/^\x1b\[|m$/g, '')
+      .split(';')
+      .map(Number);
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i] ?? 0;
-      if (p === 0) { fg = undefined; bg = undefined; }
-      else if (p >= 30 && p <= 37) fg = `i${p - 30}`;
+      if (p === 0) {
+        fg = undefined;
+        bg = undefined;
+      } else if (p >= 30 && p <= 37) fg = `i${p - 30}`;
       else if (p >= 90 && p <= 97) fg = `i${p - 82}`;
       else if (p >= 40 && p <= 47) bg = `i${p - 40}`;
       else if (p >= 100 && p <= 107) bg = `i${p - 92}`;
@@ -92,8 +105,22 @@ export function sgrColours(sequences: readonly string[]): { fg?: string; bg?: st
 
 /** The 16 basic colours as VGA draws them (the common ground of terminal palettes). */
 const BASIC_RGB: readonly (readonly [number, number, number])[] = [
-  [0, 0, 0], [170, 0, 0], [0, 170, 0], [170, 85, 0], [0, 0, 170], [170, 0, 170], [0, 170, 170], [170, 170, 170],
-  [85, 85, 85], [255, 85, 85], [85, 255, 85], [255, 255, 85], [85, 85, 255], [255, 85, 255], [85, 255, 255], [255, 255, 255],
+  [0, 0, 0],
+  [170, 0, 0],
+  [0, 170, 0],
+  [170, 85, 0],
+  [0, 0, 170],
+  [170, 0, 170],
+  [0, 170, 170],
+  [170, 170, 170],
+  [85, 85, 85],
+  [255, 85, 85],
+  [85, 255, 85],
+  [255, 255, 85],
+  [85, 85, 255],
+  [255, 85, 255],
+  [85, 255, 255],
+  [255, 255, 255],
 ];
 const CUBE_LEVELS = [0, 95, 135, 175, 215, 255] as const;
 
@@ -208,8 +235,10 @@ export class TerminalSanitizer {
 
   private step(code: number, ch: string): void {
     switch (this.state) {
-      case State.Ground: return this.ground(code, ch);
-      case State.Esc: return this.afterEsc(code, ch);
+      case State.Ground:
+        return this.ground(code, ch);
+      case State.Esc:
+        return this.afterEsc(code, ch);
       case State.EscInter:
         if (code >= 0x20 && code <= 0x2f) return;
         this.state = State.Ground;
@@ -217,7 +246,8 @@ export class TerminalSanitizer {
         if (code < 0x30 || code > 0x7e) this.ground(code, ch);
         return;
       case State.Csi:
-      case State.CsiIgnore: return this.inCsi(code, ch);
+      case State.CsiIgnore:
+        return this.inCsi(code, ch);
       case State.Str:
         if (code === 0x07 || code === 0x9c || code === 0x18 || code === 0x1a) this.state = State.Ground;
         else if (code === ESC) this.state = State.StrEsc;
@@ -402,7 +432,9 @@ export function sanitizeText(s: string, opts: SanitizeOptions = {}): string {
 /** One line of untrusted text (an error message, a label): newlines and tabs become spaces. */
 export function sanitizeLine(s: string): string {
   // Bidi overrides and zero-width characters would make a menu or notice line read differently from its bytes.
-  return sanitizeText(s).replace(/[\n\t]+/g, ' ').replace(INVISIBLE_ALL, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+  return sanitizeText(s)
+    .replace(/[\n\t]+/g, ' ')
+    .replace(INVISIBLE_ALL, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
 const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;

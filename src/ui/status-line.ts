@@ -24,7 +24,8 @@ export function formatStatusLine(f: StatusFields, columns: number, t: Theme): st
   if (f.sandbox !== undefined) parts.push(`sandbox ${sanitizeLine(f.sandbox)}${f.network === undefined ? '' : `, network ${f.network}`}`);
   if (f.approval !== undefined) parts.push(`approval ${sanitizeLine(f.approval)}`);
   if (f.planMode === true) parts.push('plan mode');
-  if (f.backgroundSessions !== undefined && f.backgroundSessions > 0) parts.push(`${f.backgroundSessions} background session${f.backgroundSessions === 1 ? '' : 's'} (/ps)`);
+  if (f.backgroundSessions !== undefined && f.backgroundSessions > 0)
+    parts.push(`${f.backgroundSessions} background session${f.backgroundSessions === 1 ? '' : 's'} (/ps)`);
   let line = parts.join(' · ');
   // Never wider than the screen: a wrapped status line would push the prompt up on every key.
   const max = Math.max(1, columns - 1);

@@ -58,7 +58,13 @@ export function prepareTerminalOutputLater(choice: OutputChoice, stream: { isTTY
   prepared = undefined;
   loading = undefined;
   load = markdownWanted(choice, stream, env)
-    ? () => loadMarkdown().then((factory) => { prepared = factory; }, () => undefined)
+    ? () =>
+        loadMarkdown().then(
+          (factory) => {
+            prepared = factory;
+          },
+          () => undefined,
+        )
     : undefined;
 }
 

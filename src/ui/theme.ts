@@ -11,11 +11,20 @@ export interface Theme {
   inverse(s: string): string;
 }
 
-const wrap = (open: number, close: number) => (s: string): string => `\x1b[${open}m${s}\x1b[${close}m`;
+const wrap =
+  (open: number, close: number) =>
+  (s: string): string =>
+    `\x1b[${open}m${s}\x1b[${close}m`;
 
 export const COLOR_THEME: Theme = {
-  dim: wrap(2, 22), bold: wrap(1, 22), red: wrap(31, 39), green: wrap(32, 39),
-  yellow: wrap(33, 39), cyan: wrap(36, 39), magenta: wrap(35, 39), inverse: wrap(7, 27),
+  dim: wrap(2, 22),
+  bold: wrap(1, 22),
+  red: wrap(31, 39),
+  green: wrap(32, 39),
+  yellow: wrap(33, 39),
+  cyan: wrap(36, 39),
+  magenta: wrap(35, 39),
+  inverse: wrap(7, 27),
 };
 
 const id = (s: string): string => s;

@@ -41,7 +41,6 @@ export function subtractCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
   };
 }
 
-
 /** A turn this process watched request by request, so its cost is exact (long context included). */
 export interface TurnCost {
   usage: TokenCounts;

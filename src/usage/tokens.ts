@@ -1,9 +1,9 @@
 // Token counts of responses: one definition shared by the model client, the session store and
 // the cost view (so neither of those imports the other).
 export interface TurnUsage {
-  inputTokens: number;      // includes cached
+  inputTokens: number; // includes cached
   cachedTokens: number;
-  outputTokens: number;     // includes reasoning
+  outputTokens: number; // includes reasoning
   reasoningTokens: number;
 }
 

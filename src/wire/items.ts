@@ -140,20 +140,38 @@ export interface ImageGenerationCallItem {
 export type HostedItem = WebSearchCallItem | McpCallItem | McpListToolsItem | ImageGenerationCallItem;
 
 /** A `url_citation` annotation of the answer's text. */
-export interface UrlCitation { url: string; title: string; start_index: number; end_index: number }
+export interface UrlCitation {
+  url: string;
+  title: string;
+  start_index: number;
+  end_index: number;
+}
 
 // ── Items we send (input items) ──────────────────────────────────────────────────────────
-export interface InputText { type: 'input_text'; text: string }
+export interface InputText {
+  type: 'input_text';
+  text: string;
+}
 
 /** An image as sent: a data URL (built just before sending, never stored). */
-export interface InputImage { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' }
+export interface InputImage {
+  type: 'input_image';
+  image_url: string;
+  detail: 'auto' | 'low' | 'high';
+}
 
 /**
  * An image as stored (state file, journal): where it is and what it was. The model client turns
  * it into an InputImage just before a request is sent (model/local-images.ts), so the state
  * holds a path and a hash, never the bytes.
  */
-export interface LocalImagePart { type: 'local_image'; path: string; sha256: string; bytes: number; mime: string }
+export interface LocalImagePart {
+  type: 'local_image';
+  path: string;
+  sha256: string;
+  bytes: number;
+  mime: string;
+}
 
 export type MessagePart = InputText | InputImage | LocalImagePart;
 
@@ -180,7 +198,11 @@ export interface ShellCallOutputItem {
  * A function's output: text, or content parts (an MCP tool's text and images). Images are kept
  * as `local_image` parts like a message's and become `input_image` only when sent.
  */
-export interface FunctionCallOutputItem { type: 'function_call_output'; call_id: string; output: string | FunctionOutputPart[] }
+export interface FunctionCallOutputItem {
+  type: 'function_call_output';
+  call_id: string;
+  output: string | FunctionOutputPart[];
+}
 export type FunctionOutputPart = InputText | InputImage | LocalImagePart;
 
 /** A function output as text alone (images named), where content parts cannot go. */
@@ -188,7 +210,11 @@ export function functionOutputText(output: string | readonly FunctionOutputPart[
   if (typeof output === 'string') return output;
   return output.map((p) => (p.type === 'input_text' ? p.text : p.type === 'local_image' ? `[image ${p.mime}, ${p.bytes} bytes]` : '[image]')).join('\n');
 }
-export interface CustomToolCallOutputItem { type: 'custom_tool_call_output'; call_id: string; output: string }
+export interface CustomToolCallOutputItem {
+  type: 'custom_tool_call_output';
+  call_id: string;
+  output: string;
+}
 export interface ApplyPatchCallOutputItem {
   type: 'apply_patch_call_output';
   call_id: string;
@@ -207,20 +233,29 @@ export interface McpApprovalResponseItem {
 export type ToolOutputItem = ShellCallOutputItem | FunctionCallOutputItem | CustomToolCallOutputItem | ApplyPatchCallOutputItem | McpApprovalResponseItem;
 
 /** Server-side compaction summary (opaque); sent back as-is to seed a compacted chain. */
-export interface CompactionItem { type: 'compaction'; id?: string; encrypted_content: string }
+export interface CompactionItem {
+  type: 'compaction';
+  id?: string;
+  encrypted_content: string;
+}
 
 export type InputItem = MessageItem | ToolOutputItem | CompactionItem;
 
 // ── Guards for data that comes back from disk or the wire ─────────────────────────────────
-
 
 function isText(v: unknown): v is InputText {
   return isRecord(v) && v.type === 'input_text' && typeof v.text === 'string';
 }
 
 export function isLocalImagePart(v: unknown): v is LocalImagePart {
-  return isRecord(v) && v.type === 'local_image' && typeof v.path === 'string' && typeof v.sha256 === 'string'
-    && typeof v.bytes === 'number' && typeof v.mime === 'string';
+  return (
+    isRecord(v) &&
+    v.type === 'local_image' &&
+    typeof v.path === 'string' &&
+    typeof v.sha256 === 'string' &&
+    typeof v.bytes === 'number' &&
+    typeof v.mime === 'string'
+  );
 }
 
 function isMessagePart(v: unknown): v is MessagePart {
@@ -239,11 +274,16 @@ export function isToolOutputItem(v: unknown): v is ToolOutputItem {
   }
   if (!isRecord(v) || typeof v.call_id !== 'string') return false;
   switch (v.type) {
-    case 'shell_call_output': return Array.isArray(v.output) && v.output.every(isShellChunk);
-    case 'function_call_output': return typeof v.output === 'string' || (Array.isArray(v.output) && v.output.every(isMessagePart));
-    case 'custom_tool_call_output': return typeof v.output === 'string';
-    case 'apply_patch_call_output': return (v.status === 'completed' || v.status === 'failed') && typeof v.output === 'string';
-    default: return false;
+    case 'shell_call_output':
+      return Array.isArray(v.output) && v.output.every(isShellChunk);
+    case 'function_call_output':
+      return typeof v.output === 'string' || (Array.isArray(v.output) && v.output.every(isMessagePart));
+    case 'custom_tool_call_output':
+      return typeof v.output === 'string';
+    case 'apply_patch_call_output':
+      return (v.status === 'completed' || v.status === 'failed') && typeof v.output === 'string';
+    default:
+      return false;
   }
 }
 
@@ -268,12 +308,18 @@ function isOperation(v: unknown): v is ApplyPatchOperation {
 export function isToolCallItem(v: unknown): v is ToolCallItem {
   if (!isRecord(v) || typeof v.call_id !== 'string') return false;
   switch (v.type) {
-    case 'shell_call': return isRecord(v.action);
-    case 'function_call': return typeof v.name === 'string' && typeof v.arguments === 'string';
-    case 'custom_tool_call': return typeof v.name === 'string' && typeof v.input === 'string';
-    case 'apply_patch_call': return isOperation(v.operation);
-    case 'mcp_approval_request': return typeof v.server_label === 'string' && typeof v.name === 'string' && typeof v.arguments === 'string';
-    default: return false;
+    case 'shell_call':
+      return isRecord(v.action);
+    case 'function_call':
+      return typeof v.name === 'string' && typeof v.arguments === 'string';
+    case 'custom_tool_call':
+      return typeof v.name === 'string' && typeof v.input === 'string';
+    case 'apply_patch_call':
+      return isOperation(v.operation);
+    case 'mcp_approval_request':
+      return typeof v.server_label === 'string' && typeof v.name === 'string' && typeof v.arguments === 'string';
+    default:
+      return false;
   }
 }
 
@@ -285,11 +331,27 @@ function optionalString(v: unknown): boolean {
 export function isHostedItem(v: unknown): v is HostedItem {
   if (!isRecord(v) || typeof v.id !== 'string') return false;
   switch (v.type) {
-    case 'web_search_call': return typeof v.status === 'string' && (v.action === undefined || isRecord(v.action));
-    case 'mcp_call': return typeof v.server_label === 'string' && typeof v.name === 'string' && typeof v.arguments === 'string' && optionalString(v.output) && optionalString(v.error);
-    case 'mcp_list_tools': return typeof v.server_label === 'string' && Array.isArray(v.tools) && v.tools.every((t) => isRecord(t) && typeof t.name === 'string') && optionalString(v.error);
-    case 'image_generation_call': return typeof v.status === 'string' && (v.result === null || typeof v.result === 'string');
-    default: return false;
+    case 'web_search_call':
+      return typeof v.status === 'string' && (v.action === undefined || isRecord(v.action));
+    case 'mcp_call':
+      return (
+        typeof v.server_label === 'string' &&
+        typeof v.name === 'string' &&
+        typeof v.arguments === 'string' &&
+        optionalString(v.output) &&
+        optionalString(v.error)
+      );
+    case 'mcp_list_tools':
+      return (
+        typeof v.server_label === 'string' &&
+        Array.isArray(v.tools) &&
+        v.tools.every((t) => isRecord(t) && typeof t.name === 'string') &&
+        optionalString(v.error)
+      );
+    case 'image_generation_call':
+      return typeof v.status === 'string' && (v.result === null || typeof v.result === 'string');
+    default:
+      return false;
   }
 }
 
@@ -301,8 +363,14 @@ export function approvalRequestCall(v: unknown): McpApprovalRequestItem | undefi
 }
 
 export function isUrlCitation(v: unknown): v is UrlCitation {
-  return isRecord(v) && v.type === 'url_citation' && typeof v.url === 'string' && typeof v.title === 'string'
-    && typeof v.start_index === 'number' && typeof v.end_index === 'number';
+  return (
+    isRecord(v) &&
+    v.type === 'url_citation' &&
+    typeof v.url === 'string' &&
+    typeof v.title === 'string' &&
+    typeof v.start_index === 'number' &&
+    typeof v.end_index === 'number'
+  );
 }
 
 /**
@@ -316,10 +384,22 @@ export function userMessage(context: readonly string[], text: string, images: re
 
 // ── The conversation as agentx's log keeps it and a replay resends it ──────────────────────
 /** The model's text, in the input form a replay sends back. */
-export interface OutputText { type: 'output_text'; text: string }
-export interface AssistantMessageItem { type: 'message'; role: 'assistant'; content: OutputText[] }
+export interface OutputText {
+  type: 'output_text';
+  text: string;
+}
+export interface AssistantMessageItem {
+  type: 'message';
+  role: 'assistant';
+  content: OutputText[];
+}
 /** A reasoning item, replayable only with its encrypted content (the server keeps nothing else we can send). */
-export interface ReasoningItem { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: string }
+export interface ReasoningItem {
+  type: 'reasoning';
+  id: string;
+  summary: { type: 'summary_text'; text: string }[];
+  encrypted_content: string;
+}
 /** A tool call as a replay sends it: without the server's item id (the server that had it may have forgotten it). */
 export type ReplayedCallItem =
   | Omit<ShellCallItem, 'id'>
@@ -333,13 +413,15 @@ export type ConversationItem = InputItem | AssistantMessageItem | ReasoningItem 
 function outputTexts(content: unknown): OutputText[] {
   if (!Array.isArray(content)) return [];
   const parts: OutputText[] = [];
-  for (const part of content) if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') parts.push({ type: 'output_text', text: part.text });
+  for (const part of content)
+    if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') parts.push({ type: 'output_text', text: part.text });
   return parts;
 }
 
 function summaryTexts(summary: unknown): ReasoningItem['summary'] {
   if (!Array.isArray(summary)) return [];
-  return summary.filter((p): p is { type: 'summary_text'; text: string } => isRecord(p) && p.type === 'summary_text' && typeof p.text === 'string')
+  return summary
+    .filter((p): p is { type: 'summary_text'; text: string } => isRecord(p) && p.type === 'summary_text' && typeof p.text === 'string')
     .map((p) => ({ type: 'summary_text', text: p.text }));
 }
 
@@ -376,7 +458,8 @@ export function isReplayable(item: ConversationItem): boolean {
 /** A conversation item read back from the log; anything else is not one. */
 export function isConversationItem(v: unknown): v is ConversationItem {
   if (!isRecord(v)) return false;
-  if (v.type === 'message' && v.role === 'assistant') return Array.isArray(v.content) && v.content.every((p) => isRecord(p) && p.type === 'output_text' && typeof p.text === 'string');
+  if (v.type === 'message' && v.role === 'assistant')
+    return Array.isArray(v.content) && v.content.every((p) => isRecord(p) && p.type === 'output_text' && typeof p.text === 'string');
   if (v.type === 'reasoning') return typeof v.id === 'string' && typeof v.encrypted_content === 'string' && Array.isArray(v.summary);
   if (v.type === 'apply_patch_call') return isToolCallItem(v) && v.status === 'completed';
   return isInputItem(v) || (isToolCallItem(v) && v.type !== 'mcp_approval_request');

@@ -15,7 +15,8 @@ let scripts: string;
 let child: string;
 beforeAll(() => {
   scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-wschild-'));
-  child = bundleChild(`
+  child = bundleChild(
+    `
     import * as fs from 'node:fs';
     import { openWorkspaceSnapshots } from './index.ts';
     const [ws, stateHome, name, rounds, go] = process.argv.slice(2);
@@ -28,7 +29,10 @@ beforeAll(() => {
       const snap = await s.snapshot();
       process.stdout.write(JSON.stringify({ id: snap.id, content }) + '\\n');
     }
-  `, scripts, 'snapshot-child');
+  `,
+    scripts,
+    'snapshot-child',
+  );
 });
 afterAll(() => fs.rmSync(scripts, { recursive: true, force: true }));
 
@@ -45,7 +49,13 @@ function run(sb: Sandbox, name: string, go: string): Promise<Array<{ id: string;
     });
     p.on('close', (code) => {
       if (code !== 0) reject(new Error(`child ${name} exited ${code}: ${err}`));
-      else resolve(out.trim().split('\n').map((line) => JSON.parse(line) as { id: string; content: string }));
+      else
+        resolve(
+          out
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as { id: string; content: string }),
+        );
     });
   });
 }
@@ -59,16 +69,20 @@ describe('concurrent snapshots', () => {
       const runs = Array.from({ length: CHILDREN }, (_, i) => run(sb, `child${i}`, go));
       fs.writeFileSync(go, '');
       const settled = await Promise.allSettled(runs);
-      const failures = settled.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+      const failures = settled.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
       expect(failures).toEqual([]);
-      const results = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+      const results = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const s = await sb.open();
       const gitDir = path.join(s.storeDir ?? '', 'git');
       results.forEach((snaps, i) => {
         expect(snaps).toHaveLength(ROUNDS);
         for (const snap of snaps) {
           expect(storeGit(gitDir, ['cat-file', 'blob', `${snap.id}:child${i}.txt`])).toBe(snap.content);
-          expect(storeGit(gitDir, ['ls-tree', '-r', '--name-only', snap.id]).split('\n').filter((p) => p.startsWith('base/'))).toHaveLength(200);
+          expect(
+            storeGit(gitDir, ['ls-tree', '-r', '--name-only', snap.id])
+              .split('\n')
+              .filter((p) => p.startsWith('base/')),
+          ).toHaveLength(200);
         }
       });
       storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
@@ -76,7 +90,9 @@ describe('concurrent snapshots', () => {
       expect(leftovers).toEqual([]);
       // The shared cache survived the races: a new snapshot from it matches the files exactly.
       const final = await s.snapshot();
-      const expected = storeGit(gitDir, ['ls-tree', '-r', '--name-only', final?.id ?? '']).split('\n').filter(Boolean);
+      const expected = storeGit(gitDir, ['ls-tree', '-r', '--name-only', final?.id ?? ''])
+        .split('\n')
+        .filter(Boolean);
       expect(expected.filter((p) => p.startsWith('child'))).toEqual(Array.from({ length: CHILDREN }, (_, i) => `child${i}.txt`));
       for (let i = 0; i < CHILDREN; i++) {
         expect(storeGit(gitDir, ['cat-file', 'blob', `${final?.id ?? ''}:child${i}.txt`])).toBe(`child${i} version ${ROUNDS - 1}\n`);
@@ -106,7 +122,11 @@ describe('concurrent snapshots', () => {
       const gitDir = path.join(s.storeDir ?? '', 'git');
       storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
       const final = await s.snapshot();
-      expect(storeGit(gitDir, ['ls-tree', '-r', '--name-only', final?.id ?? '']).split('\n').filter(Boolean)).toHaveLength(102);
+      expect(
+        storeGit(gitDir, ['ls-tree', '-r', '--name-only', final?.id ?? ''])
+          .split('\n')
+          .filter(Boolean),
+      ).toHaveLength(102);
       storeGit(gitDir, ['fsck', '--strict', '--no-dangling']);
     } finally {
       sb.cleanup();

@@ -14,15 +14,31 @@ const blob = (n: number): string => String(n).repeat(40).slice(0, 40);
 
 describe('parseRawNumstat', () => {
   it('reads raw records and marks binary files from numstat', () => {
-    const out = Buffer.from([
-      `:000000 100644 ${'0'.repeat(40)} ${blob(1)} A`, 'new file.txt',
-      `:100644 100755 ${blob(2)} ${blob(3)} M`, 'run.sh',
-      `:100644 000000 ${blob(4)} ${'0'.repeat(40)} D`, 'img.png',
-      '1\t0\tnew file.txt', '0\t0\trun.sh', '-\t-\timg.png', '',
-    ].join('\0'));
+    const out = Buffer.from(
+      [
+        `:000000 100644 ${'0'.repeat(40)} ${blob(1)} A`,
+        'new file.txt',
+        `:100644 100755 ${blob(2)} ${blob(3)} M`,
+        'run.sh',
+        `:100644 000000 ${blob(4)} ${'0'.repeat(40)} D`,
+        'img.png',
+        '1\t0\tnew file.txt',
+        '0\t0\trun.sh',
+        '-\t-\timg.png',
+        '',
+      ].join('\0'),
+    );
     expect(parseRawNumstat(out)).toEqual([
       { status: 'A', path: 'new file.txt', before: null, after: { mode: '100644', id: blob(1) }, binary: false, modeChanged: false, symlink: false },
-      { status: 'M', path: 'run.sh', before: { mode: '100644', id: blob(2) }, after: { mode: '100755', id: blob(3) }, binary: false, modeChanged: true, symlink: false },
+      {
+        status: 'M',
+        path: 'run.sh',
+        before: { mode: '100644', id: blob(2) },
+        after: { mode: '100755', id: blob(3) },
+        binary: false,
+        modeChanged: true,
+        symlink: false,
+      },
       { status: 'D', path: 'img.png', before: { mode: '100644', id: blob(4) }, after: null, binary: true, modeChanged: false, symlink: false },
     ]);
   });
@@ -30,9 +46,13 @@ describe('parseRawNumstat', () => {
 
 describe('mergeSpanChanges', () => {
   const change = (p: string, before: string | null, after: string | null): FileChange => ({
-    status: before === null ? 'A' : after === null ? 'D' : 'M', path: p,
-    before: before === null ? null : { mode: '100644', id: before }, after: after === null ? null : { mode: '100644', id: after },
-    binary: false, modeChanged: false, symlink: false,
+    status: before === null ? 'A' : after === null ? 'D' : 'M',
+    path: p,
+    before: before === null ? null : { mode: '100644', id: before },
+    after: after === null ? null : { mode: '100644', id: after },
+    binary: false,
+    modeChanged: false,
+    symlink: false,
   });
 
   it('takes each file from before its first change to after its last, and drops round trips', () => {
@@ -97,7 +117,10 @@ describe('diff', () => {
     const a2 = await snapId(s);
     const gitDir = path.join(s.storeDir ?? '', 'git');
     const shared = fs.readdirSync(gitDir).filter((n) => n.startsWith('sharedindex.'));
-    const d = await s.diffSpans([{ from: b1, to: a1 }, { from: b2, to: a2 }]);
+    const d = await s.diffSpans([
+      { from: b1, to: a1 },
+      { from: b2, to: a2 },
+    ]);
     expect(d.summary).toEqual(['M a.txt', 'A b.txt']);
     expect(d.text).toContain('-start\n+turn 2\n');
     expect(d.text).not.toContain('mine.txt');

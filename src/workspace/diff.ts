@@ -87,7 +87,10 @@ export async function unifiedDiff(ctx: GitContext, from: string, to: string, max
   const res = await runGit(ctx, ['diff-tree', '-r', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', '--no-commit-id', from, to]);
   const text = res.stdout.toString('utf8');
   if (Buffer.byteLength(text) <= maxBytes) return text;
-  const cut = res.stdout.subarray(0, maxBytes).toString('utf8').replace(/\n[^\n]*$/, '\n');
+  const cut = res.stdout
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\n[^\n]*$/, '\n');
   return `${cut}[diff truncated at ${maxBytes} bytes]\n`;
 }
 
@@ -156,8 +159,9 @@ export async function unifiedDiffOfChanges(ctx: GitContext, scratchDir: string, 
 /** One line per change, as previews and /diff summaries show them: `M src/a.ts`. */
 export function summaryLines(changes: readonly FileChange[]): string[] {
   return changes.map((c) => {
-    const notes = [c.binary ? 'binary' : '', c.symlink ? 'symlink' : '', c.modeChanged ? `mode ${c.before?.mode ?? ''} → ${c.after?.mode ?? ''}` : '']
-      .filter(Boolean);
+    const notes = [c.binary ? 'binary' : '', c.symlink ? 'symlink' : '', c.modeChanged ? `mode ${c.before?.mode ?? ''} → ${c.after?.mode ?? ''}` : ''].filter(
+      Boolean,
+    );
     return `${c.status} ${c.path}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
   });
 }

@@ -48,8 +48,11 @@ export async function placeEntry(ws: string, rel: string, target: Entry, blobs: 
     // No fsync per file: a kill cannot lose written data, and after a power cut the journal makes
     // the next start re-check every file (a file left empty is reported, not trusted).
     dir.writeFile(name, content, {
-      mode: permissionsFor(old, executable), createMode: executable ? 0o777 : 0o666, durable: false,
-      tempName: restoreTempName, prepare: keepOwner(old),
+      mode: permissionsFor(old, executable),
+      createMode: executable ? 0o777 : 0o666,
+      durable: false,
+      tempName: restoreTempName,
+      prepare: keepOwner(old),
     });
   });
 }

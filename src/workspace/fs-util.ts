@@ -45,4 +45,3 @@ export function diskUsage(dir: string): number {
   }
   return total;
 }
-

@@ -34,7 +34,7 @@ function personRepo(ws: string, marker: string): string {
   return stashList;
 }
 
-describe('the person\'s git repository', () => {
+describe("the person's git repository", () => {
   it('turn 1 creates a.txt, turn 2 edits it and creates b.txt, turn 3 deletes a tracked file: rollback to turn 1, then undo', async () => {
     const marker = path.join(sb.root, 'hook-ran');
     const stashBefore = personRepo(sb.ws, marker);
@@ -76,7 +76,7 @@ describe('the person\'s git repository', () => {
     expect(personGit(sb.ws, ['diff', '--cached', '--name-only'])).toBe('staged.txt\n');
   });
 
-  it('keeps the person\'s .git out of snapshots and never writes it, in a linked worktree too', async () => {
+  it("keeps the person's .git out of snapshots and never writes it, in a linked worktree too", async () => {
     const main = path.join(sb.root, 'main');
     fs.mkdirSync(main);
     personGit(main, ['init', '-q']);
@@ -86,7 +86,7 @@ describe('the person\'s git repository', () => {
     write(main, '.git/info/exclude', 'local-only.txt\n');
     const linked = path.join(sb.root, 'linked');
     personGit(main, ['worktree', 'add', '-q', linked]);
-    write(linked, 'local-only.txt', 'excluded by the main repository\'s info/exclude');
+    write(linked, 'local-only.txt', "excluded by the main repository's info/exclude");
     write(linked, 'g.txt', 'g\n');
     const gitBefore = dirDigest(path.join(main, '.git'));
     const dotGitFile = fs.readFileSync(path.join(linked, '.git'), 'utf8');

@@ -45,7 +45,13 @@ describe('buildExcludeText', () => {
 
   it('excludes agentx state, the default directories and a store inside the workspace', () => {
     const text = buildExcludeText({ workspace: root, storeRoot: path.join(root, '.local', 'state', 'agentx', 'snapshots'), skipDirs: ['node_modules'] });
-    expect(text.split('\n')).toEqual(['# written by agentx: what workspace snapshots leave out', '.agentx_*', 'node_modules/', '/.local/state/agentx/snapshots/', '']);
+    expect(text.split('\n')).toEqual([
+      '# written by agentx: what workspace snapshots leave out',
+      '.agentx_*',
+      'node_modules/',
+      '/.local/state/agentx/snapshots/',
+      '',
+    ]);
   });
 
   it('finds the repository through a .git file (linked worktree) and reads the common info/exclude', () => {

@@ -13,9 +13,26 @@ import { readTextOrNull } from './fs-util.ts';
 
 /** Directory names never snapshotted, at any depth (matched as directories only). */
 export const DEFAULT_SKIP_DIRS: readonly string[] = [
-  'node_modules', '.venv', 'venv', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox',
-  '.gradle', '.next', '.nuxt', '.svelte-kit', '.turbo', '.parcel-cache', '.cache', 'dist', 'build',
-  'target', 'coverage', '.terraform',
+  'node_modules',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.tox',
+  '.gradle',
+  '.next',
+  '.nuxt',
+  '.svelte-kit',
+  '.turbo',
+  '.parcel-cache',
+  '.cache',
+  'dist',
+  'build',
+  'target',
+  'coverage',
+  '.terraform',
 ];
 
 /** agentx's files beside the project (state, checkpoint, locks, journals, restore staging). */
@@ -84,7 +101,10 @@ function globSegmentMatches(pattern: string, segment: string): boolean {
       const close = pattern.indexOf(']', i + 2);
       if (close === -1) re += '\\[';
       else {
-        re += `[${pattern.slice(i + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        re += `[${pattern
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = close;
       }
     } else re += escapeRegExp(c);

@@ -16,7 +16,15 @@ import * as path from 'node:path';
 import { detectGit, isObjectId, type Env, type GitAvailability, type GitContext } from './git.ts';
 import { DEFAULT_SKIP_DIRS } from './ignore-rules.ts';
 import { ensureStore, projectKey, snapshotsRoot, storePaths, type StorePaths } from './store.ts';
-import { TooManyFilesError, listSkippedDirectories, snapshotTree, takeSnapshot, type SkippedPath, type SnapshotConfig, type SnapshotResult } from './snapshot.ts';
+import {
+  TooManyFilesError,
+  listSkippedDirectories,
+  snapshotTree,
+  takeSnapshot,
+  type SkippedPath,
+  type SnapshotConfig,
+  type SnapshotResult,
+} from './snapshot.ts';
 import { diffSpans, diffTrees, summaryLines, unifiedDiff, unifiedDiffOfChanges, type FileChange, type Span } from './diff.ts';
 import { formatPlan, planRestore, type RestorePlan } from './restore-plan.ts';
 import { applyRestore, resumeRestore, type RestoreResult } from './restore-apply.ts';
@@ -221,14 +229,20 @@ class Store implements WorkspaceSnapshots {
   }
 
   snapshot(): Promise<SnapshotResult | null> {
-    const run = this.queue.then(() => (this.off ? null : this.shared(async () => {
-      // The always-skipped directories present: one extra walk, once per session.
-      this.skippedDirs ??= await listSkippedDirectories(this.cfg);
-      return takeSnapshot(this.cfg, this.skippedDirs);
-    }))).catch((error: unknown) => {
-      if (error instanceof TooManyFilesError) this.off = true;
-      throw error;
-    });
+    const run = this.queue
+      .then(() =>
+        this.off
+          ? null
+          : this.shared(async () => {
+              // The always-skipped directories present: one extra walk, once per session.
+              this.skippedDirs ??= await listSkippedDirectories(this.cfg);
+              return takeSnapshot(this.cfg, this.skippedDirs);
+            }),
+      )
+      .catch((error: unknown) => {
+        if (error instanceof TooManyFilesError) this.off = true;
+        throw error;
+      });
     this.queue = run.catch(() => undefined);
     return run;
   }

@@ -26,9 +26,11 @@ export function describeSkipped(skipped: readonly SkippedPath[], maxFileBytes: n
 
 /** What a restore did, for the person: one line, plus one per skipped or failed file. */
 export function restoreSummary(result: RestoreResult): string[] {
-  const lines = [`restored ${result.restored.length} file${result.restored.length === 1 ? '' : 's'}`
-    + (result.skipped.length > 0 ? `, skipped ${result.skipped.length}` : '')
-    + (result.failed.length > 0 ? `, ${result.failed.length} failed` : '')];
+  const lines = [
+    `restored ${result.restored.length} file${result.restored.length === 1 ? '' : 's'}` +
+      (result.skipped.length > 0 ? `, skipped ${result.skipped.length}` : '') +
+      (result.failed.length > 0 ? `, ${result.failed.length} failed` : ''),
+  ];
   for (const s of result.skipped) lines.push(`skipped ${s.path}: ${s.reason}${s.hint === '' ? '' : `; by hand: ${s.hint}`}`);
   for (const f of result.failed) lines.push(`failed ${f.path}: ${f.error}`);
   return lines;
@@ -54,7 +56,11 @@ export function resumeNotice(outcome: ResumeOutcome): string | null {
   if (outcome.kind === 'none') return null;
   if (outcome.kind === 'unreadable') return `an interrupted file restore could not be finished: ${outcome.reason}; check the files with /diff`;
   const r = outcome.result;
-  const rest = [r.skipped.length > 0 ? `skipped ${r.skipped.length} changed since (${listed(r.skipped.map((s) => s.path))})` : '', r.failed.length > 0 ? `${r.failed.length} failed (${listed(r.failed.map((f) => f.path))})` : '']
-    .filter(Boolean).join(', ');
+  const rest = [
+    r.skipped.length > 0 ? `skipped ${r.skipped.length} changed since (${listed(r.skipped.map((s) => s.path))})` : '',
+    r.failed.length > 0 ? `${r.failed.length} failed (${listed(r.failed.map((f) => f.path))})` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `finished a file restore interrupted at ${outcome.startedAt}: ${r.restored.length} file${r.restored.length === 1 ? '' : 's'} restored${rest === '' ? '' : `, ${rest}`}`;
 }

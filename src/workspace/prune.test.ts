@@ -81,7 +81,11 @@ describe('compaction', () => {
     const s = await sb.open();
     const id = await snapId(s);
     const objects = path.join(s.storeDir ?? '', 'git', 'objects');
-    const loose = (): number => fs.readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)).reduce((n, d) => n + fs.readdirSync(path.join(objects, d)).length, 0);
+    const loose = (): number =>
+      fs
+        .readdirSync(objects)
+        .filter((d) => /^[0-9a-f]{2}$/.test(d))
+        .reduce((n, d) => n + fs.readdirSync(path.join(objects, d)).length, 0);
     expect(loose()).toBeGreaterThan(1000);
     await s.prune([id]);
     expect(loose()).toBe(0);
@@ -116,14 +120,16 @@ describe('size cap', () => {
     // Room for the current project, not for both: the other (older) project must go entirely.
     const capped = await sb.open({ now: clock, capBytes: Math.floor(total * 0.6) });
     const notice = await capped.enforceCap();
-    expect(notice).toMatch(/^snapshot store was [\d.]+ MB, over its [\d.]+ KB cap: removed the 3 oldest snapshots \(up to 2026-01-01 00:03 UTC\); rolling back that far restores the conversation only$/);
+    expect(notice).toMatch(
+      /^snapshot store was [\d.]+ MB, over its [\d.]+ KB cap: removed the 3 oldest snapshots \(up to 2026-01-01 00:03 UTC\); rolling back that far restores the conversation only$/,
+    );
     expect(fs.existsSync(old.storeDir ?? '')).toBe(false);
     expect(refs(current)).toEqual([...currentIds].sort());
     expect(usage()).toBeLessThanOrEqual(Math.floor(total * 0.6));
     expect(await capped.enforceCap()).toBeNull();
   });
 
-  it('keeps the current project\'s newest snapshot even when it alone is over the cap', async () => {
+  it("keeps the current project's newest snapshot even when it alone is over the cap", async () => {
     const s = await sb.open({ now: ticking(Date.UTC(2026, 0, 1)), capBytes: 10_000 });
     write(sb.ws, 'big.bin', randomBytes(100_000));
     await snapId(s);

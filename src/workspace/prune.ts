@@ -32,10 +32,13 @@ function contextFor(paths: StorePaths, gitBin: string, env: Env): GitContext {
 /** Every snapshot kept by the store, with its time. */
 export async function listSnapshots(ctx: GitContext): Promise<StoreSnapshot[]> {
   const res = await runGit(ctx, ['for-each-ref', '--format=%(objectname) %(committerdate:unix)', 'refs/agentx/snapshots/']);
-  return res.stdout.toString('utf8').split('\n').flatMap((line) => {
-    const [id, time] = line.split(' ');
-    return isObjectId(id) && time !== undefined && /^\d+$/.test(time) ? [{ id, time: Number(time) }] : [];
-  });
+  return res.stdout
+    .toString('utf8')
+    .split('\n')
+    .flatMap((line) => {
+      const [id, time] = line.split(' ');
+      return isObjectId(id) && time !== undefined && /^\d+$/.test(time) ? [{ id, time: Number(time) }] : [];
+    });
 }
 
 function expireArg(graceMs: number): string {
@@ -91,7 +94,14 @@ async function dropSnapshots(ctx: GitContext, paths: StorePaths, drop: ReadonlyS
   return drop.size;
 }
 
-export async function pruneStore(ctx: GitContext, paths: StorePaths, keep: readonly string[], now: Date, graceMs: number, lockWaitMs: number): Promise<PruneResult> {
+export async function pruneStore(
+  ctx: GitContext,
+  paths: StorePaths,
+  keep: readonly string[],
+  now: Date,
+  graceMs: number,
+  lockWaitMs: number,
+): Promise<PruneResult> {
   const lock = await acquireStoreLock(paths.lockFile, lockWaitMs);
   if (!lock.ok) return { removed: 0, kept: listSnapshotRefs(paths).length };
   try {
@@ -168,11 +178,13 @@ export async function enforceCap(input: CapInput): Promise<CapResult> {
   const touchedProjects = new Set<string>();
   while (bytes > input.capBytes) {
     const projects = await projectsOf(input.root, input.gitBin, input.env);
-    const candidates = projects.flatMap((p) => {
-      const newest = readLast(p.paths)?.commit;
-      const protect = p.paths.projectDir === input.currentProjectDir ? newest : undefined;
-      return p.snapshots.filter((s) => s.id !== protect).map((s) => ({ project: p, snap: s }));
-    }).sort((a, b) => a.snap.time - b.snap.time);
+    const candidates = projects
+      .flatMap((p) => {
+        const newest = readLast(p.paths)?.commit;
+        const protect = p.paths.projectDir === input.currentProjectDir ? newest : undefined;
+        return p.snapshots.filter((s) => s.id !== protect).map((s) => ({ project: p, snap: s }));
+      })
+      .sort((a, b) => a.snap.time - b.snap.time);
     if (candidates.length === 0) break;
     const batch = candidates.slice(0, Math.max(1, Math.ceil(candidates.length / 4)));
     let progressed = false;

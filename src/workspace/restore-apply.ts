@@ -67,7 +67,12 @@ export function applyRestore(deps: RestoreDeps, plan: RestorePlan, now: Date): P
   if (plan.actions.length === 0) return Promise.resolve({ restored: [], skipped: [...plan.skipped], failed: [] });
   return withLock(deps, async () => {
     const journal: Journal = {
-      version: 1, pid: process.pid, startedAt: now.toISOString(), workspace: plan.workspace, startSnapshot: plan.startSnapshot, actions: plan.actions,
+      version: 1,
+      pid: process.pid,
+      startedAt: now.toISOString(),
+      workspace: plan.workspace,
+      startSnapshot: plan.startSnapshot,
+      actions: plan.actions,
     };
     writeFileAtomicSync(deps.paths.journalFile, `${JSON.stringify(journal)}\n`);
     const result = await execute(deps, journal);
@@ -81,10 +86,7 @@ function finishJournal(paths: StorePaths): void {
   fsyncDirectory(path.dirname(paths.journalFile));
 }
 
-export type ResumeOutcome =
-  | { kind: 'none' }
-  | { kind: 'finished'; startedAt: string; result: RestoreResult }
-  | { kind: 'unreadable'; reason: string };
+export type ResumeOutcome = { kind: 'none' } | { kind: 'finished'; startedAt: string; result: RestoreResult } | { kind: 'unreadable'; reason: string };
 
 function parseJournal(text: string): Journal | null {
   let value: unknown;
@@ -97,7 +99,14 @@ function parseJournal(text: string): Journal | null {
   const j: Partial<Record<keyof Journal, unknown>> = value;
   if (j.version !== 1 || typeof j.workspace !== 'string' || !isObjectId(j.startSnapshot) || typeof j.startedAt !== 'string') return null;
   if (!Array.isArray(j.actions) || !j.actions.every(isActionLike)) return null;
-  return { version: 1, pid: typeof j.pid === 'number' ? j.pid : 0, startedAt: j.startedAt, workspace: j.workspace, startSnapshot: j.startSnapshot, actions: j.actions };
+  return {
+    version: 1,
+    pid: typeof j.pid === 'number' ? j.pid : 0,
+    startedAt: j.startedAt,
+    workspace: j.workspace,
+    startSnapshot: j.startSnapshot,
+    actions: j.actions,
+  };
 }
 
 function isEntryLike(x: unknown): boolean {
@@ -110,8 +119,13 @@ function isEntryLike(x: unknown): boolean {
 function isActionLike(x: unknown): x is RestoreAction {
   if (typeof x !== 'object' || x === null) return false;
   const a: Record<string, unknown> = { ...x };
-  return typeof a.path === 'string' && !isUnsafePath(a.path) && (a.change === 'A' || a.change === 'M' || a.change === 'D')
-    && isEntryLike(a.target) && isEntryLike(a.expected);
+  return (
+    typeof a.path === 'string' &&
+    !isUnsafePath(a.path) &&
+    (a.change === 'A' || a.change === 'M' || a.change === 'D') &&
+    isEntryLike(a.target) &&
+    isEntryLike(a.expected)
+  );
 }
 
 /**
@@ -128,7 +142,10 @@ export async function resumeRestore(deps: RestoreDeps): Promise<ResumeOutcome> {
       finishJournal(deps.paths);
       return { kind: 'unreadable', reason: journal === null ? 'the restore journal is damaged' : 'the restore journal is for another directory' };
     }
-    removeDeadTemps(journal.workspace, journal.actions.map((a) => a.path));
+    removeDeadTemps(
+      journal.workspace,
+      journal.actions.map((a) => a.path),
+    );
     const result = await execute(deps, journal);
     finishJournal(deps.paths);
     return { kind: 'finished', startedAt: journal.startedAt, result };
@@ -143,7 +160,11 @@ function triage(deps: RestoreDeps, ws: string, actions: readonly RestoreAction[]
     if (!blocked && sameEntry(current, action.target)) result.restored.push(action);
     else if (!blocked && sameEntry(current, action.expected)) todo.push(action);
     else {
-      const reason = blocked ? 'a parent directory is now a symlink or a file' : isDirectoryEntry(current) ? 'is a directory that still holds other files' : 'changed during the restore: not overwritten';
+      const reason = blocked
+        ? 'a parent directory is now a symlink or a file'
+        : isDirectoryEntry(current)
+          ? 'is a directory that still holds other files'
+          : 'changed during the restore: not overwritten';
       result.skipped.push({ path: action.path, change: action.change, reason, hint: manualRestoreHint(deps.paths.gitDir, action.path, action.target) });
     }
   }
@@ -154,7 +175,12 @@ async function execute(deps: RestoreDeps, journal: Journal): Promise<RestoreResu
   const ws = journal.workspace;
   const result: RestoreResult = { restored: [], skipped: [], failed: [] };
   // Deletes first (deepest first), so a file can take the place of a directory or symlink that goes.
-  const deletes = triage(deps, ws, journal.actions.filter((a) => a.target === null), result).sort((a, b) => depth(b.path) - depth(a.path));
+  const deletes = triage(
+    deps,
+    ws,
+    journal.actions.filter((a) => a.target === null),
+    result,
+  ).sort((a, b) => depth(b.path) - depth(a.path));
   for (const a of deletes) {
     try {
       removeEntry(ws, a.path);
@@ -166,7 +192,12 @@ async function execute(deps: RestoreDeps, journal: Journal): Promise<RestoreResu
   // Also for deletes an interrupted run already made: its directories may not be removed yet.
   const deleted = result.restored.filter((a) => a.target === null).map((a) => a.path);
   if (deleted.length > 0) await removeEmptiedDirs(deps.ctx, ws, journal.startSnapshot, deleted);
-  const writes = triage(deps, ws, journal.actions.filter((a) => a.target !== null), result);
+  const writes = triage(
+    deps,
+    ws,
+    journal.actions.filter((a) => a.target !== null),
+    result,
+  );
   if (writes.length > 0) await applyWrites(deps.ctx, ws, writes, result);
   return result;
 }

@@ -15,7 +15,8 @@ let scripts: string;
 let child: string;
 beforeAll(() => {
   scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-wsrestore-'));
-  child = bundleChild(`
+  child = bundleChild(
+    `
     import { openWorkspaceSnapshots } from './index.ts';
     const [ws, stateHome, spansJson] = process.argv.slice(2);
     const env = { PATH: process.env.PATH, HOME: stateHome, XDG_STATE_HOME: stateHome };
@@ -24,7 +25,10 @@ beforeAll(() => {
     process.stdout.write('start\\n');
     const result = await s.applyRestore(plan);
     process.stdout.write(JSON.stringify({ restored: result.restored.length }) + '\\n');
-  `, scripts, 'restore-child');
+  `,
+    scripts,
+    'restore-child',
+  );
 });
 afterAll(() => fs.rmSync(scripts, { recursive: true, force: true }));
 
@@ -104,7 +108,8 @@ describe('kill -9 during a restore', () => {
         const interrupted = fs.existsSync(path.join(sc.s.storeDir ?? '', 'restore.json'));
         const notice = await sc.s.resumeInterruptedRestore();
         const tree = treeOf(sc.sb.ws);
-        const state = JSON.stringify(tree) === JSON.stringify(sc.target) ? 'restored' : JSON.stringify(tree) === JSON.stringify(sc.current) ? 'untouched' : 'MIXED';
+        const state =
+          JSON.stringify(tree) === JSON.stringify(sc.target) ? 'restored' : JSON.stringify(tree) === JSON.stringify(sc.current) ? 'untouched' : 'MIXED';
         outcomes.push(`kill at ${delay} ms: ${run.completed ? 'completed' : interrupted ? 'interrupted, resumed' : 'killed before it began'} → ${state}`);
         if (state === 'MIXED') {
           const keys = new Set([...Object.keys(tree), ...Object.keys(sc.target)]);
@@ -129,17 +134,27 @@ describe('kill -9 during a restore', () => {
     try {
       const plan = await sc.s.planRestore([sc.span]);
       const storeDir = sc.s.storeDir ?? '';
-      fs.writeFileSync(path.join(storeDir, 'restore.json'), JSON.stringify({
-        version: 1, pid: 999_999_999, startedAt: '2026-01-02T03:04:05.000Z', workspace: plan.workspace, startSnapshot: plan.startSnapshot, actions: plan.actions,
-      }));
+      fs.writeFileSync(
+        path.join(storeDir, 'restore.json'),
+        JSON.stringify({
+          version: 1,
+          pid: 999_999_999,
+          startedAt: '2026-01-02T03:04:05.000Z',
+          workspace: plan.workspace,
+          startSnapshot: plan.startSnapshot,
+          actions: plan.actions,
+        }),
+      );
       // Half of it happened before the crash, and a leftover staging directory is still there.
       write(sc.sb.ws, 'src/m1/f1.txt', 'original 1\n' + 'x'.repeat(2001) + '\n', 0o644);
       fs.rmSync(path.join(sc.sb.ws, 'gen', 'g0'), { recursive: true });
       write(sc.sb.ws, '.agentx_restore-999999999-abcd/src/m2/f2.txt', 'staged');
       write(sc.sb.ws, 'src/m5/f5.txt', 'the person edited this meanwhile\n');
       const notice = await sc.s.resumeInterruptedRestore();
-      expect(notice).toBe('finished a file restore interrupted at 2026-01-02T03:04:05.000Z: '
-        + `${plan.actions.length - 1} files restored, skipped 1 changed since (src/m5/f5.txt)`);
+      expect(notice).toBe(
+        'finished a file restore interrupted at 2026-01-02T03:04:05.000Z: ' +
+          `${plan.actions.length - 1} files restored, skipped 1 changed since (src/m5/f5.txt)`,
+      );
       const expected = { ...sc.target, 'src/m5/f5.txt': treeOf(sc.sb.ws)['src/m5/f5.txt'] ?? '' };
       expect(treeOf(sc.sb.ws)).toEqual(expected);
       expect(leftovers(sc.sb.ws)).toEqual([]);
@@ -156,7 +171,9 @@ describe('kill -9 during a restore', () => {
       const s = await sb.open();
       await s.snapshot();
       fs.writeFileSync(path.join(s.storeDir ?? '', 'restore.json'), '{"version":1,"actions":[{"path":"../../etc/passwd"');
-      expect(await s.resumeInterruptedRestore()).toBe('an interrupted file restore could not be finished: the restore journal is damaged; check the files with /diff');
+      expect(await s.resumeInterruptedRestore()).toBe(
+        'an interrupted file restore could not be finished: the restore journal is damaged; check the files with /diff',
+      );
       expect(fs.existsSync(path.join(s.storeDir ?? '', 'restore.json'))).toBe(false);
     } finally {
       sb.cleanup();

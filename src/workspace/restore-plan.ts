@@ -63,9 +63,7 @@ export function decide(change: FileChange, current: Entry | null, gitDir: string
   if (isUnsafePath(change.path)) return { ...base, reason: 'not a safe workspace path', hint: '' };
   if (sameEntry(current, change.before)) return null;
   if (sameEntry(current, change.after)) return { ...base, target: change.before, expected: change.after };
-  const reason = change.before === null
-    ? 'changed after agentx created it: kept'
-    : 'changed after agentx last recorded it: not overwritten';
+  const reason = change.before === null ? 'changed after agentx created it: kept' : 'changed after agentx last recorded it: not overwritten';
   return { ...base, reason, hint: manualRestoreHint(gitDir, change.path, change.before) };
 }
 
@@ -84,7 +82,11 @@ export async function planRestore(ctx: GitContext, gitDir: string, workspace: st
   const plan: RestorePlan = { workspace, startSnapshot: first.from, actions: [], skipped: [] };
   const decided = changes.map((change) => {
     const unsafe = isUnsafePath(change.path);
-    return { change, blocker: unsafe ? null : blockingParent(workspace, change.path), current: unsafe ? null : currentEntry(path.join(workspace, change.path), maxFileBytes) };
+    return {
+      change,
+      blocker: unsafe ? null : blockingParent(workspace, change.path),
+      current: unsafe ? null : currentEntry(path.join(workspace, change.path), maxFileBytes),
+    };
   });
   // A parent that is now a symlink or a file only blocks a write if the plan does not delete it first.
   const deleted = new Set<string>();

@@ -40,8 +40,15 @@ describe('restore', () => {
     });
     const plan = await s.planRestore([span]);
     expect(formatPlan(plan)).toEqual([
-      'M becomes-link.txt', 'D bye.txt (bring back)', 'M img.bin', 'A new-name.txt (delete)', 'A new/dir/created.txt (delete)',
-      'D old/name.txt (bring back)', 'M ptr', 'M secret.env', 'M tool.sh',
+      'M becomes-link.txt',
+      'D bye.txt (bring back)',
+      'M img.bin',
+      'A new-name.txt (delete)',
+      'A new/dir/created.txt (delete)',
+      'D old/name.txt (bring back)',
+      'M ptr',
+      'M secret.env',
+      'M tool.sh',
     ]);
     const result = await s.applyRestore(plan);
     expect(result.failed).toEqual([]);
@@ -149,8 +156,8 @@ describe('restore', () => {
     });
     const result = await s.applyRestore(await s.planRestore([span]));
     expect(restoredFilesMessage(result)).toBe(
-      'The user rolled the workspace files back. These files were restored to their earlier state; re-read them before relying on their content:\n'
-      + '- n.txt (deleted)\n- a.txt (reverted)',
+      'The user rolled the workspace files back. These files were restored to their earlier state; re-read them before relying on their content:\n' +
+        '- n.txt (deleted)\n- a.txt (reverted)',
     );
   });
 

@@ -116,12 +116,14 @@ describe('snapshot', () => {
     const s = await sb.open({ maxFileBytes: 1024 });
     const r = await snap(s);
     expect(filesIn(s, r.id)).toEqual(['index.js', 'small.bin']);
-    expect(r.skipped).toEqual(expect.arrayContaining([
-      { path: 'node_modules/', reason: 'skipped-directory' },
-      { path: 'packages/p/node_modules/', reason: 'skipped-directory' },
-      { path: 'dist/', reason: 'skipped-directory' },
-      { path: 'big.bin', reason: 'too-large', bytes: 2048 },
-    ]));
+    expect(r.skipped).toEqual(
+      expect.arrayContaining([
+        { path: 'node_modules/', reason: 'skipped-directory' },
+        { path: 'packages/p/node_modules/', reason: 'skipped-directory' },
+        { path: 'dist/', reason: 'skipped-directory' },
+        { path: 'big.bin', reason: 'too-large', bytes: 2048 },
+      ]),
+    );
     expect(describeSkipped(r.skipped, 1024)).toMatch(/^not covered by file rollback: .*node_modules\/.*files over 1\.0 KB: big\.bin \(2\.0 KB\)$/);
     expect(storeGit(gitDirOf(s), ['log', '-1', '--format=%B', r.id])).toContain('big.bin (too-large, 2048 bytes)');
   });
@@ -198,7 +200,7 @@ describe('snapshot', () => {
     expect(fs.existsSync(path.join(decoy, 'idx'))).toBe(false);
   });
 
-  it('runs snapshots of one handle one after the other (a warm-up at start, then the turn\'s own)', async () => {
+  it("runs snapshots of one handle one after the other (a warm-up at start, then the turn's own)", async () => {
     for (let i = 0; i < 50; i++) write(sb.ws, `f${i}.txt`, `${i}`);
     const s = await sb.open();
     const [a, b] = await Promise.all([s.snapshot(), s.snapshot()]);

@@ -106,7 +106,8 @@ function classify(cfg: SnapshotConfig, candidates: Iterable<string>): Classified
     const st = lstatOrNull(path.join(cfg.workspace, rel));
     if (st === null) out.remove.push(rel);
     else if (st.isSymbolicLink()) out.update.push(rel);
-    else if (!st.isFile()) out.remove.push(rel); // now a directory (its files are listed themselves), a fifo, a socket
+    else if (!st.isFile())
+      out.remove.push(rel); // now a directory (its files are listed themselves), a fifo, a socket
     else if (st.size > cfg.maxFileBytes) {
       out.remove.push(rel);
       out.skipped.push({ path: rel, reason: 'too-large', bytes: st.size });
@@ -131,7 +132,10 @@ export async function listSkippedDirectories(cfg: SnapshotConfig): Promise<Skipp
   writeExcludeIfChanged(cfg);
   const emptyIndex = path.join(cfg.paths.projectDir, `index.empty-${process.pid}-${randomHex(8)}`);
   try {
-    const res = await runGit(cfg.ctx, ['ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-standard'], { indexFile: emptyIndex, throwawayIndex: true });
+    const res = await runGit(cfg.ctx, ['ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-standard'], {
+      indexFile: emptyIndex,
+      throwawayIndex: true,
+    });
     return splitNul(res.stdout)
       .filter((entry) => isSkipDir(entry, cfg.skipDirs))
       .map((entry) => ({ path: entry, reason: 'skipped-directory' as const }));

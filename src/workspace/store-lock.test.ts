@@ -25,7 +25,8 @@ let child: string;
 beforeAll(() => {
   scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-slockchild-'));
   // Takes the exclusive lock when the go file appears, holds it briefly, reports overlap.
-  child = bundleChild(`
+  child = bundleChild(
+    `
     import * as fs from 'node:fs';
     import { acquireStoreLock } from './store-lock.ts';
     const [lockFile, go, counter] = process.argv.slice(2);
@@ -38,7 +39,10 @@ beforeAll(() => {
     fs.unlinkSync(counter + '/' + process.pid);
     lock.release();
     process.stdout.write(String(inside));
-  `, scripts, 'lock-child');
+  `,
+    scripts,
+    'lock-child',
+  );
 });
 afterAll(() => fs.rmSync(scripts, { recursive: true, force: true }));
 
@@ -86,14 +90,18 @@ describe('store lock', () => {
     const go = path.join(dir, 'go');
     const counter = path.join(dir, 'inside');
     fs.mkdirSync(counter);
-    const runs = Array.from({ length: 6 }, () => new Promise<string>((resolve, reject) => {
-      const p = spawn(process.execPath, [child, lockFile, go, counter], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      p.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-      });
-      p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
-    }));
+    const runs = Array.from(
+      { length: 6 },
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const p = spawn(process.execPath, [child, lockFile, go, counter], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          p.stdout.on('data', (d: Buffer) => {
+            out += d.toString();
+          });
+          p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+        }),
+    );
     fs.writeFileSync(go, '');
     expect(await Promise.all(runs)).toEqual(['0', '0', '0', '0', '0', '0']);
   });

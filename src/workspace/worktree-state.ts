@@ -61,7 +61,12 @@ function readRegular(p: string, maxBytes: number): Buffer {
 export function currentEntry(abs: string, maxBytes: number): Entry | null {
   const st = lstatOrNull(abs);
   if (st === null) return null;
-  return entryOf(st, maxBytes, () => readRegular(abs, maxBytes), () => fs.readlinkSync(abs, { encoding: 'buffer' }));
+  return entryOf(
+    st,
+    maxBytes,
+    () => readRegular(abs, maxBytes),
+    () => fs.readlinkSync(abs, { encoding: 'buffer' }),
+  );
 }
 
 /**
@@ -83,7 +88,12 @@ export function entryInWorkspace(ws: string, rel: string, maxBytes: number): { b
   try {
     const st = dir.lstat(name);
     if (st === null) return { blocked: false, entry: null };
-    const entry = entryOf(st, maxBytes, () => dir.at(name, (p) => readRegular(p, maxBytes)), () => dir.at(name, (p) => fs.readlinkSync(p, { encoding: 'buffer' })));
+    const entry = entryOf(
+      st,
+      maxBytes,
+      () => dir.at(name, (p) => readRegular(p, maxBytes)),
+      () => dir.at(name, (p) => fs.readlinkSync(p, { encoding: 'buffer' })),
+    );
     return { blocked: false, entry };
   } catch (error) {
     if (error instanceof UnsafePathError) return { blocked: true, entry: null };

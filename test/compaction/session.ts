@@ -45,18 +45,23 @@ export function fillerShellTool(bytes: number, ranFile?: string): Tool {
   return {
     name: 'shell',
     writes: false,
-    definitions: () => [{
-      type: 'function', name: 'shell', description: 'Runs shell commands.', strict: false,
-      parameters: { type: 'object', properties: { commands: { type: 'array', items: { type: 'string' } } } },
-    }],
+    definitions: () => [
+      {
+        type: 'function',
+        name: 'shell',
+        description: 'Runs shell commands.',
+        strict: false,
+        parameters: { type: 'object', properties: { commands: { type: 'array', items: { type: 'string' } } } },
+      },
+    ],
     accepts: (item) => item.type === 'function_call' && item.name === 'shell',
     parse: (item) => ({ ok: true, call: { callId: item.call_id, title: 'shell', commands: item.type === 'function_call' ? commandsOf(item.arguments) : [] } }),
     run: (call: ParsedCall) => {
       if (ranFile !== undefined) appendFileSync(ranFile, `${call.commands.join('; ')}\n`);
       return Promise.resolve({
-      reply: { ok: true, text: `tool output for ${call.callId}\n${'o'.repeat(bytes)}` },
-      summary: [`ran ${call.callId}`],
-      interrupted: false,
+        reply: { ok: true, text: `tool output for ${call.callId}\n${'o'.repeat(bytes)}` },
+        summary: [`ran ${call.callId}`],
+        interrupted: false,
       });
     },
   };
@@ -99,8 +104,14 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'agentx-compaction-'));
   const client = opts.client ?? (await createOpenAIClient({ apiKey: 'sk-test', baseUrl: opts.baseUrl, idleTimeoutMs: 10_000 }));
   const store = new SessionStore({
-    dir, path: join(dir, '.agentx_responseid'), initial: opts.dir === undefined ? emptyState() : loadState(join(dir, '.agentx_responseid'), new Date()).state, persistence: 'fast', publishesCheckpoint: true,
-    warn: (m) => { throw new Error(`session store: ${m}`); },
+    dir,
+    path: join(dir, '.agentx_responseid'),
+    initial: opts.dir === undefined ? emptyState() : loadState(join(dir, '.agentx_responseid'), new Date()).state,
+    persistence: 'fast',
+    publishesCheckpoint: true,
+    warn: (m) => {
+      throw new Error(`session store: ${m}`);
+    },
   });
   const capabilities = opts.memory ?? inMemoryCapabilities(opts.capabilities);
   const checkpoints: CompactionCheckpoint[] = [];
@@ -114,23 +125,36 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     client,
     shape: { model: 'gpt-5', instructions: INSTRUCTIONS, reasoningEffort: undefined },
     registry: new ToolRegistry([fillerShellTool(opts.toolOutputBytes ?? 800, join(dir, 'ran.txt'))]),
-    session: store, cwd: () => dir, workspaceRoot: dir, emit,
+    session: store,
+    cwd: () => dir,
+    workspaceRoot: dir,
+    emit,
     policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
     compaction: turnCompaction(() => deps, {
-      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact), capabilities,
+      windowSetting: opts.contextWindow,
+      autoCompact: parseAutoCompact(opts.autoCompact),
+      capabilities,
     }),
     conversation: sessionConversation(() => deps, { log: new ConversationLog(join(dir, 'conversation.log')), setting: opts.store ?? 'auto', capabilities }),
-    sleep: () => Promise.resolve(), now: () => new Date(), random: () => 0.5,
+    sleep: () => Promise.resolve(),
+    now: () => new Date(),
+    random: () => 0.5,
     ...(opts.environment === undefined ? {} : { environment: opts.environment }),
   };
   const engine = new Engine(deps);
   const signal = new AbortController().signal;
   const send = (text: string): Promise<TurnOutcome> => engine.message(text, [], signal);
   return {
-    engine, dir, store, checkpoints, notices, send,
+    engine,
+    dir,
+    store,
+    checkpoints,
+    notices,
+    send,
     async turn(text) {
       const outcome = await send(text);
-      if (outcome.kind !== 'done') throw new Error(`turn "${text.slice(0, 60)}" ${outcome.kind === 'failed' ? `failed: ${outcome.failure.message}` : 'was interrupted'}`);
+      if (outcome.kind !== 'done')
+        throw new Error(`turn "${text.slice(0, 60)}" ${outcome.kind === 'failed' ? `failed: ${outcome.failure.message}` : 'was interrupted'}`);
       return outcome.result.text;
     },
     close: () => rmSync(dir, { recursive: true, force: true }),

@@ -20,7 +20,9 @@ export interface EmulatorProcess {
 export async function startEmulatorProcess(script: string, args: string[], timeoutMs: number): Promise<EmulatorProcess> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -15,7 +15,11 @@ import { createTranscript } from './transcript.ts';
 /** The emulator's delay before the first token: enough to see the spinner, short enough to be quick. */
 const LATENCY_MS = '100';
 
-interface Paths { repo: string; cli: string; emulator: string }
+interface Paths {
+  repo: string;
+  cli: string;
+  emulator: string;
+}
 
 function paths(): Paths {
   // dist/demo.js → the repository root.
@@ -91,7 +95,12 @@ async function main(): Promise<number> {
     emulator = await startEmulatorProcess(p.emulator, ['--latency', LATENCY_MS], STEP_TIMEOUT_MS);
     const env = demoEnv(home, emulator.baseUrl);
     world = {
-      cli: p.cli, project, env, emulator, transcript, progress,
+      cli: p.cli,
+      project,
+      env,
+      emulator,
+      transcript,
+      progress,
       runId: randomBytes(3).toString('hex'),
       oneShot: (message) => oneShot(p.cli, project, env, join(root, 'one-shot.log'), message),
     };

@@ -5,13 +5,12 @@
 // their colours.
 import { PLAIN_STYLE, applySgr, sgrParams, type Style } from './sgr.ts';
 
-interface Cell { readonly ch: string; readonly sgr: string }
+interface Cell {
+  readonly ch: string;
+  readonly sgr: string;
+}
 
-type Token =
-  | { kind: 'text'; ch: string }
-  | { kind: 'control'; ch: string }
-  | { kind: 'csi'; params: string; final: string }
-  | { kind: 'ignored' };
+type Token = { kind: 'text'; ch: string } | { kind: 'control'; ch: string } | { kind: 'csi'; params: string; final: string } | { kind: 'ignored' };
 
 /** Reads one token at `i`: its length, or null when the data ends inside an escape sequence. */
 function readToken(s: string, i: number): { token: Token; length: number } | null {

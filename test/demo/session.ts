@@ -17,7 +17,9 @@ export class DemoStepError extends Error {
 }
 
 /** The section being played, for error messages. */
-export interface Progress { section: string }
+export interface Progress {
+  section: string;
+}
 
 /** The REPL prompt `user@host:~/project> `. */
 export const PROMPT = /\S+@\S+:\S*> /;
@@ -44,7 +46,11 @@ export class PtySession {
 
   constructor(private readonly opts: SessionOptions) {
     this.pty = ptySpawn(process.execPath, [opts.cli, ...(opts.args ?? [])], {
-      name: 'xterm-256color', cols: COLS, rows: ROWS, cwd: opts.cwd, env: opts.env,
+      name: 'xterm-256color',
+      cols: COLS,
+      rows: ROWS,
+      cwd: opts.cwd,
+      env: opts.env,
     });
     this.pid = this.pty.pid;
     this.pty.onData((data) => {

@@ -27,9 +27,19 @@ const isBasicBg = (p: number): boolean => (p >= 40 && p <= 47) || (p >= 100 && p
 
 /** Single-parameter attribute switches: which field they set and to what. */
 const SWITCHES: ReadonlyMap<number, Partial<Style>> = new Map<number, Partial<Style>>([
-  [1, { bold: true }], [2, { dim: true }], [3, { italic: true }], [4, { underline: true }],
-  [7, { inverse: true }], [9, { strike: true }], [22, { bold: false, dim: false }], [23, { italic: false }],
-  [24, { underline: false }], [27, { inverse: false }], [29, { strike: false }], [39, { fg: null }], [49, { bg: null }],
+  [1, { bold: true }],
+  [2, { dim: true }],
+  [3, { italic: true }],
+  [4, { underline: true }],
+  [7, { inverse: true }],
+  [9, { strike: true }],
+  [22, { bold: false, dim: false }],
+  [23, { italic: false }],
+  [24, { underline: false }],
+  [27, { inverse: false }],
+  [29, { strike: false }],
+  [39, { fg: null }],
+  [49, { bg: null }],
 ]);
 
 /** The style after the parameters of one SGR sequence (`"1;36"`; empty means reset). */

@@ -102,7 +102,8 @@ function processRunning(marker: string): boolean | null {
 
 const toolCall: Section = {
   title: 'A tool call',
-  blurb: 'The model asks for a shell command. agentx journals the call, runs it (in the sandbox\nwhere bubblewrap works) and sends the output back in the same turn.',
+  blurb:
+    'The model asks for a shell command. agentx journals the call, runs it (in the sandbox\nwhere bubblewrap works) and sends the output back in the same turn.',
   async run(world) {
     const a = startRepl(world);
     await a.atPrompt('agentx starts and shows its prompt');
@@ -135,11 +136,15 @@ const edit: Section = {
 
 const killed: Section = {
   title: 'agentx killed mid-command, then restarted',
-  blurb: 'One turn, two commands: the first completes, the second is still running when agentx is\nkilled with SIGKILL. On restart the journal shows what finished and what did not, and asks\nhow to go on. Retry runs only the unfinished call; the finished one is never run twice.',
+  blurb:
+    'One turn, two commands: the first completes, the second is still running when agentx is\nkilled with SIGKILL. On restart the journal shows what finished and what did not, and asks\nhow to go on. Retry runs only the unfinished call; the finished one is never run twice.',
   async run(world) {
     const a = repl(world);
     const build = `build-${world.runId}`;
-    await world.emulator.enqueue({ kind: 'calls', calls: [{ commands: ['echo "compile: done" | tee -a build.log'] }, { commands: [`sh package.sh ${build}`] }] });
+    await world.emulator.enqueue({
+      kind: 'calls',
+      calls: [{ commands: ['echo "compile: done" | tee -a build.log'] }, { commands: [`sh package.sh ${build}`] }],
+    });
     a.line('build and package it');
     await a.waitFor(`$ sh package.sh ${build}`, 'the second command starts');
     await a.waitFor(`package ${build}: started`, 'the second command is running');
@@ -149,9 +154,11 @@ const killed: Section = {
     await a.exited;
     const marker = `package.sh ${build}`;
     await until(world, 'the running command dies with agentx', () => processRunning(marker) !== true);
-    world.transcript.note(processRunning(marker) === null
-      ? '(ps is not available here: the demo cannot show that the command died with agentx)'
-      : 'the command died with agentx: no orphan goes on working behind your back');
+    world.transcript.note(
+      processRunning(marker) === null
+        ? '(ps is not available here: the demo cannot show that the command died with agentx)'
+        : 'the command died with agentx: no orphan goes on working behind your back',
+    );
     const statuses = journal(world);
     check(world, 'the journal holds one completed and one started call', statuses.join() === 'completed,started', `journal: ${statuses.join()}`);
     world.transcript.note(`journal in .agentx_responseid: compile ${statuses[0]}, package ${statuses[1]}`);
@@ -176,7 +183,8 @@ const killed: Section = {
 
 const rollback: Section = {
   title: '/rollback',
-  blurb: 'Every answered turn is a checkpoint. /rollback takes the conversation back to one of them and,\nwhen the tool calls changed files since, asks whether to put those files back too (it shows them first);\n/rollback undo reverses it.',
+  blurb:
+    'Every answered turn is a checkpoint. /rollback takes the conversation back to one of them and,\nwhen the tool calls changed files since, asks whether to put those files back too (it shows them first);\n/rollback undo reverses it.',
   async run(world) {
     const a = repl(world);
     a.line('/rollback');
@@ -193,7 +201,8 @@ const rollback: Section = {
 
 const expiredChain: Section = {
   title: 'Recovery from an expired chain',
-  blurb: 'The server no longer has the conversation (stored responses expire: previous_response_not_found).\nagentx resends the conversation from its own log (calls and outputs included), says so, and the message is answered.',
+  blurb:
+    'The server no longer has the conversation (stored responses expire: previous_response_not_found).\nagentx resends the conversation from its own log (calls and outputs included), says so, and the message is answered.',
   async run(world) {
     const a = repl(world);
     await world.emulator.forgetAll();
@@ -205,15 +214,26 @@ const expiredChain: Section = {
     await a.atPrompt('the turn ends at the prompt');
     const sent = (await world.emulator.requests()).slice(before);
     const statuses = sent.map((r) => `${r.status}${r.error?.code ? ` ${r.error.code}` : ''}`);
-    check(world, 'one rejected request, then one on a new chain', statuses.join() === '400 previous_response_not_found,200', `requests: ${statuses.join('; ')}`);
-    check(world, 'the new chain has no previous_response_id', previousResponseId(sent[1]?.body) === undefined, 'the retried request still named the lost response');
+    check(
+      world,
+      'one rejected request, then one on a new chain',
+      statuses.join() === '400 previous_response_not_found,200',
+      `requests: ${statuses.join('; ')}`,
+    );
+    check(
+      world,
+      'the new chain has no previous_response_id',
+      previousResponseId(sent[1]?.body) === undefined,
+      'the retried request still named the lost response',
+    );
     world.transcript.note(`requests: ${statuses[0]} → ${statuses[1]} (no previous_response_id, the conversation from the log)`);
   },
 };
 
 const oneShotBeside: Section = {
   title: 'A one-shot beside the live REPL',
-  blurb: 'With the REPL still open, a one-shot from another shell branches from the REPL\'s last\ncheckpoint, answers on stdout and leaves the REPL\'s session untouched.',
+  blurb:
+    "With the REPL still open, a one-shot from another shell branches from the REPL's last\ncheckpoint, answers on stdout and leaves the REPL's session untouched.",
   async run(world) {
     const a = repl(world);
     const session = read(world, '.agentx_responseid');
@@ -225,7 +245,12 @@ const oneShotBeside: Section = {
     world.transcript.terminal(shot.output.replace(/\n$/, '').split('\n'));
     check(world, 'the one-shot answers and exits 0', shot.code === 0 && shot.output.includes('Hello, agentx'), `exit ${shot.code}:\n${shot.output}`);
     const branch = previousResponseId((await world.emulator.requests())[before]?.body);
-    check(world, 'the one-shot continues from the checkpoint', typeof branch === 'string' && branch === checkpoint, `it sent previous_response_id ${String(branch)}, the checkpoint is ${String(checkpoint)}`);
+    check(
+      world,
+      'the one-shot continues from the checkpoint',
+      typeof branch === 'string' && branch === checkpoint,
+      `it sent previous_response_id ${String(branch)}, the checkpoint is ${String(checkpoint)}`,
+    );
     check(world, 'the REPL session file is untouched', read(world, '.agentx_responseid') === session, '.agentx_responseid changed');
     world.transcript.note(`the one-shot continued from the REPL's checkpoint (${String(checkpoint).slice(0, 16)}…); .agentx_responseid unchanged`);
     a.line('are you still there?');

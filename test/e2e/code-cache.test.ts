@@ -12,8 +12,12 @@ import { REPO, runCli, sandbox, SHARED_STATE_KEY, type Sandbox } from './harness
 
 let emu: Emulator;
 let box: Sandbox;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 beforeEach(() => {
   box = sandbox(emu.baseUrl);
   // This file tests the cache itself: each sandbox has its own, in the default place.
@@ -90,7 +94,10 @@ it('follows XDG_CACHE_HOME', async () => {
 it('is hidden from sandboxed commands, even when the project is the home directory and this is the first run', async () => {
   // The first run ever in this HOME is the one whose command tries to plant a cache: the loader
   // creates the directory before anything runs, so the sandbox hides it.
-  const r = await runCli(['run: mkdir -p ~/.cache/agentx; echo planted > ~/.cache/agentx/planted.cache; ls -la ~/.cache/agentx'], { cwd: box.home, env: box.env });
+  const r = await runCli(['run: mkdir -p ~/.cache/agentx; echo planted > ~/.cache/agentx/planted.cache; ls -la ~/.cache/agentx'], {
+    cwd: box.home,
+    env: box.env,
+  });
   expect(r.code).toBe(0);
   expect(cacheFiles().some((f) => f.startsWith('planted'))).toBe(false);
   expect(cacheFiles()).toHaveLength(1);
@@ -134,7 +141,10 @@ describe('what it refuses to use', () => {
     const source = readFileSync(join(REPO, 'dist/agentx.cjs'), 'utf8');
     const build = /^\/\*agentx-build:([0-9a-f]+)\*\//.exec(source)?.[1] ?? '';
     const key = createHmac('sha256', Buffer.from(stateKeyHex.trim(), 'hex')).update('agentx code cache v1').digest();
-    const mac = createHmac('sha256', key).update(`${basename(file)}\0${build}\0${source.length}\0`).update(data).digest();
+    const mac = createHmac('sha256', key)
+      .update(`${basename(file)}\0${build}\0${source.length}\0`)
+      .update(data)
+      .digest();
     return Buffer.concat([Buffer.from('AXCC1\0\0\0'), mac, data]);
   }
 
@@ -156,7 +166,7 @@ describe('what it refuses to use', () => {
     expect(now.equals(withMac(full, now.subarray(40), SHARED_STATE_KEY))).toBe(true);
   });
 
-  it('the planted cache would have run (so the tests above can fail): accepted when it carries the MAC of the person\'s key', async () => {
+  it("the planted cache would have run (so the tests above can fail): accepted when it carries the MAC of the person's key", async () => {
     const { thin, wrappedLength } = names();
     const marker = join(box.home, 'pwned');
     mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });

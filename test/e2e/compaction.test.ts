@@ -42,8 +42,11 @@ async function fill(a: PtyRun, tokens: number, sb: Sandbox): Promise<void> {
 // three mechanisms each run 200 turns through the engine in src/engine/compaction.test.ts.
 const MECHANISMS = [
   {
-    name: 'our own summary (a server with neither)', server: { contextManagement: false, compactEndpoint: false }, mechanism: 'summary',
-    shown: 'into a summary by the model', probes: ['/v1/responses 400', '/v1/responses/compact 404'],
+    name: 'our own summary (a server with neither)',
+    server: { contextManagement: false, compactEndpoint: false },
+    mechanism: 'summary',
+    shown: 'into a summary by the model',
+    probes: ['/v1/responses 400', '/v1/responses/compact 404'],
   },
 ];
 
@@ -183,12 +186,18 @@ describe('/compact, /rollback and one-shots', () => {
     const sb = project({ contextManagement: true, compactEndpoint: true });
     const r = await runCli(['--json', 'hello'], sb);
     expect(r.code).toBe(0);
-    const lines: unknown[] = r.stdout.trim().split('\n').map((l): unknown => JSON.parse(l));
+    const lines: unknown[] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l): unknown => JSON.parse(l));
     const usage = lines.find((l): l is Record<string, unknown> => typeof l === 'object' && l !== null && 'type' in l && l.type === 'usage');
     expect(usage).toMatchObject({ context_window_tokens: WINDOW, context_window_source: 'setting' });
     expect(usage?.context_used_tokens).toBeGreaterThan(0);
     expect(usage?.context_left).toBeGreaterThan(0);
-    for (const [name, value] of [['AGENTX_CONTEXT_WINDOW', 'lots'], ['AGENTX_AUTO_COMPACT', '2']] as const) {
+    for (const [name, value] of [
+      ['AGENTX_CONTEXT_WINDOW', 'lots'],
+      ['AGENTX_AUTO_COMPACT', '2'],
+    ] as const) {
       const bad = await runCli(['hello'], { ...sb, env: { ...sb.env, [name]: value } });
       expect(bad.code).toBe(2);
       expect(bad.stderr.trim().split('\n')).toHaveLength(1);

@@ -12,8 +12,12 @@ import { runCli, sandbox, type Sandbox } from './harness.ts';
 let emu: Emulator;
 let box: Sandbox;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 beforeEach(() => {
   emu.setStateless(false);
   emu.clearQueue();
@@ -24,7 +28,12 @@ type Body = { input?: unknown[]; previous_response_id?: string; store?: boolean;
 const bodyOf = (r: LoggedRequest): Body => r.body as Body;
 const responses = (from: number): LoggedRequest[] => emu.requests.filter((r) => r.path === '/v1/responses' && r.seq > from);
 const lastSeq = (): number => emu.requests.at(-1)?.seq ?? 0;
-const runs = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').length : 0);
+const runs = (file: string): number =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '').length
+    : 0;
 const types = (body: Body): string[] => (body.input ?? []).map((i) => String((i as { type?: unknown }).type));
 
 describe('a chain lost after a command ran', () => {
@@ -52,9 +61,12 @@ describe('a chain lost after a command ran', () => {
 
   it('one-shot: a chain lost more often than the bound (2 new chains a turn) ends with exit 1 and one line saying so; each command ran once', async () => {
     emu.enqueue(
-      { kind: 'shell', commands: ['echo a >> c.txt'] }, { kind: 'forget' },
-      { kind: 'shell', commands: ['echo b >> c.txt'] }, { kind: 'forget' },
-      { kind: 'shell', commands: ['echo c >> c.txt'] }, { kind: 'forget' },
+      { kind: 'shell', commands: ['echo a >> c.txt'] },
+      { kind: 'forget' },
+      { kind: 'shell', commands: ['echo b >> c.txt'] },
+      { kind: 'forget' },
+      { kind: 'shell', commands: ['echo c >> c.txt'] },
+      { kind: 'forget' },
       { kind: 'text', text: 'never' },
     );
     const from = lastSeq();
@@ -63,7 +75,9 @@ describe('a chain lost after a command ran', () => {
     expect(r.stdout).toBe('');
     const failures = r.stderr.split('\n').filter((l) => l.startsWith('agentx:'));
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatch(/^agentx: request failed: the server lost the conversation 3 times in this turn \(at most 2 new chains a turn\); state kept in .*\.agentx_responseid\.oneshot-/);
+    expect(failures[0]).toMatch(
+      /^agentx: request failed: the server lost the conversation 3 times in this turn \(at most 2 new chains a turn\); state kept in .*\.agentx_responseid\.oneshot-/,
+    );
     expect(readFileSync(join(box.cwd, 'c.txt'), 'utf8')).toBe('a\nb\nc\n');
     expect(responses(from).map((q) => q.status)).toEqual([200, 400, 200, 400, 200, 400]);
   });
@@ -72,7 +86,10 @@ describe('a chain lost after a command ran', () => {
     emu.enqueue({ kind: 'shell', commands: ['echo ran >> count.txt'] }, { kind: 'forget' }, { kind: 'text', text: 'json done' });
     const r = await runCli(['--json', 'count it'], box);
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; exact?: boolean; text?: string });
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; exact?: boolean; text?: string });
     expect(events.find((e) => e.type === 'chain_restarted')?.exact).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'final', text: 'json done' });
     expect(runs(join(box.cwd, 'count.txt'))).toBe(1);

@@ -15,33 +15,52 @@ let emu: Emulator;
 let box: Sandbox;
 const closers: (() => Promise<void>)[] = [];
 
-beforeAll(async () => { emu = await startEmulator(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
 afterAll(async () => {
   for (const close of closers) await close();
   await emu.close();
 });
-beforeEach(() => { box = sandbox(emu.baseUrl); });
+beforeEach(() => {
+  box = sandbox(emu.baseUrl);
+});
 
 const STACK = /\n\s+at .+:\d+:\d+/;
 
 async function listen(server: net.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => { server.close(() => resolve()); if (server instanceof http.Server) server.closeAllConnections(); }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        if (server instanceof http.Server) server.closeAllConnections();
+      }),
+  );
   return (server.address() as AddressInfo).port;
 }
 
-interface Body { input: { type?: string; output?: { stdout: string }[] }[] }
+interface Body {
+  input: { type?: string; output?: { stdout: string }[] }[];
+}
 
 describe('timeouts', () => {
   it('a server that accepts the connection and never answers ends a one-shot after header timeout × retries, exit 1', async () => {
     const sockets: net.Socket[] = [];
-    const silent = net.createServer((s) => { sockets.push(s); });
-    closers.push(() => { for (const s of sockets) s.destroy(); return Promise.resolve(); });
+    const silent = net.createServer((s) => {
+      sockets.push(s);
+    });
+    closers.push(() => {
+      for (const s of sockets) s.destroy();
+      return Promise.resolve();
+    });
     const port = await listen(silent);
     const r = await runCli(['hi'], { ...box, env: { ...box.env, AGENTX_BASE_URL: `http://127.0.0.1:${port}/v1`, AGENTX_HEADERS_TIMEOUT_MS: '300' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('retrying');
-    expect(r.stderr).toMatch(/agentx: request failed: the server sent no response headers within 300 ms \(AGENTX_HEADERS_TIMEOUT_MS; http:\/\/127\.0\.0\.1:\d+\/v1\) \(gave up after 2 attempts, [\d.]+ s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS\)\n/);
+    expect(r.stderr).toMatch(
+      /agentx: request failed: the server sent no response headers within 300 ms \(AGENTX_HEADERS_TIMEOUT_MS; http:\/\/127\.0\.0\.1:\d+\/v1\) \(gave up after 2 attempts, [\d.]+ s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS\)\n/,
+    );
     expect(r.stderr).not.toMatch(STACK);
     // Two attempts (the one-shot policy), each on its own connection.
     expect(sockets).toHaveLength(2);
@@ -99,7 +118,7 @@ describe('bounded output', () => {
     expect(outputs).toHaveLength(40);
     // No per-response budget cuts them any more (the file no longer carries them): each keeps its 64 KiB cap.
     outputs.forEach((o, i) => expect(o.output?.[0]?.stdout?.endsWith(`call-${i}\n`)).toBe(true));
-    expect(JSON.stringify(sent?.body)).not.toContain('in agentx\'s session file');
+    expect(JSON.stringify(sent?.body)).not.toContain("in agentx's session file");
     const kept = readdirSync(box.cwd).filter((f) => f.startsWith('.agentx_responseid.oneshot-'));
     expect(kept).toHaveLength(1);
     const text = readFileSync(join(box.cwd, kept[0] ?? ''), 'utf8');
@@ -115,14 +134,19 @@ describe('output that cannot be written', () => {
   it('EPIPE on stdout (`agentx --json … | head -1`) ends quietly, no stack trace: 0, as the turn finished (141 cases: oneshot-scripts)', async () => {
     const child = spawn(process.execPath, [CLI, '--json', 'run: echo hi'], { cwd: box.cwd, env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     const first = await new Promise<string>((resolve) => {
       let buf = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
         buf += d;
         const nl = buf.indexOf('\n');
         // Like `head -1`: take one line, then close the reading end.
-        if (nl !== -1) { child.stdout.destroy(); resolve(buf.slice(0, nl)); }
+        if (nl !== -1) {
+          child.stdout.destroy();
+          resolve(buf.slice(0, nl));
+        }
       });
     });
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
@@ -138,7 +162,9 @@ describe('output that cannot be written', () => {
       // --json writes its first line at once, long before the turn ends.
       const child = spawn(process.execPath, [CLI, '--json', 'run: echo ran > ran.txt'], { cwd: box.cwd, env: box.env, stdio: ['ignore', ro, 'pipe'] });
       let stderr = '';
-      child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+      });
       const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
       expect(stderr).not.toMatch(STACK);
       expect(code).toBe(0);
@@ -189,10 +215,13 @@ describe('HTTP redirects', () => {
       }
       seen.push(req.headers);
       const target = new URL(emu.baseUrl);
-      const fwd = http.request({ host: target.hostname, port: target.port, path: url.slice('/moved'.length), method: req.method, headers: { ...req.headers, host: target.host } }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const fwd = http.request(
+        { host: target.hostname, port: target.port, path: url.slice('/moved'.length), method: req.method, headers: { ...req.headers, host: target.host } },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       req.pipe(fwd);
     });
     port = await listen(server);
@@ -255,7 +284,9 @@ describe('startup weight', () => {
     writeFileSync(probe, "process.once('exit', () => process.stderr.write(`MODULES ${JSON.stringify(process.moduleLoadList)}\\n`));\n");
     const child = spawn(process.execPath, ['--import', probe, CLI, 'run: echo hi'], { cwd: box.cwd, env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     expect(code).toBe(0);
     const modules = JSON.parse(/MODULES (.*)/.exec(stderr)?.[1] ?? '[]') as string[];
@@ -265,18 +296,23 @@ describe('startup weight', () => {
 
   it('a plain one-shot starts no process: no git, no bwrap probe (lazy snapshot store); crypto only for the conversation log checksums', async () => {
     const probe = join(box.home, 'modules.mjs');
-    writeFileSync(probe, [
-      // Every spawn (spawn, execFile, exec) goes through ChildProcess.prototype.spawn. The probe
-      // itself loads child_process, so its presence in the module list is not checked.
-      "import cp from 'node:child_process';",
-      'let spawned = 0;',
-      'const original = cp.ChildProcess.prototype.spawn;',
-      'cp.ChildProcess.prototype.spawn = function (...args) { spawned++; return original.apply(this, args); };',
-      "process.once('exit', () => process.stderr.write(`MODULES ${JSON.stringify(process.moduleLoadList)} SPAWNED ${spawned}\\n`));",
-    ].join('\n'));
+    writeFileSync(
+      probe,
+      [
+        // Every spawn (spawn, execFile, exec) goes through ChildProcess.prototype.spawn. The probe
+        // itself loads child_process, so its presence in the module list is not checked.
+        "import cp from 'node:child_process';",
+        'let spawned = 0;',
+        'const original = cp.ChildProcess.prototype.spawn;',
+        'cp.ChildProcess.prototype.spawn = function (...args) { spawned++; return original.apply(this, args); };',
+        "process.once('exit', () => process.stderr.write(`MODULES ${JSON.stringify(process.moduleLoadList)} SPAWNED ${spawned}\\n`));",
+      ].join('\n'),
+    );
     const child = spawn(process.execPath, ['--import', probe, CLI, 'hello there'], { cwd: box.cwd, env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     expect(code).toBe(0);
     const modules = JSON.parse(/MODULES (.*) SPAWNED/.exec(stderr)?.[1] ?? '[]') as string[];

@@ -105,7 +105,13 @@ describe('without a terminal for agentx', () => {
     const sb = sandbox(suite.emu.baseUrl);
     // The shell holds the terminal and prints nohup's status (nohup itself lets go of the pty).
     const script = `nohup "$0" "$1" 'hello from nohup'; echo "EXIT=$?"`;
-    const p = ptySpawn('sh', ['-c', script, process.execPath, CLI], { name: 'xterm-256color', cols: 120, rows: 30, cwd: sb.cwd, env: { TERM: 'xterm-256color', ...sb.env } });
+    const p = ptySpawn('sh', ['-c', script, process.execPath, CLI], {
+      name: 'xterm-256color',
+      cols: 120,
+      rows: 30,
+      cwd: sb.cwd,
+      env: { TERM: 'xterm-256color', ...sb.env },
+    });
     children.push(p);
     let screen = '';
     const status = await new Promise<string>((resolve, reject) => {
@@ -113,7 +119,10 @@ describe('without a terminal for agentx', () => {
       p.onData((d) => {
         screen += d;
         const m = /EXIT=(\d+)/.exec(stripAnsi(screen));
-        if (m) { clearTimeout(timer); resolve(m[1] ?? ''); }
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1] ?? '');
+        }
       });
     });
     expect(stripAnsi(screen)).toContain("nohup: ignoring input and appending output to 'nohup.out'");

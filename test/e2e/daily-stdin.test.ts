@@ -9,9 +9,15 @@ import { CLI, sandbox, type Sandbox } from './harness.ts';
 let emu: Emulator;
 let box: Sandbox;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-beforeEach(() => { box = sandbox(emu.baseUrl); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => {
+  box = sandbox(emu.baseUrl);
+});
 
 interface Running {
   stdout: () => string;
@@ -27,8 +33,13 @@ function start(args: string[], stdio: StdioOptions, env: NodeJS.ProcessEnv = box
   let out = '';
   let err = '';
   const watchers = new Set<() => void>();
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { err += d; for (const w of watchers) w(); });
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+    for (const w of watchers) w();
+  });
   const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     child.on('close', (code) => {
@@ -38,22 +49,39 @@ function start(args: string[], stdio: StdioOptions, env: NodeJS.ProcessEnv = box
     });
   });
   let exited = false;
-  void done.then(() => { exited = true; });
+  void done.then(() => {
+    exited = true;
+  });
   return {
-    stdout: () => out, stderr: () => err, done, stdin: child.stdin,
-    waitStderr: (pattern) => new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (pattern.test(err)) { watchers.delete(check); resolve(); } else if (exited) { watchers.delete(check); reject(new Error(`exited before ${String(pattern)}; stderr: ${err}`)); }
-      };
-      watchers.add(check);
-      check();
-    }),
+    stdout: () => out,
+    stderr: () => err,
+    done,
+    stdin: child.stdin,
+    waitStderr: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (pattern.test(err)) {
+            watchers.delete(check);
+            resolve();
+          } else if (exited) {
+            watchers.delete(check);
+            reject(new Error(`exited before ${String(pattern)}; stderr: ${err}`));
+          }
+        };
+        watchers.add(check);
+        check();
+      }),
   };
 }
 
 function lastUserText(): string {
   const body = emu.requests.at(-1)?.body as { input: { content?: { text: string }[] }[] };
-  return body.input.at(-1)?.content?.map((c) => c.text).join('\n') ?? '';
+  return (
+    body.input
+      .at(-1)
+      ?.content?.map((c) => c.text)
+      .join('\n') ?? ''
+  );
 }
 
 describe('one-shot stdin', () => {

@@ -10,12 +10,18 @@ import { waitFor } from '../support/tools.ts';
 import { runCli, sandbox } from './harness.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 const port = (): number => 20000 + Math.floor(Math.random() * 20000);
 const serverCall = (p: number): { kind: 'function'; name: string; arguments: string } => ({
-  kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `python3 -m http.server ${p} --bind 127.0.0.1`, yield_time_ms: 1000 }),
+  kind: 'function',
+  name: 'exec_command',
+  arguments: JSON.stringify({ cmd: `python3 -m http.server ${p} --bind 127.0.0.1`, yield_time_ms: 1000 }),
 });
 
 describe('exec sessions in a one-shot', () => {
@@ -33,7 +39,10 @@ describe('exec sessions in a one-shot', () => {
     const r = await runCli(['--json', 'start a server and fetch from it'], { cwd: box.cwd, env: box.env, timeoutMs: 40_000 });
     expect(r.code).toBe(0);
     type Line = { type: string; command?: string; session_id?: number; call_id?: string; tool?: string; stopped?: boolean; stderr?: string };
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
     const start = lines.find((l) => l.type === 'exec_session_start');
     expect(start?.command).toContain(`http.server ${p}`);
     // The server's log of the GET arrives as (batched) output, and its end — agentx stopped it
@@ -57,7 +66,14 @@ describe('exec sessions in a one-shot', () => {
     const p = port();
     emu.enqueue(serverCall(p), { kind: 'hang' });
     let pid = -1;
-    const run = runCli(['start a server'], { cwd: box.cwd, env: box.env, timeoutMs: 40_000, onSpawn: (x) => { pid = x; } });
+    const run = runCli(['start a server'], {
+      cwd: box.cwd,
+      env: box.env,
+      timeoutMs: 40_000,
+      onSpawn: (x) => {
+        pid = x;
+      },
+    });
     expect(await waitFor(() => processesRunning(`http.server ${p}`).length > 0, 15_000)).toBe(true);
     process.kill(pid, 'SIGKILL');
     await run.catch(() => undefined);

@@ -9,7 +9,10 @@ import { prompt, replSuite, toolOutputs, turn, userText } from './repl-fixtures.
 
 const suite = replSuite();
 
-interface Body { instructions: string; tools: { type: string; name?: string }[] }
+interface Body {
+  instructions: string;
+  tools: { type: string; name?: string }[];
+}
 const bodyOf = (r: LoggedRequest | undefined): Body => r?.body as Body;
 
 function skill(root: string, folder: string, text: string): void {
@@ -18,7 +21,11 @@ function skill(root: string, folder: string, text: string): void {
 }
 
 function withSkills(box: Sandbox): void {
-  skill(join(box.cwd, '.agents', 'skills'), 'release', '---\nname: release\ndescription: "Cut a release: bump, tag, changelog"\n---\n# Release\n1. Bump the version in package.json.\n2. Tag it.\n');
+  skill(
+    join(box.cwd, '.agents', 'skills'),
+    'release',
+    '---\nname: release\ndescription: "Cut a release: bump, tag, changelog"\n---\n# Release\n1. Bump the version in package.json.\n2. Tag it.\n',
+  );
   skill(join(box.home, '.claude', 'skills'), 'big', `---\nname: big\ndescription: a very long skill\n---\n${'x'.repeat(40 * 1024)}\nTHE-END\n`);
   skill(join(box.cwd, '.agents', 'skills'), 'broken', '---\nname: broken\n---\nno description\n');
 }
@@ -27,7 +34,10 @@ describe('skills', () => {
   it('are listed to the model by name and description and loaded on demand; a big one is cut and says so', async () => {
     const box = sandbox(suite.emu.baseUrl);
     withSkills(box);
-    suite.emu.enqueue({ kind: 'function', name: 'load_skill', arguments: JSON.stringify({ name: 'release' }) }, { kind: 'function', name: 'load_skill', arguments: JSON.stringify({ name: 'big' }) });
+    suite.emu.enqueue(
+      { kind: 'function', name: 'load_skill', arguments: JSON.stringify({ name: 'release' }) },
+      { kind: 'function', name: 'load_skill', arguments: JSON.stringify({ name: 'big' }) },
+    );
     const from = suite.emu.requests.length;
     const r = await runCli(['cut a release'], box);
     expect(r.code).toBe(0);

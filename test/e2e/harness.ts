@@ -7,7 +7,11 @@ import { join, resolve } from 'node:path';
 export const REPO = resolve(import.meta.dirname, '../..');
 export const CLI = join(REPO, 'bin/agentx.js');
 
-export interface Sandbox { home: string; cwd: string; env: NodeJS.ProcessEnv }
+export interface Sandbox {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
 
 /**
  * One V8 code cache for every sandbox of the suite (bin/agentx.js): each temp HOME would otherwise
@@ -48,12 +52,18 @@ export function sandbox(baseUrl?: string, extra: NodeJS.ProcessEnv = {}): Sandbo
   return { home, cwd, env };
 }
 
-export interface RunResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; pid: number }
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  pid: number;
+}
 
 export interface RunOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  stdin?: string | { keepOpen: true };   // string: written then closed; keepOpen: a pipe never closed
+  stdin?: string | { keepOpen: true }; // string: written then closed; keepOpen: a pipe never closed
   timeoutMs?: number;
   onSpawn?: (pid: number) => void;
 }
@@ -63,8 +73,12 @@ export function runCli(args: string[], o: RunOptions): Promise<RunResult> {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     if (typeof o.stdin === 'string') child.stdin.end(o.stdin);
     else if (o.stdin === undefined) child.stdin.end();
     o.onSpawn?.(child.pid ?? -1);
@@ -88,6 +102,6 @@ export async function storedResponse(emu: { baseUrl: string }, text = 'earlier t
     headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
     body: JSON.stringify({ model: 'gpt-5', input: text, store: true }),
   });
-  const body = await res.json() as { id: string };
+  const body = (await res.json()) as { id: string };
   return body.id;
 }

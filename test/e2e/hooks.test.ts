@@ -7,12 +7,22 @@ import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox, type Sandbox } from './harness.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
-interface Body { input: { type?: string; role?: string; output?: unknown; content?: { text?: string }[] }[] }
+interface Body {
+  input: { type?: string; role?: string; output?: unknown; content?: { text?: string }[] }[];
+}
 const bodyOf = (i: number): Body => emu.requests[i]?.body as Body;
-const userText = (b: Body): string => b.input.filter((i) => i.role === 'user').flatMap((i) => (i.content ?? []).map((c) => c.text ?? '')).join('\n');
+const userText = (b: Body): string =>
+  b.input
+    .filter((i) => i.role === 'user')
+    .flatMap((i) => (i.content ?? []).map((c) => c.text ?? ''))
+    .join('\n');
 
 function userHooks(box: Sandbox, hooks: unknown): void {
   const dir = join(box.home, '.config', 'agentx');
@@ -27,13 +37,15 @@ describe('hooks', () => {
     const box = sandbox(emu.baseUrl);
     writeFileSync(join(box.cwd, 'victim.txt'), 'keep me\n');
     userHooks(box, {
-      PreToolUse: [{
-        matcher: 'shell',
-        hooks: [
-          { type: 'command', command: 'cat > pre-input.json' },
-          { type: 'command', command: 'if grep -q \'"command":"rm \' pre-input.json; then echo "rm is not allowed here" >&2; exit 2; fi' },
-        ],
-      }],
+      PreToolUse: [
+        {
+          matcher: 'shell',
+          hooks: [
+            { type: 'command', command: 'cat > pre-input.json' },
+            { type: 'command', command: 'if grep -q \'"command":"rm \' pre-input.json; then echo "rm is not allowed here" >&2; exit 2; fi' },
+          ],
+        },
+      ],
     });
     const before = emu.requests.length;
     const r = await runCli(['run: rm -f victim.txt'], box);
@@ -48,7 +60,12 @@ describe('hooks', () => {
     expect(log).toContain('rm -f victim.txt');
     expect(log).toContain('blocked by a PreToolUse hook: rm is not allowed here');
     const seen = json(join(box.cwd, 'pre-input.json'));
-    expect(seen).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'shell', cwd: box.cwd, tool_input: { command: 'rm -f victim.txt', commands: ['rm -f victim.txt'] } });
+    expect(seen).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'shell',
+      cwd: box.cwd,
+      tool_input: { command: 'rm -f victim.txt', commands: ['rm -f victim.txt'] },
+    });
     expect(seen.session_id).toMatch(/^agentx-[0-9a-f]{16}$/);
     expect(typeof seen.tool_use_id).toBe('string');
   });
@@ -64,17 +81,25 @@ describe('hooks', () => {
     const r = await runCli(['patch a.txt'], box);
     expect(r.code).toBe(0);
     expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('TWO\n');
-    expect(json(join(box.cwd, 'post-input.json'))).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'apply_patch', tool_response: expect.anything() as unknown });
+    expect(json(join(box.cwd, 'post-input.json'))).toMatchObject({
+      hook_event_name: 'PostToolUse',
+      tool_name: 'apply_patch',
+      tool_response: expect.anything() as unknown,
+    });
     expect(json(join(box.cwd, 'stop-input.json'))).toMatchObject({ hook_event_name: 'Stop', last_assistant_message: 'Patched it.' });
   });
 
   it('UserPromptSubmit gets the prompt on stdin and adds context; a hanging hook is killed at its timeout and the turn goes on', async () => {
     const box = sandbox(emu.baseUrl);
     userHooks(box, {
-      UserPromptSubmit: [{ hooks: [
-        { type: 'command', command: 'cat > prompt-input.json; echo "the build is broken on main"' },
-        { type: 'command', command: 'sleep 60', timeout: 1 },
-      ] }],
+      UserPromptSubmit: [
+        {
+          hooks: [
+            { type: 'command', command: 'cat > prompt-input.json; echo "the build is broken on main"' },
+            { type: 'command', command: 'sleep 60', timeout: 1 },
+          ],
+        },
+      ],
     });
     const before = emu.requests.length;
     const r = await runCli(['hello'], box);
@@ -111,8 +136,15 @@ describe('hooks', () => {
   it('a project hooks file runs nothing before it is approved; malformed entries are one line each, the rest loads', async () => {
     const box = sandbox(emu.baseUrl);
     mkdirSync(join(box.cwd, '.agentx'));
-    writeFileSync(join(box.cwd, '.agentx', 'hooks.json'), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'touch pwned' }] }] } }));
-    userHooks(box, { Bogus: [], PreToolUse: [{ matcher: '(', hooks: [] }], UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'touch mine-ran' }, { type: 'shell' }] }] });
+    writeFileSync(
+      join(box.cwd, '.agentx', 'hooks.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'touch pwned' }] }] } }),
+    );
+    userHooks(box, {
+      Bogus: [],
+      PreToolUse: [{ matcher: '(', hooks: [] }],
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'touch mine-ran' }, { type: 'shell' }] }],
+    });
     const r = await runCli(['hello'], box);
     expect(r.code).toBe(0);
     expect(existsSync(join(box.cwd, 'pwned'))).toBe(false);

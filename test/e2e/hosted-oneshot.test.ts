@@ -12,14 +12,30 @@ import { runCli, sandbox, type Sandbox } from './harness.ts';
 let emu: Emulator;
 let box: Sandbox;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-beforeEach(() => { box = sandbox(emu.baseUrl); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => {
+  box = sandbox(emu.baseUrl);
+});
 
-interface Line { type: string; [key: string]: unknown }
-const lines = (stdout: string): Line[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+interface Line {
+  type: string;
+  [key: string]: unknown;
+}
+const lines = (stdout: string): Line[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 const ofType = (all: Line[], type: string): Line[] => all.filter((l) => l.type === type);
-interface Body { tools: { type: string; name?: string; headers?: Record<string, string> }[]; input: { type: string; role?: string; content?: { type: string; image_url?: string }[] }[] }
+interface Body {
+  tools: { type: string; name?: string; headers?: Record<string, string> }[];
+  input: { type: string; role?: string; content?: { type: string; image_url?: string }[] }[];
+}
 const bodyOf = (i: number): Body => emu.requests[i]?.body as Body;
 
 const TOKEN = 'docs-token-5f3a9c1e77';
@@ -27,7 +43,10 @@ const TOKEN = 'docs-token-5f3a9c1e77';
 function remoteServer(sb: Sandbox, entry: Record<string, unknown> = {}): void {
   const path = join(sb.home, '.config', 'agentx', 'mcp.json');
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify({ mcpServers: { docs: { type: 'remote', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' }, ...entry } } }));
+  writeFileSync(
+    path,
+    JSON.stringify({ mcpServers: { docs: { type: 'remote', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' }, ...entry } } }),
+  );
   sb.env.DOCS_TOKEN = TOKEN;
 }
 
@@ -57,16 +76,23 @@ describe('hosted tools in one-shots', () => {
       { type: 'web_search', id: expect.any(String) as unknown, status: 'searching', action: 'search', query: null, url: null },
       { type: 'web_search', id: expect.any(String) as unknown, status: 'done', action: 'search', query: 'node 24', url: null },
     ]);
-    expect(ofType(out, 'sources')).toEqual([{ type: 'sources', sources: [
-      { index: 1, url: 'https://example.com/one', title: 'Example One' },
-      { index: 2, url: 'https://example.org/two', title: 'Example Two' },
-    ] }]);
+    expect(ofType(out, 'sources')).toEqual([
+      {
+        type: 'sources',
+        sources: [
+          { index: 1, url: 'https://example.com/one', title: 'Example One' },
+          { index: 2, url: 'https://example.org/two', title: 'Example Two' },
+        ],
+      },
+    ]);
     expect(out.at(-1)).toMatchObject({ type: 'final', text: 'Found it: see Example One and Example Two.' });
   });
 
   it('web search without --json: the sources follow the answer on stdout, the search line is on stderr', async () => {
     const r = await runCli(['--web-search', 'on', 'search: node 24'], box);
-    expect(r.stdout).toBe('Found it: see Example One and Example Two.\nSources:\n  [1] Example One — https://example.com/one\n  [2] Example Two — https://example.org/two\n');
+    expect(r.stdout).toBe(
+      'Found it: see Example One and Example Two.\nSources:\n  [1] Example One — https://example.com/one\n  [2] Example Two — https://example.org/two\n',
+    );
     expect(r.stderr).toContain('🔎 searched "node 24"');
   });
 
@@ -89,7 +115,9 @@ describe('hosted tools in one-shots', () => {
     expect(r.code).toBe(0);
     const out = lines(r.stdout);
     const sha = createHash('sha256').update(png).digest('hex');
-    expect(ofType(out, 'image_attached')).toEqual([{ type: 'image_attached', call_id: expect.any(String) as unknown, path: join(box.cwd, 'shot.png'), mime: 'image/png', bytes: png.length, sha256: sha }]);
+    expect(ofType(out, 'image_attached')).toEqual([
+      { type: 'image_attached', call_id: expect.any(String) as unknown, path: join(box.cwd, 'shot.png'), mime: 'image/png', bytes: png.length, sha256: sha },
+    ]);
     const follow = bodyOf(before + 1).input;
     expect(follow.map((i) => i.type)).toEqual(['function_call_output', 'message']);
     expect(follow[1]?.content?.[1]).toEqual({ type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${TINY_PNG_BASE64}` });
@@ -124,13 +152,26 @@ describe('hosted tools in one-shots', () => {
     const before = emu.requests.length;
     const r = await runCli(['--debug', '--json', 'mcp: search {"q":"x"}'], box);
     expect(r.code).toBe(0);
-    expect(bodyOf(before).tools).toContainEqual({ type: 'mcp', server_label: 'docs', server_url: 'https://docs.example/mcp', headers: { Authorization: `Bearer ${TOKEN}` }, require_approval: 'always' });
+    expect(bodyOf(before).tools).toContainEqual({
+      type: 'mcp',
+      server_label: 'docs',
+      server_url: 'https://docs.example/mcp',
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      require_approval: 'always',
+    });
     expect(r.stderr).toContain('agentx: remote MCP server docs asked to run search {"q":"x"}: denied (a one-shot cannot ask;');
     const out = lines(r.stdout);
     expect(ofType(out, 'remote_mcp_tools')).toMatchObject([{ server: 'docs', tools: ['search'] }]);
     expect(ofType(out, 'tool_call')).toMatchObject([{ kind: 'mcp_approval_request', tool: 'remote_mcp', title: 'docs.search {"q":"x"}' }]);
     expect(ofType(out, 'mcp_approval')).toMatchObject([{ server: 'docs', tool: 'search', approved: false, decided_by: 'policy' }]);
-    expect(bodyOf(before + 1).input).toEqual([{ type: 'mcp_approval_response', approval_request_id: expect.any(String) as unknown, approve: false, reason: expect.stringMatching(/^denied/) as unknown }]);
+    expect(bodyOf(before + 1).input).toEqual([
+      {
+        type: 'mcp_approval_response',
+        approval_request_id: expect.any(String) as unknown,
+        approve: false,
+        reason: expect.stringMatching(/^denied/) as unknown,
+      },
+    ]);
     expect(out.at(-1)?.text).toMatch(/^docs\.search was not approved \(denied/);
 
     // A failed request whose error quotes the header: the state file is kept, and scrubbed.

@@ -18,7 +18,10 @@ const PNG = Buffer.from(TINY_PNG_BASE64, 'base64');
 function remoteServer(sb: Sandbox): void {
   const path = join(sb.home, '.config', 'agentx', 'mcp.json');
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify({ mcpServers: { docs: { type: 'remote', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } } } }));
+  writeFileSync(
+    path,
+    JSON.stringify({ mcpServers: { docs: { type: 'remote', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } } } }),
+  );
   sb.env.DOCS_TOKEN = TOKEN;
 }
 
@@ -31,7 +34,12 @@ function filesContaining(dir: string, needle: string): string[] {
   });
 }
 
-interface Input { type: string; approval_request_id?: string; role?: string; content?: { type: string; image_url?: string }[] }
+interface Input {
+  type: string;
+  approval_request_id?: string;
+  role?: string;
+  content?: { type: string; image_url?: string }[];
+}
 const inputOf = (i: number): Input[] => (body(suite.emu.requests[i]).input ?? []) as Input[];
 
 describe('hosted tools in the REPL', () => {
@@ -58,10 +66,14 @@ describe('hosted tools in the REPL', () => {
     await a.waitFor('What now?');
     const kept = readState(sb).pending_transaction?.input ?? [];
     const sha = createHash('sha256').update(PNG).digest('hex');
-    expect(kept).toContainEqual({ type: 'message', role: 'user', content: [
-      { type: 'input_text', text: 'what is in this picture?' },
-      { type: 'local_image', path: join(sb.cwd, 'shot.png'), sha256: sha, bytes: PNG.length, mime: 'image/png' },
-    ] });
+    expect(kept).toContainEqual({
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'what is in this picture?' },
+        { type: 'local_image', path: join(sb.cwd, 'shot.png'), sha256: sha, bytes: PNG.length, mime: 'image/png' },
+      ],
+    });
     expect(readFileSync(join(sb.cwd, '.agentx_responseid'), 'utf8')).not.toContain(TINY_PNG_BASE64.slice(0, 40));
     a.write('1');
     a.write(KEY.enter);
@@ -94,7 +106,8 @@ describe('hosted tools in the REPL', () => {
     await a.exited;
     const journal = readState(sb).pending_tool_calls;
     // The answer itself is in the conversation log; the state file points at it (store/journal-outputs.ts).
-    expect(journal).toMatchObject([{ type: 'mcp_approval_request', status: 'completed', output_log: expect.any(String) }]);
+    expect(journal).toMatchObject([{ type: 'mcp_approval_request', status: 'completed' }]);
+    expect(typeof (journal[0] as { output_log?: unknown } | undefined)?.output_log).toBe('string');
 
     const b = suite.start(sb);
     await b.waitFor(/docs\.search \{"q":"second"\}\s+completed/);

@@ -10,18 +10,22 @@ import { prompt, replSuite, turn } from './repl-fixtures.ts';
 
 const suite = replSuite();
 
-interface Body { instructions: string; tools: { type: string; name?: string }[]; input: { type?: string; role?: string; content?: { text?: string }[] }[] }
+interface Body {
+  instructions: string;
+  tools: { type: string; name?: string }[];
+  input: { type?: string; role?: string; content?: { text?: string }[] }[];
+}
 const bodyOf = (r: LoggedRequest | undefined): Body => r?.body as Body;
 
 /** The environment context messages of a request (developer messages holding the block). */
 function environmentOf(r: LoggedRequest | undefined): string[] {
-  return bodyOf(r).input
-    .filter((i) => i.role === 'developer')
+  return bodyOf(r)
+    .input.filter((i) => i.role === 'developer')
     .flatMap((i) => (i.content ?? []).map((c) => c.text ?? ''))
     .filter((t) => t.startsWith('<environment_context>'));
 }
 
-const offered = (b: Body): string[] => b.tools.map((t) => (t.type === 'function' || t.type === 'custom' ? t.name ?? '' : t.type));
+const offered = (b: Body): string[] => b.tools.map((t) => (t.type === 'function' || t.type === 'custom' ? (t.name ?? '') : t.type));
 
 describe('instructions and environment context', () => {
   it('a one-shot describes each offered tool and sends the environment once', async () => {

@@ -20,15 +20,22 @@ function withServer(): Sandbox {
   const sb = sandbox(suite.emu.baseUrl);
   sb.env.MCP_TEST_MARK_DIR = sb.cwd;
   mkdirSync(join(sb.home, '.config', 'agentx'), { recursive: true });
-  writeFileSync(join(sb.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
-    [SERVER]: { command: process.execPath, args: [STDIO_SERVER, 'serve', SERVER, 'slow,echo'] },
-  } }));
+  writeFileSync(
+    join(sb.home, '.config', 'agentx', 'mcp.json'),
+    JSON.stringify({
+      mcpServers: {
+        [SERVER]: { command: process.execPath, args: [STDIO_SERVER, 'serve', SERVER, 'slow,echo'] },
+      },
+    }),
+  );
   return sb;
 }
 
 /** Whether the test server still runs (any process whose command line starts it). */
 function serverRunning(): boolean {
-  return execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).split('\n').some((l) => l.includes(`serve ${SERVER} slow,echo`) && !l.startsWith('bwrap'));
+  return execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })
+    .split('\n')
+    .some((l) => l.includes(`serve ${SERVER} slow,echo`) && !l.startsWith('bwrap'));
 }
 
 describe('an MCP call when agentx dies', () => {

@@ -18,7 +18,12 @@ function run(cmd: string, args: string[]): boolean {
 export function mountTmpfs(path: string, sizeKb: number, readOnly = false): Mounted | undefined {
   mkdirSync(path, { recursive: true });
   if (!run('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k${readOnly ? ',ro' : ''}`, 'tmpfs', path])) return undefined;
-  return { path, unmount: () => { run('umount', ['-l', path]); } };
+  return {
+    path,
+    unmount: () => {
+      run('umount', ['-l', path]);
+    },
+  };
 }
 
 /** Writes into `dir` until the filesystem is full (ENOSPC), so no more data blocks are left. */

@@ -9,8 +9,12 @@ import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox } from './harness.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 it('a plain one-shot finishes an interrupted restore first, and says so', async () => {
   const box = sandbox(emu.baseUrl);
@@ -24,9 +28,17 @@ it('a plain one-shot finishes an interrupted restore first, and says so', async 
   const plan = await ws.planRestore([{ from, to }]);
   // What a session killed right after journaling its restore leaves: the journal, no file restored yet.
   const journal = join(ws.storeDir ?? '', 'restore.json');
-  writeFileSync(journal, JSON.stringify({
-    version: 1, pid: 999_999_999, startedAt: '2026-01-02T03:04:05.000Z', workspace: plan.workspace, startSnapshot: plan.startSnapshot, actions: plan.actions,
-  }));
+  writeFileSync(
+    journal,
+    JSON.stringify({
+      version: 1,
+      pid: 999_999_999,
+      startedAt: '2026-01-02T03:04:05.000Z',
+      workspace: plan.workspace,
+      startSnapshot: plan.startSnapshot,
+      actions: plan.actions,
+    }),
+  );
 
   const r = await runCli(['hello'], { cwd: box.cwd, env: box.env });
   expect(r.code).toBe(0);

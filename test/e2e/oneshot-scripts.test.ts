@@ -13,8 +13,12 @@ import { CLI, runCli, sandbox, storedResponse, type Sandbox } from './harness.ts
 let emu: Emulator;
 let box: Sandbox;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 beforeEach(() => {
   emu.clearQueue();
   box = sandbox(emu.baseUrl);
@@ -28,8 +32,16 @@ function defaults(extra: NodeJS.ProcessEnv = {}): Sandbox {
 }
 
 const since = (n: number) => emu.requests.slice(n);
-const oneshotFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.startsWith('.agentx_responseid.oneshot-')).sort();
-const jsonLines = (stdout: string): Record<string, unknown>[] => stdout.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+const oneshotFiles = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith('.agentx_responseid.oneshot-'))
+    .sort();
+const jsonLines = (stdout: string): Record<string, unknown>[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', '']);
@@ -40,7 +52,10 @@ function deadPid(): number {
 async function freePort(): Promise<number> {
   return new Promise((res) => {
     const s = createServer();
-    s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); });
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => res(p));
+    });
   });
 }
 
@@ -85,7 +100,9 @@ describe('retries', () => {
     emu.enqueue({ kind: 'http_error', status: 503, retryAfter: 30, retryAfterMs: 600 }, { kind: 'http_error', status: 429, retryAfter: 0 });
     const r = await runCli(['--json', 'hello'], defaults());
     expect(r.code).toBe(0);
-    const delays = jsonLines(r.stdout).filter((l) => l.type === 'retry').map((l) => l.delay_ms as number);
+    const delays = jsonLines(r.stdout)
+      .filter((l) => l.type === 'retry')
+      .map((l) => l.delay_ms as number);
     expect(delays).toHaveLength(2);
     expect(delays[0]).toBeGreaterThanOrEqual(600);
     expect(delays[0]).toBeLessThan(30_000);
@@ -106,16 +123,23 @@ describe('retries', () => {
     const attempts = since(n).length;
     expect(attempts).toBeGreaterThan(2);
     expect(lines.at(-1)).toMatchObject({ type: 'error', kind: 'retryable', exit_code: 1 });
-    expect(r.stderr).toMatch(new RegExp(`agentx: request failed: .* \\(gave up after ${attempts} attempts, [\\d.]+ s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS\\)\n`));
+    expect(r.stderr).toMatch(
+      new RegExp(`agentx: request failed: .* \\(gave up after ${attempts} attempts, [\\d.]+ s of waiting; AGENTX_MAX_RETRIES, AGENTX_RETRY_MAX_MS\\)\n`),
+    );
   });
 
   it('the budget counts the failing attempts too: a server silent till the header timeout is not tried 11 times', async () => {
     const sockets: Socket[] = [];
-    const silent = createServer((s) => { sockets.push(s); });
+    const silent = createServer((s) => {
+      sockets.push(s);
+    });
     const port = await new Promise<number>((res) => silent.listen(0, '127.0.0.1', () => res((silent.address() as { port: number }).port)));
     try {
       const started = Date.now();
-      const r = await runCli(['hello'], defaults({ AGENTX_BASE_URL: `http://127.0.0.1:${port}/v1`, AGENTX_HEADERS_TIMEOUT_MS: '300', AGENTX_RETRY_MAX_MS: '1000' }));
+      const r = await runCli(
+        ['hello'],
+        defaults({ AGENTX_BASE_URL: `http://127.0.0.1:${port}/v1`, AGENTX_HEADERS_TIMEOUT_MS: '300', AGENTX_RETRY_MAX_MS: '1000' }),
+      );
       expect(r.code).toBe(1);
       // 300 ms per attempt, no retry starts after 1 s: 4 or 5 attempts, not the 11 allowed.
       expect(sockets.length).toBeGreaterThanOrEqual(3);
@@ -154,7 +178,13 @@ describe('retries', () => {
 describe('--fresh', () => {
   it('starts from an empty conversation instead of the checkpoint, which stays as it was', async () => {
     const head = await storedResponse(emu);
-    const cp = { version: 1, response_id: head, timestamp: new Date().toISOString(), usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0, turns: 1 }, source: 'turn' };
+    const cp = {
+      version: 1,
+      response_id: head,
+      timestamp: new Date().toISOString(),
+      usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0, turns: 1 },
+      source: 'turn',
+    };
     writeFileSync(join(box.cwd, '.agentx_checkpoint'), `${JSON.stringify(cp)}\n`, { mode: 0o600 });
     const n = emu.requests.length;
     const r = await runCli(['--json', '--fresh', 'hello'], box);
@@ -172,7 +202,9 @@ describe('stdout closed early', () => {
   async function closedEarly(args: string[], lines: number): Promise<{ code: number | null; stderr: string; first: string[] }> {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: box.cwd, env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     const first: string[] = [];
     if (lines === 0) child.stdout.destroy();
     else {
@@ -236,7 +268,9 @@ describe('leftover one-shot files', () => {
     expect(oneshotFiles(box.cwd)).toEqual([recent]);
     expect(oneshotFiles(box.cwd)).not.toContain(old);
     expect(oneshotFiles(box.cwd)).not.toContain(older);
-    expect(r.stderr.split('\n').filter((l) => l.includes('leftover'))).toEqual(['agentx: removed 2 leftover one-shot files older than 7 days (.agentx_responseid.oneshot-*)']);
+    expect(r.stderr.split('\n').filter((l) => l.includes('leftover'))).toEqual([
+      'agentx: removed 2 leftover one-shot files older than 7 days (.agentx_responseid.oneshot-*)',
+    ]);
     // Nothing more to prune: nothing said.
     expect((await runCli(['hello'], box)).stderr).not.toContain('leftover');
   });
@@ -312,7 +346,10 @@ describe('connection errors', () => {
 
 describe('unknown subcommands are errors, not paid prompts', () => {
   const cases: [string[], RegExp][] = [
-    [['mcp', 'serve', 'docs'], /^agentx: unknown command 'mcp serve'; commands: setup, mcp list\|add\|get\|remove\|login\|logout, resume, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/],
+    [
+      ['mcp', 'serve', 'docs'],
+      /^agentx: unknown command 'mcp serve'; commands: setup, mcp list\|add\|get\|remove\|login\|logout, resume, clean \(to send it as a message, quote it: agentx "mcp serve docs"\)/,
+    ],
     [['continue'], /^agentx: 'continue' is not a command; commands: setup, mcp list\|add.*, resume, clean \(to send it as a message: agentx -- continue\)/],
     // A real command, but the REPL's: without a terminal it is refused, not sent as a prompt.
     [['resume'], /^agentx: agentx resume starts the interactive session: it needs a terminal/],

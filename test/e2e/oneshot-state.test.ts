@@ -10,12 +10,24 @@ import { CLI, runCli, sandbox, storedResponse, type Sandbox } from './harness.ts
 let emu: Emulator;
 let box: Sandbox;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-beforeEach(() => { box = sandbox(emu.baseUrl); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => {
+  box = sandbox(emu.baseUrl);
+});
 
 function writeCheckpoint(dir: string, responseId: string): void {
-  const cp = { version: 1, response_id: responseId, timestamp: new Date().toISOString(), usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0, turns: 1 }, source: 'turn' };
+  const cp = {
+    version: 1,
+    response_id: responseId,
+    timestamp: new Date().toISOString(),
+    usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0, turns: 1 },
+    source: 'turn',
+  };
   writeFileSync(join(dir, '.agentx_checkpoint'), `${JSON.stringify(cp)}\n`, { mode: 0o600 });
 }
 
@@ -30,14 +42,20 @@ async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> 
 }
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('one-shot isolation', () => {
   it('branches from .agentx_checkpoint and leaves the interactive files byte-identical', async () => {
     const head = await storedResponse(emu);
     writeCheckpoint(box.cwd, head);
-    const mainState = '{"version":1,"response_id":"resp_interactive","pending_tool_calls":[{"call_id":"c1","type":"shell_call","action":{"commands":["rm -rf /"]},"status":"started"}]}\n';
+    const mainState =
+      '{"version":1,"response_id":"resp_interactive","pending_tool_calls":[{"call_id":"c1","type":"shell_call","action":{"commands":["rm -rf /"]},"status":"started"}]}\n';
     writeFileSync(join(box.cwd, '.agentx_responseid'), mainState, { mode: 0o600 });
     const cpBefore = readFileSync(join(box.cwd, '.agentx_checkpoint'));
     const before = emu.requests.length;
@@ -63,7 +81,9 @@ describe('one-shot isolation', () => {
     await new Promise((r) => child.on('exit', r));
     const files = isolatedFiles(box.cwd);
     expect(files).toHaveLength(1);
-    const state = JSON.parse(readFileSync(join(box.cwd, files[0] ?? ''), 'utf8')) as { pending_tool_calls: { status: string; action: { commands: string[] } }[] };
+    const state = JSON.parse(readFileSync(join(box.cwd, files[0] ?? ''), 'utf8')) as {
+      pending_tool_calls: { status: string; action: { commands: string[] } }[];
+    };
     expect(state.pending_tool_calls).toHaveLength(1);
     expect(state.pending_tool_calls[0]?.status).toBe('started');
     await waitFor(() => !alive(cmdPid), 5000);
@@ -73,7 +93,13 @@ describe('one-shot isolation', () => {
     emu.enqueue({ kind: 'shell', commands: ['sh -c "echo \\$\\$ > grandchild.pid; exec sleep 30" & echo $$ > cmd.pid; wait'] });
     let pid = -1;
     // Unsandboxed: `$$` must be a host pid (sandboxed kills: test/e2e/sandbox.test.ts).
-    const done = runCli(['go'], { ...box, env: { ...box.env, AGENTX_SANDBOX: 'danger-full-access' }, onSpawn: (p) => { pid = p; } });
+    const done = runCli(['go'], {
+      ...box,
+      env: { ...box.env, AGENTX_SANDBOX: 'danger-full-access' },
+      onSpawn: (p) => {
+        pid = p;
+      },
+    });
     await waitFor(() => existsSync(join(box.cwd, 'grandchild.pid')) && readFileSync(join(box.cwd, 'grandchild.pid'), 'utf8').trim() !== '');
     const grandchild = Number(readFileSync(join(box.cwd, 'grandchild.pid'), 'utf8'));
     process.kill(pid, 'SIGTERM');
@@ -92,7 +118,11 @@ describe('one-shot isolation', () => {
     expect(r.stderr).toMatch(/request failed/);
     const files = isolatedFiles(box.cwd);
     expect(files).toHaveLength(1);
-    const state = JSON.parse(readFileSync(join(box.cwd, files[0] ?? ''), 'utf8')) as { failed_response: { status: number }; pending_transaction: { input: unknown[]; user_message: string }; history: unknown[] };
+    const state = JSON.parse(readFileSync(join(box.cwd, files[0] ?? ''), 'utf8')) as {
+      failed_response: { status: number };
+      pending_transaction: { input: unknown[]; user_message: string };
+      history: unknown[];
+    };
     expect(state.failed_response.status).toBe(500);
     expect(state.pending_transaction.user_message).toBe('will fail');
     expect(JSON.stringify(state.pending_transaction.input)).toContain('will fail');

@@ -8,11 +8,24 @@ import { runCli, sandbox, type Sandbox } from './harness.ts';
 let emu: Emulator;
 let box: Sandbox;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-beforeEach(() => { box = sandbox(emu.baseUrl); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => {
+  box = sandbox(emu.baseUrl);
+});
 
-interface Body { input: { type: string; call_id?: string; output?: unknown; content?: { text: string }[] }[]; previous_response_id?: string; store?: boolean; stream?: boolean; tools: { type: string; name?: string }[]; instructions: string }
+interface Body {
+  input: { type: string; call_id?: string; output?: unknown; content?: { text: string }[] }[];
+  previous_response_id?: string;
+  store?: boolean;
+  stream?: boolean;
+  tools: { type: string; name?: string }[];
+  instructions: string;
+}
 const bodyOf = (i: number): Body => emu.requests[i]?.body as Body;
 
 describe('one-shot', () => {
@@ -25,7 +38,14 @@ describe('one-shot', () => {
     const body = bodyOf(before);
     expect(body.store).toBe(true);
     expect(body.stream).toBe(true);
-    expect(body.tools).toEqual([{ type: 'shell', environment: { type: 'local' } }, { type: 'apply_patch' }, expect.objectContaining({ type: 'function', name: 'view_image' }), expect.objectContaining({ type: 'function', name: 'exec_command' }), expect.objectContaining({ type: 'function', name: 'write_stdin' }), expect.objectContaining({ type: 'function', name: 'update_plan' })]);
+    expect(body.tools).toEqual([
+      { type: 'shell', environment: { type: 'local' } },
+      { type: 'apply_patch' },
+      expect.objectContaining({ type: 'function', name: 'view_image' }),
+      expect.objectContaining({ type: 'function', name: 'exec_command' }),
+      expect.objectContaining({ type: 'function', name: 'write_stdin' }),
+      expect.objectContaining({ type: 'function', name: 'update_plan' }),
+    ]);
     expect(body.previous_response_id).toBeUndefined();
     expect(r.stderr).toMatch(/tokens: \d+ in/);
     // success removes the isolated state file
@@ -57,7 +77,10 @@ describe('one-shot', () => {
   it('--json emits one JSON object per line', async () => {
     const r = await runCli(['--json', 'run: echo json'], box);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     const types = lines.map((l) => l.type);
     expect(types[0]).toBe('session');
     expect(types).toContain('tool_call');
@@ -108,7 +131,11 @@ describe('one-shot', () => {
     const before = emu.requests.length;
     const r = await runCli(['review this'], { ...box, stdin: 'diff --git a b' });
     expect(r.code).toBe(0);
-    const text = bodyOf(before).input.at(-1)?.content?.map((c) => c.text).join('\n') ?? '';
+    const text =
+      bodyOf(before)
+        .input.at(-1)
+        ?.content?.map((c) => c.text)
+        .join('\n') ?? '';
     expect(text).toContain('review this');
     expect(text).toContain('diff --git a b');
     const dash = await runCli(['-'], { ...box, stdin: 'from stdin only' });
@@ -214,9 +241,16 @@ describe('one-shot incomplete response', () => {
     const frame = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     emu.enqueue({
       kind: 'raw',
-      body: frame('response.output_text.delta', { delta: 'The first half' }) + frame('response.incomplete', {
-        response: { id: '{{id}}', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The first half' }] }] },
-      }),
+      body:
+        frame('response.output_text.delta', { delta: 'The first half' }) +
+        frame('response.incomplete', {
+          response: {
+            id: '{{id}}',
+            status: 'incomplete',
+            incomplete_details: { reason: 'max_output_tokens' },
+            output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The first half' }] }],
+          },
+        }),
     });
     const r = await runCli(['long story'], b);
     expect(r.code).toBe(0);

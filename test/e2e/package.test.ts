@@ -11,10 +11,15 @@ import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { REPO, runCli, sandbox, type Sandbox } from './harness.ts';
 
-interface PackResult { filename: string; files: { path: string }[] }
+interface PackResult {
+  filename: string;
+  files: { path: string }[];
+}
 
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
-  name: string; bin: Record<string, string>; dependencies?: Record<string, string>;
+  name: string;
+  bin: Record<string, string>;
+  dependencies?: Record<string, string>;
 };
 let box: Sandbox;
 let tarball: string;
@@ -26,7 +31,9 @@ beforeAll(() => {
   mkdirSync(dest);
   // --ignore-scripts: `prepare` would rebuild dist/ under the feet of the other e2e tests.
   const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], {
-    cwd: REPO, encoding: 'utf8', env: { ...box.env, npm_config_cache: join(box.home, 'npm-cache') },
+    cwd: REPO,
+    encoding: 'utf8',
+    env: { ...box.env, npm_config_cache: join(box.home, 'npm-cache') },
   });
   const [result] = JSON.parse(out) as PackResult[];
   if (!result) throw new Error(`npm pack printed no result: ${out}`);
@@ -55,7 +62,10 @@ it('installs globally from the tarball without the network, and the installed ag
   const prefix = join(box.home, 'prefix');
   // npm runs with the developer's own npm setup (cache, registry, CA), as a person's install
   // would; the runtime dependencies come from the cache `npm ci` has just filled.
-  execFileSync('npm', ['install', '-g', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', prefix, tarball], { env: process.env, encoding: 'utf8' });
+  execFileSync('npm', ['install', '-g', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', prefix, tarball], {
+    env: process.env,
+    encoding: 'utf8',
+  });
   const env = box.env;
   const agentx = join(prefix, 'bin', 'agentx');
   expect(execFileSync(agentx, ['--version'], { env, encoding: 'utf8' })).toMatch(/^agentx \d+\.\d+\.\d+/);

@@ -8,8 +8,12 @@ import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox } from './harness.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 const PATCH = [
   '*** Begin Patch',
@@ -26,7 +30,11 @@ const PATCH = [
 ].join('\n');
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (stdout: string): Line[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+const lines = (stdout: string): Line[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 
 describe('apply_patch and what the sandbox hides', () => {
   it('started in the home directory, a patch may not touch ~/.ssh or ~/.agentx (agentx writes it, outside the sandbox)', async () => {
@@ -66,13 +74,20 @@ describe('apply_patch in a one-shot', () => {
     expect(readFileSync(join(box.cwd, 'notes/todo.md'), 'utf8')).toBe('# Todo\n- ship it\n');
     // At the turn's end, from the workspace snapshots: what the turn's tool calls changed.
     const workspace = lines(r.stdout).find((l) => l.type === 'workspace_changed');
-    expect(workspace?.changes).toEqual(expect.arrayContaining([{ status: 'M', path: 'app.sh' }, { status: 'A', path: 'notes/todo.md' }]));
+    expect(workspace?.changes).toEqual(
+      expect.arrayContaining([
+        { status: 'M', path: 'app.sh' },
+        { status: 'A', path: 'notes/todo.md' },
+      ]),
+    );
     const changed = lines(r.stdout).filter((l) => l.type === 'files_changed');
     const files = changed.flatMap((l) => (Array.isArray(l.files) ? (l.files as unknown[]) : []));
-    expect(files).toEqual(expect.arrayContaining([
-      { path: 'app.sh', moved_to: null, operation: 'update', added: 1, removed: 1 },
-      { path: 'notes/todo.md', moved_to: null, operation: 'create', added: 2, removed: 0 },
-    ]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        { path: 'app.sh', moved_to: null, operation: 'update', added: 1, removed: 1 },
+        { path: 'notes/todo.md', moved_to: null, operation: 'create', added: 2, removed: 0 },
+      ]),
+    );
     const tools = (emu.requests[n]?.body as { tools: { type: string; name?: string }[] }).tools;
     expect(tools.some((t) => (form === 'builtin' ? t.type === 'apply_patch' : t.name === 'apply_patch'))).toBe(true);
   });

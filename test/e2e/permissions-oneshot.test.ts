@@ -10,8 +10,12 @@ import { bwrapPath } from '../support/sandbox.ts';
 import { runCli, sandbox, type Sandbox } from './harness.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 type Mode = 'untrusted' | 'on-request' | 'never';
 type Outcome = 'runs' | 'asked-declined' | 'refused';
@@ -28,19 +32,44 @@ const MARK = 'echo ran >> ran.txt';
 const CASES: Case[] = [
   { name: 'plain', message: `run: ${MARK}`, expect: { untrusted: 'asked-declined', 'on-request': 'runs', never: 'runs' } },
   { name: 'escalation requested', message: `escalate: ${MARK}`, expect: { untrusted: 'asked-declined', 'on-request': 'asked-declined', never: 'refused' } },
-  { name: 'allow rule', message: `run: ${MARK}`, rules: [{ prefix: ['echo', 'ran'], decision: 'allow' }], expect: { untrusted: 'runs', 'on-request': 'runs', never: 'runs' } },
-  { name: 'ask rule', message: `run: ${MARK}`, rules: [{ prefix: ['echo'], decision: 'ask' }], expect: { untrusted: 'asked-declined', 'on-request': 'asked-declined', never: 'refused' } },
-  { name: 'deny rule', message: `run: ${MARK}`, rules: [{ prefix: ['echo'], decision: 'deny' }], expect: { untrusted: 'refused', 'on-request': 'refused', never: 'refused' } },
   {
-    name: 'compound, one part denied', message: `run: ${MARK} && rm -rf nothing-here`,
-    rules: [{ prefix: ['echo'], decision: 'allow' }, { prefix: ['rm', '-rf'], decision: 'deny' }],
+    name: 'allow rule',
+    message: `run: ${MARK}`,
+    rules: [{ prefix: ['echo', 'ran'], decision: 'allow' }],
+    expect: { untrusted: 'runs', 'on-request': 'runs', never: 'runs' },
+  },
+  {
+    name: 'ask rule',
+    message: `run: ${MARK}`,
+    rules: [{ prefix: ['echo'], decision: 'ask' }],
+    expect: { untrusted: 'asked-declined', 'on-request': 'asked-declined', never: 'refused' },
+  },
+  {
+    name: 'deny rule',
+    message: `run: ${MARK}`,
+    rules: [{ prefix: ['echo'], decision: 'deny' }],
+    expect: { untrusted: 'refused', 'on-request': 'refused', never: 'refused' },
+  },
+  {
+    name: 'compound, one part denied',
+    message: `run: ${MARK} && rm -rf nothing-here`,
+    rules: [
+      { prefix: ['echo'], decision: 'allow' },
+      { prefix: ['rm', '-rf'], decision: 'deny' },
+    ],
     expect: { untrusted: 'refused', 'on-request': 'refused', never: 'refused' },
   },
   // Unparseable asks where rules decide (untrusted); on-request and never run it in the sandbox.
   { name: 'unparseable', message: `run: ${MARK}; echo "unterminated`, expect: { untrusted: 'asked-declined', 'on-request': 'runs', never: 'runs' } },
 ];
 
-interface Line { type: string; decision?: string; decided_by?: string; message?: string; escalated?: boolean }
+interface Line {
+  type: string;
+  decision?: string;
+  decided_by?: string;
+  message?: string;
+  escalated?: boolean;
+}
 
 function setup(c: Case, extra: NodeJS.ProcessEnv = {}): Sandbox {
   const b = sandbox(emu.baseUrl, extra);
@@ -56,14 +85,23 @@ type Got = Outcome | `unexpected: ${string}`;
 async function outcome(c: Case, mode: Mode, b = setup(c), args: string[] = []): Promise<{ outcome: Got; lines: Line[]; stderr: string }> {
   const r = await runCli(['--json', '--approval', mode, ...args, c.message], b);
   if (r.code !== 0) return { outcome: `unexpected: exit ${r.code}: ${r.stderr}`, lines: [], stderr: r.stderr };
-  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
   // Ran: the marker was written, or the shell ran the line and rejected it (the unparseable case).
-  const ran = (existsSync(join(b.cwd, 'ran.txt')) && readFileSync(join(b.cwd, 'ran.txt'), 'utf8').includes('ran')) || lines.some((l) => l.type === 'tool_output');
+  const ran =
+    (existsSync(join(b.cwd, 'ran.txt')) && readFileSync(join(b.cwd, 'ran.txt'), 'utf8').includes('ran')) || lines.some((l) => l.type === 'tool_output');
   const asked = lines.some((l) => l.type === 'approval_requested');
   const decided = lines.find((l) => l.type === 'approval_decided');
   const refused = lines.some((l) => l.type === 'tool_error');
   // A one-shot's policy answers every question no, and the call does not run.
-  if (asked) return { outcome: !ran && decided?.decision === 'no' && decided.decided_by === 'policy' ? 'asked-declined' : `unexpected: asked, ran=${ran}`, lines, stderr: r.stderr };
+  if (asked)
+    return {
+      outcome: !ran && decided?.decision === 'no' && decided.decided_by === 'policy' ? 'asked-declined' : `unexpected: asked, ran=${ran}`,
+      lines,
+      stderr: r.stderr,
+    };
   if (ran) return { outcome: refused ? 'unexpected: ran and refused' : 'runs', lines, stderr: r.stderr };
   return { outcome: refused ? 'refused' : `unexpected: neither ran nor refused: ${r.stdout}`, lines, stderr: r.stderr };
 }
@@ -85,7 +123,13 @@ async function pooled<T>(jobs: (() => Promise<T>)[], width = 4): Promise<T[]> {
 describe.skipIf(bwrapPath() === undefined)('approval modes and rules in one-shots (--json)', () => {
   it('each mode × each case decides as documented', async () => {
     const table = CASES.flatMap((c) => (['untrusted', 'on-request', 'never'] as const).map((mode) => ({ c, mode })));
-    const got = await pooled(table.map(({ c, mode }) => async () => `${c.name} / ${mode}: ${(await outcome(c, mode)).outcome}`));
+    const got = await pooled(
+      table.map(
+        ({ c, mode }) =>
+          async () =>
+            `${c.name} / ${mode}: ${(await outcome(c, mode)).outcome}`,
+      ),
+    );
     expect(got).toEqual(table.map(({ c, mode }) => `${c.name} / ${mode}: ${c.expect[mode]}`));
   }, 120_000);
 
@@ -105,8 +149,18 @@ describe.skipIf(bwrapPath() === undefined)('approval modes and rules in one-shot
 
   it('a deny rule cannot be dodged by a path or a hidden runner, even under danger-full-access (issue 24 audit)', async () => {
     const rules = [{ prefix: ['rm', '-rf'], decision: 'deny' }];
-    const byPath: Case = { name: 'by path', message: 'run: timeout -s KILL 5 /bin/rm -rf ran.txt', rules, expect: { untrusted: 'refused', 'on-request': 'refused', never: 'refused' } };
-    const hidden: Case = { name: 'eval', message: `run: eval "${MARK}"`, rules, expect: { untrusted: 'asked-declined', 'on-request': 'asked-declined', never: 'refused' } };
+    const byPath: Case = {
+      name: 'by path',
+      message: 'run: timeout -s KILL 5 /bin/rm -rf ran.txt',
+      rules,
+      expect: { untrusted: 'refused', 'on-request': 'refused', never: 'refused' },
+    };
+    const hidden: Case = {
+      name: 'eval',
+      message: `run: eval "${MARK}"`,
+      rules,
+      expect: { untrusted: 'asked-declined', 'on-request': 'asked-declined', never: 'refused' },
+    };
     const full = ['--sandbox', 'danger-full-access'];
     const got = await pooled([
       async () => (await outcome(byPath, 'on-request', setup(byPath), full)).outcome,

@@ -15,13 +15,18 @@ describe('an approved call survives kill -9', () => {
     const sb = sandbox(suite.emu.baseUrl);
     const dir = join(sb.home, '.config', 'agentx');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'hooks.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'while [ ! -f go ]; do sleep 0.05; done' }] }] } }));
+    writeFileSync(
+      join(dir, 'hooks.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'while [ ! -f go ]; do sleep 0.05; done' }] }] } }),
+    );
     const a = suite.start(sb);
     await prompt(a);
     a.line('escalate: echo ran >> ledger');
     await a.waitFor('no (Enter)');
     a.write('y');
-    await expect.poll(() => (readState(sb).pending_tool_calls[0] as { approval?: unknown } | undefined)?.approval, { timeout: 5000 }).toEqual({ scope: 'unsandboxed', by: 'person' });
+    await expect
+      .poll(() => (readState(sb).pending_tool_calls[0] as { approval?: unknown } | undefined)?.approval, { timeout: 5000 })
+      .toEqual({ scope: 'unsandboxed', by: 'person' });
     a.kill('SIGKILL');
     await a.exited;
     const s = readState(sb);
@@ -67,13 +72,21 @@ describe('/approvals governs patch confirmation (issue 24 audit)', () => {
 });
 
 describe('/permissions', () => {
-  it('lists the mode, each rule with its source, and the project\'s allow rules waiting for approval', async () => {
+  it("lists the mode, each rule with its source, and the project's allow rules waiting for approval", async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const dir = join(sb.home, '.config', 'agentx');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'rules.json'), JSON.stringify({ commands: [{ prefix: ['pytest'], decision: 'allow' }] }));
     mkdirSync(join(sb.cwd, '.agentx'), { recursive: true });
-    writeFileSync(join(sb.cwd, '.agentx', 'rules.json'), JSON.stringify({ commands: [{ prefix: ['rm', '-rf'], decision: 'deny' }, { prefix: ['npm', 'test'], decision: 'allow' }] }));
+    writeFileSync(
+      join(sb.cwd, '.agentx', 'rules.json'),
+      JSON.stringify({
+        commands: [
+          { prefix: ['rm', '-rf'], decision: 'deny' },
+          { prefix: ['npm', 'test'], decision: 'allow' },
+        ],
+      }),
+    );
     const a = suite.start(sb);
     await prompt(a);
     a.line('/permissions');

@@ -10,13 +10,22 @@ import { prompt, readState, replSuite, toolOutputs, userText } from './repl-fixt
 
 const suite = replSuite();
 
-interface Body { instructions: string; tools: { type: string; name?: string }[]; input: { type?: string; role?: string; content?: { text?: string }[] }[] }
+interface Body {
+  instructions: string;
+  tools: { type: string; name?: string }[];
+  input: { type?: string; role?: string; content?: { text?: string }[] }[];
+}
 const bodyOf = (r: LoggedRequest | undefined): Body => r?.body as Body;
-const offered = (r: LoggedRequest | undefined): string[] => bodyOf(r).tools.map((t) => (t.type === 'function' || t.type === 'custom' ? t.name ?? '' : t.type));
+const offered = (r: LoggedRequest | undefined): string[] =>
+  bodyOf(r).tools.map((t) => (t.type === 'function' || t.type === 'custom' ? (t.name ?? '') : t.type));
 
 const PLAN = {
   explanation: 'fix the \x1b[31mparser\x1b[0m',
-  plan: [{ step: 'read parse.ts', status: 'completed' }, { step: 'patch the\nloop', status: 'in_progress' }, { step: 'run the tests', status: 'pending' }],
+  plan: [
+    { step: 'read parse.ts', status: 'completed' },
+    { step: 'patch the\nloop', status: 'in_progress' },
+    { step: 'run the tests', status: 'pending' },
+  ],
 };
 
 /** A Notification hook is not awaited (the question is shown at once): its file appears soon after. */
@@ -37,10 +46,19 @@ describe('update_plan', () => {
     suite.emu.enqueue({ kind: 'function', name: 'update_plan', arguments: JSON.stringify(PLAN) });
     const r = await runCli(['--json', 'fix it'], box);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     expect(lines.find((l) => l.type === 'plan')).toEqual({
-      type: 'plan', call_id: expect.any(String) as unknown, explanation: PLAN.explanation,
-      plan: [{ step: 'read parse.ts', status: 'completed' }, { step: 'patch the\nloop', status: 'in_progress' }, { step: 'run the tests', status: 'pending' }],
+      type: 'plan',
+      call_id: expect.any(String) as unknown,
+      explanation: PLAN.explanation,
+      plan: [
+        { step: 'read parse.ts', status: 'completed' },
+        { step: 'patch the\nloop', status: 'in_progress' },
+        { step: 'run the tests', status: 'pending' },
+      ],
     });
 
     suite.emu.enqueue({ kind: 'function', name: 'update_plan', arguments: JSON.stringify(PLAN) });
@@ -56,7 +74,16 @@ describe('update_plan', () => {
 
   it('answers two steps in progress with an error for the model and shows no plan', async () => {
     const box = sandbox(suite.emu.baseUrl);
-    suite.emu.enqueue({ kind: 'function', name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: 'a', status: 'in_progress' }, { step: 'b', status: 'in_progress' }] }) });
+    suite.emu.enqueue({
+      kind: 'function',
+      name: 'update_plan',
+      arguments: JSON.stringify({
+        plan: [
+          { step: 'a', status: 'in_progress' },
+          { step: 'b', status: 'in_progress' },
+        ],
+      }),
+    });
     const before = suite.emu.requests.length;
     const r = await runCli(['--json', 'go'], box);
     expect(r.code).toBe(0);
@@ -143,7 +170,10 @@ describe('plan mode', () => {
     const sb = sandbox(suite.emu.baseUrl);
     // A Notification hook hears that agentx waits for the person (the approval menu).
     mkdirSync(join(sb.home, '.config', 'agentx'), { recursive: true });
-    writeFileSync(join(sb.home, '.config', 'agentx', 'hooks.json'), JSON.stringify({ hooks: { Notification: [{ hooks: [{ type: 'command', command: 'cat > notified.json' }] }] } }));
+    writeFileSync(
+      join(sb.home, '.config', 'agentx', 'hooks.json'),
+      JSON.stringify({ hooks: { Notification: [{ hooks: [{ type: 'command', command: 'cat > notified.json' }] }] } }),
+    );
     const a = suite.start(sb);
     await prompt(a);
     a.line('/plan');
@@ -164,7 +194,10 @@ describe('plan mode', () => {
     await a.waitFor('approve this plan');
     expect(existsSync(join(sb.cwd, 'made.txt'))).toBe(false);
     await waitForFile(join(sb.cwd, 'notified.json'));
-    expect(JSON.parse(readFileSync(join(sb.cwd, 'notified.json'), 'utf8'))).toMatchObject({ hook_event_name: 'Notification', message: 'agentx waits for your approval of the plan' });
+    expect(JSON.parse(readFileSync(join(sb.cwd, 'notified.json'), 'utf8'))).toMatchObject({
+      hook_event_name: 'Notification',
+      message: 'agentx waits for your approval of the plan',
+    });
     expect(offered(suite.emu.requests[from])).not.toContain('apply_patch');
     const approvedAt = suite.emu.requests.length;
     a.write('y');

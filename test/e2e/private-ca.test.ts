@@ -23,7 +23,8 @@ beforeAll(async () => {
   const openssl = (...args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
   };
-  for (const ca of ['a', 'b']) openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${ca}.key`, '-out', `${ca}.pem`, '-days', '1', '-subj', `/CN=agentx test CA ${ca}`);
+  for (const ca of ['a', 'b'])
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${ca}.key`, '-out', `${ca}.pem`, '-days', '1', '-subj', `/CN=agentx test CA ${ca}`);
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
   openssl('x509', '-req', '-in', 'server.csr', '-CA', 'a.pem', '-CAkey', 'a.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'ext.cnf');

@@ -57,7 +57,9 @@ describe('prompt_cache_key', () => {
     expect(key).toMatch(/^agentx-[0-9a-f]{16}$/);
     // Every kind of request was made, and every one carried the key.
     const chained = repl.filter((r) => sent(r).previous_response_id !== undefined);
-    const replayed = repl.filter((r) => r.status === 200 && sent(r).previous_response_id === undefined && (sent(r).input ?? []).some((i) => i.type === 'shell_call'));
+    const replayed = repl.filter(
+      (r) => r.status === 200 && sent(r).previous_response_id === undefined && (sent(r).input ?? []).some((i) => i.type === 'shell_call'),
+    );
     expect(chained.length).toBeGreaterThanOrEqual(2);
     expect(replayed).toHaveLength(1);
     expect(stateless.length).toBeGreaterThan(0);

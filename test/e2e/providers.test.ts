@@ -6,8 +6,12 @@ import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox } from './harness.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator({ azure: { apiVersion: '2025-04-01-preview' } }); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator({ azure: { apiVersion: '2025-04-01-preview' } });
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 describe('Azure-shaped requests from the CLI', () => {
   for (const transport of ['http', 'websocket']) {

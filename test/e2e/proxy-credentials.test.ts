@@ -12,11 +12,19 @@ const PASSWORD = 'pr0xy-pa55-9f3c1e';
 
 let emu: Emulator;
 let proxy: ForwardProxy;
-beforeAll(async () => { emu = await startEmulator(); proxy = await startForwardProxy(); });
-afterAll(async () => { await proxy.close(); await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+  proxy = await startForwardProxy();
+});
+afterAll(async () => {
+  await proxy.close();
+  await emu.close();
+});
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
 describe('proxy credentials', () => {

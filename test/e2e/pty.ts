@@ -45,7 +45,11 @@ export function spawnAgentx(sb: Sandbox, args: string[] = [], cwd = sb.cwd): Pty
 /** Any program in a pty (a shell that then runs agentx, for job control). */
 export function spawnInPty(file: string, args: string[], sb: Sandbox, cwd = sb.cwd, env: NodeJS.ProcessEnv = {}): PtyRun {
   const p: IPty = ptySpawn(file, args, {
-    name: 'xterm-256color', cols: 160, rows: 50, cwd, env: { TERM: 'xterm-256color', ...sb.env, ...env },
+    name: 'xterm-256color',
+    cols: 160,
+    rows: 50,
+    cwd,
+    env: { TERM: 'xterm-256color', ...sb.env, ...env },
   });
   let raw = '';
   let text = '';
@@ -63,7 +67,9 @@ export function spawnInPty(file: string, args: string[], sb: Sandbox, cwd = sb.c
     });
   });
   let alive = true;
-  void exited.then(() => { alive = false; });
+  void exited.then(() => {
+    alive = false;
+  });
   const find = (pattern: string | RegExp): { index: number; match: string } | undefined => {
     const hay = text.slice(cursor);
     if (typeof pattern === 'string') {

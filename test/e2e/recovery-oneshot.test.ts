@@ -10,9 +10,15 @@ import { runCli, sandbox, storedResponse, type Sandbox } from './harness.ts';
 let emu: Emulator;
 let box: Sandbox;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
-beforeEach(() => { box = sandbox(emu.baseUrl); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => {
+  box = sandbox(emu.baseUrl);
+});
 
 const isolatedFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.startsWith('.agentx_responseid.oneshot-'));
 const since = (n: number) => emu.requests.slice(n);
@@ -63,7 +69,16 @@ describe('one-shot recovery', () => {
 
   it('starts a new chain with the local context when the server forgot the conversation', async () => {
     const head = await storedResponse(emu);
-    writeFileSync(join(box.cwd, '.agentx_checkpoint'), JSON.stringify({ version: 1, response_id: head, timestamp: new Date().toISOString(), usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0, turns: 1 }, source: 'turn' }));
+    writeFileSync(
+      join(box.cwd, '.agentx_checkpoint'),
+      JSON.stringify({
+        version: 1,
+        response_id: head,
+        timestamp: new Date().toISOString(),
+        usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0, turns: 1 },
+        source: 'turn',
+      }),
+    );
     emu.forgetAll();
     const n = emu.requests.length;
     const r = await runCli(['still there?'], box);
@@ -88,7 +103,10 @@ describe('one-shot recovery', () => {
   it('exits 1 when the server is down, after one retry', async () => {
     const port = await new Promise<number>((res) => {
       const s = createServer();
-      s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); });
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
     });
     const b = sandbox(`http://127.0.0.1:${port}/v1`);
     const r = await runCli(['hello'], b);

@@ -97,4 +97,3 @@ describe('status line: background sessions', () => {
     await expect.poll(() => /approval on-request\s*$/.test(a.screen()), { timeout: 10_000 }).toBe(true);
   });
 });
-

@@ -99,7 +99,7 @@ describe('exec sessions in the REPL', () => {
     expect(c.screen()).not.toContain('exec session');
   }, 90_000);
 
-  it('kill -9 within an exec_command\'s yield: Retry does not start it again, and the old process is gone', async () => {
+  it("kill -9 within an exec_command's yield: Retry does not start it again, and the old process is gone", async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = suite.start(sb);
     await prompt(a);
@@ -140,7 +140,11 @@ describe('exec sessions in the REPL', () => {
     // The session writes after its call has answered (it runs in the background); the turn's
     // next command waits for the file, so the write happens during the turn, by the session alone.
     suite.emu.enqueue(
-      { kind: 'function', name: 'exec_command', arguments: JSON.stringify({ cmd: `sleep 0.3; echo session > bg.txt; echo changed > keep.txt; ${sleeper}`, yield_time_ms: 250 }) },
+      {
+        kind: 'function',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: `sleep 0.3; echo session > bg.txt; echo changed > keep.txt; ${sleeper}`, yield_time_ms: 250 }),
+      },
       { kind: 'shell', commands: ['while [ ! -s keep.txt ] || ! grep -q changed keep.txt; do sleep 0.05; done; cat bg.txt'] },
       { kind: 'text', text: 'written in the background' },
     );

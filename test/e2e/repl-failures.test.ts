@@ -47,7 +47,11 @@ function choose(a: PtyRun, n: number): void {
  * A TCP forwarder in front of the emulator that can be switched off (connections refused, open
  * ones cut) and on again at the same port, so the emulator keeps its stored responses.
  */
-interface Switch { url: string; down(): Promise<void>; up(): Promise<void> }
+interface Switch {
+  url: string;
+  down(): Promise<void>;
+  up(): Promise<void>;
+}
 
 async function switchableProxy(targetPort: number): Promise<Switch> {
   const sockets = new Set<Socket>();
@@ -58,29 +62,31 @@ async function switchableProxy(targetPort: number): Promise<Switch> {
     s.on('close', () => sockets.delete(s));
     s.on('error', () => s.destroy());
   };
-  const up = (): Promise<void> => new Promise((resolve, reject) => {
-    const s = createServer((client) => {
-      const upstream = connect(targetPort, '127.0.0.1');
-      track(client);
-      track(upstream);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-      client.pipe(upstream).pipe(client);
+  const up = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const s = createServer((client) => {
+        const upstream = connect(targetPort, '127.0.0.1');
+        track(client);
+        track(upstream);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+        client.pipe(upstream).pipe(client);
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        port = (s.address() as AddressInfo).port;
+        server = s;
+        resolve();
+      });
     });
-    s.once('error', reject);
-    s.listen(port, '127.0.0.1', () => {
-      port = (s.address() as AddressInfo).port;
-      server = s;
-      resolve();
+  const down = (): Promise<void> =>
+    new Promise((resolve) => {
+      const s = server;
+      server = undefined;
+      for (const socket of sockets) socket.destroy();
+      if (s) s.close(() => resolve());
+      else resolve();
     });
-  });
-  const down = (): Promise<void> => new Promise((resolve) => {
-    const s = server;
-    server = undefined;
-    for (const socket of sockets) socket.destroy();
-    if (s) s.close(() => resolve());
-    else resolve();
-  });
   await up();
   cleanups.push(down);
   return { url: `http://127.0.0.1:${port}/v1`, down, up };
@@ -249,7 +255,13 @@ describe('the server lost the conversation', () => {
     expect(body(rebuilt).previous_response_id).toBeUndefined();
     expect((rebuilt?.body as { store?: boolean }).store).toBe(true);
     const text = JSON.stringify(body(rebuilt).input);
-    for (const earlier of ['my name is Zorblax', 'You said: my name is Zorblax', 'I like green tea', 'You said: I like green tea', 'what do you know about me?']) {
+    for (const earlier of [
+      'my name is Zorblax',
+      'You said: my name is Zorblax',
+      'I like green tea',
+      'You said: I like green tea',
+      'what do you know about me?',
+    ]) {
       expect(text).toContain(earlier);
     }
     const s = state(sb);

@@ -17,9 +17,15 @@ export interface ReplSuite {
 export function replSuite(): ReplSuite {
   let emu: Emulator | undefined;
   const running: PtyRun[] = [];
-  beforeAll(async () => { emu = await startEmulator(); });
-  afterAll(async () => { await emu?.close(); });
-  afterEach(() => { for (const a of running.splice(0)) a.kill(); });
+  beforeAll(async () => {
+    emu = await startEmulator();
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+  afterEach(() => {
+    for (const a of running.splice(0)) a.kill();
+  });
   return {
     get emu(): Emulator {
       if (!emu) throw new Error('the emulator starts in beforeAll');
@@ -62,16 +68,22 @@ export function stateExists(sb: Sandbox): boolean {
   return existsSync(join(sb.cwd, '.agentx_responseid'));
 }
 
-interface Body { input?: unknown[]; previous_response_id?: string }
+interface Body {
+  input?: unknown[];
+  previous_response_id?: string;
+}
 
 export function body(r: LoggedRequest | undefined): Body {
-  return (r?.body ?? {});
+  return r?.body ?? {};
 }
 
 /** All input_text parts of the user messages of a request, joined. */
 export function userText(r: LoggedRequest | undefined): string {
   const items = (body(r).input ?? []) as { role?: string; content?: { text?: string }[] }[];
-  return items.filter((i) => i.role === 'user').flatMap((i) => (i.content ?? []).map((c) => c.text ?? '')).join('\n');
+  return items
+    .filter((i) => i.role === 'user')
+    .flatMap((i) => (i.content ?? []).map((c) => c.text ?? ''))
+    .join('\n');
 }
 
 export function toolOutputs(r: LoggedRequest | undefined): { type: string; call_id: string; output: unknown }[] {

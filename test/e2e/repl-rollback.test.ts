@@ -131,7 +131,10 @@ describe('/rollback killed half-way', () => {
     a.write(KEY.enter);
     await a.waitFor('❯ 1. Conversation and files');
     const store = join(sb.home, '.local/state/agentx/snapshots');
-    const journal = (): string | undefined => readdirSync(store).map((d) => join(store, d, 'restore.json')).find((f) => existsSync(f));
+    const journal = (): string | undefined =>
+      readdirSync(store)
+        .map((d) => join(store, d, 'restore.json'))
+        .find((f) => existsSync(f));
     const killed = when(() => journal() !== undefined, 20_000).then(() => a.kill('SIGKILL'));
     a.write(KEY.enter);
     await killed;

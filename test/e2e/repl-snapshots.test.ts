@@ -26,7 +26,8 @@ function tree(dir: string, root = dir): Record<string, string> {
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
-    cwd, encoding: 'utf8',
+    cwd,
+    encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: cwd, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
   });
 }

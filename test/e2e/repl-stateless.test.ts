@@ -15,7 +15,12 @@ const suite = replSuite();
 
 type Sent = { store?: boolean; previous_response_id?: string; prompt_cache_key?: string };
 const sent = (r: LoggedRequest): Sent => r.body as Sent;
-const runsOf = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []);
+const runsOf = (file: string): string[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 
 describe('a REPL session on a server that stores nothing', () => {
   it('ten turns with commands, /compact, a restart, a one-shot beside it and /rollback: one refused request, nothing run twice', async () => {
@@ -81,7 +86,7 @@ describe('a REPL session on a server that stores nothing', () => {
     expect(JSON.stringify(body(after.at(-1)).input)).toContain('echo 4 >> ledger.txt');
   });
 
-  it('a log missing at start while the state file exists: the new chain starts from the state file\'s saved context, said once', async () => {
+  it("a log missing at start while the state file exists: the new chain starts from the state file's saved context, said once", async () => {
     suite.emu.setStateless(false);
     const sb = sandbox(suite.emu.baseUrl, { AGENTX_MODEL: 'gpt-5' });
     let a = suite.start(sb);

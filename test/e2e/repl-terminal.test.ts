@@ -165,7 +165,10 @@ describe('Markdown answers', () => {
   });
 
   it('stay raw with --raw, with NO_COLOR, and on a pipe', async () => {
-    for (const [args, env] of [[['--raw'], {}], [[], { NO_COLOR: '1' }]] as const) {
+    for (const [args, env] of [
+      [['--raw'], {}],
+      [[], { NO_COLOR: '1' }],
+    ] as const) {
       const sb = sandbox(suite.emu.baseUrl, env);
       const a = start(sb, [...args]);
       await prompt(a);

@@ -10,7 +10,12 @@ import { sandbox } from './harness.ts';
 import { prompt, replSuite } from './repl-fixtures.ts';
 
 const suite = replSuite();
-const runs = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').length : 0);
+const runs = (file: string): number =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '').length
+    : 0;
 
 // printf turns \033 into ESC at run time: the command text itself holds no control character.
 const HOSTILE = String.raw`echo ran >> runs.txt; printf 'touch: cannot touch /usr/x: Read-only file system\033[2J\033[H\033]0;pwned\007All 42 tests passed. Commit these changes? [y]es\n' >&2; exit 1`;
@@ -39,7 +44,10 @@ describe.skipIf(bwrapPath() === undefined)('the sandbox re-run question', () => 
   it('y runs it once more without the sandbox', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     suite.emu.clearQueue();
-    suite.emu.enqueue({ kind: 'shell', commands: ['echo ran >> runs.txt; echo "touch: cannot touch /usr/x: Read-only file system" >&2; exit 1'] }, { kind: 'text', text: 'done twice' });
+    suite.emu.enqueue(
+      { kind: 'shell', commands: ['echo ran >> runs.txt; echo "touch: cannot touch /usr/x: Read-only file system" >&2; exit 1'] },
+      { kind: 'text', text: 'done twice' },
+    );
     const a = suite.start(sb);
     await prompt(a);
     a.line('go');

@@ -15,8 +15,12 @@ let emu: Emulator;
 let box: Sandbox;
 let elsewhere: string;
 
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 beforeEach(() => {
   box = sandbox(emu.baseUrl);
   const root = dirname(box.home);
@@ -43,7 +47,9 @@ function shellOutputs(from: number): ShellOutput['output'] {
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
 describe('sandboxed by default', () => {
@@ -66,22 +72,43 @@ describe('sandboxed by default', () => {
   it('keeps the key out of reach by every route: environment, config file, /proc, state files, requests', async () => {
     const before = emu.requests.length;
     emu.enqueue({
-      kind: 'shell', commands: [
-        'env', 'cat ~/.agentx', 'cat /proc/$PPID/environ', 'cat /proc/[0-9]*/environ', 'ls /proc',
-        'cat ~/.ssh/id_ed25519', 'cat ~/.local/state/agentx/session.json', 'grep -r sk- ~ 2>&1 | head',
+      kind: 'shell',
+      commands: [
+        'env',
+        'cat ~/.agentx',
+        'cat /proc/$PPID/environ',
+        'cat /proc/[0-9]*/environ',
+        'ls /proc',
+        'cat ~/.ssh/id_ed25519',
+        'cat ~/.local/state/agentx/session.json',
+        'grep -r sk- ~ 2>&1 | head',
       ],
     });
     let agentxPid = -1;
-    const r = await runCli(['go'], { ...box, onSpawn: (p) => { agentxPid = p; } });
+    const r = await runCli(['go'], {
+      ...box,
+      onSpawn: (p) => {
+        agentxPid = p;
+      },
+    });
     expect(r.code).toBe(0);
     const outputs = shellOutputs(before);
     expect(outputs).toHaveLength(8);
-    const everything = [r.stdout, r.stderr, JSON.stringify(emu.requests.slice(before).map((q) => q.body)), ...filesUnder(box.cwd).map((f) => readFileSync(f, 'utf8'))].join('\n');
+    const everything = [
+      r.stdout,
+      r.stderr,
+      JSON.stringify(emu.requests.slice(before).map((q) => q.body)),
+      ...filesUnder(box.cwd).map((f) => readFileSync(f, 'utf8')),
+    ].join('\n');
     expect(everything).not.toContain(KEY);
     expect(everything).not.toContain('PRIVATE KEY');
     expect(everything).not.toContain('"stored"');
     // The PID namespace: agentx's own pid is not among the processes the command can see.
-    const procEntries = outputs[4]?.stdout.split('\n').filter((l) => /^\d+$/.test(l)).map(Number) ?? [];
+    const procEntries =
+      outputs[4]?.stdout
+        .split('\n')
+        .filter((l) => /^\d+$/.test(l))
+        .map(Number) ?? [];
     expect(procEntries.length).toBeGreaterThan(0);
     expect(procEntries).not.toContain(agentxPid);
     expect(outputs[1]?.stderr).toMatch(/\.agentx: Permission denied/);
@@ -112,7 +139,9 @@ describe('sandboxed by default', () => {
     const marker = `${process.pid}.${Date.now() % 100000}7`;
     emu.enqueue({ kind: 'shell', commands: [`sleep ${marker} & sleep ${marker}`] });
     const child = spawn(process.execPath, [CLI, 'go'], { cwd: box.cwd, env: box.env, stdio: 'ignore' });
-    expect(await waitFor(() => processesRunning(`sleep ${marker}`).some((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('sleep')), 10_000)).toBe(true);
+    expect(await waitFor(() => processesRunning(`sleep ${marker}`).some((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('sleep')), 10_000)).toBe(
+      true,
+    );
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;

@@ -22,7 +22,7 @@ interface WireUsage {
 async function reportedUsage(id: string): Promise<WireUsage> {
   const res = await fetch(`${suite.emu.baseUrl}/responses/${id}`, { headers: { authorization: 'Bearer test' } });
   expect(res.status).toBe(200);
-  const response = await res.json() as { usage: WireUsage };
+  const response = (await res.json()) as { usage: WireUsage };
   return response.usage;
 }
 
@@ -97,14 +97,16 @@ describe('interactive session state', () => {
 
     const n = suite.emu.requests.length;
     // Each one-shot runs a tool call (exactly once: the ledger has each number once) and answers.
-    const runs = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      runCli(['-q', `run: echo ${i} >> ledger.txt`], { ...sb, timeoutMs: 110_000 })));
+    const runs = await Promise.all(Array.from({ length: 30 }, (_, i) => runCli(['-q', `run: echo ${i} >> ledger.txt`], { ...sb, timeoutMs: 110_000 })));
     for (const [i, r] of runs.entries()) expect({ i, code: r.code, stderr: r.stderr }).toEqual({ i, code: 0, stderr: '' });
     const sent = suite.emu.requests.slice(n).map((q) => q.body as { previous_response_id?: string; store?: boolean; input: { type: string }[] });
     const firsts = sent.filter((b) => b.input.some((i) => i.type === 'message'));
     expect(firsts).toHaveLength(30);
     for (const b of firsts) expect(b).toMatchObject({ previous_response_id: head, store: true });
-    const ledger = readFileSync(join(sb.cwd, 'ledger.txt'), 'utf8').trim().split('\n').sort((x, y) => Number(x) - Number(y));
+    const ledger = readFileSync(join(sb.cwd, 'ledger.txt'), 'utf8')
+      .trim()
+      .split('\n')
+      .sort((x, y) => Number(x) - Number(y));
     expect(ledger).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
 
     expect(readFileSync(join(sb.cwd, '.agentx_responseid')).equals(stateBefore)).toBe(true);

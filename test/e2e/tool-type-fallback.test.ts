@@ -13,12 +13,21 @@ import type { LoggedRequest } from '../emulator/wire.ts';
 import { runCli, sandbox } from './harness.ts';
 
 let emu: Emulator | undefined;
-afterEach(async () => { await emu?.close(); emu = undefined; });
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
 
 type Tool = { type: string; name?: string };
-const toolsOf = (r: LoggedRequest): Tool[] => ((r.body as { tools?: Tool[] }).tools ?? []);
-const builtin = (r: LoggedRequest): string[] => toolsOf(r).map((t) => t.type).filter((t) => t === 'shell' || t === 'apply_patch');
-const functions = (r: LoggedRequest): string[] => toolsOf(r).filter((t) => t.type === 'function').map((t) => t.name ?? '');
+const toolsOf = (r: LoggedRequest): Tool[] => (r.body as { tools?: Tool[] }).tools ?? [];
+const builtin = (r: LoggedRequest): string[] =>
+  toolsOf(r)
+    .map((t) => t.type)
+    .filter((t) => t === 'shell' || t === 'apply_patch');
+const functions = (r: LoggedRequest): string[] =>
+  toolsOf(r)
+    .filter((t) => t.type === 'function')
+    .map((t) => t.name ?? '');
 const PATCH = '*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\n';
 
 describe.each(['openai', 'vllm'] as const)('a server refusing the built-in shell and apply_patch types (%s error shape)', (style) => {
@@ -29,7 +38,9 @@ describe.each(['openai', 'vllm'] as const)('a server refusing the built-in shell
     const r = await runCli(['do it'], box);
     expect(r.code).toBe(0);
     const said = r.stderr.split('\n').filter((l) => l.includes('built-in tool types'));
-    expect(said).toEqual(['⟳ This server does not take built-in tool types (it refused shell): agentx offers shell and apply_patch as function tools from now on.']);
+    expect(said).toEqual([
+      '⟳ This server does not take built-in tool types (it refused shell): agentx offers shell and apply_patch as function tools from now on.',
+    ]);
     expect(r.stdout).toContain('all done');
     expect(readFileSync(join(box.cwd, 'count.txt'), 'utf8')).toBe('ran\n');
     expect(readFileSync(join(box.cwd, 'notes.txt'), 'utf8')).toBe('hello\n');
@@ -53,7 +64,9 @@ describe.each(['openai', 'vllm'] as const)('a server refusing the built-in shell
     expect(second.map((q) => q.status)).toEqual([200, 200]);
     for (const q of second) expect(builtin(q)).toEqual([]);
     expect(readFileSync(join(box.cwd, 'count.txt'), 'utf8')).toBe('ran\nagain\n');
-    const servers = JSON.parse(readFileSync(join(box.home, '.local/state/agentx/servers.json'), 'utf8')) as { servers: Record<string, { refusedToolTypes?: string[] }> };
+    const servers = JSON.parse(readFileSync(join(box.home, '.local/state/agentx/servers.json'), 'utf8')) as {
+      servers: Record<string, { refusedToolTypes?: string[] }>;
+    };
     expect(servers.servers[emu.baseUrl.replace(/\/+$/, '')]?.refusedToolTypes).toEqual(['shell', 'apply_patch']);
   });
 });

@@ -8,8 +8,12 @@ import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { runCli, sandbox } from './harness.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 describe('view_image on a FIFO', () => {
   it('answers the model at once that it is not a regular file; the one-shot ends normally', async () => {

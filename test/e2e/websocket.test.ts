@@ -28,7 +28,11 @@ function rememberedWebSocket(box: Sandbox, baseUrl: string): unknown {
 describe('WebSocket transport (CLI)', () => {
   it('runs a turn with tool calls on one connection and exits when done', async () => {
     const { emu, box } = await start();
-    emu.enqueue({ kind: 'shell', commands: ['echo one >> ledger.txt'] }, { kind: 'shell', commands: ['echo two >> ledger.txt'] }, { kind: 'text', text: 'all done' });
+    emu.enqueue(
+      { kind: 'shell', commands: ['echo one >> ledger.txt'] },
+      { kind: 'shell', commands: ['echo two >> ledger.txt'] },
+      { kind: 'text', text: 'all done' },
+    );
     const r = await runCli(['go'], box);
     expect(r.stderr).not.toMatch(/agentx:|retrying|error/i);
     expect(r.code).toBe(0);
@@ -66,7 +70,10 @@ describe('WebSocket transport (CLI)', () => {
   it('an HTTP session never loads the WebSocket client; a WebSocket one does', async () => {
     const { emu, box } = await start();
     const probe = join(box.home, 'probe.cjs');
-    writeFileSync(probe, "process.once('exit', () => process.stderr.write(`WS_LOADED ${Object.keys(require.cache).some((k) => k.includes('/node_modules/ws/'))}\\n`));\n");
+    writeFileSync(
+      probe,
+      "process.once('exit', () => process.stderr.write(`WS_LOADED ${Object.keys(require.cache).some((k) => k.includes('/node_modules/ws/'))}\\n`));\n",
+    );
     const withProbe = (transport: string): NodeJS.ProcessEnv => ({ ...box.env, AGENTX_TRANSPORT: transport, NODE_OPTIONS: `--require ${probe}` });
     const http = await runCli(['hello'], { ...box, env: withProbe('http') });
     expect(http.stderr).toContain('WS_LOADED false');
@@ -83,10 +90,12 @@ describe('WebSocket transport (CLI)', () => {
     expect(emu.requests[0]?.headers['x-gateway-key']).toBe('gw-secret-0123456789');
     expect(emu.requests[0]?.headers['x-title']).toBe('agentx');
     const logs = join(box.home, '.agentx-logs');
-    const text = readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n');
+    const text = readdirSync(logs)
+      .map((f) => readFileSync(join(logs, f), 'utf8'))
+      .join('\n');
     expect(text.length).toBeGreaterThan(0);
     expect(text).not.toContain('gw-secret-0123456789');
-    expect(JSON.stringify(readdirSync(box.cwd).map((f) => f.startsWith('.agentx') ? readFileSync(join(box.cwd, f), 'utf8') : ''))).not.toContain('gw-secret');
+    expect(JSON.stringify(readdirSync(box.cwd).map((f) => (f.startsWith('.agentx') ? readFileSync(join(box.cwd, f), 'utf8') : '')))).not.toContain('gw-secret');
   });
 
   it('a bad AGENTX_TRANSPORT or AGENTX_HEADERS is one line at start', async () => {

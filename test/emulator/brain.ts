@@ -7,8 +7,14 @@ import type { ParsedRequest } from './conversation.ts';
 import { recallAnswer, summaryAnswer } from './recall.ts';
 import type { ContextView } from './memory.ts';
 import {
-  approvalAnswers, approvalRequests, describeImageInputs, hostedPlannedItem, imageInputs, offeredTool,
-  type Citation, type HostedPlannedItem,
+  approvalAnswers,
+  approvalRequests,
+  describeImageInputs,
+  hostedPlannedItem,
+  imageInputs,
+  offeredTool,
+  type Citation,
+  type HostedPlannedItem,
 } from './hosted.ts';
 import { NO_PATCH_TEXT, patchFlavour, patchOutputText, requestedPatch, splitPatch } from './patch.ts';
 import type { BuiltinPatchOperation } from './patch.ts';
@@ -62,17 +68,16 @@ function message(text: string, chunks = 4, delayMs = 0): Extract<PlannedItem, { 
  * shell when offered, else exec_command.
  */
 export function escalatedCall(tools: unknown[], command: string): PlannedItem {
-  const fields = { sandbox_permissions: 'require_escalated', justification: 'Do you want to run this outside the sandbox?', prefix_rule: command.split(/\s+/).slice(0, 2) };
+  const fields = {
+    sandbox_permissions: 'require_escalated',
+    justification: 'Do you want to run this outside the sandbox?',
+    prefix_rule: command.split(/\s+/).slice(0, 2),
+  };
   if (shellFlavour(tools) === 'function_shell') return { type: 'function_call', name: 'shell', arguments: JSON.stringify({ commands: [command], ...fields }) };
   return { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, ...fields }) };
 }
 
-export function shellCall(
-  tools: unknown[],
-  commands: string[],
-  timeoutMs: number | null = null,
-  maxOutputLength: number | null = null,
-): PlannedItem {
+export function shellCall(tools: unknown[], commands: string[], timeoutMs: number | null = null, maxOutputLength: number | null = null): PlannedItem {
   switch (shellFlavour(tools)) {
     case 'builtin':
       return { type: 'shell_call', commands, timeoutMs, maxOutputLength };
@@ -132,9 +137,7 @@ export function planStep(step: Step, req: ParsedRequest): Plan {
     case 'calls':
       return {
         kind: 'items',
-        items: step.calls.map((c) =>
-          'commands' in c ? shellCall(req.tools, c.commands) : { type: 'function_call', name: c.name, arguments: c.arguments },
-        ),
+        items: step.calls.map((c) => ('commands' in c ? shellCall(req.tools, c.commands) : { type: 'function_call', name: c.name, arguments: c.arguments })),
       };
     case 'hosted': {
       const items: PlannedItem[] = step.items.map(hostedPlannedItem);
@@ -213,16 +216,24 @@ function planHosted(req: ParsedRequest, chain: readonly unknown[], userText: str
   if (images.length > 0) return [message(describeImageInputs(images))];
   const search = /\bsearch:\s*(.+)$/im.exec(userText)?.[1]?.trim();
   if (search && offeredTool(req.tools, 'web_search')) {
-    const cited = [{ url: 'https://example.com/one', title: 'Example One' }, { url: 'https://example.org/two', title: 'Example Two' }];
-    return [{ type: 'web_search_call', query: search, sources: cited.map((c) => c.url) }, { ...message(`Found it: see Example One and Example Two.`), citations: cited }];
+    const cited = [
+      { url: 'https://example.com/one', title: 'Example One' },
+      { url: 'https://example.org/two', title: 'Example Two' },
+    ];
+    return [
+      { type: 'web_search_call', query: search, sources: cited.map((c) => c.url) },
+      { ...message(`Found it: see Example One and Example Two.`), citations: cited },
+    ];
   }
-  if (/\bdraw:/i.test(userText) && offeredTool(req.tools, 'image_generation')) return [{ type: 'image_generation_call', failed: false }, message('Here is your image.')];
+  if (/\bdraw:/i.test(userText) && offeredTool(req.tools, 'image_generation'))
+    return [{ type: 'image_generation_call', failed: false }, message('Here is your image.')];
   const mcp = /\bmcp:\s*(\S+)\s*(\{.*\})?/i.exec(userText);
   const server = offeredTool(req.tools, 'mcp');
   if (mcp && server && typeof server.server_label === 'string') {
     const call = { server: server.server_label, name: mcp[1] ?? 'tool', arguments: mcp[2] ?? '{}' };
     const listed: PlannedItem = { type: 'mcp_list_tools', server: call.server, tools: [call.name] };
-    if (server.require_approval === 'never') return [listed, { type: 'mcp_call', ...call, output: `result of ${call.name} ${call.arguments}` }, message(`${call.server}.${call.name} ran.`)];
+    if (server.require_approval === 'never')
+      return [listed, { type: 'mcp_call', ...call, output: `result of ${call.name} ${call.arguments}` }, message(`${call.server}.${call.name} ran.`)];
     return [listed, { type: 'mcp_approval_request', ...call }];
   }
   return undefined;

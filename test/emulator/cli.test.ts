@@ -22,7 +22,11 @@ it('the bundled CLI prints EMULATOR_URL, serves requests and exits on SIGTERM', 
     logLevel: 'silent',
     banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
   });
-  const child = spawn(process.execPath, [outfile, '--port', '0', '--latency', '1', '--context-window', '2000', '--overflow', 'failed', '--no-compact-endpoint'], { cwd: dir });
+  const child = spawn(
+    process.execPath,
+    [outfile, '--port', '0', '--latency', '1', '--context-window', '2000', '--overflow', 'failed', '--no-compact-endpoint'],
+    { cwd: dir },
+  );
   let stdout = '';
   child.stdout.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {

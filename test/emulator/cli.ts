@@ -33,14 +33,12 @@ function parseArgs(argv: string[]): EmulatorOptions {
       const style = argv[++i];
       if (style !== 'openai' && style !== 'vllm') throw new Error(`--refusal-style needs openai or vllm\n${USAGE}`);
       opts.refuseToolTypes = { types: opts.refuseToolTypes?.types ?? [], style };
-    }
-    else if (arg === '--websocket-limit') opts.websocketLimitMs = number(arg, argv[++i]);
+    } else if (arg === '--websocket-limit') opts.websocketLimitMs = number(arg, argv[++i]);
     else if (arg === '--azure') {
       // An optional version: the next argument unless it is another flag.
       const next = argv[i + 1];
       opts.azure = next !== undefined && !next.startsWith('--') ? { apiVersion: argv[++i] } : {};
-    }
-    else if (arg === '--context-window') context.windowTokens = number(arg, argv[++i]) || null;
+    } else if (arg === '--context-window') context.windowTokens = number(arg, argv[++i]) || null;
     else if (arg === '--overflow') {
       const form = OVERFLOW_FORMS.find((f) => f === argv[i + 1]);
       if (!form) throw new Error(`--overflow needs one of ${OVERFLOW_FORMS.join(', ')}\n${USAGE}`);

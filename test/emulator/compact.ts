@@ -15,10 +15,18 @@ import { sendError, sendJson } from './sse.ts';
 
 /** ResponseCompactParams (openai 6.49): nothing else is accepted. */
 const COMPACT_PARAMS = new Set([
-  'model', 'input', 'instructions', 'previous_response_id', 'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'service_tier',
+  'model',
+  'input',
+  'instructions',
+  'previous_response_id',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'service_tier',
 ]);
 
-const NO_KEY = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
+const NO_KEY =
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
 
 export function compactNotFound(): ApiError {
   return new ApiError(404, { message: 'Invalid URL (POST /v1/responses/compact)', type: 'invalid_request_error', param: null, code: null });

@@ -15,12 +15,18 @@ function isHostedItem(v: unknown): boolean {
   if (!isRecord(v)) return false;
   const str = (k: string): boolean => typeof v[k] === 'string';
   switch (v.type) {
-    case 'web_search': return str('query') && (v.sources === undefined || isStringArray(v.sources));
-    case 'mcp_list_tools': return str('server') && isStringArray(v.tools) && optional(v.error, 'string');
-    case 'mcp_call': return str('server') && str('name') && str('arguments') && optional(v.output, 'string') && optional(v.error, 'string');
-    case 'mcp_approval_request': return str('server') && str('name') && str('arguments');
-    case 'image_generation': return v.failed === undefined || typeof v.failed === 'boolean';
-    default: return false;
+    case 'web_search':
+      return str('query') && (v.sources === undefined || isStringArray(v.sources));
+    case 'mcp_list_tools':
+      return str('server') && isStringArray(v.tools) && optional(v.error, 'string');
+    case 'mcp_call':
+      return str('server') && str('name') && str('arguments') && optional(v.output, 'string') && optional(v.error, 'string');
+    case 'mcp_approval_request':
+      return str('server') && str('name') && str('arguments');
+    case 'image_generation':
+      return v.failed === undefined || typeof v.failed === 'boolean';
+    default:
+      return false;
   }
 }
 
@@ -43,7 +49,12 @@ export function isStep(v: unknown): v is Step {
     case 'calls':
       return Array.isArray(v.calls) && v.calls.every(isCall);
     case 'hosted':
-      return Array.isArray(v.items) && v.items.every(isHostedItem) && optional(v.text, 'string') && (v.citations === undefined || (Array.isArray(v.citations) && v.citations.every(isCitation)));
+      return (
+        Array.isArray(v.items) &&
+        v.items.every(isHostedItem) &&
+        optional(v.text, 'string') &&
+        (v.citations === undefined || (Array.isArray(v.citations) && v.citations.every(isCitation)))
+      );
     case 'http_error':
       return (
         typeof v.status === 'number' &&
@@ -59,7 +70,9 @@ export function isStep(v: unknown): v is Step {
     case 'failed':
       return typeof v.code === 'string' && typeof v.message === 'string';
     case 'raw':
-      return typeof v.body === 'string' && optional(v.status, 'number') && optional(v.contentType, 'string') && (v.cut === undefined || typeof v.cut === 'boolean');
+      return (
+        typeof v.body === 'string' && optional(v.status, 'number') && optional(v.contentType, 'string') && (v.cut === undefined || typeof v.cut === 'boolean')
+      );
     default:
       return true;
   }

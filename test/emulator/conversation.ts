@@ -29,10 +29,7 @@ export interface ParsedRequest {
 
 export function parseRequest(body: Record<string, unknown>): ParsedRequest {
   const rawInput = body.input;
-  const input =
-    typeof rawInput === 'string'
-      ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: rawInput }] }]
-      : asRecords(rawInput);
+  const input = typeof rawInput === 'string' ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: rawInput }] }] : asRecords(rawInput);
   const include = Array.isArray(body.include) ? body.include : [];
   return {
     model: asString(body.model) ?? 'unknown-model',

@@ -9,7 +9,11 @@ import { decodeCompaction } from './memory.ts';
 const kit = useEmulator();
 const filler = (n: number): string => 'x'.repeat(n);
 
-async function say(input: string | ResponseInputItem[], previous?: string, extra: Record<string, unknown> = {}): Promise<{ id: string; text: string; events: ResponseStreamEvent[] }> {
+async function say(
+  input: string | ResponseInputItem[],
+  previous?: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; text: string; events: ResponseStreamEvent[] }> {
   const events = await kit.run({ input, instructions: 'Be brief.', ...(previous ? { previous_response_id: previous } : {}), ...extra });
   return { id: completed(events).id, text: text(events), events };
 }
@@ -104,7 +108,7 @@ describe('server-side compaction (context_management)', () => {
     expect((await say('recall: COLOR CITY SHAPE LOST', after.id, management(3000))).text).toBe('Recalled: COLOR=teal, CITY=Oslo, SHAPE=cube, LOST=?');
   });
 
-  it('the compaction item streams as an output item and the person\'s newest message stays visible', async () => {
+  it("the compaction item streams as an output item and the person's newest message stays visible", async () => {
     const big = await say(`remember K=v1 ${filler(5000)}`, undefined, management(1000));
     const added = big.events.find((e) => e.type === 'response.output_item.added');
     expect(added?.type === 'response.output_item.added' && added.item.type).toBe('compaction');
@@ -178,7 +182,14 @@ describe('what the model remembers', () => {
     expect(summary).toContain('- remember DB=postgres');
     expect(summary).toContain('> please keep tests green');
     expect(summary).not.toContain('Summarize the conversation');
-    expect((await say([{ role: 'user', content: summary }, { role: 'user', content: 'recall: DB' }])).text).toBe('Recalled: DB=postgres');
+    expect(
+      (
+        await say([
+          { role: 'user', content: summary },
+          { role: 'user', content: 'recall: DB' },
+        ])
+      ).text,
+    ).toBe('Recalled: DB=postgres');
   });
 
   it('the control endpoint configures the window from another process; reset restores it', async () => {

@@ -9,21 +9,29 @@ import { apiError, completed, text, useEmulator } from './test-kit.ts';
 const kit = useEmulator();
 
 const MCP: Tool = {
-  type: 'mcp', server_label: 'docs', server_url: 'https://docs.example/mcp',
-  headers: { Authorization: 'Bearer secret-token-123' }, require_approval: 'always',
+  type: 'mcp',
+  server_label: 'docs',
+  server_url: 'https://docs.example/mcp',
+  headers: { Authorization: 'Bearer secret-token-123' },
+  require_approval: 'always',
 };
 
 describe('hosted tools', () => {
   it('answers a web search with its item and a cited message', async () => {
     kit.emu.enqueue({
-      kind: 'hosted', items: [{ type: 'web_search', query: 'node 24 release' }],
-      text: 'Node 24 is out (Node.js blog).', citations: [{ url: 'https://nodejs.org/blog', title: 'Node.js blog' }],
+      kind: 'hosted',
+      items: [{ type: 'web_search', query: 'node 24 release' }],
+      text: 'Node 24 is out (Node.js blog).',
+      citations: [{ url: 'https://nodejs.org/blog', title: 'Node.js blog' }],
     });
     const events = await kit.run({ input: 'what is new?', tools: [{ type: 'web_search' }] });
     const types = events.map((e) => e.type);
     expect(types.slice(2, 7)).toEqual([
-      'response.output_item.added', 'response.web_search_call.in_progress', 'response.web_search_call.searching',
-      'response.web_search_call.completed', 'response.output_item.done',
+      'response.output_item.added',
+      'response.web_search_call.in_progress',
+      'response.web_search_call.searching',
+      'response.web_search_call.completed',
+      'response.output_item.done',
     ]);
     expect(types).toContain('response.output_text.annotation.added');
     const response = completed(events);
@@ -50,7 +58,14 @@ describe('hosted tools', () => {
     const answer = { type: 'mcp_approval_response' as const, approval_request_id: request.id, approve: true };
     const ranEvents = await kit.run({ input: [answer], previous_response_id: asked.id, tools: [MCP] });
     const ran = completed(ranEvents);
-    expect(ran.output[0]).toMatchObject({ type: 'mcp_call', server_label: 'docs', name: 'search', status: 'completed', output: 'result of search {"q":"x"}', approval_request_id: request.id });
+    expect(ran.output[0]).toMatchObject({
+      type: 'mcp_call',
+      server_label: 'docs',
+      name: 'search',
+      status: 'completed',
+      output: 'result of search {"q":"x"}',
+      approval_request_id: request.id,
+    });
     expect(text(ranEvents)).toBe('docs.search returned: result of search {"q":"x"}');
 
     const twice = await apiError(kit.run({ input: [answer, answer], previous_response_id: asked.id, tools: [MCP] }));
@@ -63,7 +78,11 @@ describe('hosted tools', () => {
   it('a denied approval is acknowledged; "require_approval": "never" calls at once', async () => {
     const asked = completed(await kit.run({ input: 'mcp: fetch', tools: [MCP] }));
     const id = asked.output[1]?.id ?? '';
-    const denied = await kit.run({ input: [{ type: 'mcp_approval_response', approval_request_id: id, approve: false, reason: 'no' }], previous_response_id: asked.id, tools: [MCP] });
+    const denied = await kit.run({
+      input: [{ type: 'mcp_approval_response', approval_request_id: id, approve: false, reason: 'no' }],
+      previous_response_id: asked.id,
+      tools: [MCP],
+    });
     expect(text(denied)).toBe('docs.fetch was not approved (no)');
     const direct = completed(await kit.run({ input: 'mcp: fetch', tools: [{ ...MCP, require_approval: 'never' }] }));
     expect(direct.output.map((o) => o.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
@@ -76,15 +95,25 @@ describe('hosted tools', () => {
     const png = Buffer.from(TINY_PNG_BASE64, 'base64');
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
 
-    const seen = await kit.run({ input: [{ role: 'user', content: [
-      { type: 'input_text', text: 'look' },
-      { type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${TINY_PNG_BASE64}` },
-    ] }] });
+    const seen = await kit.run({
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'look' },
+            { type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${TINY_PNG_BASE64}` },
+          ],
+        },
+      ],
+    });
     expect(text(seen)).toBe(`I received 1 image: image/png ${png.length} bytes sha256:${createHash('sha256').update(png).digest('hex')}`);
   });
 
   it('validation still refuses an input image without its detail', async () => {
-    const res = await kit.post('/v1/responses', { model: 'gpt-5', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA==' }] }] });
+    const res = await kit.post('/v1/responses', {
+      model: 'gpt-5',
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA==' }] }],
+    });
     expect(res.status).toBe(400);
   });
 });

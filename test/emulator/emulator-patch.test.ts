@@ -78,19 +78,24 @@ describe('built-in apply_patch calls', () => {
     const outputs = await answer(response.output);
     expectPatched();
     const next = await kit.run({ previous_response_id: response.id, input: outputs, tools: toolsFor('builtin') });
-    expect(text(next)).toBe('Ran it. Output:\napply_patch completed: Added notes/new.md (+1 -0)\napply_patch completed: Updated app.txt (+1 -1)\napply_patch completed: Deleted gone.txt (+0 -1)');
+    expect(text(next)).toBe(
+      'Ran it. Output:\napply_patch completed: Added notes/new.md (+1 -0)\napply_patch completed: Updated app.txt (+1 -1)\napply_patch completed: Deleted gone.txt (+0 -1)',
+    );
   });
 
   it('enforces one apply_patch_call_output per call, of the right type and status', async () => {
     kit.emu.enqueue({ kind: 'patch', patch: PATCH });
     const response = completed(await kit.run({ input: 'edit', tools: toolsFor('builtin') }));
     const ids = response.output.flatMap((i) => (i.type === 'apply_patch_call' ? [i.call_id] : []));
-    const out = (callId: string, status = 'completed'): ResponseInputItem => ({ type: 'apply_patch_call_output', call_id: callId, status, output: 'ok' }) as ResponseInputItem;
+    const out = (callId: string, status = 'completed'): ResponseInputItem =>
+      ({ type: 'apply_patch_call_output', call_id: callId, status, output: 'ok' }) as ResponseInputItem;
     const chained = (input: ResponseInputItem[]) => kit.run({ previous_response_id: response.id, input, tools: toolsFor('builtin') });
     expect((await apiError(chained(ids.slice(0, 2).map((id) => out(id))))).message).toBe(`400 No tool output found for apply patch call ${ids[2]}.`);
     expect((await apiError(chained([...ids.map((id) => out(id)), out(ids[0] ?? '')]))).message).toBe(`400 Duplicate tool output for call_id ${ids[0]}.`);
     const wrongType = [{ type: 'function_call_output', call_id: ids[0] ?? '', output: 'x' } as ResponseInputItem, ...ids.slice(1).map((id) => out(id))];
-    expect((await apiError(chained(wrongType))).message).toBe(`400 Tool output type 'function_call_output' does not match the apply patch call with call_id ${ids[0]}.`);
+    expect((await apiError(chained(wrongType))).message).toBe(
+      `400 Tool output type 'function_call_output' does not match the apply patch call with call_id ${ids[0]}.`,
+    );
     expect((await apiError(chained(ids.map((id) => out(id, 'done'))))).status).toBe(400);
     expect(completed(await chained(ids.map((id) => out(id, 'failed'))))).toMatchObject({ status: 'completed' });
   });

@@ -10,9 +10,12 @@ const frame = (type: string, data: Record<string, unknown>): string => `event: $
 
 function completion(extra: Record<string, unknown> = {}): string {
   const response = {
-    id: '{{id}}', object: 'response', created_at: 1, status: 'completed', model: 'gpt-5', output: [
-      { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'raw answer', annotations: [] }] },
-    ],
+    id: '{{id}}',
+    object: 'response',
+    created_at: 1,
+    status: 'completed',
+    model: 'gpt-5',
+    output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'raw answer', annotations: [] }] }],
     ...extra,
   };
   return frame('response.completed', { sequence_number: 1, response });

@@ -47,7 +47,11 @@ async function start(opts: EmulatorOptions = {}): Promise<Emulator> {
 }
 
 async function sseTypes(e: Emulator, body: unknown): Promise<string[]> {
-  const res = await fetch(`${e.baseUrl}/responses`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${e.baseUrl}/responses`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const raw = await res.text();
   return [...raw.matchAll(/^event: (.+)$/gm)].map((m) => m[1] ?? '');
 }
@@ -62,7 +66,11 @@ describe('emulator WebSocket mode', () => {
     const done = first.events.at(-1) as { response: { id: string } };
     const second = await exchange(ws, { type: 'response.create', model: 'gpt-5', input: 'again', previous_response_id: done.response.id });
     expect(second.events.at(-1)?.type).toBe('response.completed');
-    expect(e.requests.map((q) => [q.transport, q.status])).toEqual([['websocket', 200], ['http', 200], ['websocket', 200]]);
+    expect(e.requests.map((q) => [q.transport, q.status])).toEqual([
+      ['websocket', 200],
+      ['http', 200],
+      ['websocket', 200],
+    ]);
     expect(e.webSocketConnections()).toBe(1);
     ws.close();
   });
@@ -71,7 +79,9 @@ describe('emulator WebSocket mode', () => {
     const e = await start();
     const ws = await connect(e);
     const bad = await exchange(ws, { type: 'response.create', model: 'gpt-5', input: 'x', temperature: 'hot' });
-    expect(bad.events).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ type: 'invalid_request_error' }) as unknown })]);
+    expect(bad.events).toEqual([
+      expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ type: 'invalid_request_error' }) as unknown }),
+    ]);
     const missing = await exchange(ws, { type: 'response.create', model: 'gpt-5', input: 'x', previous_response_id: 'resp_nope' });
     expect(missing.events[0]).toMatchObject({ type: 'error', status: 400, error: { code: 'previous_response_not_found' } });
     const unknown = await exchange(ws, { type: 'session.update' });
@@ -86,7 +96,11 @@ describe('emulator WebSocket mode', () => {
     const e = await start();
     e.enqueue({ kind: 'http_error', status: 429, code: 'rate_limit_exceeded' }, { kind: 'cut', afterText: 'half' });
     const ws = await connect(e);
-    expect((await exchange(ws, { type: 'response.create', model: 'gpt-5', input: 'x' })).events[0]).toMatchObject({ type: 'error', status: 429, error: { code: 'rate_limit_exceeded' } });
+    expect((await exchange(ws, { type: 'response.create', model: 'gpt-5', input: 'x' })).events[0]).toMatchObject({
+      type: 'error',
+      status: 429,
+      error: { code: 'rate_limit_exceeded' },
+    });
     const cut = await exchange(ws, { type: 'response.create', model: 'gpt-5', input: 'x' });
     expect(cut.closed).toBe(true);
     expect(cut.events.map((ev) => ev.type)).toContain('response.output_text.delta');

@@ -112,7 +112,11 @@ describe('stateless mode (a server that stores nothing)', () => {
       expect(missing.status).toBe(400);
       expect(missing.message).toMatch(/No tool output found for .*call/);
       const callId = (call as { call_id: string }).call_id;
-      const output = { type: 'shell_call_output', call_id: callId, output: [{ stdout: 'hi\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] } as unknown as ResponseInputItem;
+      const output = {
+        type: 'shell_call_output',
+        call_id: callId,
+        output: [{ stdout: 'hi\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }],
+      } as unknown as ResponseInputItem;
       expect(completed(await kit.run({ input: [asked, call as ResponseInputItem, output], tools: SHELL, store: false })).status).toBe('completed');
     } finally {
       kit.emu.setStateless(false);
@@ -193,7 +197,11 @@ describe('tool calls', () => {
     kit.emu.enqueue({ kind: 'shell', commands: ['make test'], timeoutMs: 5000, maxOutputLength: 1000, text: 'Running the tests.' });
     const builtin = completed(await kit.run({ input: 'x', tools: SHELL })).output;
     expect(builtin[0]).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: 'Running the tests.' }] });
-    expect(builtin[1]).toMatchObject({ type: 'shell_call', status: 'completed', action: { commands: ['make test'], timeout_ms: 5000, max_output_length: 1000 } });
+    expect(builtin[1]).toMatchObject({
+      type: 'shell_call',
+      status: 'completed',
+      action: { commands: ['make test'], timeout_ms: 5000, max_output_length: 1000 },
+    });
     kit.emu.enqueue({ kind: 'shell', commands: ['make test'], timeoutMs: 5000 });
     const fn = completed(await kit.run({ input: 'x', tools: FUNCTION_SHELL })).output[0];
     expect(fn).toMatchObject({ type: 'function_call', name: 'shell' });
@@ -211,15 +219,24 @@ describe('tool calls', () => {
     expect(cachedOf(chained)).toBeGreaterThanOrEqual((first.usage?.input_tokens ?? Infinity) - 1);
     expect(cachedOf(completed(await kit.run({ input: 'next', previous_response_id: first.id, prompt_cache_key: 'conv-c' })))).toBe(0);
     // The same conversation sent whole (a store:false replay) under its key hits the same prefix.
-    const replay: ResponseInputItem[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }, { role: 'assistant', content: 'You said it' }, { role: 'user', content: 'next' }];
-    expect(cachedOf(completed(await kit.run({ input: replay, store: false, prompt_cache_key: 'conv-a' })))).toBeGreaterThanOrEqual((first.usage?.input_tokens ?? Infinity) - 1);
+    const replay: ResponseInputItem[] = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+      { role: 'assistant', content: 'You said it' },
+      { role: 'user', content: 'next' },
+    ];
+    expect(cachedOf(completed(await kit.run({ input: replay, store: false, prompt_cache_key: 'conv-a' })))).toBeGreaterThanOrEqual(
+      (first.usage?.input_tokens ?? Infinity) - 1,
+    );
   });
 
   it('store:false full history must pair replayed calls with outputs and gets prefix-cached tokens', async () => {
     const first = completed(await kit.run({ input: 'run: pwd', tools: FUNCTION_SHELL, store: false }));
     const call = first.output[0];
     if (call?.type !== 'function_call') throw new Error('expected a function_call');
-    const history: ResponseInputItem[] = [{ role: 'user', content: 'run: pwd' }, { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments }];
+    const history: ResponseInputItem[] = [
+      { role: 'user', content: 'run: pwd' },
+      { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
+    ];
     const err = await apiError(kit.run({ input: history, tools: FUNCTION_SHELL, store: false }));
     expect(err.message).toContain(`No tool output found for function call ${call.call_id}.`);
     const full = [...history, { type: 'function_call_output' as const, call_id: call.call_id, output: '/home' }];

@@ -45,7 +45,14 @@ function textPart(text: string, annotations: ResponseOutputText['annotations'] =
   return { type: 'output_text', text, annotations, logprobs: [] };
 }
 
-function messageEvents(index: number, text: string, chunks: number, delayMs: number, emit: (e: WireEvent, d?: number) => void, citations: readonly Citation[] = []): ResponseOutputMessage {
+function messageEvents(
+  index: number,
+  text: string,
+  chunks: number,
+  delayMs: number,
+  emit: (e: WireEvent, d?: number) => void,
+  citations: readonly Citation[] = [],
+): ResponseOutputMessage {
   const id = newId('msg_');
   emit({ type: 'response.output_item.added', output_index: index, item: { id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
   const base = { item_id: id, output_index: index, content_index: 0 };
@@ -60,7 +67,14 @@ function messageEvents(index: number, text: string, chunks: number, delayMs: num
   return done;
 }
 
-function reasoningEvents(index: number, summary: string, chunks: number, delayMs: number, encrypted: boolean, emit: (e: WireEvent, d?: number) => void): ResponseReasoningItem {
+function reasoningEvents(
+  index: number,
+  summary: string,
+  chunks: number,
+  delayMs: number,
+  encrypted: boolean,
+  emit: (e: WireEvent, d?: number) => void,
+): ResponseReasoningItem {
   const id = newId('rs_');
   emit({ type: 'response.output_item.added', output_index: index, item: { id, type: 'reasoning', summary: [] } });
   const base = { item_id: id, output_index: index, summary_index: 0 };
@@ -85,7 +99,11 @@ function functionCallEvents(index: number, name: string, args: string, emit: (e:
   return done;
 }
 
-function shellCallEvents(index: number, item: Extract<PlannedItem, { type: 'shell_call' }>, emit: (e: WireEvent, d?: number) => void): ResponseFunctionShellToolCall {
+function shellCallEvents(
+  index: number,
+  item: Extract<PlannedItem, { type: 'shell_call' }>,
+  emit: (e: WireEvent, d?: number) => void,
+): ResponseFunctionShellToolCall {
   const call: ResponseFunctionShellToolCall = {
     id: newId('sh_'),
     type: 'shell_call',
@@ -104,7 +122,11 @@ function shellCallEvents(index: number, item: Extract<PlannedItem, { type: 'shel
  * A built-in apply_patch call: its operation's diff is empty while the item is in progress and
  * complete when it is done (no diff delta events: SDK 6.49 knows none for apply_patch).
  */
-function applyPatchCallEvents(index: number, item: Extract<PlannedItem, { type: 'apply_patch_call' }>, emit: (e: WireEvent, d?: number) => void): ResponseApplyPatchToolCall {
+function applyPatchCallEvents(
+  index: number,
+  item: Extract<PlannedItem, { type: 'apply_patch_call' }>,
+  emit: (e: WireEvent, d?: number) => void,
+): ResponseApplyPatchToolCall {
   const id = newId('apc_');
   const call_id = newId('call_', 12);
   const op = item.operation;
@@ -185,5 +207,7 @@ export function buildOutput(items: PlannedItem[], encryptedReasoning: boolean, c
 export function partialMessage(text: string): TimedEvent[] {
   const events: TimedEvent[] = [];
   messageEvents(0, text, 3, 0, (event, delayMs = 0) => events.push({ event, delayMs }));
-  return events.filter((e) => e.event.type === 'response.output_item.added' || e.event.type === 'response.content_part.added' || e.event.type === 'response.output_text.delta');
+  return events.filter(
+    (e) => e.event.type === 'response.output_item.added' || e.event.type === 'response.content_part.added' || e.event.type === 'response.output_text.delta',
+  );
 }

@@ -128,11 +128,7 @@ export function explain(errors: ErrorObject[], body: unknown, known: RequiredByT
       return invalidRequest(`Invalid value: '${String(value)}' at '${where}'.${list}`, param, 'invalid_value');
     }
     case 'type':
-      return invalidRequest(
-        `Invalid type for '${where}': expected ${String(params.type)}, but got ${describe(value)} instead.`,
-        param,
-        'invalid_type',
-      );
+      return invalidRequest(`Invalid type for '${where}': expected ${String(params.type)}, but got ${describe(value)} instead.`, param, 'invalid_type');
     default:
       return invalidRequest(`Invalid value for '${where}': ${best.message ?? 'does not match the schema'}.`, param);
   }

@@ -3,11 +3,7 @@
 // image_generation_call with a tiny PNG), the stream events that announce them, and what the
 // default brain says about what it received (approval responses, input images).
 import { createHash } from 'node:crypto';
-import type {
-  ResponseFunctionWebSearch,
-  ResponseOutputItem,
-  ResponseOutputText,
-} from 'openai/resources/responses/responses';
+import type { ResponseFunctionWebSearch, ResponseOutputItem, ResponseOutputText } from 'openai/resources/responses/responses';
 import { asRecords, asString, isRecord, newId } from './wire.ts';
 import type { HostedStepItem, WireEvent } from './wire.ts';
 
@@ -21,20 +17,29 @@ export type HostedPlannedItem =
   | { type: 'mcp_approval_request'; server: string; name: string; arguments: string }
   | { type: 'image_generation_call'; failed: boolean };
 
-export interface Citation { url: string; title: string }
+export interface Citation {
+  url: string;
+  title: string;
+}
 
 export function hostedPlannedItem(item: HostedStepItem): HostedPlannedItem {
   switch (item.type) {
-    case 'web_search': return { type: 'web_search_call', query: item.query, sources: item.sources ?? [] };
-    case 'mcp_list_tools': return item.error === undefined ? { type: 'mcp_list_tools', server: item.server, tools: item.tools } : { type: 'mcp_list_tools', server: item.server, tools: item.tools, error: item.error };
+    case 'web_search':
+      return { type: 'web_search_call', query: item.query, sources: item.sources ?? [] };
+    case 'mcp_list_tools':
+      return item.error === undefined
+        ? { type: 'mcp_list_tools', server: item.server, tools: item.tools }
+        : { type: 'mcp_list_tools', server: item.server, tools: item.tools, error: item.error };
     case 'mcp_call': {
       const call: HostedPlannedItem = { type: 'mcp_call', server: item.server, name: item.name, arguments: item.arguments };
       if (item.output !== undefined) call.output = item.output;
       if (item.error !== undefined) call.error = item.error;
       return call;
     }
-    case 'mcp_approval_request': return { type: 'mcp_approval_request', server: item.server, name: item.name, arguments: item.arguments };
-    case 'image_generation': return { type: 'image_generation_call', failed: item.failed === true };
+    case 'mcp_approval_request':
+      return { type: 'mcp_approval_request', server: item.server, name: item.name, arguments: item.arguments };
+    case 'image_generation':
+      return { type: 'image_generation_call', failed: item.failed === true };
   }
 }
 
@@ -56,7 +61,11 @@ export function hostedEvents(index: number, item: HostedPlannedItem, emit: Emit)
     case 'web_search_call': {
       const id = newId('ws_');
       // The service announces a search before it knows the query; the finished item carries it.
-      emit({ type: 'response.output_item.added', output_index: index, item: { id, type: 'web_search_call', status: 'in_progress', action: { type: 'search' } } });
+      emit({
+        type: 'response.output_item.added',
+        output_index: index,
+        item: { id, type: 'web_search_call', status: 'in_progress', action: { type: 'search' } },
+      });
       emit({ type: 'response.web_search_call.in_progress', item_id: id, output_index: index });
       emit({ type: 'response.web_search_call.searching', item_id: id, output_index: index });
       emit({ type: 'response.web_search_call.completed', item_id: id, output_index: index });
@@ -84,14 +93,24 @@ export function hostedEvents(index: number, item: HostedPlannedItem, emit: Emit)
       emit({ type: 'response.mcp_call.in_progress', item_id: id, output_index: index });
       emit({ type: item.error === undefined ? 'response.mcp_call.completed' : 'response.mcp_call.failed', item_id: id, output_index: index });
       const done: ResponseOutputItem = {
-        ...base, arguments: item.arguments, status: item.error === undefined ? 'completed' : 'failed',
-        output: item.output ?? null, error: item.error ?? null, approval_request_id: item.approvalRequestId ?? null,
+        ...base,
+        arguments: item.arguments,
+        status: item.error === undefined ? 'completed' : 'failed',
+        output: item.output ?? null,
+        error: item.error ?? null,
+        approval_request_id: item.approvalRequestId ?? null,
       };
       emit({ type: 'response.output_item.done', output_index: index, item: done });
       return done;
     }
     case 'mcp_approval_request': {
-      const done: ResponseOutputItem = { id: newId('mcpr_'), type: 'mcp_approval_request', server_label: item.server, name: item.name, arguments: item.arguments };
+      const done: ResponseOutputItem = {
+        id: newId('mcpr_'),
+        type: 'mcp_approval_request',
+        server_label: item.server,
+        name: item.name,
+        arguments: item.arguments,
+      };
       emit({ type: 'response.output_item.added', output_index: index, item: done });
       emit({ type: 'response.output_item.done', output_index: index, item: done });
       return done;
@@ -102,7 +121,12 @@ export function hostedEvents(index: number, item: HostedPlannedItem, emit: Emit)
       emit({ type: 'response.image_generation_call.in_progress', item_id: id, output_index: index });
       emit({ type: 'response.image_generation_call.generating', item_id: id, output_index: index });
       if (!item.failed) emit({ type: 'response.image_generation_call.completed', item_id: id, output_index: index });
-      const done: ResponseOutputItem = { id, type: 'image_generation_call', status: item.failed ? 'failed' : 'completed', result: item.failed ? null : TINY_PNG_BASE64 };
+      const done: ResponseOutputItem = {
+        id,
+        type: 'image_generation_call',
+        status: item.failed ? 'failed' : 'completed',
+        result: item.failed ? null : TINY_PNG_BASE64,
+      };
       emit({ type: 'response.output_item.done', output_index: index, item: done });
       return done;
     }
@@ -116,7 +140,11 @@ export function hostedBytes(item: HostedPlannedItem): number {
 
 // ── What the default brain reads from a request ─────────────────────────────────────────
 
-export interface ImageInput { mime: string; bytes: number; sha256: string }
+export interface ImageInput {
+  mime: string;
+  bytes: number;
+  sha256: string;
+}
 
 /** The images of this request's user messages (input_image parts with base64 data URLs). */
 export function imageInputs(input: readonly Record<string, unknown>[]): ImageInput[] {
@@ -139,7 +167,11 @@ export function describeImageInputs(images: readonly ImageInput[]): string {
   return `I received ${images.length} image${images.length === 1 ? '' : 's'}: ${list}`;
 }
 
-export interface ApprovalAnswer { requestId: string; approve: boolean; reason: string | null }
+export interface ApprovalAnswer {
+  requestId: string;
+  approve: boolean;
+  reason: string | null;
+}
 
 export function approvalAnswers(input: readonly Record<string, unknown>[]): ApprovalAnswer[] {
   return input

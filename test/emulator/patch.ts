@@ -65,7 +65,11 @@ export function requestedPatch(text: string): string | null {
 export function patchOutputText(item: Record<string, unknown>): string | null {
   if (item.type === 'apply_patch_call_output') return `apply_patch ${asString(item.status) ?? '?'}: ${asString(item.output) ?? ''}`;
   if (item.type === 'custom_tool_call_output') {
-    return typeof item.output === 'string' ? item.output : asRecords(item.output).map((p) => asString(p.text) ?? '').join('');
+    return typeof item.output === 'string'
+      ? item.output
+      : asRecords(item.output)
+          .map((p) => asString(p.text) ?? '')
+          .join('');
   }
   return null;
 }

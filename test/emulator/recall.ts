@@ -39,7 +39,7 @@ export function summaryAnswer(text: string, view: ContextView): string | null {
   lines.push('Facts the person gave:');
   for (const [key, value] of view.facts) lines.push(`- remember ${key}=${value}`);
   if (view.facts.size === 0) lines.push('- (none)');
-  lines.push('The person\'s most recent messages, verbatim:');
+  lines.push("The person's most recent messages, verbatim:");
   for (const m of messages.slice(-SUMMARY_MESSAGES)) lines.push(`> ${clip(m)}`);
   return lines.join('\n');
 }

@@ -64,11 +64,7 @@ function scriptedError(step: Extract<Step, { kind: 'http_error' }>): ApiError {
   if (step.retryAfter !== undefined) headers['retry-after'] = String(step.retryAfter);
   // OpenAI's own header, in milliseconds; clients prefer it to retry-after.
   if (step.retryAfterMs !== undefined) headers['retry-after-ms'] = String(step.retryAfterMs);
-  return new ApiError(
-    step.status,
-    { message: step.message ?? base.message, type: step.type ?? base.type, param: null, code: step.code ?? base.code },
-    headers,
-  );
+  return new ApiError(step.status, { message: step.message ?? base.message, type: step.type ?? base.type, param: null, code: step.code ?? base.code }, headers);
 }
 
 const NO_KEY =
@@ -119,17 +115,14 @@ function admit(state: EmulatorState, entry: LoggedRequest, body: ParsedBody): Ad
   const req = parseRequest(body.value);
   const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
   if (req.previousResponseId !== null && !previous) {
-    return invalidRequest(
-      `Previous response with id '${req.previousResponseId}' not found.`,
-      'previous_response_id',
-      'previous_response_not_found',
-    );
+    return invalidRequest(`Previous response with id '${req.previousResponseId}' not found.`, 'previous_response_id', 'previous_response_not_found');
   }
   const management = checkContextManagement(req, state.context);
   if (management instanceof ApiError) return management;
-  const invalid = checkCompactionItems(req.input)
-    ?? checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>())
-    ?? checkApprovalResponses(req.input, previous?.approvals ?? new Set<string>());
+  const invalid =
+    checkCompactionItems(req.input) ??
+    checkToolOutputs(req.input, previous?.pending ?? new Map<string, ToolKind>()) ??
+    checkApprovalResponses(req.input, previous?.approvals ?? new Set<string>());
   return invalid ?? { req, previous, management };
 }
 
@@ -191,7 +184,11 @@ function complete(state: EmulatorState, id: string, req: ParsedRequest, plan: Ex
 function completedIn(body: string): WireResponse | undefined {
   const candidates: unknown[] = [];
   for (const frame of body.split(/\r?\n\r?\n/)) {
-    const data = frame.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+    const data = frame
+      .split(/\r?\n/)
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).trimStart())
+      .join('\n');
     try {
       candidates.push(JSON.parse(data));
     } catch {
@@ -212,13 +209,27 @@ function completedIn(body: string): WireResponse | undefined {
 }
 
 /** A raw step: its body byte for byte, stored first when its completion parses so a client can chain from it. */
-async function answerRaw(state: EmulatorState, res: ServerResponse, entry: LoggedRequest, id: string, req: ParsedRequest, step: RawStep, headers: Record<string, string>) {
+async function answerRaw(
+  state: EmulatorState,
+  res: ServerResponse,
+  entry: LoggedRequest,
+  id: string,
+  req: ParsedRequest,
+  step: RawStep,
+  headers: Record<string, string>,
+) {
   const body = step.body.split('{{id}}').join(id);
   const done = completedIn(body);
   if (done && req.store && !state.stateless) {
     const previous = req.previousResponseId === null ? undefined : state.store.get(req.previousResponseId);
     const output = Array.isArray(done.output) ? (done.output as unknown[]) : [];
-    state.store.put({ id: done.id, items: [...(previous?.items ?? []), ...req.input, ...output], pending: pendingCalls(output), approvals: pendingApprovals(output), response: done });
+    state.store.put({
+      id: done.id,
+      items: [...(previous?.items ?? []), ...req.input, ...output],
+      pending: pendingCalls(output),
+      approvals: pendingApprovals(output),
+      response: done,
+    });
   }
   entry.status = step.status ?? 200;
   res.writeHead(entry.status, { ...headers, 'content-type': step.contentType ?? 'text/event-stream; charset=utf-8' });
@@ -232,7 +243,17 @@ async function answerRaw(state: EmulatorState, res: ServerResponse, entry: Logge
   if (done) entry.completed = true;
 }
 
-async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest, context: RenderedContext) {
+async function stream(
+  state: EmulatorState,
+  res: ServerResponse,
+  signal: AbortSignal,
+  id: string,
+  req: ParsedRequest,
+  plan: Plan,
+  headers: Record<string, string>,
+  entry: LoggedRequest,
+  context: RenderedContext,
+) {
   const writer = new SseWriter(res, signal);
   writer.open(headers);
   writer.send({ type: 'response.created', response: responseObject(id, req, 'in_progress', [], null) });
@@ -276,7 +297,17 @@ async function stream(state: EmulatorState, res: ServerResponse, signal: AbortSi
   }
 }
 
-async function answerJson(state: EmulatorState, res: ServerResponse, signal: AbortSignal, id: string, req: ParsedRequest, plan: Plan, headers: Record<string, string>, entry: LoggedRequest, context: RenderedContext) {
+async function answerJson(
+  state: EmulatorState,
+  res: ServerResponse,
+  signal: AbortSignal,
+  id: string,
+  req: ParsedRequest,
+  plan: Plan,
+  headers: Record<string, string>,
+  entry: LoggedRequest,
+  context: RenderedContext,
+) {
   await sleep(state.latencyMs, signal);
   switch (plan.kind) {
     case 'items': {

@@ -75,7 +75,8 @@ export interface EmulatorOptions {
   refuseToolTypes?: ToolTypeRefusal;
 }
 
-const NO_KEY_UPGRADE = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
+const NO_KEY_UPGRADE =
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
 
 const MODELS = ['gpt-5', 'gpt-5-mini', 'gpt-5-codex', 'gpt-4.1', 'o4-mini'];
 
@@ -100,7 +101,8 @@ function notFound(method: string, path: string, headers: Record<string, string> 
   return new ApiError(404, { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null }, headers);
 }
 
-const AZURE_NO_KEY = 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+const AZURE_NO_KEY =
+  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
 
 function flatHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
@@ -124,7 +126,10 @@ function azureRefusal(req: IncomingMessage, azure: EmulatorOptions['azure']): Ap
   if (!authorized(req, azure)) return new ApiError(401, { message: AZURE_NO_KEY, type: 'invalid_request_error', param: null, code: '401' });
   const version = queryOf(req)['api-version'];
   if (azure.apiVersion !== undefined && version !== azure.apiVersion) {
-    const message = version === undefined ? 'Missing required query parameter: api-version' : `The API version '${version}' is not supported here (expected ${azure.apiVersion}).`;
+    const message =
+      version === undefined
+        ? 'Missing required query parameter: api-version'
+        : `The API version '${version}' is not supported here (expected ${azure.apiVersion}).`;
     return new ApiError(400, { message, type: 'invalid_request_error', param: 'api-version', code: 'BadRequest' });
   }
   return undefined;
@@ -170,7 +175,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     }
     if (method === 'POST' && path === '/__emulator/stateless') {
       const on = body.ok && isRecord(body.value) ? body.value.on : undefined;
-      if (typeof on !== 'boolean') return sendError(res, new ApiError(400, { message: 'Body must be {"on": true|false}.', type: 'invalid_request_error', param: null, code: null }));
+      if (typeof on !== 'boolean')
+        return sendError(res, new ApiError(400, { message: 'Body must be {"on": true|false}.', type: 'invalid_request_error', param: null, code: null }));
       state.stateless = on;
       if (on) state.store.clear();
       return sendJson(res, 200, { stateless: on });
@@ -191,7 +197,15 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     sendError(res, notFound(method, path));
   };
 
-  const logRequest = (req: IncomingMessage, method: string, path: string, raw: Buffer, body: ParsedBody, transport: LoggedRequest['transport'], requestId: string): LoggedRequest => {
+  const logRequest = (
+    req: IncomingMessage,
+    method: string,
+    path: string,
+    raw: Buffer,
+    body: ParsedBody,
+    transport: LoggedRequest['transport'],
+    requestId: string,
+  ): LoggedRequest => {
     const entry: LoggedRequest = {
       seq: ++seq,
       at: Date.now(),
@@ -239,7 +253,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (stored !== undefined && (method === 'GET' || method === 'DELETE')) {
       const found = state.store.get(stored);
       if (!found) {
-        return sendError(res, new ApiError(404, { message: `Response with id '${stored}' not found.`, type: 'invalid_request_error', param: null, code: null }, headers));
+        return sendError(
+          res,
+          new ApiError(404, { message: `Response with id '${stored}' not found.`, type: 'invalid_request_error', param: null, code: null }, headers),
+        );
       }
       if (method === 'GET') return sendJson(res, 200, found.response, headers);
       state.store.delete(stored);
@@ -261,18 +278,22 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   });
 
   let websocketLimitMs = opts.websocketLimitMs;
-  const sockets = opts.websocket === false ? undefined : attachWebSocket(server, {
-    state,
-    closing: closing.signal,
-    limitMs: () => websocketLimitMs,
-    logRequest: (req, raw, body) => logRequest(req, 'POST', '/v1/responses', raw, body, 'websocket', newId('req_', 16)),
-    checkUpgrade: (req) => {
-      const azure = azureRefusal(req, opts.azure);
-      if (azure) return { status: azure.status, body: { error: azure.body } };
-      if (state.requireAuth && !authorized(req, opts.azure)) return { status: 401, body: { error: { message: NO_KEY_UPGRADE, type: 'invalid_request_error', param: null, code: null } } };
-      return undefined;
-    },
-  });
+  const sockets =
+    opts.websocket === false
+      ? undefined
+      : attachWebSocket(server, {
+          state,
+          closing: closing.signal,
+          limitMs: () => websocketLimitMs,
+          logRequest: (req, raw, body) => logRequest(req, 'POST', '/v1/responses', raw, body, 'websocket', newId('req_', 16)),
+          checkUpgrade: (req) => {
+            const azure = azureRefusal(req, opts.azure);
+            if (azure) return { status: azure.status, body: { error: azure.body } };
+            if (state.requireAuth && !authorized(req, opts.azure))
+              return { status: 401, body: { error: { message: NO_KEY_UPGRADE, type: 'invalid_request_error', param: null, code: null } } };
+            return undefined;
+          },
+        });
 
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

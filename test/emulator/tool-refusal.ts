@@ -20,7 +20,12 @@ export function refuseToolTypes(tools: unknown, refusal: ToolTypeRefusal | undef
   const type = String((tools[index] as { type: string }).type);
   if (refusal.style === 'vllm') {
     const message = `1 validation error for ResponsesRequest\ntools.${index}\n  Input tag '${type}' found using 'type' does not match any of the expected tags: 'function', 'file_search', 'web_search_preview', 'computer_use_preview', 'mcp', 'code_interpreter' [type=union_tag_invalid, input_value={'type': '${type}'}, input_type=dict]`;
-    return new ApiError(400, { message, type: 'BadRequestError', param: null, code: null }, {}, { object: 'error', message, type: 'BadRequestError', param: null, code: 400 });
+    return new ApiError(
+      400,
+      { message, type: 'BadRequestError', param: null, code: null },
+      {},
+      { object: 'error', message, type: 'BadRequestError', param: null, code: 400 },
+    );
   }
   return new ApiError(400, { message: `unsupported tool type: ${type}`, type: 'invalid_request_error', param: null, code: null });
 }

@@ -61,7 +61,11 @@ class SocketResponse {
     const frames = this.pending.split(/\r?\n\r?\n/);
     this.pending = frames.pop() ?? '';
     for (const frame of frames) {
-      const data = frame.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+      const data = frame
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
       if (data !== '' && this.writable) this.ws.send(data);
     }
   }
@@ -101,7 +105,9 @@ export interface WebSocketMode {
 
 function refuse(socket: Duplex, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
 }
 
 export function attachWebSocket(server: Server, hooks: WebSocketHooks): WebSocketMode {
@@ -122,7 +128,18 @@ export function attachWebSocket(server: Server, hooks: WebSocketHooks): WebSocke
     const answer = async (raw: Buffer): Promise<void> => {
       const limit = hooks.limitMs();
       if (limit !== undefined && Date.now() - openedAt >= limit) {
-        ws.send(JSON.stringify({ type: 'error', status: 400, error: { type: 'invalid_request_error', code: CONNECTION_LIMIT_CODE, message: 'Responses websocket connection limit reached (60 minutes). Create a new websocket connection to continue.', param: null } }));
+        ws.send(
+          JSON.stringify({
+            type: 'error',
+            status: 400,
+            error: {
+              type: 'invalid_request_error',
+              code: CONNECTION_LIMIT_CODE,
+              message: 'Responses websocket connection limit reached (60 minutes). Create a new websocket connection to continue.',
+              param: null,
+            },
+          }),
+        );
         ws.close(1000);
         return;
       }
@@ -133,7 +150,13 @@ export function attachWebSocket(server: Server, hooks: WebSocketHooks): WebSocke
         // Reported below like a bad HTTP body.
       }
       if (body.ok && isRecord(body.value) && body.value.type !== 'response.create') {
-        ws.send(JSON.stringify({ type: 'error', status: 400, error: { type: 'invalid_request_error', code: 'unknown_event_type', message: `Unknown event type '${String(body.value.type)}'.`, param: 'type' } }));
+        ws.send(
+          JSON.stringify({
+            type: 'error',
+            status: 400,
+            error: { type: 'invalid_request_error', code: 'unknown_event_type', message: `Unknown event type '${String(body.value.type)}'.`, param: 'type' },
+          }),
+        );
         return;
       }
       // The message minus its `type` is a create-response body; the socket always streams.

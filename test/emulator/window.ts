@@ -30,7 +30,11 @@ export function checkContextManagement(req: ParsedRequest, settings: ContextSett
   let threshold: number | null = null;
   for (const [index, entry] of req.contextManagement.entries()) {
     if (entry.type !== 'compaction') {
-      return invalidRequest(`Invalid value: '${String(entry.type)}'. Supported values are: 'compaction'.`, `context_management[${index}].type`, 'invalid_value');
+      return invalidRequest(
+        `Invalid value: '${String(entry.type)}'. Supported values are: 'compaction'.`,
+        `context_management[${index}].type`,
+        'invalid_value',
+      );
     }
     if (typeof entry.compact_threshold === 'number') threshold = entry.compact_threshold;
   }

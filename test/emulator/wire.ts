@@ -56,7 +56,20 @@ export interface RawStep {
   cut?: boolean;
 }
 
-export const STEP_KINDS: ReadonlySet<string> = new Set(['text', 'shell', 'function', 'patch', 'calls', 'hosted', 'http_error', 'cut', 'hang', 'forget', 'failed', 'raw']);
+export const STEP_KINDS: ReadonlySet<string> = new Set([
+  'text',
+  'shell',
+  'function',
+  'patch',
+  'calls',
+  'hosted',
+  'http_error',
+  'cut',
+  'hang',
+  'forget',
+  'failed',
+  'raw',
+]);
 
 export interface LoggedRequest {
   seq: number;
@@ -133,9 +146,7 @@ type LifecycleEvent = ResponseCreatedEvent | ResponseInProgressEvent | ResponseC
 type Unsequenced<T> = T extends unknown ? Omit<T, 'sequence_number'> : never;
 
 /** A stream event before the writer numbers it; lifecycle events carry the wire response. */
-export type WireEvent =
-  | Unsequenced<Exclude<ResponseStreamEvent, LifecycleEvent>>
-  | { type: LifecycleEvent['type']; response: WireResponse };
+export type WireEvent = Unsequenced<Exclude<ResponseStreamEvent, LifecycleEvent>> | { type: LifecycleEvent['type']; response: WireResponse };
 
 export function newId(prefix: string, bytes = 24): string {
   return `${prefix}${randomBytes(bytes).toString('hex')}`;

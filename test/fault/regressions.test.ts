@@ -17,8 +17,12 @@ import { loadState, saveState, STATE_FILE } from '../../src/store/store.ts';
 import { isolatedFiles, waitUntil } from './lib/checks.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 describe('malformed corpus: a deeply nested state file', () => {
   const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -95,7 +99,8 @@ async function answerWith(body: string): Promise<{ events: ModelEvent[]; error: 
   const client = await createOpenAIClient({ apiKey: 'sk-regression', baseUrl: emu.baseUrl, idleTimeoutMs: 10_000 });
   const events: ModelEvent[] = [];
   try {
-    for await (const ev of client.stream({ model: 'gpt-5', instructions: '', input: [], store: true, stream: true, tools: [] }, new AbortController().signal)) events.push(ev);
+    for await (const ev of client.stream({ model: 'gpt-5', instructions: '', input: [], store: true, stream: true, tools: [] }, new AbortController().signal))
+      events.push(ev);
     return { events, error: undefined };
   } catch (error) {
     return { events, error };
@@ -103,9 +108,10 @@ async function answerWith(body: string): Promise<{ events: ModelEvent[]; error: 
 }
 
 const sse = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const done = (usage: unknown, text = 'hi'): string => sse('response.completed', {
-  response: { id: '{{id}}', status: 'completed', usage, output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }] },
-});
+const done = (usage: unknown, text = 'hi'): string =>
+  sse('response.completed', {
+    response: { id: '{{id}}', status: 'completed', usage, output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }] },
+  });
 
 describe('malformed corpus: server answers', () => {
   it('usage of the wrong types counts as 0 instead of leaking "0lots" into totals and --json', async () => {
@@ -171,7 +177,9 @@ describe('secrets: the key coming back from outside', () => {
     };
     const err = await (async () => {
       try {
-        for await (const _ of scrubSecrets(failing, [key]).stream({} as never, new AbortController().signal)) { /* nothing */ }
+        for await (const _ of scrubSecrets(failing, [key]).stream({} as never, new AbortController().signal)) {
+          /* nothing */
+        }
       } catch (e) {
         return e as ModelError;
       }

@@ -11,9 +11,12 @@ const defects = '## Defects found and fixed\n\nthe list\n';
 
 function runOf(id: string, title: string, marker: string) {
   return {
-    intro: ['# Reliability report'], runLines: [`- Last run: ${marker}`], header,
+    intro: ['# Reliability report'],
+    runLines: [`- Last run: ${marker}`],
+    header,
     rows: new Map([[title, `| ${title} | 3 | one | 9 | 0 | 1 s |`]]),
-    sections: [{ id, title, text: `## ${title}\n\n${marker} counts` }], defects,
+    sections: [{ id, title, text: `## ${title}\n\n${marker} counts` }],
+    defects,
   };
 }
 

@@ -20,7 +20,12 @@ import { between, iterations, rngFrom, seedFor, Tally } from './lib/env.ts';
 
 const SEED = seedFor('6-rollback-replay');
 const RUNS = iterations('ROLLBACK_RUNS', 4, 30);
-const tally = new Tally('6-rollback-replay', 'kill -9 during /rollback and replayed chains (REPL)', 'REPL turn replayed from the log, or a /rollback, SIGKILLed at a random moment or left to finish', SEED);
+const tally = new Tally(
+  '6-rollback-replay',
+  'kill -9 during /rollback and replayed chains (REPL)',
+  'REPL turn replayed from the log, or a /rollback, SIGKILLed at a random moment or left to finish',
+  SEED,
+);
 const suite = replSuite();
 const scratch = mkdtempSync(join(tmpdir(), 'agentx-fault-ledger-'));
 
@@ -47,65 +52,75 @@ function damagedIn(home: string): number {
   if (!existsSync(dir)) return 0;
   let damaged = 0;
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.log'))) {
-    new ConversationLog(join(dir, f), (line) => { damaged += Number(/had (\d+) damaged/.exec(line)?.[1] ?? 0); }).find('resp_none');
+    new ConversationLog(join(dir, f), (line) => {
+      damaged += Number(/had (\d+) damaged/.exec(line)?.[1] ?? 0);
+    }).find('resp_none');
   }
   return damaged;
 }
 
-it(`survives ${RUNS} kills during /rollback and replayed turns (seed ${SEED})`, async () => {
-  const rng = rngFrom(SEED);
-  const sb = sandbox(suite.emu.baseUrl);
-  const ledger = join(scratch, 'ledger.txt');
-  const emu = suite.emu;
-  let kills = 0;
-  let a = await startSettled(() => suite.start(sb));
-  for (let run = 0; run < RUNS; run++) {
-    tally.runs++;
-    const rollback = run > 0 && rng() < 0.4;
-    const kill = rng() < 0.75;
-    const delay = rollback ? between(rng, 0, 250) : between(rng, 20, 900);
-    emu.clearQueue();
-    if (rollback) {
-      a.line('/rollback');
-      await a.waitFor('Roll back to which checkpoint?');
-      // The numbers are right-aligned once there are 10 checkpoints or more (`❯  1.`).
-      await a.waitFor(/❯ +1\./);
-      a.write(KEY.enter);
-      tally.count('rollbacks');
-    } else {
-      const token = `tok-${run}-${Math.floor(rng() * 1e9).toString(36)}`;
-      emu.enqueue(
-        { kind: 'shell', commands: [`echo ${token} >> ${ledger}`] },
-        { kind: 'forget' },
-        { kind: 'text', text: `done ${token}`, chunks: 6, delayMs: between(rng, 0, 30) },
+it(
+  `survives ${RUNS} kills during /rollback and replayed turns (seed ${SEED})`,
+  async () => {
+    const rng = rngFrom(SEED);
+    const sb = sandbox(suite.emu.baseUrl);
+    const ledger = join(scratch, 'ledger.txt');
+    const emu = suite.emu;
+    let kills = 0;
+    let a = await startSettled(() => suite.start(sb));
+    for (let run = 0; run < RUNS; run++) {
+      tally.runs++;
+      const rollback = run > 0 && rng() < 0.4;
+      const kill = rng() < 0.75;
+      const delay = rollback ? between(rng, 0, 250) : between(rng, 20, 900);
+      emu.clearQueue();
+      if (rollback) {
+        a.line('/rollback');
+        await a.waitFor('Roll back to which checkpoint?');
+        // The numbers are right-aligned once there are 10 checkpoints or more (`❯  1.`).
+        await a.waitFor(/❯ +1\./);
+        a.write(KEY.enter);
+        tally.count('rollbacks');
+      } else {
+        const token = `tok-${run}-${Math.floor(rng() * 1e9).toString(36)}`;
+        emu.enqueue(
+          { kind: 'shell', commands: [`echo ${token} >> ${ledger}`] },
+          { kind: 'forget' },
+          { kind: 'text', text: `done ${token}`, chunks: 6, delayMs: between(rng, 0, 30) },
+        );
+        a.line(`replayed turn ${run}`);
+        tally.count('replayed turns');
+      }
+      if (kill) {
+        await new Promise((r) => setTimeout(r, delay));
+        process.kill(a.pid, 'SIGKILL');
+        await a.exited;
+        kills++;
+        tally.count(rollback ? 'killed during /rollback' : 'killed during a replayed turn');
+      } else {
+        await a.waitFor(rollback ? /Rolled back to checkpoint|NOT undone/ : /done tok-/, 30_000);
+        await a.waitFor(PROMPT, 30_000);
+      }
+      const where = `run ${run} (${rollback ? 'rollback' : 'replay'}${kill ? `, killed after ${delay} ms` : ''})`;
+      const state = checkSessionFiles(sb.cwd, tally, where);
+      const known = new Set(emu.requests.map((r) => r.responseId).filter((id) => id !== undefined));
+      tally.expect(
+        `${where}: the state points at a response the server gave`,
+        state === undefined || state.response_id === null || known.has(state.response_id),
+        String(state?.response_id),
       );
-      a.line(`replayed turn ${run}`);
-      tally.count('replayed turns');
+      tally.expect(`${where}: at most one damaged log record per kill`, damagedIn(sb.home) <= kills, `${damagedIn(sb.home)} after ${kills} kills`);
+      for (const [t, n] of ledgerCounts(ledger)) tally.expect(`${where}: ${t} ran once`, n === 1, `ran ${n} times`);
+      if (kill) a = await startSettled(() => suite.start(sb));
     }
-    if (kill) {
-      await new Promise((r) => setTimeout(r, delay));
-      process.kill(a.pid, 'SIGKILL');
-      await a.exited;
-      kills++;
-      tally.count(rollback ? 'killed during /rollback' : 'killed during a replayed turn');
-    } else {
-      await a.waitFor(rollback ? /Rolled back to checkpoint|NOT undone/ : /done tok-/, 30_000);
-      await a.waitFor(PROMPT, 30_000);
-    }
-    const where = `run ${run} (${rollback ? 'rollback' : 'replay'}${kill ? `, killed after ${delay} ms` : ''})`;
-    const state = checkSessionFiles(sb.cwd, tally, where);
-    const known = new Set(emu.requests.map((r) => r.responseId).filter((id) => id !== undefined));
-    tally.expect(`${where}: the state points at a response the server gave`, state === undefined || state.response_id === null || known.has(state.response_id), String(state?.response_id));
-    tally.expect(`${where}: at most one damaged log record per kill`, damagedIn(sb.home) <= kills, `${damagedIn(sb.home)} after ${kills} kills`);
-    for (const [t, n] of ledgerCounts(ledger)) tally.expect(`${where}: ${t} ran once`, n === 1, `ran ${n} times`);
-    if (kill) a = await startSettled(() => suite.start(sb));
-  }
-  emu.clearQueue();
-  a.line('still there?');
-  await a.waitFor('You said: still there?', 30_000);
-  await a.waitFor(PROMPT);
-  tally.count('tokens in the ledger', ledgerCounts(ledger).size);
-  a.line('quit');
-  await a.exited;
-  expect(tally.failures).toEqual([]);
-}, 15 * 60_000);
+    emu.clearQueue();
+    a.line('still there?');
+    await a.waitFor('You said: still there?', 30_000);
+    await a.waitFor(PROMPT);
+    tally.count('tokens in the ledger', ledgerCounts(ledger).size);
+    a.line('quit');
+    await a.exited;
+    expect(tally.failures).toEqual([]);
+  },
+  15 * 60_000,
+);

@@ -91,8 +91,22 @@ it('one-shots: the key stays out of every output, state file and --debug log, ev
   const failures: [string, Parameters<Emulator['enqueue']>][] = [
     ['401 echoing the key', [{ kind: 'http_error', status: 401, message: echoKey(key), code: 'invalid_api_key' }]],
     ['500s echoing the key', [{ kind: 'http_error', status: 500, times: 2, message: `upstream said: Bearer ${key}` }]],
-    ['response.failed echoing the key', [{ kind: 'failed', code: 'invalid_api_key', message: echoKey(key) }, { kind: 'failed', code: 'invalid_api_key', message: echoKey(key) }]],
-    ['SSE error event echoing the key', [{ kind: 'raw', body: `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'invalid_api_key', message: echoKey(key), sequence_number: 0 })}\n\n` }]],
+    [
+      'response.failed echoing the key',
+      [
+        { kind: 'failed', code: 'invalid_api_key', message: echoKey(key) },
+        { kind: 'failed', code: 'invalid_api_key', message: echoKey(key) },
+      ],
+    ],
+    [
+      'SSE error event echoing the key',
+      [
+        {
+          kind: 'raw',
+          body: `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'invalid_api_key', message: echoKey(key), sequence_number: 0 })}\n\n`,
+        },
+      ],
+    ],
   ];
   const runs = FULL ? failures : failures.slice(0, 2);
   for (const [name, steps] of runs) {
@@ -206,8 +220,11 @@ it('untrusted state and checkpoint: another owner or a symlink out of the direct
     await firstPrevious('foreign state', () => turn(b, 'in memory only'));
     await quit(b, 'REPL beside a foreign state');
     const after = lstatSync(state);
-    tally.expect('a foreign state file is left as it was', readIf(state) === valid && after.uid === OTHER_UID && modeOf(state) === 0o644,
-      `uid ${after.uid} mode ${modeOf(state).toString(8)} same text ${String(readIf(state) === valid)}`);
+    tally.expect(
+      'a foreign state file is left as it was',
+      readIf(state) === valid && after.uid === OTHER_UID && modeOf(state) === 0o644,
+      `uid ${after.uid} mode ${modeOf(state).toString(8)} same text ${String(readIf(state) === valid)}`,
+    );
   }
 }, 120_000);
 
@@ -218,15 +235,22 @@ it('MCP servers: a project file never gets the key; what a server sends back or 
   // The person's own file passes the key to two servers (their choice): one reports its
   // environment to the model, one quotes it in its last words on stderr.
   mkdirSync(join(sb.home, '.config', 'agentx'), { recursive: true });
-  writeFileSync(join(sb.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
-    kit: server(['serve', 'kit', 'env'], { TOKEN: '${AGENTX_API_KEY}' }),
-    leak: server(['leak'], { TOKEN: '${AGENTX_API_KEY}' }),
-  } }));
+  writeFileSync(
+    join(sb.home, '.config', 'agentx', 'mcp.json'),
+    JSON.stringify({
+      mcpServers: {
+        kit: server(['serve', 'kit', 'env'], { TOKEN: '${AGENTX_API_KEY}' }),
+        leak: server(['leak'], { TOKEN: '${AGENTX_API_KEY}' }),
+      },
+    }),
+  );
   // An approved project file reaching for the key in env and in headers: refused, never started.
-  const text = JSON.stringify({ mcpServers: {
-    projEnv: server(['serve', 'projEnv', 'env'], { TOKEN: '${AGENTX_API_KEY}' }),
-    projHeaders: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${AGENTX_API_KEY}' } },
-  } });
+  const text = JSON.stringify({
+    mcpServers: {
+      projEnv: server(['serve', 'projEnv', 'env'], { TOKEN: '${AGENTX_API_KEY}' }),
+      projHeaders: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${AGENTX_API_KEY}' } },
+    },
+  });
   writeFileSync(join(sb.cwd, '.mcp.json'), text);
   recordApproval(approvalsPath(sb.env), realpathSync(join(sb.cwd, '.mcp.json')), createHash('sha256').update(text).digest('hex'), new Date());
   const n = emu.requests.length;
@@ -238,7 +262,11 @@ it('MCP servers: a project file never gets the key; what a server sends back or 
   const stderr = streams['one-shot with MCP servers stderr'] ?? '';
   tally.expect('the stderr notice is redacted', /server leak failed to start: .*fatal: token \[REDACTED\] refused/.test(stderr), stderr);
   for (const name of ['projEnv', 'projHeaders']) {
-    tally.expect(`project server ${name} refused in one line`, stderr.split('\n').filter((l) => l.includes(`"${name}" uses \${AGENTX_API_KEY}`)).length === 1, stderr);
+    tally.expect(
+      `project server ${name} refused in one line`,
+      stderr.split('\n').filter((l) => l.includes(`"${name}" uses \${AGENTX_API_KEY}`)).length === 1,
+      stderr,
+    );
   }
 }, 120_000);
 

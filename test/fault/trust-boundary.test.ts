@@ -21,7 +21,11 @@ import { stdioSpec } from '../mcp/helpers.ts';
 import { iterations, Tally } from './lib/env.ts';
 
 const RUNS = iterations('TRUST_RUNS', 1, 12);
-const tally = new Tally('7-trust-boundary', 'Trust boundary: hostile neighbours of the sandbox', 'each route tried once: sockets, replant, patch race, restore race, forged escapes');
+const tally = new Tally(
+  '7-trust-boundary',
+  'Trust boundary: hostile neighbours of the sandbox',
+  'each route tried once: sockets, replant, patch race, restore race, forged escapes',
+);
 const hasPython = spawnSync('python3', ['-c', '1']).status === 0;
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
@@ -33,12 +37,24 @@ afterAll(() => {
 function runnerFor(box: Layout, more: Partial<CommandRunnerSetup> = {}) {
   return createCommandRunner({
     setting: { mode: 'workspace-write', offIfUnavailable: false, network: false },
-    sessionDir: box.workspace, tempDir: box.tempDir, env: box.env, configFile: box.configFile,
-    secrets: [TEST_KEY], platform: 'linux', notice: () => undefined, ...more,
+    sessionDir: box.workspace,
+    tempDir: box.tempDir,
+    env: box.env,
+    configFile: box.configFile,
+    secrets: [TEST_KEY],
+    platform: 'linux',
+    notice: () => undefined,
+    ...more,
   });
 }
 
-const opts = (box: Layout, command: string): ShellRunOptions => ({ command, cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 64 * 1024, killGraceMs: 300 });
+const opts = (box: Layout, command: string): ShellRunOptions => ({
+  command,
+  cwd: box.workspace,
+  timeoutMs: 15_000,
+  maxOutputBytes: 64 * 1024,
+  killGraceMs: 300,
+});
 
 /** A server outside that counts the connections it gets. */
 async function countingServer(path: string): Promise<{ server: Server; connections: () => number }> {
@@ -99,7 +115,11 @@ async function replant(box: Layout): Promise<void> {
   for (const d of [cache, state]) mkdirSync(d, { recursive: true });
   const run = runnerFor(box, { env: { ...box.env, HOME: home }, configFile: join(home, '.agentx') });
   const plant = (parent: string, hidden: string): string => `mv ${parent} ${parent}.moved && mkdir -p ${hidden} && echo planted > ${hidden}/planted`;
-  for (const [parent, hidden] of [[join(home, '.cache'), cache], [join(home, '.local'), state], [home, cache]] as const) {
+  for (const [parent, hidden] of [
+    [join(home, '.cache'), cache],
+    [join(home, '.local'), state],
+    [home, cache],
+  ] as const) {
     tally.count('rename-and-replant tried');
     await run.run(opts(box, plant(parent, hidden)));
     const moved = existsSync(`${parent}.moved`);
@@ -149,7 +169,14 @@ const FORGED = String.raw`printf '\033]52;c;cHduZWQ=\007\033]0;pwned\007\033[2J\
 async function forgedOutput(box: Layout): Promise<void> {
   const r = await runnerFor(box).run(opts(box, FORGED));
   let shown = '';
-  const view = new OutputView({ write: (s) => { shown += s; }, keepColors: true, width: 100, maxRows: Infinity });
+  const view = new OutputView({
+    write: (s) => {
+      shown += s;
+    },
+    keepColors: true,
+    width: 100,
+    maxRows: Infinity,
+  });
   view.push(r.stdout, 'stdout');
   view.end();
   tally.count('forged command outputs shown');
@@ -160,7 +187,11 @@ async function forgedOutput(box: Layout): Promise<void> {
 
 async function forgedMcpStderr(box: Layout): Promise<void> {
   const manager = await McpManager.start({
-    specs: [stdioSpec('loud', ['loud'])], env: { ...process.env }, secrets: [TEST_KEY], projectDir: box.workspace, startTimeoutMs: 30_000,
+    specs: [stdioSpec('loud', ['loud'])],
+    env: { ...process.env },
+    secrets: [TEST_KEY],
+    projectDir: box.workspace,
+    startTimeoutMs: 30_000,
   });
   try {
     const error = manager.servers()[0]?.error ?? '';
@@ -169,31 +200,34 @@ async function forgedMcpStderr(box: Layout): Promise<void> {
     tally.count('MCP stderr lines shown');
     const left = forged(shown);
     tally.count('forged sequences left in MCP stderr', left);
-    tally.expect('an MCP server\'s stderr reaches the terminal without forged sequences', left === 0 && error.includes('fatal: loud'), JSON.stringify(shown));
+    tally.expect("an MCP server's stderr reaches the terminal without forged sequences", left === 0 && error.includes('fatal: loud'), JSON.stringify(shown));
   } finally {
     await manager.close();
   }
 }
 
-it(`holds against hostile neighbours, ${RUNS} rounds`, async () => {
-  for (let run = 0; run < RUNS; run++) {
-    tally.runs++;
-    const box = makeLayout();
-    try {
-      await unixSockets(box);
-      if (hasTmux) await realTmux(box);
-      await replant(box);
-      await patchRace(box);
-      await restoreRace();
-      await forgedOutput(box);
-      if (run === 0) await forgedMcpStderr(box);
-    } catch (err) {
-      tally.fail(`round ${run} threw: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-    } finally {
-      box.remove();
+it(
+  `holds against hostile neighbours, ${RUNS} rounds`,
+  async () => {
+    for (let run = 0; run < RUNS; run++) {
+      tally.runs++;
+      const box = makeLayout();
+      try {
+        await unixSockets(box);
+        if (hasTmux) await realTmux(box);
+        await replant(box);
+        await patchRace(box);
+        await restoreRace();
+        await forgedOutput(box);
+        if (run === 0) await forgedMcpStderr(box);
+      } catch (err) {
+        tally.fail(`round ${run} threw: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      } finally {
+        box.remove();
+      }
     }
-  }
-  if (!hasTmux) tally.notes.push('tmux is not installed here: the real-tmux route was skipped');
-  if (tally.failures.length > 0) throw new Error(`trust boundary: ${tally.failures.length} failures:\n${tally.failures.join('\n')}`);
-}, 10 * 60_000);
-
+    if (!hasTmux) tally.notes.push('tmux is not installed here: the real-tmux route was skipped');
+    if (tally.failures.length > 0) throw new Error(`trust boundary: ${tally.failures.length} failures:\n${tally.failures.join('\n')}`);
+  },
+  10 * 60_000,
+);

@@ -9,26 +9,43 @@ import { runCli, sandbox, type Sandbox } from '../e2e/harness.ts';
 import { readMarks, RED_PNG, STDIO_SERVER } from './helpers.ts';
 
 let emu: Emulator;
-beforeAll(async () => { emu = await startEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 function withServer(): Sandbox {
   const box = sandbox(emu.baseUrl, { MCP_TEST_MARK_DIR: '' });
   box.env.MCP_TEST_MARK_DIR = box.cwd;
   mkdirSync(join(box.home, '.config', 'agentx'), { recursive: true });
-  writeFileSync(join(box.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
-    kit: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'kit', 'echo,add,fail'] },
-  } }));
+  writeFileSync(
+    join(box.home, '.config', 'agentx', 'mcp.json'),
+    JSON.stringify({
+      mcpServers: {
+        kit: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'kit', 'echo,add,fail'] },
+      },
+    }),
+  );
   return box;
 }
 
-const lines = (stdout: string): { type: string; [k: string]: unknown }[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+const lines = (stdout: string): { type: string; [k: string]: unknown }[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string });
 
 describe('MCP tools in a session', () => {
   it('a chain the server forgets after an MCP call: the call ran once and the replay carries it and its output (issue 22)', async () => {
     const box = withServer();
     const n = emu.requests.length;
-    emu.enqueue({ kind: 'function', name: 'mcp__kit__echo', arguments: JSON.stringify({ text: 'once' }) }, { kind: 'forget' }, { kind: 'text', text: 'echoed' });
+    emu.enqueue(
+      { kind: 'function', name: 'mcp__kit__echo', arguments: JSON.stringify({ text: 'once' }) },
+      { kind: 'forget' },
+      { kind: 'text', text: 'echoed' },
+    );
     const r = await runCli(['echo once'], { cwd: box.cwd, env: box.env, timeoutMs: 30_000 });
     expect(r.stderr).toMatch(/resending the conversation from the local log/);
     expect(r).toMatchObject({ code: 0, stdout: 'echoed\n' });
@@ -46,9 +63,14 @@ describe('MCP tools in a session', () => {
   it('an image from an MCP tool reaches the model as input_image inside the function_call_output, also when the chain is replayed', async () => {
     const box = sandbox(emu.baseUrl, {});
     mkdirSync(join(box.home, '.config', 'agentx'), { recursive: true });
-    writeFileSync(join(box.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
-      kit: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'kit', 'photo'] },
-    } }));
+    writeFileSync(
+      join(box.home, '.config', 'agentx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          kit: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'kit', 'photo'] },
+        },
+      }),
+    );
     const n = emu.requests.length;
     emu.enqueue({ kind: 'function', name: 'mcp__kit__photo', arguments: '{}' }, { kind: 'forget' }, { kind: 'text', text: 'a red square' });
     const r = await runCli(['look at the photo'], { cwd: box.cwd, env: box.env, timeoutMs: 30_000 });

@@ -20,11 +20,16 @@ describe('agentx mcp list', () => {
   it('shows user servers with state and tool count, failures in one line, and unapproved project servers as such', async () => {
     const box = sandbox();
     mkdirSync(join(box.home, '.config', 'agentx'), { recursive: true });
-    writeFileSync(join(box.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
-      tools: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'tools', 'echo,add'] },
-      broken: { command: process.execPath, args: [STDIO_SERVER, 'crash'] },
-      hosted: { type: 'remote', url: 'https://example.com/mcp' },
-    } }));
+    writeFileSync(
+      join(box.home, '.config', 'agentx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          tools: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'tools', 'echo,add'] },
+          broken: { command: process.execPath, args: [STDIO_SERVER, 'crash'] },
+          hosted: { type: 'remote', url: 'https://example.com/mcp' },
+        },
+      }),
+    );
     writeFileSync(join(box.cwd, '.mcp.json'), JSON.stringify({ mcpServers: { proj: { command: 'touch', args: ['started'] } } }));
     const r = await runCli(['mcp', 'list'], { cwd: box.cwd, env: box.env, timeoutMs: 30_000 });
     expect(r.stderr).toBe('');
@@ -44,7 +49,7 @@ describe('agentx mcp list', () => {
     expect(lines).toHaveLength(5);
   });
 
-  it('a stdio server whose sandbox fails while being set up (bwrap\'s own error) is started again', async () => {
+  it("a stdio server whose sandbox fails while being set up (bwrap's own error) is started again", async () => {
     const box = sandbox();
     const root = dirname(box.home);
     // The wrapper must live where the model cannot write (detect.ts): not the project, not $TMPDIR.
@@ -53,18 +58,26 @@ describe('agentx mcp list', () => {
     const calls = join(root, 'bwrap-calls');
     const wrapper = join(root, 'bin', 'bwrap');
     mkdirSync(dirname(wrapper), { recursive: true });
-    writeFileSync(wrapper, [
-      '#!/bin/sh',
-      `echo x >> '${calls}'`,
-      // The probe (detect.ts) and the first server start fail like bwrap does in the rename race.
-      `if [ "$(wc -l < '${calls}')" -eq 2 ]; then echo "bwrap: Can't bind mount /oldroot/x on /newroot/x: Invalid argument" >&2; exit 1; fi`,
-      `exec '${bwrapPath()}' "$@"`,
-    ].join('\n'));
+    writeFileSync(
+      wrapper,
+      [
+        '#!/bin/sh',
+        `echo x >> '${calls}'`,
+        // The probe (detect.ts) and the first server start fail like bwrap does in the rename race.
+        `if [ "$(wc -l < '${calls}')" -eq 2 ]; then echo "bwrap: Can't bind mount /oldroot/x on /newroot/x: Invalid argument" >&2; exit 1; fi`,
+        `exec '${bwrapPath()}' "$@"`,
+      ].join('\n'),
+    );
     chmodSync(wrapper, 0o755);
     mkdirSync(join(box.home, '.config', 'agentx'), { recursive: true });
-    writeFileSync(join(box.home, '.config', 'agentx', 'mcp.json'), JSON.stringify({ mcpServers: {
-      tools: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'tools', 'echo,add'] },
-    } }));
+    writeFileSync(
+      join(box.home, '.config', 'agentx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          tools: { command: process.execPath, args: [STDIO_SERVER, 'serve', 'tools', 'echo,add'] },
+        },
+      }),
+    );
     // A one-shot starts its servers in the sandbox (`mcp list` runs them as the person's own programs).
     const emu = await startEmulator();
     try {

@@ -14,10 +14,14 @@ const userFile = (home: string): string => join(home, '.config', 'agentx', 'mcp.
 describe('agentx mcp add|remove|get', () => {
   it('parses add with a command, --env, --url, --header and --sse; refuses mixtures in one line', () => {
     expect(parseMcpCommand(['add', 'fs', '--env', 'A=1', '-e', 'B=x=y', '--', 'npx', '-y', 'server', '--flag'])).toEqual({
-      action: 'add', name: 'fs', entry: { command: 'npx', args: ['-y', 'server', '--flag'], env: { A: '1', B: 'x=y' } },
+      action: 'add',
+      name: 'fs',
+      entry: { command: 'npx', args: ['-y', 'server', '--flag'], env: { A: '1', B: 'x=y' } },
     });
     expect(parseMcpCommand(['add', 'docs', '--url', 'https://x/mcp', '--header', 'Authorization: Bearer ${T}', '--sse'])).toEqual({
-      action: 'add', name: 'docs', entry: { type: 'sse', url: 'https://x/mcp', headers: { Authorization: 'Bearer ${T}' } },
+      action: 'add',
+      name: 'docs',
+      entry: { type: 'sse', url: 'https://x/mcp', headers: { Authorization: 'Bearer ${T}' } },
     });
     expect(() => parseMcpCommand(['add'])).toThrow(/^mcp add: needs a server NAME/);
     expect(() => parseMcpCommand(['add', 'x'])).toThrow(/needs a command after -- or --url/);
@@ -49,7 +53,17 @@ describe('agentx mcp add|remove|get', () => {
     const list = await run(['mcp', 'list']);
     expect(list.stdout).toMatch(/kit +ready +stdio +2 tools/);
 
-    const web = await run(['mcp', 'add', 'web', '--url', 'https://example.com/web', '--header', 'Authorization: Bearer ${WEB_TOKEN}', '--header', 'X-Key: raw-key']);
+    const web = await run([
+      'mcp',
+      'add',
+      'web',
+      '--url',
+      'https://example.com/web',
+      '--header',
+      'Authorization: Bearer ${WEB_TOKEN}',
+      '--header',
+      'X-Key: raw-key',
+    ]);
     expect(web.code).toBe(0);
     const got = await run(['mcp', 'get', 'web']);
     expect(got.code).toBe(0);

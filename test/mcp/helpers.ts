@@ -34,7 +34,9 @@ export function tempDir(prefix = 'agentx-mcp-'): TempDir {
 /** Lines the test servers appended to `<dir>/marks`. */
 export function readMarks(dir: string): string[] {
   try {
-    return readFileSync(join(dir, 'marks'), 'utf8').split('\n').filter((l) => l !== '');
+    return readFileSync(join(dir, 'marks'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
   } catch {
     return [];
   }

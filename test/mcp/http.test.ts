@@ -15,9 +15,14 @@ let manager: McpManager | undefined;
 
 beforeAll(async () => {
   marks = tempDir();
-  server = spawn(process.execPath, [HTTP_SERVER, '--token', 'tok-123'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MCP_TEST_MARK_DIR: marks.path } });
+  server = spawn(process.execPath, [HTTP_SERVER, '--token', 'tok-123'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, MCP_TEST_MARK_DIR: marks.path },
+  });
   let out = '';
-  server.stdout?.on('data', (c: Buffer) => { out += c.toString('utf8'); });
+  server.stdout?.on('data', (c: Buffer) => {
+    out += c.toString('utf8');
+  });
   const port = await waitUntil(() => /listening (\d+)/.exec(out)?.[1], 'the HTTP test server');
   base = `http://127.0.0.1:${port}`;
 });
@@ -64,7 +69,10 @@ describe('HTTP servers', () => {
     await waitUntil(() => (readMarks(marks.path).some((l) => l.startsWith('slow-started')) ? true : undefined), 'the slow tool to start');
     abort.abort();
     expect((await pending).status).toBe('interrupted');
-    await waitUntil(() => (readMarks(marks.path).filter((l) => l.startsWith('slow-aborted')).length > before ? true : undefined), 'the server to see the cancellation');
+    await waitUntil(
+      () => (readMarks(marks.path).filter((l) => l.startsWith('slow-aborted')).length > before ? true : undefined),
+      'the server to see the cancellation',
+    );
   });
 
   it('offers the tools of a stdio and an HTTP server together, with colliding and long names resolved', async () => {
@@ -72,7 +80,8 @@ describe('HTTP servers', () => {
     try {
       manager = await McpManager.start({
         specs: [httpSpec('a.b', `${base}/mcp`, { headers: auth }), stdioSpec('a_b', ['serve', 'a_b'])],
-        env, projectDir: dir.path,
+        env,
+        projectDir: dir.path,
       });
       const names = manager.toolDefinitions().map((d) => d.name);
       expect(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n))).toBe(true);

@@ -22,7 +22,9 @@ beforeAll(async () => {
   marks = tempDir();
   server = spawn(process.execPath, [HTTP_SERVER, '--oauth'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MCP_TEST_MARK_DIR: marks.path } });
   let out = '';
-  server.stdout?.on('data', (c: Buffer) => { out += c.toString('utf8'); });
+  server.stdout?.on('data', (c: Buffer) => {
+    out += c.toString('utf8');
+  });
   base = `http://127.0.0.1:${await waitUntil(() => /listening (\d+)/.exec(out)?.[1], 'the OAuth test server')}`;
 });
 
@@ -36,10 +38,18 @@ async function login(env: NodeJS.ProcessEnv, cwd: string, name: string): Promise
   const child = spawn(process.execPath, [CLI, 'mcp', 'login', name], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8');
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+  });
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  const url = await waitUntil(() => /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stdout)?.[1], `the authorization URL (stdout: ${stdout}, stderr: ${stderr})`, 20_000);
+  const url = await waitUntil(
+    () => /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stdout)?.[1],
+    `the authorization URL (stdout: ${stdout}, stderr: ${stderr})`,
+    20_000,
+  );
   const page = await fetch(url, { redirect: 'follow' });
   const browser = await page.text();
   return { code: await exited, stdout, stderr, browser };
@@ -53,7 +63,11 @@ describe('agentx mcp login / logout (OAuth 2.1)', () => {
     const store = join(box.home, '.local', 'state', 'agentx', 'mcp-oauth.json');
 
     // Before signing in: refused, with the way out in the line.
-    let manager = await McpManager.start({ specs: [{ name: 'web', file: 'f', scope: 'user', transport: 'http', url: `${base}/mcp`, headers: {} }], env: box.env, projectDir: box.cwd });
+    let manager = await McpManager.start({
+      specs: [{ name: 'web', file: 'f', scope: 'user', transport: 'http', url: `${base}/mcp`, headers: {} }],
+      env: box.env,
+      projectDir: box.cwd,
+    });
     expect(manager.startupReport()[0]).toMatch(/401.*\(if it needs sign-in: agentx mcp login web\)$/);
     await manager.close();
 
@@ -61,7 +75,9 @@ describe('agentx mcp login / logout (OAuth 2.1)', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.browser).toBe('agentx: signed in. You can close this tab.\n');
-    expect(r.stdout).toMatch(/^Open this address in a browser to sign in to web:\nhttp:\/\/127\.0\.0\.1:\d+\/authorize\?.*code_challenge_method=S256.*\nmcp: signed in to web; the tokens are kept in .*mcp-oauth\.json\n$/);
+    expect(r.stdout).toMatch(
+      /^Open this address in a browser to sign in to web:\nhttp:\/\/127\.0\.0\.1:\d+\/authorize\?.*code_challenge_method=S256.*\nmcp: signed in to web; the tokens are kept in .*mcp-oauth\.json\n$/,
+    );
     expect(readMarks(marks.path)).toEqual(expect.arrayContaining(['registered agentx none', `authorize resource=${base}/mcp`, 'token authorization_code']));
     expect(statSync(store).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(readFileSync(store, 'utf8')) as { servers: Record<string, { tokens: { access_token: string; refresh_token: string } }> };
@@ -69,7 +85,11 @@ describe('agentx mcp login / logout (OAuth 2.1)', () => {
     expect(first?.access_token).toMatch(/^at-/);
     expect(r.stdout).not.toContain(first?.access_token ?? 'x');
 
-    manager = await McpManager.start({ specs: [{ name: 'web', file: 'f', scope: 'user', transport: 'http', url: `${base}/mcp`, headers: {} }], env: box.env, projectDir: box.cwd });
+    manager = await McpManager.start({
+      specs: [{ name: 'web', file: 'f', scope: 'user', transport: 'http', url: `${base}/mcp`, headers: {} }],
+      env: box.env,
+      projectDir: box.cwd,
+    });
     try {
       expect(manager.servers()[0]).toMatchObject({ state: 'ready', transport: 'http' });
       expect(await manager.call(manager.describeCall('mcp__web__echo', '{"text":"signed in"}')!)).toMatchObject({ status: 'ok', output: 'signed in' });
@@ -88,7 +108,11 @@ describe('agentx mcp login / logout (OAuth 2.1)', () => {
     expect(out).toMatchObject({ code: 0, stderr: '' });
     expect(out.stdout).toMatch(/^mcp: signed out of web; its tokens were deleted from .*mcp-oauth\.json\n$/);
     expect(readFileSync(store, 'utf8')).not.toContain('at-');
-    manager = await McpManager.start({ specs: [{ name: 'web', file: 'f', scope: 'user', transport: 'http', url: `${base}/mcp`, headers: {} }], env: box.env, projectDir: box.cwd });
+    manager = await McpManager.start({
+      specs: [{ name: 'web', file: 'f', scope: 'user', transport: 'http', url: `${base}/mcp`, headers: {} }],
+      env: box.env,
+      projectDir: box.cwd,
+    });
     expect(manager.startupReport()[0]).toMatch(/agentx mcp login web/);
     await manager.close();
   });

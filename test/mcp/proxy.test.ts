@@ -28,14 +28,34 @@ let manager: McpManager | undefined;
 
 beforeAll(async () => {
   dir = tempDir('agentx-mcp-proxy-');
-  const openssl = (...args: string[]): void => { execFileSync('openssl', args, { cwd: dir.path, stdio: 'ignore' }); };
+  const openssl = (...args: string[]): void => {
+    execFileSync('openssl', args, { cwd: dir.path, stdio: 'ignore' });
+  };
   openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx mcp test CA');
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   execFileSync('sh', ['-c', 'echo "subjectAltName=DNS:localhost,IP:127.0.0.1" > ext.cnf'], { cwd: dir.path });
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'ext.cnf');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '1',
+    '-extfile',
+    'ext.cnf',
+  );
   server = spawn(process.execPath, [HTTP_SERVER, '--token', 'tok-123'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  server.stdout?.on('data', (c: Buffer) => { out += c.toString('utf8'); });
+  server.stdout?.on('data', (c: Buffer) => {
+    out += c.toString('utf8');
+  });
   port = Number(await waitUntil(() => /listening (\d+)/.exec(out)?.[1], 'the HTTP test server'));
   // TLS in front of the MCP server: the private CA's certificate for localhost, plaintext behind.
   tlsServer = tls.createServer({ key: readFileSync(join(dir.path, 'server.key')), cert: readFileSync(join(dir.path, 'server.pem')) }, (socket) => {
@@ -152,7 +172,11 @@ describe('MCP over HTTP through a proxy', () => {
       process.env.HTTP_PROXY = withCredentials(strict.url);
       manager = await start(`http://127.0.0.1:${port}/mcp`);
       const [refused = ''] = manager.startupReport();
-      expect(refused).toMatch(new RegExp(`^mcp: server web failed to start: .*proxy ${strict.url} refused the request to 127\\.0\\.0\\.1:${port} \\(407 Proxy Authentication Required\\)`));
+      expect(refused).toMatch(
+        new RegExp(
+          `^mcp: server web failed to start: .*proxy ${strict.url} refused the request to 127\\.0\\.0\\.1:${port} \\(407 Proxy Authentication Required\\)`,
+        ),
+      );
       expect(refused).not.toContain('\n');
       expect(refused).not.toContain('cret');
     } finally {

@@ -21,7 +21,13 @@ afterEach(async () => {
 
 function record(m: McpManager, name: string, args: unknown = {}) {
   const r = m.describeCall(name, JSON.stringify(args));
-  if (!r) throw new Error(`no MCP tool named ${name}; have ${m.toolDefinitions().map((d) => d.name).join(', ')}`);
+  if (!r)
+    throw new Error(
+      `no MCP tool named ${name}; have ${m
+        .toolDefinitions()
+        .map((d) => d.name)
+        .join(', ')}`,
+    );
   return r;
 }
 
@@ -32,19 +38,33 @@ describe('stdio servers', () => {
     const env = { ...process.env, MCP_TEST_MARK_DIR: dir.path };
     manager = await McpManager.start({
       specs: [stdioSpec('good', ['serve', 'good', 'echo,add']), stdioSpec('hang', ['hang'], { startupTimeoutMs: 1_500 }), stdioSpec('crash', ['crash'])],
-      env, projectDir: dir.path, startTimeoutMs: 30_000, onEvent: (e) => events.push(e),
+      env,
+      projectDir: dir.path,
+      startTimeoutMs: 30_000,
+      onEvent: (e) => events.push(e),
     });
     const states = Object.fromEntries(manager.servers().map((s) => [s.name, s.state]));
     expect(states).toEqual({ good: 'ready', hang: 'failed', crash: 'failed' });
     const report = manager.startupReport();
     expect(report).toHaveLength(2);
     expect(report.find((l) => l.includes('hang'))).toMatch(/^mcp: server hang failed to start: did not answer within 1\.5 s$/);
-    expect(report.find((l) => l.includes('crash'))).toBe('mcp: server crash failed to start: exited with code 1 before it was ready: fatal: cannot open the database');
+    expect(report.find((l) => l.includes('crash'))).toBe(
+      'mcp: server crash failed to start: exited with code 1 before it was ready: fatal: cannot open the database',
+    );
     for (const line of report) expect(line).not.toContain('\n');
     // The hanging server was stopped when it timed out.
-    const hangPid = Number(readMarks(dir.path).find((l) => l.startsWith('server-pid hang'))?.split(' ')[2]);
+    const hangPid = Number(
+      readMarks(dir.path)
+        .find((l) => l.startsWith('server-pid hang'))
+        ?.split(' ')[2],
+    );
     expect(await waitUntil(() => (isAlive(hangPid) ? undefined : true), 'the hanging server to be stopped')).toBe(true);
-    expect(manager.toolDefinitions().map((d) => d.name).sort()).toEqual(['mcp__good__add', 'mcp__good__echo']);
+    expect(
+      manager
+        .toolDefinitions()
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(['mcp__good__add', 'mcp__good__echo']);
     const outcome = await manager.call(record(manager, 'mcp__good__add', { a: 2, b: 40 }));
     expect(outcome).toMatchObject({ status: 'ok', output: '42' });
     expect(events.map((e) => `${e.type}:${e.server}`).sort()).toEqual(['server_failed:crash', 'server_failed:hang', 'server_ready:good']);
@@ -53,7 +73,12 @@ describe('stdio servers', () => {
   it('launch() returns before the servers are up; tools appear as they come', async () => {
     dir = tempDir();
     const events: McpEvent[] = [];
-    manager = await McpManager.launch({ specs: [stdioSpec('t', ['serve', 't', 'echo'])], env: process.env, projectDir: dir.path, onEvent: (e) => events.push(e) });
+    manager = await McpManager.launch({
+      specs: [stdioSpec('t', ['serve', 't', 'echo'])],
+      env: process.env,
+      projectDir: dir.path,
+      onEvent: (e) => events.push(e),
+    });
     expect(manager.servers()[0]?.state).toBe('starting');
     expect(manager.toolDefinitions()).toEqual([]);
     await manager.ready;
@@ -67,11 +92,14 @@ describe('stdio servers', () => {
     const call = (name: string, args: unknown = {}) => manager!.call(record(manager!, `mcp__t__${name}`, args));
     expect((await call('echo', { text: 'héllo' })).output).toBe('héllo');
     expect((await call('image')).output).toBe('a red dot\n[image image/png, 16 bytes: not shown, not a PNG, JPEG, GIF or WebP image]');
-    expect((await call('resources')).output).toBe([
-      '[resource link: report.txt file:///tmp/report.txt (text/plain) — the report]',
-      '[resource memo://one (text/plain)]', 'embedded text',
-      '[resource memo://bin (application/octet-stream), 3 bytes of binary data: not shown]',
-    ].join('\n'));
+    expect((await call('resources')).output).toBe(
+      [
+        '[resource link: report.txt file:///tmp/report.txt (text/plain) — the report]',
+        '[resource memo://one (text/plain)]',
+        'embedded text',
+        '[resource memo://bin (application/octet-stream), 3 bytes of binary data: not shown]',
+      ].join('\n'),
+    );
     expect(await call('structured')).toMatchObject({ status: 'ok', output: '{"answer":42}' });
     expect(await call('fail')).toMatchObject({ status: 'tool_error', output: 'The tool reported an error:\nsomething went wrong' });
     const big = await call('big', { bytes: 5000 });
@@ -85,7 +113,12 @@ describe('stdio servers', () => {
   it('keeps an image for the model (0600, named by its hash); one over the size limit is refused with a note', async () => {
     dir = tempDir();
     const images = join(dir.path, 'images');
-    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't'])], env: process.env, projectDir: dir.path, images: { dir: images, maxBytes: 1024 } });
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['serve', 't'])],
+      env: process.env,
+      projectDir: dir.path,
+      images: { dir: images, maxBytes: 1024 },
+    });
     const photo = await manager.call(record(manager, 'mcp__t__photo', {}));
     expect(photo.output).toBe('a red square\n[image image/png, 73 bytes: image 1, attached]\n[audio audio/wav, 4 bytes: not shown]');
     expect(photo.images).toHaveLength(1);
@@ -96,7 +129,12 @@ describe('stdio servers', () => {
     expect(statSync(part.path).mode & 0o777).toBe(0o600);
     expect(statSync(images).mode & 0o777).toBe(0o700);
     await manager.close();
-    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't'])], env: process.env, projectDir: dir.path, images: { dir: join(dir.path, 'small'), maxBytes: 50 } });
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['serve', 't'])],
+      env: process.env,
+      projectDir: dir.path,
+      images: { dir: join(dir.path, 'small'), maxBytes: 50 },
+    });
     const refused = await manager.call(record(manager, 'mcp__t__photo', {}));
     expect(refused.images).toEqual([]);
     expect(refused.output).toContain('[image image/png, 73 bytes: not shown, over the 50 bytes limit for images]');
@@ -105,7 +143,11 @@ describe('stdio servers', () => {
 
   it('aborting a call sends the MCP cancellation, which reaches the server', async () => {
     dir = tempDir();
-    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't', 'slow'])], env: { ...process.env, MCP_TEST_MARK_DIR: dir.path }, projectDir: dir.path });
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['serve', 't', 'slow'])],
+      env: { ...process.env, MCP_TEST_MARK_DIR: dir.path },
+      projectDir: dir.path,
+    });
     const abort = new AbortController();
     const pending = manager.call(record(manager, 'mcp__t__slow'), { signal: abort.signal });
     await waitUntil(() => (readMarks(dir.path).some((l) => l.startsWith('slow-started')) ? true : undefined), 'the slow tool to start');
@@ -118,7 +160,11 @@ describe('stdio servers', () => {
 
   it('a call that takes too long times out, and the server is told to cancel it', async () => {
     dir = tempDir();
-    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't', 'slow'])], env: { ...process.env, MCP_TEST_MARK_DIR: dir.path }, projectDir: dir.path });
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['serve', 't', 'slow'])],
+      env: { ...process.env, MCP_TEST_MARK_DIR: dir.path },
+      projectDir: dir.path,
+    });
     const outcome = await manager.call(record(manager, 'mcp__t__slow'), { timeoutMs: 300 });
     expect(outcome).toMatchObject({ status: 'timeout', output: 'MCP tool slow on server t: no answer within 0.3 s; the server was asked to cancel the call.' });
     await waitUntil(() => (readMarks(dir.path).some((l) => l.startsWith('slow-aborted')) ? true : undefined), 'the server to see the cancellation');
@@ -127,21 +173,36 @@ describe('stdio servers', () => {
   it('a server that dies during a call: the call fails with the reason, the server is reported and its tools withdrawn', async () => {
     dir = tempDir();
     const events: McpEvent[] = [];
-    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't', 'crash,echo'])], env: process.env, projectDir: dir.path, onEvent: (e) => events.push(e) });
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['serve', 't', 'crash,echo'])],
+      env: process.env,
+      projectDir: dir.path,
+      onEvent: (e) => events.push(e),
+    });
     const outcome = await manager.call(record(manager, 'mcp__t__crash'));
     expect(outcome.status).toBe('failed');
-    expect(outcome.output).toBe('MCP tool crash on server t: the server went away during the call (exited with code 3: crashing on purpose); it may or may not have run.');
+    expect(outcome.output).toBe(
+      'MCP tool crash on server t: the server went away during the call (exited with code 3: crashing on purpose); it may or may not have run.',
+    );
     await waitUntil(() => (manager!.servers()[0]?.state === 'failed' ? true : undefined), 'the server to be marked failed');
     expect(manager.toolDefinitions()).toEqual([]);
     expect(events.at(-1)).toEqual({ type: 'server_failed', server: 't', reason: 'exited with code 3: crashing on purpose' });
     const after = await manager.call({ kind: 'mcp', server: 't', tool: 'echo', arguments: '{"text":"x"}' });
-    expect(after).toMatchObject({ status: 'not_sent', output: 'MCP tool echo on server t: not called: server t is failed (exited with code 3: crashing on purpose)' });
+    expect(after).toMatchObject({
+      status: 'not_sent',
+      output: 'MCP tool echo on server t: not called: server t is failed (exited with code 3: crashing on purpose)',
+    });
   });
 
   it('refreshes the tool list on tools/list_changed', async () => {
     dir = tempDir();
     const events: McpEvent[] = [];
-    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't', 'add_tool'])], env: process.env, projectDir: dir.path, onEvent: (e) => events.push(e) });
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['serve', 't', 'add_tool'])],
+      env: process.env,
+      projectDir: dir.path,
+      onEvent: (e) => events.push(e),
+    });
     expect(manager.toolDefinitions().map((d) => d.name)).toEqual(['mcp__t__add_tool']);
     await manager.call(record(manager, 'mcp__t__add_tool', { name: 'fresh' }));
     await waitUntil(() => (manager!.resolveName('mcp__t__fresh') ? true : undefined), 'the new tool to appear');
@@ -155,7 +216,10 @@ describe('stdio servers', () => {
     const wrapped: string[][] = [];
     manager = await McpManager.start({
       specs: [stdioSpec('t', ['serve', 't', 'env'], { env: { GIVEN: '${TOKEN}', MISSING_DEFAULT: '${NOPE:-fallback}' }, cwd: dir.path })],
-      env, secrets: ['sk-secret-1'], projectDir: '/', wrapCommand: (argv) => {
+      env,
+      secrets: ['sk-secret-1'],
+      projectDir: '/',
+      wrapCommand: (argv) => {
         wrapped.push(argv);
         return ['/usr/bin/env', 'WRAPPED=1', ...argv];
       },
@@ -175,7 +239,8 @@ describe('stdio servers', () => {
     delete env.MCP_TEST_UNSET_TOKEN;
     manager = await McpManager.start({
       specs: [stdioSpec('needs', ['serve', 'needs'], { env: { T: '${MCP_TEST_UNSET_TOKEN}' } }), stdioSpec('fine', ['serve', 'fine', 'echo'])],
-      env, projectDir: dir.path,
+      env,
+      projectDir: dir.path,
     });
     expect(manager.startupReport()).toEqual(['mcp: server needs failed to start: ${MCP_TEST_UNSET_TOKEN} is not set (in /test/.mcp.json)']);
     expect(manager.servers().find((s) => s.name === 'fine')?.state).toBe('ready');
@@ -183,9 +248,21 @@ describe('stdio servers', () => {
 
   it('close() kills the server and the processes it started', async () => {
     dir = tempDir();
-    manager = await McpManager.start({ specs: [stdioSpec('t', ['spawn-child', 't', 'echo'])], env: { ...process.env, MCP_TEST_MARK_DIR: dir.path }, projectDir: dir.path });
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['spawn-child', 't', 'echo'])],
+      env: { ...process.env, MCP_TEST_MARK_DIR: dir.path },
+      projectDir: dir.path,
+    });
     const serverPid = manager.servers()[0]?.pid;
-    const grandchild = Number(await waitUntil(() => readMarks(dir.path).find((l) => l.startsWith('grandchild-pid'))?.split(' ')[1], 'the grandchild pid'));
+    const grandchild = Number(
+      await waitUntil(
+        () =>
+          readMarks(dir.path)
+            .find((l) => l.startsWith('grandchild-pid'))
+            ?.split(' ')[1],
+        'the grandchild pid',
+      ),
+    );
     expect(serverPid).toBeGreaterThan(1);
     expect(isAlive(grandchild)).toBe(true);
     await manager.close();
@@ -203,7 +280,10 @@ describe('stdio servers', () => {
         stdioSpec('loud', ['loud']),
         stdioSpec('leak', ['leak'], { env: { TOKEN: '${AGENTX_API_KEY}' } }),
       ],
-      env: { ...process.env, AGENTX_API_KEY: key }, secrets: [key], projectDir: dir.path, startTimeoutMs: 30_000,
+      env: { ...process.env, AGENTX_API_KEY: key },
+      secrets: [key],
+      projectDir: dir.path,
+      startTimeoutMs: 30_000,
     });
     const env = await manager.call(record(manager, 'mcp__kit__env'));
     expect(env.output).toContain('"TOKEN":"[REDACTED]"');
@@ -212,6 +292,8 @@ describe('stdio servers', () => {
     expect(echo.output).toBe('x [REDACTED] y');
     const errors = Object.fromEntries(manager.servers().map((s) => [s.name, s.error]));
     expect(errors.leak).toBe('exited with code 1 before it was ready: fatal: token [REDACTED] refused');
-    expect(errors.loud).toBe('exited with code 1 before it was ready: \\x1b]52;c;cHduZWQ=\\x07\\x1b]0;pwned\\x07\\x1b[2J\\x1b[3J\\x1b[Hfatal: loud\\x1b]2;again\\x07');
+    expect(errors.loud).toBe(
+      'exited with code 1 before it was ready: \\x1b]52;c;cHduZWQ=\\x07\\x1b]0;pwned\\x07\\x1b[2J\\x1b[3J\\x1b[Hfatal: loud\\x1b]2;again\\x07',
+    );
   });
 });

@@ -12,7 +12,9 @@ import type { FileOperation, PatchResult } from '../../src/tools/patch/index.ts'
 import { snapshotTree, treeDifferences } from './tree.ts';
 
 const CORPUS = dirname(fileURLToPath(import.meta.url));
-const scenarios = readdirSync(CORPUS).filter((name) => statSync(join(CORPUS, name)).isDirectory()).sort();
+const scenarios = readdirSync(CORPUS)
+  .filter((name) => statSync(join(CORPUS, name)).isDirectory())
+  .sort();
 
 interface Setup {
   /** Symbolic links to create in the workspace: path → target (as written). */
@@ -54,7 +56,11 @@ function prepare(name: string, setup: Setup): Workspace {
     const line = `${'x'.repeat(99)}\n`;
     writeFileSync(join(root, path), line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes));
   }
-  const patch = readFileSync(join(CORPUS, name, 'patch'), 'utf8').split('{{ROOT}}').join(root).split('{{OUTSIDE}}').join(join(base, 'outside'));
+  const patch = readFileSync(join(CORPUS, name, 'patch'), 'utf8')
+    .split('{{ROOT}}')
+    .join(root)
+    .split('{{OUTSIDE}}')
+    .join(join(base, 'outside'));
   return { base, root, cwd: join(root, setup.cwd ?? ''), patch };
 }
 
@@ -97,7 +103,9 @@ function callsFor(form: Form, patch: string): unknown[] | null {
 }
 
 function expectedLines(name: string): string[] {
-  return readFileSync(join(CORPUS, name, 'expected-error'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  return readFileSync(join(CORPUS, name, 'expected-error'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
 }
 
 function setupOf(name: string): Setup {

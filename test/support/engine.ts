@@ -49,8 +49,14 @@ export class ScriptedClient implements ModelClient {
     }
     if (step.text) yield { type: 'text_delta', delta: step.text };
     const response: CompletedResponse = {
-      id: `resp_${++responseCounter}`, status: 'completed', text: step.text, toolCalls: step.calls ?? [],
-      items: replayableOutput([...(step.calls ?? []), ...(step.text ? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: step.text }] }] : [])]),
+      id: `resp_${++responseCounter}`,
+      status: 'completed',
+      text: step.text,
+      toolCalls: step.calls ?? [],
+      items: replayableOutput([
+        ...(step.calls ?? []),
+        ...(step.text ? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: step.text }] }] : []),
+      ]),
       usage: { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0 },
     };
     if (step.hosted) response.hosted = step.hosted;
@@ -59,7 +65,9 @@ export class ScriptedClient implements ModelClient {
   }
 }
 
-export interface EchoCall extends ParsedCall { text: string }
+export interface EchoCall extends ParsedCall {
+  text: string;
+}
 
 /** A function tool `echo({"text"})` that records each run; `onRun` can interfere (abort, break the disk). */
 export function echoTool(runs: string[], onRun?: (call: EchoCall, ctx: ToolContext) => void): Tool<EchoCall> {
@@ -116,8 +124,12 @@ export function harness(steps: Step[], tools: AnyTool[], opts: HarnessOptions = 
   const dir = mkdtempSync(join(tmpdir(), 'agentx-engine-'));
   const warnings: string[] = [];
   const store = new SessionStore({
-    dir, path: join(dir, '.agentx_responseid'), initial: opts.initial ?? emptyState(),
-    persistence: opts.persistence ?? 'durable', publishesCheckpoint: true, warn: (m) => warnings.push(m),
+    dir,
+    path: join(dir, '.agentx_responseid'),
+    initial: opts.initial ?? emptyState(),
+    persistence: opts.persistence ?? 'durable',
+    publishesCheckpoint: true,
+    warn: (m) => warnings.push(m),
     // As the REPL does: completed tool outputs are kept in the log, the state file points at them.
     ...(opts.log !== undefined ? { outputLog: opts.log } : {}),
   });
@@ -125,13 +137,21 @@ export function harness(steps: Step[], tools: AnyTool[], opts: HarnessOptions = 
   const events: AgentEvent[] = [];
   const capabilities = inMemoryCapabilities(opts.capabilities);
   const deps: TurnDeps = {
-    client, shape: { model: 'gpt-test', instructions: 'be brief', reasoningEffort: undefined },
-    registry: new ToolRegistry(tools), session: store, cwd: () => dir, workspaceRoot: dir,
+    client,
+    shape: { model: 'gpt-test', instructions: 'be brief', reasoningEffort: undefined },
+    registry: new ToolRegistry(tools),
+    session: store,
+    cwd: () => dir,
+    workspaceRoot: dir,
     emit: (ev) => events.push(ev),
     policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
-    sleep: () => Promise.resolve(), now: () => new Date('2026-01-01T00:00:00Z'), random: () => 0.5,
+    sleep: () => Promise.resolve(),
+    now: () => new Date('2026-01-01T00:00:00Z'),
+    random: () => 0.5,
     compaction: turnCompaction(() => deps, {
-      windowSetting: opts.contextWindow, autoCompact: parseAutoCompact(opts.autoCompact), capabilities,
+      windowSetting: opts.contextWindow,
+      autoCompact: parseAutoCompact(opts.autoCompact),
+      capabilities,
     }),
     conversation: sessionConversation(() => deps, { log: opts.log, setting: opts.store ?? 'auto', capabilities }),
   };

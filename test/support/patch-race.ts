@@ -30,7 +30,16 @@ export interface PatchRaceCounts {
 const SECRET = 'SECRET-outside-the-workspace';
 
 function opsFor(i: number): FileOperation[] {
-  const hunk = (from: string, to: string) => ({ anchors: [], endOfFile: false, patchLine: 1, lines: [{ kind: 'context' as const, text: 'line1' }, { kind: 'delete' as const, text: from }, { kind: 'insert' as const, text: to }] });
+  const hunk = (from: string, to: string) => ({
+    anchors: [],
+    endOfFile: false,
+    patchLine: 1,
+    lines: [
+      { kind: 'context' as const, text: 'line1' },
+      { kind: 'delete' as const, text: from },
+      { kind: 'insert' as const, text: to },
+    ],
+  });
   return [
     { type: 'add', path: `sub/add${i}.txt`, lines: [`added ${i}`] },
     { type: 'update', path: `sub/upd${i}.txt`, moveTo: null, hunks: [hunk('old', 'new')] },
@@ -42,8 +51,20 @@ function opsFor(i: number): FileOperation[] {
 /** The files one patch touches: before it ran, and after it ran whole. */
 function expected(i: number): { before: Record<string, string | null>; after: Record<string, string | null> } {
   return {
-    before: { [`add${i}.txt`]: null, [`upd${i}.txt`]: 'line1\nold\n', [`del${i}.txt`]: 'line1\ndelete me\n', [`mv${i}.txt`]: 'line1\nold\n', [`moved${i}.txt`]: null },
-    after: { [`add${i}.txt`]: `added ${i}\n`, [`upd${i}.txt`]: 'line1\nnew\n', [`del${i}.txt`]: null, [`mv${i}.txt`]: null, [`moved${i}.txt`]: 'line1\nmoved\n' },
+    before: {
+      [`add${i}.txt`]: null,
+      [`upd${i}.txt`]: 'line1\nold\n',
+      [`del${i}.txt`]: 'line1\ndelete me\n',
+      [`mv${i}.txt`]: 'line1\nold\n',
+      [`moved${i}.txt`]: null,
+    },
+    after: {
+      [`add${i}.txt`]: `added ${i}\n`,
+      [`upd${i}.txt`]: 'line1\nnew\n',
+      [`del${i}.txt`]: null,
+      [`mv${i}.txt`]: null,
+      [`moved${i}.txt`]: 'line1\nmoved\n',
+    },
   };
 }
 
@@ -74,7 +95,11 @@ function plantDecoys(outside: string, patches: number): Map<string, string> {
  * Runs `rounds` rounds of `patches` patches (each Add + Update + Delete + Move under sub/, run two
  * at a time) in workspace `ws` while the neighbour flips sub/ to a link to `outside`.
  */
-export async function runPatchRace(ws: string, outside: string, opts: { rounds: number; patches: number; timing?: { hold: number; gap: number } }): Promise<PatchRaceCounts> {
+export async function runPatchRace(
+  ws: string,
+  outside: string,
+  opts: { rounds: number; patches: number; timing?: { hold: number; gap: number } },
+): Promise<PatchRaceCounts> {
   const counts: PatchRaceCounts = { patches: 0, swaps: 0, applied: 0, refused: 0, readOutside: 0, touchedOutside: 0, untruthful: 0, tempLeft: 0, recreated: 0 };
   const sub = path.join(ws, 'sub');
   for (let round = 0; round < opts.rounds; round++) {

@@ -40,7 +40,9 @@ export interface Swapper {
 
 /** Starts swapping `dir` (an existing directory) with a symlink to `outside`; `timing` in busy-loop steps. */
 export async function startSwapper(dir: string, outside: string, timing: { hold: number; gap: number } = { hold: 100_000, gap: 100_000 }): Promise<Swapper> {
-  const child: ChildProcess = spawn(process.execPath, ['-e', SWAPPER, dir, outside, String(timing.hold), String(timing.gap)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['-e', SWAPPER, dir, outside, String(timing.hold), String(timing.gap)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout?.setEncoding('utf8');
   await new Promise<void>((resolve, reject) => {
@@ -51,9 +53,10 @@ export async function startSwapper(dir: string, outside: string, timing: { hold:
     child.once('exit', () => reject(new Error('the swapper exited before it started')));
   });
   return {
-    stop: () => new Promise<number>((resolve) => {
-      child.once('exit', () => resolve(Number(out.slice('ready\n'.length)) || 0));
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<number>((resolve) => {
+        child.once('exit', () => resolve(Number(out.slice('ready\n'.length)) || 0));
+        child.kill('SIGTERM');
+      }),
   };
 }

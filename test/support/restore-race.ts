@@ -39,7 +39,17 @@ export interface RestoreRaceOptions {
 /** Runs `rounds` restores of one planned rollback, each raced by a fresh neighbour. */
 export async function runRestoreRace(opts: RestoreRaceOptions): Promise<RestoreRaceCounts> {
   const sb = makeSandbox();
-  const counts: RestoreRaceCounts = { rounds: opts.rounds, swaps: 0, restored: 0, refused: 0, landedOutside: 0, deletedOutside: 0, recreated: 0, crashed: 0, tempLeft: 0 };
+  const counts: RestoreRaceCounts = {
+    rounds: opts.rounds,
+    swaps: 0,
+    restored: 0,
+    refused: 0,
+    landedOutside: 0,
+    deletedOutside: 0,
+    recreated: 0,
+    crashed: 0,
+    tempLeft: 0,
+  };
   try {
     const outside = path.join(sb.root, 'outside');
     fs.mkdirSync(outside);

@@ -43,13 +43,24 @@ export function makeLayout(): Layout {
   const policyFor = (setting: Partial<SandboxSetting> = {}, extraEnv: NodeJS.ProcessEnv = {}): SandboxPolicy => {
     const policy = buildPolicy({
       setting: { mode: 'workspace-write', offIfUnavailable: false, network: false, ...setting },
-      sessionDir: workspace, tempDir, paths: agentxPaths({ ...env, ...extraEnv }, home, configFile), probe: realPathProbe,
+      sessionDir: workspace,
+      tempDir,
+      paths: agentxPaths({ ...env, ...extraEnv }, home, configFile),
+      probe: realPathProbe,
     });
     if (!policy) throw new Error('danger-full-access has no policy');
     return policy;
   };
   return {
-    root, home, workspace, tempDir, elsewhere, configFile, stateStore, sshKey, env,
+    root,
+    home,
+    workspace,
+    tempDir,
+    elsewhere,
+    configFile,
+    stateStore,
+    sshKey,
+    env,
     policy: policyFor,
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
@@ -62,7 +73,9 @@ export function bwrapPath(): string {
     try {
       realpathSync(p);
       return p;
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   throw new Error('bwrap is not installed: apt install bubblewrap (the sandbox tests need it)');
 }
@@ -82,7 +95,9 @@ export function processesRunning(marker: string): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
       if (cmdline.includes(marker) && !cmdline.includes('agentx-supervisor') && state !== 'Z' && state !== 'X') found.push(Number(entry));
-    } catch { /* it exited while we looked */ }
+    } catch {
+      /* it exited while we looked */
+    }
   }
   return found;
 }
@@ -102,8 +117,15 @@ export function hostTcpServer(): { connect: () => string } {
     const address = s.address();
     port = typeof address === 'object' && address ? address.port : 0;
   });
-  afterAll(() => new Promise<void>((resolve) => { if (server) server.close(() => resolve()); else resolve(); }));
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        if (server) server.close(() => resolve());
+        else resolve();
+      }),
+  );
   return {
-    connect: () => `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`,
+    connect: () =>
+      `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('data', d => process.stdout.write(d)).on('error', e => { console.error(e.message); process.exit(3); })"`,
   };
 }

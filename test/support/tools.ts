@@ -42,7 +42,10 @@ export function readPids(file: string, count: number): number[] {
   } catch {
     return [];
   }
-  const pids = text.split('\n').filter((l) => /^\d+$/.test(l)).map(Number);
+  const pids = text
+    .split('\n')
+    .filter((l) => /^\d+$/.test(l))
+    .map(Number);
   return pids.length >= count && text.endsWith('\n') ? pids : [];
 }
 

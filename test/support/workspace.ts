@@ -90,8 +90,15 @@ export function personGit(cwd: string, args: readonly string[], env: Record<stri
     cwd,
     encoding: 'utf8',
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_AUTHOR_NAME: 'P', GIT_AUTHOR_EMAIL: 'p@example.com', GIT_COMMITTER_NAME: 'P', GIT_COMMITTER_EMAIL: 'p@example.com', ...env,
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_AUTHOR_NAME: 'P',
+      GIT_AUTHOR_EMAIL: 'p@example.com',
+      GIT_COMMITTER_NAME: 'P',
+      GIT_COMMITTER_EMAIL: 'p@example.com',
+      ...env,
     },
   });
   if (res.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${res.stderr}`);

@@ -6,15 +6,19 @@ const cmd = (command: string, timeout?: number) => ({ type: 'command', command, 
 
 describe('hooks files', () => {
   it('matches by exact name, by a regular expression over the whole name, Bash for shell, and all when empty', () => {
-    const f = parseHooksFile('/h.json', file({
-      PreToolUse: [
-        { matcher: 'shell', hooks: [cmd('a')] },
-        { matcher: 'apply_patch|Edit', hooks: [cmd('b')] },
-        { matcher: 'Bash', hooks: [cmd('c')] },
-        { matcher: 'mcp__.*', hooks: [cmd('d')] },
-        { hooks: [cmd('e')] },
-      ],
-    }), true);
+    const f = parseHooksFile(
+      '/h.json',
+      file({
+        PreToolUse: [
+          { matcher: 'shell', hooks: [cmd('a')] },
+          { matcher: 'apply_patch|Edit', hooks: [cmd('b')] },
+          { matcher: 'Bash', hooks: [cmd('c')] },
+          { matcher: 'mcp__.*', hooks: [cmd('d')] },
+          { hooks: [cmd('e')] },
+        ],
+      }),
+      true,
+    );
     expect(f.problems).toEqual([]);
     const matching = (tool: string): string[] => f.hooks.filter((h) => h.matches(tool)).map((h) => h.command);
     expect(matching('shell')).toEqual(['a', 'c', 'e']);
@@ -25,10 +29,14 @@ describe('hooks files', () => {
     expect(matching('shell_extra')).toEqual(['e']);
   });
 
-  it('timeouts: 60 s by default, at most 600; the sandbox may be turned off only in the person\'s own file', () => {
+  it("timeouts: 60 s by default, at most 600; the sandbox may be turned off only in the person's own file", () => {
     const text = file({ Stop: [{ hooks: [cmd('x'), cmd('y', 5), cmd('z', 9999)] }] }, { sandbox: false });
     const own = parseHooksFile('/own.json', text, true);
-    expect(own.hooks.map((h) => [h.timeoutMs, h.sandboxed])).toEqual([[60_000, false], [5000, false], [600_000, false]]);
+    expect(own.hooks.map((h) => [h.timeoutMs, h.sandboxed])).toEqual([
+      [60_000, false],
+      [5000, false],
+      [600_000, false],
+    ]);
     const project = parseHooksFile('/p/.agentx/hooks.json', text, false);
     expect(project.hooks.every((h) => h.sandboxed)).toBe(true);
     expect(project.problems).toEqual(['/p/.agentx/hooks.json: "sandbox": false is honoured only in your own hooks file; these hooks run sandboxed']);

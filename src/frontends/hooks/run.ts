@@ -32,18 +32,30 @@ export interface HookRunSetup {
   report(line: string): void;
 }
 
-export interface HookResult { exitCode: number | null; stdout: string; stderr: string; timedOut: boolean; error?: string }
+export interface HookResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  error?: string;
+}
 
 /** The JSON document a hook reads on stdin. */
 export function hookPayload(event: HookEvent, sessionId: string, cwd: string): Record<string, unknown> {
   const base = { session_id: sessionId, cwd, hook_event_name: event.event };
   switch (event.event) {
-    case 'SessionStart': return { ...base, source: event.source };
-    case 'UserPromptSubmit': return { ...base, prompt: event.prompt };
-    case 'PreToolUse': return { ...base, tool_name: event.toolName, tool_input: event.toolInput, tool_use_id: event.callId };
-    case 'PostToolUse': return { ...base, tool_name: event.toolName, tool_input: event.toolInput, tool_response: event.toolResponse, tool_use_id: event.callId };
-    case 'Stop': return { ...base, stop_hook_active: false, last_assistant_message: event.lastAssistantMessage };
-    case 'Notification': return { ...base, message: event.message };
+    case 'SessionStart':
+      return { ...base, source: event.source };
+    case 'UserPromptSubmit':
+      return { ...base, prompt: event.prompt };
+    case 'PreToolUse':
+      return { ...base, tool_name: event.toolName, tool_input: event.toolInput, tool_use_id: event.callId };
+    case 'PostToolUse':
+      return { ...base, tool_name: event.toolName, tool_input: event.toolInput, tool_response: event.toolResponse, tool_use_id: event.callId };
+    case 'Stop':
+      return { ...base, stop_hook_active: false, last_assistant_message: event.lastAssistantMessage };
+    case 'Notification':
+      return { ...base, message: event.message };
   }
 }
 
@@ -56,14 +68,22 @@ function collect(child: ChildProcess, which: 'stdout' | 'stderr', into: { text: 
 }
 
 /** Runs one hook command: JSON in, its exit and output out; killed (whole group) at the timeout or on abort. */
-export function runHookCommand(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input: string; timeoutMs: number; signal?: AbortSignal }): Promise<HookResult> {
+export function runHookCommand(
+  argv: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; input: string; timeoutMs: number; signal?: AbortSignal },
+): Promise<HookResult> {
   return new Promise((resolve) => {
     const out = { text: '', bytes: 0 };
     const err = { text: '', bytes: 0 };
     let timedOut = false;
     let child: ChildProcess;
     try {
-      child = nodeChildProcess().spawn(argv[0] ?? '/bin/sh', argv.slice(1), { cwd: opts.cwd, env: opts.env, stdio: blankInheritedDescriptors(['pipe', 'pipe', 'pipe']), detached: true });
+      child = nodeChildProcess().spawn(argv[0] ?? '/bin/sh', argv.slice(1), {
+        cwd: opts.cwd,
+        env: opts.env,
+        stdio: blankInheritedDescriptors(['pipe', 'pipe', 'pipe']),
+        detached: true,
+      });
     } catch (e) {
       resolve({ exitCode: null, stdout: '', stderr: '', timedOut: false, error: errorMessage(e) });
       return;
@@ -75,7 +95,10 @@ export function runHookCommand(argv: string[], opts: { cwd: string; env: NodeJS.
         // Already gone.
       }
     };
-    const timer = setTimeout(() => { timedOut = true; killGroup(); }, opts.timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, opts.timeoutMs);
     const onAbort = (): void => killGroup();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     collect(child, 'stdout', out);
@@ -84,7 +107,9 @@ export function runHookCommand(argv: string[], opts: { cwd: string; env: NodeJS.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(opts.input);
     let spawnError: string | undefined;
-    child.on('error', (e) => { spawnError = errorMessage(e); });
+    child.on('error', (e) => {
+      spawnError = errorMessage(e);
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -98,8 +123,8 @@ function firstLine(text: string): string {
 }
 
 export function createSessionHooks(hooks: readonly HookCommand[], setup: HookRunSetup): SessionHooks {
-  const forEvent = (event: HookEvent): HookCommand[] => hooks.filter((h) => h.event === event.event
-    && (event.event !== 'PreToolUse' && event.event !== 'PostToolUse' ? true : h.matches(event.toolName)));
+  const forEvent = (event: HookEvent): HookCommand[] =>
+    hooks.filter((h) => h.event === event.event && (event.event !== 'PreToolUse' && event.event !== 'PostToolUse' ? true : h.matches(event.toolName)));
 
   async function argvFor(hook: HookCommand, cwd: string): Promise<string[] | string> {
     const argv = ['/bin/sh', '-c', hook.command];

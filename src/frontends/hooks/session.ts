@@ -27,16 +27,23 @@ export async function startHooks(o: HooksInput): Promise<SessionHooks | undefine
   const hooks = [...loaded.hooks];
   const pending = loaded.pending;
   if (pending !== undefined) {
-    if (o.approve !== undefined && await o.approve(pending)) {
+    if (o.approve !== undefined && (await o.approve(pending))) {
       approveHooksFile(o.env, pending, o.now?.() ?? new Date());
       hooks.push(...pending.hooks);
     } else {
-      o.notice(sanitizeLine(`${pending.path}: project hooks not run (not approved${o.approve === undefined ? '; start agentx interactively in this directory to review them' : ''})`));
+      o.notice(
+        sanitizeLine(
+          `${pending.path}: project hooks not run (not approved${o.approve === undefined ? '; start agentx interactively in this directory to review them' : ''})`,
+        ),
+      );
     }
   }
   if (hooks.length === 0) return undefined;
   return createSessionHooks(hooks, {
-    env: o.env, secrets: o.secrets, sessionId: `agentx-${randomHex(16)}`, cwd: () => o.cwd(),
+    env: o.env,
+    secrets: o.secrets,
+    sessionId: `agentx-${randomHex(16)}`,
+    cwd: () => o.cwd(),
     wrapper: () => o.commands.childWrapper(),
     report: (line) => o.notice(line),
   });

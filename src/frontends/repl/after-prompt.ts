@@ -26,6 +26,9 @@ export class AfterPrompt {
     this.drawn = true;
     const tasks = this.tasks;
     this.tasks = [];
-    if (tasks.length > 0) setImmediate(() => { for (const task of tasks) task(); });
+    if (tasks.length > 0)
+      setImmediate(() => {
+        for (const task of tasks) task();
+      });
   }
 }

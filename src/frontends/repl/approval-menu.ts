@@ -20,9 +20,12 @@ const LABEL_OF = {
 
 /** The question's text, ending without a newline (the key is echoed after it). */
 export function approvalPrompt(q: PersonQuestion, theme: Theme): string {
-  const head = q.kind === 'sandbox_refusal'
-    ? `the sandbox refused this command (${showControls(q.refusal?.kind ?? 'refused')}):`
-    : q.escalated ? 'the model asks to run this outside the sandbox:' : `run ${q.commands.length === 1 ? 'this command' : `these ${q.commands.length} commands`}:`;
+  const head =
+    q.kind === 'sandbox_refusal'
+      ? `the sandbox refused this command (${showControls(q.refusal?.kind ?? 'refused')}):`
+      : q.escalated
+        ? 'the model asks to run this outside the sandbox:'
+        : `run ${q.commands.length === 1 ? 'this command' : `these ${q.commands.length} commands`}:`;
   const lines = [`${theme.yellow('?')} ${head}`];
   for (const command of q.commands) {
     commandRows(command, theme).forEach((row, i) => lines.push(`  ${theme.cyan(i === 0 ? `$ ${row}` : `│ ${row}`)}`));

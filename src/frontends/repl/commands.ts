@@ -18,7 +18,30 @@ import { psCommand, stopCommand } from './ps-command.ts';
 import { modelCommand } from './model-command.ts';
 import { approvalsCommand, permissionsCommand } from './permissions-command.ts';
 
-export const SLASH_COMMANDS = ['/rollback', '/rollback undo', '/diff', '/usage', '/compact', '/clear', '/resume', '/model', '/mcp', '/image', '/plan', '/plan approve', '/plan off', '/plan show', '/skills', '/init', '/setup', '/ps', '/stop', '/approvals', '/permissions', '/help'];
+export const SLASH_COMMANDS = [
+  '/rollback',
+  '/rollback undo',
+  '/diff',
+  '/usage',
+  '/compact',
+  '/clear',
+  '/resume',
+  '/model',
+  '/mcp',
+  '/image',
+  '/plan',
+  '/plan approve',
+  '/plan off',
+  '/plan show',
+  '/skills',
+  '/init',
+  '/setup',
+  '/ps',
+  '/stop',
+  '/approvals',
+  '/permissions',
+  '/help',
+];
 
 /** Names custom commands cannot take. */
 const BUILT_IN = [...new Set(SLASH_COMMANDS.map((c) => c.slice(1).split(' ')[0] ?? '')), 'quit', 'exit'];
@@ -49,13 +72,13 @@ const HELP = [
   '  /mcp               MCP servers: state, transport and tool count',
   '  /image PATH        attach an image to your next message (/image lists, /image clear drops them)',
   '  /plan [TEXT]       plan mode: the model reads and plans, changes nothing; /plan approve carries',
-  '                     the plan out, /plan off leaves, /plan show shows the model\'s plan',
+  "                     the plan out, /plan off leaves, /plan show shows the model's plan",
   '  /skills            the skills the model may load (SKILL.md in .agents/skills/ and ~/.agents/skills/)',
   '  /NAME [ARGS]       a custom command: .agentx/commands/NAME.md or ~/.config/agentx/commands/NAME.md,',
   '                     sent as a message with $ARGUMENTS replaced by ARGS',
   '  /init              the model explores the project and writes AGENTS.md (you see the patch first)',
   '  /approvals [MODE]  the approval mode: untrusted, on-request, never (docs/permissions.md)',
-  '  /permissions       the command rules in force and where each comes from; approve: a project\'s allow rules',
+  "  /permissions       the command rules in force and where each comes from; approve: a project's allow rules",
   '  /ps                exec sessions the model started (servers, REPLs): id, age, command, last line',
   '  /stop [ID]         stop one exec session, or all of them (Ctrl-C stops a turn, not its sessions)',
   '  /setup             configure API key, model and base URL',
@@ -63,7 +86,7 @@ const HELP = [
   '  quit, exit, Ctrl-D leave agentx (the session is kept and resumed next time)',
   'Keys: Enter sends; Alt-Enter, Ctrl-J or \\ then Enter start a new line; ↑/↓ move over lines, then history;',
   '  Ctrl-R searches history; Tab completes /commands and paths; @ finds a project file (@path attaches it);',
-  '  Ctrl-O shows the last command\'s full output; Esc-Esc or Ctrl-U clears; Ctrl-C twice on an empty prompt exits.',
+  "  Ctrl-O shows the last command's full output; Esc-Esc or Ctrl-U clears; Ctrl-C twice on an empty prompt exits.",
   '  While the model works: Esc or Ctrl-C (Ctrl-T too) stops the turn and the command it runs;',
   '  what you type meanwhile is queued and sent when the turn ends (Ctrl-U drops it). Docs: docs/composer.md',
 ].join('\n');
@@ -125,13 +148,22 @@ export async function runBang(ctx: ReplContext, command: string): Promise<void> 
   const controller = new AbortController();
   ctx.term.setInterruptHandler(() => controller.abort());
   // Sanitised like model commands' output (no escapes reach the terminal), shown in full.
-  const view = new OutputView({ write: (s) => ctx.out.write(s), keepColors: isColorTheme(ctx.theme), width: (ctx.out.columns ?? 80) - 1, maxRows: Infinity, indent: '' });
+  const view = new OutputView({
+    write: (s) => ctx.out.write(s),
+    keepColors: isColorTheme(ctx.theme),
+    width: (ctx.out.columns ?? 80) - 1,
+    maxRows: Infinity,
+    indent: '',
+  });
   try {
     // The engine's runner: the same environment rules as model commands (no API key, scrub.ts),
     // since this output is stored and sent to the model too.
     const r = await ctx.commands.runUnsandboxed({
-      command, cwd: ctx.cwd, signal: controller.signal,
-      timeoutMs: 2 ** 31 - 1, maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
+      command,
+      cwd: ctx.cwd,
+      signal: controller.signal,
+      timeoutMs: 2 ** 31 - 1,
+      maxOutputBytes: CLI_OUTPUT_MAX_BYTES,
       onOutput: (chunk, stream) => view.push(chunk, stream),
     });
     view.end();
@@ -176,28 +208,62 @@ export async function dispatch(ctx: ReplContext, hooks: CommandHooks, input: str
   if (!m) return { kind: 'message', text: input.trim() };
   const arg = (m[2] ?? '').trim();
   switch ((m[1] ?? '').toLowerCase()) {
-    case 'rollback': await rollbackCommand(ctx, arg); break;
-    case 'diff': await diffCommand(ctx, arg); break;
-    case 'usage': ctx.out.write(usageReport(ctx.session.state, ctx.engine.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow())); break;
-    case 'compact': await hooks.compact(); break;
-    case 'clear': await clearCommand(ctx); break;
-    case 'resume': await hooks.resume(arg); break;
-    case 'model': await modelCommand(ctx, arg); break;
-    case 'mcp': await mcpCommand(ctx); break;
-    case 'image': await imageCommand(ctx, arg); break;
-    case 'setup': await hooks.setup(); break;
-    case 'ps': psCommand(ctx); break;
-    case 'approvals': approvalsCommand(ctx, arg); break;
-    case 'permissions': permissionsCommand(ctx, arg); break;
-    case 'stop': await stopCommand(ctx, arg); break;
+    case 'rollback':
+      await rollbackCommand(ctx, arg);
+      break;
+    case 'diff':
+      await diffCommand(ctx, arg);
+      break;
+    case 'usage':
+      ctx.out.write(usageReport(ctx.session.state, ctx.engine.shape.model, ctx.costs, ctx.theme, ctx.engine.contextWindow()));
+      break;
+    case 'compact':
+      await hooks.compact();
+      break;
+    case 'clear':
+      await clearCommand(ctx);
+      break;
+    case 'resume':
+      await hooks.resume(arg);
+      break;
+    case 'model':
+      await modelCommand(ctx, arg);
+      break;
+    case 'mcp':
+      await mcpCommand(ctx);
+      break;
+    case 'image':
+      await imageCommand(ctx, arg);
+      break;
+    case 'setup':
+      await hooks.setup();
+      break;
+    case 'ps':
+      psCommand(ctx);
+      break;
+    case 'approvals':
+      approvalsCommand(ctx, arg);
+      break;
+    case 'permissions':
+      permissionsCommand(ctx, arg);
+      break;
+    case 'stop':
+      await stopCommand(ctx, arg);
+      break;
     case 'plan': {
       const planned = await planCommand(ctx, hooks, arg);
       if (planned.kind === 'message') return planned;
       break;
     }
-    case 'help': say(ctx, HELP); break;
-    case 'quit': case 'exit': return { kind: 'exit' };
-    case 'skills': skillsCommand(ctx, BUILT_IN); break;
+    case 'help':
+      say(ctx, HELP);
+      break;
+    case 'quit':
+    case 'exit':
+      return { kind: 'exit' };
+    case 'skills':
+      skillsCommand(ctx, BUILT_IN);
+      break;
     case 'init': {
       const text = initCommand(ctx);
       if (text !== undefined) return { kind: 'message', text };

@@ -78,10 +78,13 @@ export function statusFields(ctx: Pick<ReplContext, 'engine' | 'config' | 'sessi
   const left = contextLeft(ctx.session.state.context_tokens, window);
   return {
     // What is actually sent: nothing once the server refused `reasoning` for this model.
-    model: shape.model, reasoningEffort: reasoningRefused(ctx.config.baseUrl, shape.model) ? undefined : shape.reasoningEffort,
+    model: shape.model,
+    reasoningEffort: reasoningRefused(ctx.config.baseUrl, shape.model) ? undefined : shape.reasoningEffort,
     contextLeft: { fraction: left.leftFraction, assumed: left.windowSource === 'default' },
     // Plan mode runs every command read-only (runtime.ts planModeConfig), whatever the session started with.
-    sandbox: ctx.planMode === true ? 'read-only' : ctx.config.sandbox.mode, network: ctx.config.sandbox.network ? 'on' : 'off', planMode: ctx.planMode,
+    sandbox: ctx.planMode === true ? 'read-only' : ctx.config.sandbox.mode,
+    network: ctx.config.sandbox.network ? 'on' : 'off',
+    planMode: ctx.planMode,
     backgroundSessions: backgroundSessionCount(),
     ...(ctx.permissions !== undefined ? { approval: ctx.permissions.mode } : {}),
   };

@@ -7,13 +7,16 @@ import { say, type ReplContext } from './context.ts';
 
 /** Colours a plain unified diff: + green, - red, hunk headers cyan, file headers bold. */
 export function colourDiff(text: string, t: Theme): string {
-  return text.split('\n').map((line) => {
-    if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')) return t.bold(line);
-    if (line.startsWith('+')) return t.green(line);
-    if (line.startsWith('-')) return t.red(line);
-    if (line.startsWith('@@')) return t.cyan(line);
-    return line;
-  }).join('\n');
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')) return t.bold(line);
+      if (line.startsWith('+')) return t.green(line);
+      if (line.startsWith('-')) return t.red(line);
+      if (line.startsWith('@@')) return t.cyan(line);
+      return line;
+    })
+    .join('\n');
 }
 
 export async function diffCommand(ctx: ReplContext, arg: string): Promise<void> {

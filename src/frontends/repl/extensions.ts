@@ -26,7 +26,8 @@ export function skillsCommand(ctx: ReplContext, builtIn: readonly string[]): voi
   const { skills, problems } = loadSkills(ctx.home, ctx.session.dir);
   for (const p of problems) say(ctx, t.yellow(`⚠ ${sanitizeLine(p)}`));
   if (skills.length === 0) say(ctx, t.dim('no skills (a skill is a folder with a SKILL.md in .agents/skills/ or ~/.agents/skills/)'));
-  for (const s of skills) say(ctx, `${t.cyan(sanitizeLine(s.name))} ${t.dim(`(${s.scope})`)} ${sanitizeLine(s.description)} ${t.dim(sanitizeLine(tildePath(s.path, ctx.home)))}`);
+  for (const s of skills)
+    say(ctx, `${t.cyan(sanitizeLine(s.name))} ${t.dim(`(${s.scope})`)} ${sanitizeLine(s.description)} ${t.dim(sanitizeLine(tildePath(s.path, ctx.home)))}`);
   const custom = loadCustomCommands(ctx.env, ctx.session.dir, builtIn);
   for (const p of custom.problems) say(ctx, t.yellow(`⚠ ${sanitizeLine(p)}`));
   const commands = custom.commands;

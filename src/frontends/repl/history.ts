@@ -22,7 +22,12 @@ export function loadHistory(path: string): string[] {
   } catch {
     return [];
   }
-  return text.split('\n').filter((l) => l.length > 0).map(decodeEntry).reverse().slice(0, HISTORY_MAX);
+  return text
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map(decodeEntry)
+    .reverse()
+    .slice(0, HISTORY_MAX);
 }
 
 /** Writes the whole list (newest first in memory, oldest first on disk). Failures are not fatal. */

@@ -54,7 +54,15 @@ export class LastOutput {
     const c = this.last;
     if (!c) return undefined;
     let text = theme.dim(`── full output of $ ${sanitizeLine(c.command)}`) + '\n';
-    const view = new OutputView({ write: (s) => { text += s; }, keepColors, width: Math.max(20, columns - 1), maxRows: Infinity, indent: '' });
+    const view = new OutputView({
+      write: (s) => {
+        text += s;
+      },
+      keepColors,
+      width: Math.max(20, columns - 1),
+      maxRows: Infinity,
+      indent: '',
+    });
     for (const { chunk, stream } of c.chunks) view.push(chunk, stream);
     view.end();
     if (c.bytes === 0) text += theme.dim('(no output)\n');

@@ -13,10 +13,7 @@ import { HISTORY_MAX } from './history.ts';
 import { ComposerScreen } from './screen.ts';
 import { decodeMessage, type InputPiece, type TerminalInput } from './terminal.ts';
 
-export type LineResult =
-  | { kind: 'line'; text: string }
-  | { kind: 'eof' }
-  | { kind: 'interrupt'; hadText: boolean };
+export type LineResult = { kind: 'line'; text: string } | { kind: 'eof' } | { kind: 'interrupt'; hadText: boolean };
 
 export interface LineOptions {
   prompt: string;
@@ -54,21 +51,34 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
     };
     const listFiles = opts.listFiles;
     const env: ComposerEnv = {
-      history: opts.history, pastes: opts.pastes, complete: opts.complete ?? NO_COMPLETION,
-      findFiles: listFiles ? (query, limit) => {
-        const files = listFiles(filesReady);
-        return files === undefined ? undefined : rankPaths(files, query, limit);
-      } : undefined,
+      history: opts.history,
+      pastes: opts.pastes,
+      complete: opts.complete ?? NO_COMPLETION,
+      findFiles: listFiles
+        ? (query, limit) => {
+            const files = listFiles(filesReady);
+            return files === undefined ? undefined : rankPaths(files, query, limit);
+          }
+        : undefined,
     };
     const draw = (): void => {
       if (done) return;
       const columns = output.columns > 0 ? output.columns : 80;
       const rows = output.rows > 0 ? output.rows : 24;
-      screen.draw(composerFrame({
-        prompt: opts.prompt, text: state.text, cursor: state.cursor, columns, maxRows: Math.max(3, rows - 2),
-        search: state.search ? { query: state.search.query, found: state.search.match !== undefined } : undefined,
-        completions: state.completions, finder: state.finder, status: opts.status?.(columns), theme: opts.theme,
-      }));
+      screen.draw(
+        composerFrame({
+          prompt: opts.prompt,
+          text: state.text,
+          cursor: state.cursor,
+          columns,
+          maxRows: Math.max(3, rows - 2),
+          search: state.search ? { query: state.search.query, found: state.search.match !== undefined } : undefined,
+          completions: state.completions,
+          finder: state.finder,
+          status: opts.status?.(columns),
+          theme: opts.theme,
+        }),
+      );
     };
     const finish = (result: LineResult, echo?: string): void => {
       if (done) return;
@@ -90,13 +100,19 @@ export function readLine(term: TerminalInput, output: NodeJS.WriteStream, opts: 
           finish({ kind: 'line', text: decodeMessage(expandPastes(entry, opts.pastes)) });
           return;
         }
-        case 'eof': finish({ kind: 'eof' }); return;
-        case 'interrupt': finish({ kind: 'interrupt', hadText: effect.hadText }, '^C\n'); return;
+        case 'eof':
+          finish({ kind: 'eof' });
+          return;
+        case 'interrupt':
+          finish({ kind: 'interrupt', hadText: effect.hadText }, '^C\n');
+          return;
         case 'clearScreen':
           output.write('\x1b[H\x1b[2J');
           screen.forget();
           return;
-        case 'showLastOutput': screen.printAbove(opts.lastOutput?.() ?? opts.theme.dim('No command has run in this session yet.\n')); return;
+        case 'showLastOutput':
+          screen.printAbove(opts.lastOutput?.() ?? opts.theme.dim('No command has run in this session yet.\n'));
+          return;
       }
     };
     const handleKeys = (keys: Key[]): void => {

@@ -11,7 +11,10 @@ const TRICKS = 'rm -rf ~\u202e txt.exe\u200b ok\x1b[2J';
 describe('model-controlled text in menus', () => {
   it('a /rollback checkpoint label shows bidi overrides, zero-width characters and escapes as text', () => {
     const h: HistoryEntry = {
-      response_id: 'r1', timestamp: new Date().toISOString(), user_preview: TRICKS, assistant_preview: TRICKS,
+      response_id: 'r1',
+      timestamp: new Date().toISOString(),
+      user_preview: TRICKS,
+      assistant_preview: TRICKS,
       usage: { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0, turns: 1 },
     };
     const label = checkpointLabel(h, new Date());

@@ -12,7 +12,10 @@ beforeAll(async () => {
   azure = await startEmulator({ azure: { apiVersion: '2025-04-01-preview' } });
   plain = await startEmulator();
 });
-afterAll(async () => { await azure.close(); await plain.close(); });
+afterAll(async () => {
+  await azure.close();
+  await plain.close();
+});
 const savedProxy = process.env.HTTP_PROXY;
 afterEach(() => {
   if (savedProxy === undefined) delete process.env.HTTP_PROXY;
@@ -23,7 +26,13 @@ const base = { apiKey: 'sk-list-0123456789', provider: 'openai' as const, azureA
 
 describe('/model list request', () => {
   it('Azure: the emulator (which checks the api-key header and the api-version) lists the models', async () => {
-    const list = await listServerModels({ ...base, baseUrl: azure.baseUrl, provider: 'azure', azureApiVersion: '2025-04-01-preview', extraHeaders: { 'X-Title': 'agentx' } });
+    const list = await listServerModels({
+      ...base,
+      baseUrl: azure.baseUrl,
+      provider: 'azure',
+      azureApiVersion: '2025-04-01-preview',
+      extraHeaders: { 'X-Title': 'agentx' },
+    });
     expect(list).toMatchObject({ ok: true, ids: expect.arrayContaining(['gpt-5']) as unknown });
     // Without the api-version Azure answers 400.
     expect((await listServerModels({ ...base, baseUrl: azure.baseUrl, provider: 'azure' })).ok).toBe(false);

@@ -39,7 +39,9 @@ export async function listServerModels(s: ListSettings, timeoutMs = LIST_TIMEOUT
     if (!res.ok) return { ok: false, reason: `GET ${url} answered ${res.status}` };
     const body = (await res.json()) as { data?: unknown };
     const data = Array.isArray(body.data) ? (body.data as unknown[]) : [];
-    const ids = data.map((m) => (typeof m === 'object' && m !== null && typeof (m as { id?: unknown }).id === 'string' ? (m as { id: string }).id : '')).filter((id) => id !== '');
+    const ids = data
+      .map((m) => (typeof m === 'object' && m !== null && typeof (m as { id?: unknown }).id === 'string' ? (m as { id: string }).id : ''))
+      .filter((id) => id !== '');
     return ids.length > 0 ? { ok: true, ids: [...new Set(ids)].sort() } : { ok: false, reason: `GET ${url} listed no models` };
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';

@@ -37,7 +37,8 @@ export function permissionsCommand(ctx: ReplContext, arg: string): void {
   const rules = ctx.permissions.rulesInForce();
   if (rules.length === 0) lines.push(t.dim('  none'));
   for (const r of rules) lines.push(`  ${sanitizeLine(ruleJson(r))}  ${t.dim(sanitizeLine(r.source))}`);
-  for (const r of ctx.permissions.inactiveRules()) lines.push(`  ${sanitizeLine(ruleJson(r))}  ${t.yellow(`${sanitizeLine(r.source)} (not approved: /permissions approve)`)}`);
+  for (const r of ctx.permissions.inactiveRules())
+    lines.push(`  ${sanitizeLine(ruleJson(r))}  ${t.yellow(`${sanitizeLine(r.source)} (not approved: /permissions approve)`)}`);
   lines.push(t.dim(`  "always allow" saves to ${sanitizeLine(ctx.permissions.userRulesPath)}`));
   say(ctx, lines.join('\n'));
 }

@@ -7,7 +7,8 @@ import { planLines } from '../../ui/plan-view.ts';
 import { say, type ReplContext } from './context.ts';
 
 /** The message that starts the work once the person approved the plan. */
-export const PLAN_APPROVED_MESSAGE = 'The user approved your plan. Carry it out now: make the changes, run what checks you can, and keep the plan updated as you go.';
+export const PLAN_APPROVED_MESSAGE =
+  'The user approved your plan. Carry it out now: make the changes, run what checks you can, and keep the plan updated as you go.';
 
 export type PlanAction = { kind: 'done' } | { kind: 'message'; text: string };
 

@@ -45,7 +45,9 @@ export async function clearCommand(ctx: ReplContext): Promise<void> {
     say(ctx, 'Nothing to clear: the conversation is empty.');
     return;
   }
-  ctx.out.write(`${t.yellow('?')} Clear the conversation (${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'})? /resume brings it back later. [y]es / [n]o: `);
+  ctx.out.write(
+    `${t.yellow('?')} Clear the conversation (${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'})? /resume brings it back later. [y]es / [n]o: `,
+  );
   const answer = await ctx.term.askKey(['y', 'n']);
   ctx.out.write(`${answer === 'y' ? 'yes' : 'no'}\n`);
   if (answer === 'y') await clearSession(ctx);
@@ -64,7 +66,11 @@ const PENDING_CHOICES: { label: string; choice: PendingChoice | 'new-session'; c
   { label: 'Continue — tell the model these calls were interrupted; it decides what to do', choice: 'skip' },
   { label: 'Continue, ask first — same, and the model must ask you before running them again', choice: 'skip-ask-first' },
   { label: 'Retry — run the calls that did not complete, then continue the turn', choice: 'run' },
-  { label: 'New session — back the state up, clear it, start fresh (/resume brings it back)', choice: 'new-session', confirm: 'Start a new session? These calls are left as they are (kept in a backup file, and for /resume).' },
+  {
+    label: 'New session — back the state up, clear it, start fresh (/resume brings it back)',
+    choice: 'new-session',
+    confirm: 'Start a new session? These calls are left as they are (kept in a backup file, and for /resume).',
+  },
 ];
 
 /** The pending-call menu's first line: the interrupted turn's message, sanitized (the model may have echoed anything into it). */
@@ -85,16 +91,24 @@ export async function resolvePendingCalls(ctx: ReplContext, runner: TurnRunner):
   say(ctx, t.yellow(pendingHeaderText(state.last_user_message)));
   const warnings = new Set<string>();
   for (const c of state.pending_tool_calls) {
-    const status = c.status === 'completed' ? t.green('completed (its output will be sent, not re-run)') : c.status === 'started' ? t.red('started, did not finish') : t.dim('never started');
+    const status =
+      c.status === 'completed'
+        ? t.green('completed (its output will be sent, not re-run)')
+        : c.status === 'started'
+          ? t.red('started, did not finish')
+          : t.dim('never started');
     say(ctx, `  ${t.cyan(pendingCallText(callTitle(ctx, c)))}  ${status}`);
     const resolved = ctx.engine.resolvePendingCall(c);
     if (c.status !== 'completed' && resolved.ok && resolved.tool.retryWarning) warnings.add(resolved.tool.retryWarning);
   }
   for (const w of warnings) say(ctx, t.yellow(`  ${w}`));
-  const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
-    title: 'How do you want to go on?',
-    items: PENDING_CHOICES.map((c) => (c.confirm ? { label: c.label, confirm: c.confirm } : c.label)),
-  });
+  const index = await selectFromMenu(
+    { out: ctx.out, keys: ctx.term, theme: t },
+    {
+      title: 'How do you want to go on?',
+      items: PENDING_CHOICES.map((c) => (c.confirm ? { label: c.label, confirm: c.confirm } : c.label)),
+    },
+  );
   const picked = index === null ? undefined : PENDING_CHOICES[index];
   if (picked === undefined) {
     say(ctx, t.dim('Left as it is: your next message tells the model these calls did not finish.'));
@@ -150,10 +164,13 @@ export async function recoverFailedRequest(ctx: ReplContext, runner: TurnRunner,
     const kept = pending.user_message ? `Your message is kept: "${sanitizeLine(preview(pending.user_message))}"` : '';
     if (what || kept) say(ctx, t.yellow(`${what}${kept}`));
     const choices = failedChoices(state);
-    const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: t }, {
-      title: failed?.code === CONTEXT_LENGTH_EXCEEDED ? 'It does not fit in the context window. What now?' : 'What now?',
-      items: choices.map((c) => c.item),
-    });
+    const index = await selectFromMenu(
+      { out: ctx.out, keys: ctx.term, theme: t },
+      {
+        title: failed?.code === CONTEXT_LENGTH_EXCEEDED ? 'It does not fit in the context window. What now?' : 'What now?',
+        items: choices.map((c) => c.item),
+      },
+    );
     const choice = index === null ? 'cancel' : (choices[index]?.choice ?? 'cancel');
     let outcome: TurnOutcome;
     switch (choice) {

@@ -59,7 +59,9 @@ export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<
     return EXIT_USAGE;
   }
   if (lock.kind === 'busy') {
-    process.stderr.write(`agentx: another agentx (pid ${lock.pid}) is already running in ${dir}; one interactive session per directory (one-shots like agentx "…" still work).\n`);
+    process.stderr.write(
+      `agentx: another agentx (pid ${lock.pid}) is already running in ${dir}; one interactive session per directory (one-shots like agentx "…" still work).\n`,
+    );
     return EXIT_USAGE;
   }
   const release = lock.kind === 'locked' ? lock.release : () => undefined;
@@ -70,7 +72,14 @@ export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<
   }
 }
 
-async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out: NodeJS.WriteStream, releaseLock: () => void, unsaved?: string): Promise<number> {
+async function session(
+  cli: CliOptions,
+  env: NodeJS.ProcessEnv,
+  dir: string,
+  out: NodeJS.WriteStream,
+  releaseLock: () => void,
+  unsaved?: string,
+): Promise<number> {
   const theme = pickTheme(cli.color, out, env);
   const now = new Date();
   if (unsaved !== undefined) say({ out }, theme.yellow(`⚠ ${unsavedBanner(dir, unsaved)}`));
@@ -95,8 +104,12 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
   const sessionStore = new SessionStore({
-    dir, path: join(dir, STATE_FILE), initial: loaded.state, persistence: loaded.writable && unsaved === undefined ? 'durable' : 'memory',
-    publishesCheckpoint: true, warn: (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`)),
+    dir,
+    path: join(dir, STATE_FILE),
+    initial: loaded.state,
+    persistence: loaded.writable && unsaved === undefined ? 'durable' : 'memory',
+    publishesCheckpoint: true,
+    warn: (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`)),
     // Completed tool outputs are kept in the project's conversation log; the state file points at them.
     outputLog: new ConversationLog(conversationLogPath(env, homeDir(env), dir), (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`))),
   });
@@ -109,20 +122,46 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   // questions on the engine's channel, answered by the runner.
   const hosted: HostedInput = { remoteMcp: [] };
   // Opened on first use or after the prompt is drawn (startBackgroundUpkeep below), not before it.
-  const snapshots = startSnapshotSession({
-    dir, env, homeDir: homeDir(env), settings: config.snapshots, say: (line) => say({ out }, theme.dim(sanitizeLines(line))), lazy: true,
-  }) ?? undefined;
+  const snapshots =
+    startSnapshotSession({
+      dir,
+      env,
+      homeDir: homeDir(env),
+      settings: config.snapshots,
+      say: (line) => say({ out }, theme.dim(sanitizeLines(line))),
+      lazy: true,
+    }) ?? undefined;
   // Built once for the session: the mode (/approvals) and the rules survive reconfiguration (/plan, /setup).
   const { permissions, loaded: loadedRules } = createPermissions({
-    config, env, workspaceRoot: dir, defaultMode: 'on-request', notice: (line) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(line)}`)),
+    config,
+    env,
+    workspaceRoot: dir,
+    defaultMode: 'on-request',
+    notice: (line) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(line)}`)),
   });
   const commands = replCommands({ env, session: sessionStore, out, theme }, config);
   // Everything but the engine first: the runner renders the engine's events and answers its
   // questions, so it exists before the engine, which is then built once and reconfigured.
   const base = {
-    cli, env, out, theme, session: sessionStore, costs, hosted, snapshots, permissions, loadedRules,
-    term, config, home: homeDir(env), cwd: dir, previousCwd: undefined as string | undefined, announcedCwd: dir,
-    history: loadHistory(historyFile), images: [], commands,
+    cli,
+    env,
+    out,
+    theme,
+    session: sessionStore,
+    costs,
+    hosted,
+    snapshots,
+    permissions,
+    loadedRules,
+    term,
+    config,
+    home: homeDir(env),
+    cwd: dir,
+    previousCwd: undefined as string | undefined,
+    announcedCwd: dir,
+    history: loadHistory(historyFile),
+    images: [],
+    commands,
   };
   const runner = new TurnRunner(base);
   const wiring = { ...base, runner, cwd: () => base.cwd };
@@ -196,7 +235,15 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
   term.start();
   try {
     greet(ctx, loaded.existed);
-    if (snapshots) afterPrompt.add(() => void startBackgroundUpkeep(snapshots, () => snapshotIdsInUse(ctx.session.state), (line) => say(ctx, theme.dim(sanitizeLines(line)))));
+    if (snapshots)
+      afterPrompt.add(
+        () =>
+          void startBackgroundUpkeep(
+            snapshots,
+            () => snapshotIdsInUse(ctx.session.state),
+            (line) => say(ctx, theme.dim(sanitizeLines(line))),
+          ),
+      );
     ctx.hooks = await startReplHooks(ctx);
     ctx.engine.setHooks(ctx.hooks);
     await connectMcp(ctx);
@@ -228,7 +275,11 @@ async function session(cli: CliOptions, env: NodeJS.ProcessEnv, dir: string, out
 function startReplHooks(ctx: ReplContext): Promise<SessionHooks | undefined> {
   const t = ctx.theme;
   return startHooks({
-    env: ctx.env, projectDir: ctx.session.dir, commands: ctx.commands, secrets: [ctx.config.apiKey], cwd: () => ctx.cwd,
+    env: ctx.env,
+    projectDir: ctx.session.dir,
+    commands: ctx.commands,
+    secrets: [ctx.config.apiKey],
+    cwd: () => ctx.cwd,
     notice: (line) => say(ctx, t.yellow(`⚠ ${sanitizeLines(line)}`)),
     approve: async (file) => {
       say(ctx, t.yellow(`${sanitizeLine(file.path)} wants to run these commands as hooks (programs on this machine):`));
@@ -245,7 +296,12 @@ function startReplHooks(ctx: ReplContext): Promise<SessionHooks | undefined> {
 async function connectMcp(ctx: ReplContext): Promise<void> {
   const t = ctx.theme;
   const started = await startMcpSession({
-    projectDir: ctx.session.dir, env: ctx.env, apiKey: ctx.config.apiKey, caFile: ctx.config.caFile, wait: false, commands: ctx.commands,
+    projectDir: ctx.session.dir,
+    env: ctx.env,
+    apiKey: ctx.config.apiKey,
+    caFile: ctx.config.caFile,
+    wait: false,
+    commands: ctx.commands,
     notice: (line) => say(ctx, t.yellow(`⚠ ${sanitizeLines(line)}`)),
     approve: async (pending) => {
       say(ctx, t.yellow(`${pending.file} wants to start MCP servers (programs on this machine):`));
@@ -308,9 +364,10 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
       theme: ctx.theme,
       complete,
       status: (columns) => formatStatusLine(statusFields(ctx), columns, ctx.theme),
-      watchStatus: (redraw) => execManager().subscribe((ev) => {
-        if (ev.type !== 'exec_output') redraw();
-      }),
+      watchStatus: (redraw) =>
+        execManager().subscribe((ev) => {
+          if (ev.type !== 'exec_output') redraw();
+        }),
       listFiles: (onReady) => projectFiles.get(ctx.cwd, onReady),
       lastOutput: () => ctx.lastOutput?.show(ctx.theme, ctx.out.columns > 0 ? ctx.out.columns : 80, isColorTheme(ctx.theme)),
       onHistory: (h) => {
@@ -331,7 +388,7 @@ async function loop(ctx: ReplContext, runner: TurnRunner, hooks: CommandHooks, h
     const action = await dispatch(ctx, hooks, line.text);
     if (action.kind === 'exit') return;
     // In plan mode an answered turn is followed by the approval menu; approving starts the work.
-    for (let text = action.kind === 'message' ? action.text : undefined; text !== undefined;) {
+    for (let text = action.kind === 'message' ? action.text : undefined; text !== undefined; ) {
       const outcome = await sendMessage(ctx, runner, text);
       text = ctx.planMode === true && outcome.kind === 'done' ? await offerApproval(ctx, hooks) : undefined;
     }

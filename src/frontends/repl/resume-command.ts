@@ -69,7 +69,9 @@ function shortDate(iso: string): string {
  * One earlier conversation in the list: when it was left, how long it was, how it began and
  * where it ended (sanitized: a message may hold anything pasted, or echoed by the model).
  */
-export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt' | 'filesChanged'> & { state?: Pick<ArchivedSession['state'], 'last_user_message'> }): string {
+export function archivedLabel(
+  s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt' | 'filesChanged'> & { state?: Pick<ArchivedSession['state'], 'last_user_message'> },
+): string {
   const first = s.firstPrompt === '' ? '(no message)' : `"${sanitizeLine(preview(s.firstPrompt))}"`;
   const last = s.state?.last_user_message ?? '';
   const ending = last === '' || preview(last) === preview(s.firstPrompt) ? '' : ` … last: "${sanitizeLine(preview(last))}"`;
@@ -79,7 +81,10 @@ export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 
 /** `, 2 files (src/a.ts, README.md)`: how many files its calls changed and the first few names. */
 function filesLabel(files: ArchivedSession['filesChanged']): string {
   if (files === undefined || files.count === 0) return '';
-  const names = files.paths.slice(0, 3).map((p) => sanitizeLine(p)).join(', ');
+  const names = files.paths
+    .slice(0, 3)
+    .map((p) => sanitizeLine(p))
+    .join(', ');
   const more = files.count > 3 ? ', …' : '';
   return `, ${files.count} file${files.count === 1 ? '' : 's'} (${names}${more})`;
 }
@@ -100,7 +105,14 @@ export async function resumeCommand(ctx: ReplContext, arg: string): Promise<bool
   }
   if (listing.refused.length > 0) {
     const n = listing.refused.length;
-    say(ctx, t.yellow(sanitizeLine(`⚠ ${n} file${n === 1 ? '' : 's'} among the earlier conversations ${n === 1 ? 'was' : 'were'} not written there by agentx (the seal does not verify) or ${n === 1 ? 'is' : 'are'} damaged: not offered, kept aside as .refused (${listing.refused[0] ?? ''}${n > 1 ? ', …' : ''})`)));
+    say(
+      ctx,
+      t.yellow(
+        sanitizeLine(
+          `⚠ ${n} file${n === 1 ? '' : 's'} among the earlier conversations ${n === 1 ? 'was' : 'were'} not written there by agentx (the seal does not verify) or ${n === 1 ? 'is' : 'are'} damaged: not offered, kept aside as .refused (${listing.refused[0] ?? ''}${n > 1 ? ', …' : ''})`,
+        ),
+      ),
+    );
     setAsideRefused(listing.refused);
   }
   const sessions = listing.sessions;
@@ -117,17 +129,21 @@ async function choose(ctx: ReplContext, sessions: ArchivedSession[], arg: string
   if (arg === '--last' || arg === 'last') return sessions[0];
   if (/^\d+$/.test(arg)) {
     const found = sessions[Number(arg) - 1];
-    if (found === undefined) say(ctx, ctx.theme.red(`no earlier conversation ${arg}: there ${sessions.length === 1 ? 'is 1' : `are ${sessions.length}`} (/resume lists them)`));
+    if (found === undefined)
+      say(ctx, ctx.theme.red(`no earlier conversation ${arg}: there ${sessions.length === 1 ? 'is 1' : `are ${sessions.length}`} (/resume lists them)`));
     return found;
   }
   if (arg !== '') {
     say(ctx, ctx.theme.red('usage: /resume [N|--last]'));
     return undefined;
   }
-  const index = await selectFromMenu({ out: ctx.out, keys: ctx.term, theme: ctx.theme }, {
-    title: 'Resume which conversation? (the current one is kept among them)',
-    items: sessions.map(archivedLabel),
-  });
+  const index = await selectFromMenu(
+    { out: ctx.out, keys: ctx.term, theme: ctx.theme },
+    {
+      title: 'Resume which conversation? (the current one is kept among them)',
+      items: sessions.map(archivedLabel),
+    },
+  );
   if (index === null) {
     say(ctx, ctx.theme.dim('cancelled: the conversation is unchanged'));
     return undefined;
@@ -146,6 +162,11 @@ async function switchTo(ctx: ReplContext, entry: ArchivedSession): Promise<boole
   ctx.costs.reset();
   ctx.announcedCwd = ctx.session.dir;
   const s = ctx.session.state;
-  say(ctx, ctx.theme.green(`✓ resumed the conversation of ${shortDate(entry.archivedAt)}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
+  say(
+    ctx,
+    ctx.theme.green(
+      `✓ resumed the conversation of ${shortDate(entry.archivedAt)}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`,
+    ),
+  );
   return true;
 }

@@ -43,7 +43,12 @@ const SCOPES: { label: string; scope: RollbackScope }[] = [
 
 function announce(ctx: ReplContext, what: string, filesRestored: boolean): void {
   const s = ctx.session.state;
-  say(ctx, ctx.theme.green(`✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, context ${shortTokens(s.context_tokens)} tokens, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
+  say(
+    ctx,
+    ctx.theme.green(
+      `✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, context ${shortTokens(s.context_tokens)} tokens, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`,
+    ),
+  );
   if (!filesRestored) say(ctx, ctx.theme.yellow(SIDE_EFFECTS));
 }
 
@@ -62,7 +67,7 @@ async function chooseScope(ctx: ReplContext, plan: FilesPlan): Promise<RollbackS
     { out: ctx.out, keys: ctx.term, theme: ctx.theme },
     { title: 'Restore what?', items: SCOPES.map((s) => s.label), initial: 0 },
   );
-  return choice === null ? null : SCOPES[choice]?.scope ?? null;
+  return choice === null ? null : (SCOPES[choice]?.scope ?? null);
 }
 
 async function reportRestore(ctx: ReplContext, result: RestoreResult | null): Promise<boolean> {
@@ -110,8 +115,10 @@ export async function finishLeftRollback(ctx: ReplContext): Promise<void> {
     return;
   }
   if (finished === null) return;
-  const what = finished.step.op === 'undo' ? 'Finished the interrupted /rollback undo'
-    : `Finished the interrupted /rollback to checkpoint ${finished.step.index}${finished.step.scope === 'files' ? ' (files only)' : ''}`;
+  const what =
+    finished.step.op === 'undo'
+      ? 'Finished the interrupted /rollback undo'
+      : `Finished the interrupted /rollback to checkpoint ${finished.step.index}${finished.step.scope === 'files' ? ' (files only)' : ''}`;
   const filesRestored = await reportRestore(ctx, finished.result);
   if (finished.step.op === 'rollback' && finished.step.scope === 'files') say(ctx, ctx.theme.green(`✓ ${what}`));
   else announce(ctx, what, filesRestored);

@@ -4,7 +4,9 @@
 // cleared, the line written, the block drawn again below — never over the prompt.
 import type { Frame } from '../../ui/composer-view.ts';
 
-interface Output { write(s: string): unknown }
+interface Output {
+  write(s: string): unknown;
+}
 
 /** The screen of the composer active on each output stream (say() asks it to print above). */
 const active = new WeakMap<object, ComposerScreen>();

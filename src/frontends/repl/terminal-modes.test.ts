@@ -9,22 +9,40 @@ function fakeProcess(onKill: () => void = () => undefined) {
   const kills: { signal: string; stopListeners: number }[] = [];
   const proc: ProcessSignals & { fire(e: Event): void; count(e: Event): number } = {
     pid: 4242,
-    on(e, l) { (listeners.get(e) ?? listeners.set(e, new Set()).get(e))?.add(l); },
-    off(e, l) { listeners.get(e)?.delete(l); },
+    on(e, l) {
+      (listeners.get(e) ?? listeners.set(e, new Set()).get(e))?.add(l);
+    },
+    off(e, l) {
+      listeners.get(e)?.delete(l);
+    },
     kill(_pid, signal) {
       kills.push({ signal, stopListeners: listeners.get('SIGTSTP')?.size ?? 0 });
       onKill();
     },
-    fire(e) { for (const l of [...(listeners.get(e) ?? [])]) l(); },
-    count(e) { return listeners.get(e)?.size ?? 0; },
+    fire(e) {
+      for (const l of [...(listeners.get(e) ?? [])]) l();
+    },
+    count(e) {
+      return listeners.get(e)?.size ?? 0;
+    },
   };
   return { proc, kills };
 }
 
 function fakeTerminal() {
   const log: string[] = [];
-  const input = { isTTY: true, setRawMode(raw: boolean) { log.push(raw ? 'raw on' : 'raw off'); } };
-  const output = { isTTY: true, write(s: string) { log.push(JSON.stringify(s)); } };
+  const input = {
+    isTTY: true,
+    setRawMode(raw: boolean) {
+      log.push(raw ? 'raw on' : 'raw off');
+    },
+  };
+  const output = {
+    isTTY: true,
+    write(s: string) {
+      log.push(JSON.stringify(s));
+    },
+  };
   return { input, output, log };
 }
 
@@ -51,9 +69,18 @@ describe('TerminalModes', () => {
   it('on Ctrl-Z restores the modes, stops with the default action, then sets them again and redraws', () => {
     const t = fakeTerminal();
     let stateAtStop = '';
-    const { proc, kills } = fakeProcess(() => { stateAtStop = t.log.slice(-2).join(' '); });
+    const { proc, kills } = fakeProcess(() => {
+      stateAtStop = t.log.slice(-2).join(' ');
+    });
     let redraws = 0;
-    const modes = new TerminalModes(t.input, t.output, () => { redraws++; }, proc);
+    const modes = new TerminalModes(
+      t.input,
+      t.output,
+      () => {
+        redraws++;
+      },
+      proc,
+    );
     modes.enable();
     modes.suspend();
     // While stopped, the shell has a normal terminal, and no listener keeps SIGTSTP from stopping.

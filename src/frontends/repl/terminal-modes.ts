@@ -16,8 +16,14 @@ export interface ProcessSignals {
   kill(pid: number, signal: 'SIGTSTP'): unknown;
 }
 
-interface Input { isTTY?: boolean; setRawMode?(raw: boolean): unknown }
-interface Output { isTTY?: boolean; write(s: string): unknown }
+interface Input {
+  isTTY?: boolean;
+  setRawMode?(raw: boolean): unknown;
+}
+interface Output {
+  isTTY?: boolean;
+  write(s: string): unknown;
+}
 
 export class TerminalModes {
   private on = false;

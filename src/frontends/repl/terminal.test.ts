@@ -39,10 +39,15 @@ describe('PasteFilter', () => {
   it('hands pasted text over as one piece, apart from typed keys', () => {
     const f = new PasteFilter();
     expect(f.pieces(`ab${PASTE_START}x\ny${PASTE_END}\r`)).toEqual([
-      { kind: 'keys', text: 'ab' }, { kind: 'paste', text: `x${PASTE_NEWLINE}y` }, { kind: 'keys', text: '\r' },
+      { kind: 'keys', text: 'ab' },
+      { kind: 'paste', text: `x${PASTE_NEWLINE}y` },
+      { kind: 'keys', text: '\r' },
     ]);
     // Without bracketed paste: lines in one chunk are pasted, the final newline is Enter.
-    expect(f.pieces('one\ntwo\n')).toEqual([{ kind: 'paste', text: `one${PASTE_NEWLINE}two` }, { kind: 'keys', text: '\r' }]);
+    expect(f.pieces('one\ntwo\n')).toEqual([
+      { kind: 'paste', text: `one${PASTE_NEWLINE}two` },
+      { kind: 'keys', text: '\r' },
+    ]);
   });
 
   it('keeps 100 KB of pasted lines intact across chunks', () => {

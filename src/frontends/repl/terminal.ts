@@ -20,11 +20,13 @@ const CTRL_T = '\x14';
 const CTRL_Z = '\x1a';
 
 function encodePasted(s: string): string {
-  return s
-    .replace(/\r\n|\r|\n/g, PASTE_NEWLINE)
-    .replace(/\t/g, PASTE_TAB)
-    // Other control bytes in pasted text would act as editing keys; they are not text.
-    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+  return (
+    s
+      .replace(/\r\n|\r|\n/g, PASTE_NEWLINE)
+      .replace(/\t/g, PASTE_TAB)
+      // Other control bytes in pasted text would act as editing keys; they are not text.
+      .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '')
+  );
 }
 
 /** The message as the user meant it: placeholders back to newlines and tabs. */
@@ -45,7 +47,10 @@ function heldTail(data: string, marker: string, min: number): number {
 const PASTE_FLUSH = 4 * 2 ** 20;
 
 /** A piece of input: keys for the line editor, or pasted text to insert as it is. */
-export interface InputPiece { kind: 'keys' | 'paste'; text: string }
+export interface InputPiece {
+  kind: 'keys' | 'paste';
+  text: string;
+}
 
 /**
  * Turns pasted multi-line text into one editor line. Bracketed paste is exact; without it, a
@@ -61,7 +66,9 @@ export class PasteFilter {
 
   /** The editor line as one string (pasted text encoded, keys as they were). */
   transform(chunk: string): string {
-    return this.pieces(chunk).map((p) => p.text).join('');
+    return this.pieces(chunk)
+      .map((p) => p.text)
+      .join('');
   }
 
   pieces(chunk: string): InputPiece[] {
@@ -146,7 +153,10 @@ export class TerminalInput implements KeySource {
     this.keySink?.({ kind: 'keys', text: '\x04' });
   };
 
-  constructor(private readonly stdin: NodeJS.ReadStream, private readonly stdout: NodeJS.WriteStream) {
+  constructor(
+    private readonly stdin: NodeJS.ReadStream,
+    private readonly stdout: NodeJS.WriteStream,
+  ) {
     this.modes = new TerminalModes(stdin, stdout, () => this.resumed());
   }
 
@@ -266,7 +276,14 @@ export class TerminalInput implements KeySource {
     return new Promise((resolve) => {
       const off = this.subscribe((data) => {
         for (const ch of data) {
-          const key = ch === CTRL_C ? 'cancel' : ch === '\x1b' && data.length === 1 ? 'n' : (ch === '\r' || ch === '\n') && enter !== undefined ? enter : ch.toLowerCase();
+          const key =
+            ch === CTRL_C
+              ? 'cancel'
+              : ch === '\x1b' && data.length === 1
+                ? 'n'
+                : (ch === '\r' || ch === '\n') && enter !== undefined
+                  ? enter
+                  : ch.toLowerCase();
           if (key === 'cancel' || choices.includes(key)) {
             off();
             resolve(key);

@@ -27,7 +27,9 @@ class LineTracker implements Writer {
   atLineStart = true;
   writes = 0;
   constructor(private readonly out: NodeJS.WriteStream) {}
-  get isTTY(): boolean { return this.out.isTTY; }
+  get isTTY(): boolean {
+    return this.out.isTTY;
+  }
   write(s: string): boolean {
     if (s.length > 0) this.atLineStart = s.endsWith('\n');
     this.writes++;
@@ -70,8 +72,15 @@ export class TurnRunner {
   private newRenderer(): Renderer {
     const c = this.ctx.cli;
     return new Renderer(this.writer, this.writer, this.ctx.theme, {
-      quiet: false, showUsage: c.showUsage, showTimers: c.showTimers, showReasoning: c.showReasoning,
-      showShellCalls: c.showShellCalls, streamText: true, maxCommandLines: 12, elidedHint: ' (Ctrl-O at the prompt shows them)', ...terminalRenderOptions(this.ctx.out),
+      quiet: false,
+      showUsage: c.showUsage,
+      showTimers: c.showTimers,
+      showReasoning: c.showReasoning,
+      showShellCalls: c.showShellCalls,
+      streamText: true,
+      maxCommandLines: 12,
+      elidedHint: ' (Ctrl-O at the prompt shows them)',
+      ...terminalRenderOptions(this.ctx.out),
       hyperlinks: supportsHyperlinks(this.ctx.out, this.ctx.env),
     });
   }
@@ -99,9 +108,15 @@ export class TurnRunner {
   readonly answerQuestion = async (q: PersonQuestion): Promise<Decided> => {
     // "always" earlier this session: later calls to confirm run unasked.
     if (q.kind === 'confirm' && this.alwaysRun) return { answer: { kind: 'once' }, decidedBy: 'person' };
-    this.notify(q.kind === 'sandbox_refusal' ? 'agentx asks whether to run a command without the sandbox'
-      : q.kind === 'remote_mcp' ? 'agentx needs your permission for a remote MCP call'
-        : q.kind === 'confirm' ? 'agentx needs your permission to run a tool call' : 'agentx needs your permission to run a command');
+    this.notify(
+      q.kind === 'sandbox_refusal'
+        ? 'agentx asks whether to run a command without the sandbox'
+        : q.kind === 'remote_mcp'
+          ? 'agentx needs your permission for a remote MCP call'
+          : q.kind === 'confirm'
+            ? 'agentx needs your permission to run a tool call'
+            : 'agentx needs your permission to run a command',
+    );
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
     if (q.kind === 'confirm') return this.confirm(q);
@@ -131,7 +146,9 @@ export class TurnRunner {
     const t = this.ctx.theme;
     const remote = q.remote ?? { server: q.tool, tool: q.title, arguments: '' };
     // Names and arguments come from the server: control characters are shown, never obeyed.
-    this.writer.write(`${t.yellow('?')} remote MCP server ${t.cyan(showControls(remote.server))} wants to run ${t.cyan(showControls(remote.tool))} ${showControls(argumentsPreview(remote.arguments))}  [y]es / [n]o: `);
+    this.writer.write(
+      `${t.yellow('?')} remote MCP server ${t.cyan(showControls(remote.server))} wants to run ${t.cyan(showControls(remote.tool))} ${showControls(argumentsPreview(remote.arguments))}  [y]es / [n]o: `,
+    );
     const answer = await this.ctx.term.askKey(['y', 'n']);
     this.writer.write(`${answer === 'cancel' ? 'cancelled' : answer}\n`);
     if (answer === 'cancel') this.controller?.abort();
@@ -156,7 +173,8 @@ export class TurnRunner {
     const started = Date.now();
     const outcome = await this.interruptible(operation);
     // A long turn has ended while the person may be looking elsewhere (notify.ts).
-    if (this.ctx.out.isTTY && outcome.kind !== 'interrupted') this.ctx.out.write(turnEndedSignal(this.ctx.env, Date.now() - started, 'agentx: the turn has finished'));
+    if (this.ctx.out.isTTY && outcome.kind !== 'interrupted')
+      this.ctx.out.write(turnEndedSignal(this.ctx.env, Date.now() - started, 'agentx: the turn has finished'));
     if (outcome.kind !== 'done' && !this.writer.atLineStart) this.writer.write('\n');
     const t = this.ctx.theme;
     if (outcome.kind === 'failed') say(this.ctx, t.red(`✗ request failed: ${sanitizeLine(outcome.failure.message)}`));

@@ -51,12 +51,24 @@ describe('usageReport', () => {
   it('shows how full the context window is, where the window comes from, and the last compaction', () => {
     const h = [entry('r1', 1, 10, 1)];
     const state = { ...stateWith(h, h[0]!), context_tokens: 68_000 };
-    expect(usageReport(state, 'gpt-5', new CostTracker(), PLAIN_THEME, WINDOW)).toContain('context   68,000 of 272,000 tokens · ctx 75% left · window of gpt-5 models');
+    expect(usageReport(state, 'gpt-5', new CostTracker(), PLAIN_THEME, WINDOW)).toContain(
+      'context   68,000 of 272,000 tokens · ctx 75% left · window of gpt-5 models',
+    );
     const guessed = usageReport(state, 'my-local-llama', new CostTracker(), PLAIN_THEME, contextWindowFor('my-local-llama', undefined));
     expect(guessed).toContain('ctx 46% left (window assumed) · window assumed (unknown model "my-local-llama"; set AGENTX_CONTEXT_WINDOW to its size)');
     const compacted = {
-      ...state, compaction: { mechanism: 'endpoint' as const, from_response_id: 'r0', seed: [], at: '2026-01-02T03:04:05.000Z', tokens_before: 250_000, tokens_after: 3_000 },
+      ...state,
+      compaction: {
+        mechanism: 'endpoint' as const,
+        from_response_id: 'r0',
+        seed: [],
+        at: '2026-01-02T03:04:05.000Z',
+        tokens_before: 250_000,
+        tokens_after: 3_000,
+      },
     };
-    expect(usageReport(compacted, 'gpt-5', new CostTracker(), PLAIN_THEME, WINDOW)).toContain('last compaction (2026-01-02 03:04 UTC): conversation compacted by the server (/responses/compact): ~250,000 → ~3,000 tokens');
+    expect(usageReport(compacted, 'gpt-5', new CostTracker(), PLAIN_THEME, WINDOW)).toContain(
+      'last compaction (2026-01-02 03:04 UTC): conversation compacted by the server (/responses/compact): ~250,000 → ~3,000 tokens',
+    );
   });
 });

@@ -87,10 +87,14 @@ function row(label: string, u: TokenCounts, cost: string): string {
 /** Where the window comes from, in words: a guessed one says how to set the real one. */
 function windowOrigin(window: ContextWindow): string {
   switch (window.source) {
-    case 'table': return `window of ${window.note} models`;
-    case 'setting': return 'window from AGENTX_CONTEXT_WINDOW';
-    case 'observed': return `window ${window.note}`;
-    case 'default': return `window assumed (${window.note}; set AGENTX_CONTEXT_WINDOW to its size)`;
+    case 'table':
+      return `window of ${window.note} models`;
+    case 'setting':
+      return 'window from AGENTX_CONTEXT_WINDOW';
+    case 'observed':
+      return `window ${window.note}`;
+    case 'default':
+      return `window assumed (${window.note}; set AGENTX_CONTEXT_WINDOW to its size)`;
   }
 }
 
@@ -100,7 +104,12 @@ function contextLines(state: SessionState, window: ContextWindow, theme: Theme):
   const n = (tokens: number): string => tokens.toLocaleString('en-US');
   const lines = [`  context   ${n(left.usedTokens)} of ${n(left.windowTokens)} tokens · ${formatContextLeft(left)} · ${windowOrigin(window)}`];
   const c = state.compaction;
-  if (c) lines.push(theme.dim(`  last compaction (${c.at.slice(0, 16).replace('T', ' ')} UTC): ${describeCompaction({ type: 'context_compacted', mechanism: c.mechanism, tokensBefore: c.tokens_before, tokensAfter: c.tokens_after })}`));
+  if (c)
+    lines.push(
+      theme.dim(
+        `  last compaction (${c.at.slice(0, 16).replace('T', ' ')} UTC): ${describeCompaction({ type: 'context_compacted', mechanism: c.mechanism, tokensBefore: c.tokens_before, tokensAfter: c.tokens_after })}`,
+      ),
+    );
   return lines;
 }
 

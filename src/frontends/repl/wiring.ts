@@ -28,7 +28,9 @@ export function pricedClient(client: ModelClient, costs: Pick<CostTracker, 'onRe
  */
 export function replCommands(ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 'theme'>, config: Config & { apiKey: string }): CommandRunner {
   return createCommands({
-    config, env: ctx.env, workspaceRoot: ctx.session.dir,
+    config,
+    env: ctx.env,
+    workspaceRoot: ctx.session.dir,
     onNotice: (m) => say(ctx, ctx.theme.yellow(`⚠ ${sanitizeLines(m)}`)),
   });
 }
@@ -39,7 +41,10 @@ export function replCommands(ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 
  * runner, questions to its menus (the runner exists before the engine: nothing binds late).
  */
 export function replEngineDeps(
-  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots' | 'permissions'> & { cwd: () => string; runner: TurnRunner },
+  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots' | 'permissions'> & {
+    cwd: () => string;
+    runner: TurnRunner;
+  },
   config: Config & { apiKey: string },
   commands: CommandRunner,
   mcp?: McpManager,
@@ -47,7 +52,14 @@ export function replEngineDeps(
 ): Promise<TurnDeps> {
   const runner = ctx.runner;
   return createTurnDeps({
-    config, cli: ctx.cli, env: ctx.env, session: ctx.session, commands, mcp, hosted: ctx.hosted, planMode,
+    config,
+    cli: ctx.cli,
+    env: ctx.env,
+    session: ctx.session,
+    commands,
+    mcp,
+    hosted: ctx.hosted,
+    planMode,
     emit: runner.emit,
     policy: INTERACTIVE_POLICY,
     cwd: ctx.cwd,
@@ -74,7 +86,7 @@ export async function runSetupDialogue(path: string, out: NodeJS.WriteStream, en
 export async function configWithKey(cli: CliOptions, env: NodeJS.ProcessEnv, out: NodeJS.WriteStream): Promise<(Config & { apiKey: string }) | string> {
   let config = resolveConfig(cli, env);
   if (!config.apiKey) {
-    out.write('No API key is configured yet. Let\'s set one up (Enter keeps a value).\n');
+    out.write("No API key is configured yet. Let's set one up (Enter keeps a value).\n");
     try {
       await runSetupDialogue(configPath(env), out, env);
     } catch (err) {

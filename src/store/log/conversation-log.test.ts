@@ -8,7 +8,12 @@ import { ConversationLog, decodeRecord, encodeRecord, sinceLastCompaction, type 
 const user = (text: string): ConversationItem => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
 const said = (text: string): ConversationItem => ({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
 const record = (id: string, prev: string | null, input: ConversationItem[], output: ConversationItem[] = [said(`answer ${id}`)]): LogRecord => ({
-  prev, response_id: id, input, output, stored: true, at: '2026-12-03T00:00:00.000Z',
+  prev,
+  response_id: id,
+  input,
+  output,
+  stored: true,
+  at: '2026-12-03T00:00:00.000Z',
 });
 const freshPath = (): string => join(mkdtempSync(join(tmpdir(), 'agentx-log-')), 'sub', 'project.log');
 
@@ -76,7 +81,12 @@ describe('conversation log', () => {
     const notices: string[] = [];
     const readerA = new ConversationLog(path, (l) => notices.push(`A: ${l}`));
     expect(readerA.conversation('r2')).toEqual([user('one'), said('answer r1'), user('two'), said('answer r2')]);
-    expect(readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').every((l) => decodeRecord(l) !== null)).toBe(true);
+    expect(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .every((l) => decodeRecord(l) !== null),
+    ).toBe(true);
     const readerB = new ConversationLog(path, (l) => notices.push(`B: ${l}`));
     expect(readerB.conversation('r2')).toHaveLength(4);
     expect(readerB.find('zzz')).toBeUndefined();

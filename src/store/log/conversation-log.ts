@@ -12,7 +12,21 @@
 // to one file (O_APPEND, one write per record); a torn line from a crash (or an altered one) is
 // repaired away by the first process that reads or appends after it — the log rewritten to its
 // good records, said in one line — so no later process finds it again.
-import { closeSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
@@ -189,7 +203,9 @@ export class ConversationLog {
     } finally {
       try {
         unlinkSync(lock);
-      } catch { /* gone already */ }
+      } catch {
+        /* gone already */
+      }
     }
   }
 
@@ -274,7 +290,10 @@ export class ConversationLog {
   private repairAndSay(): void {
     this.told = true;
     const removed = this.repair();
-    if (removed > 0) this.notice(`the conversation log ${this.path} had ${removed} damaged record${removed === 1 ? '' : 's'} (a crash while writing, or an edit): repaired to its last good record`);
+    if (removed > 0)
+      this.notice(
+        `the conversation log ${this.path} had ${removed} damaged record${removed === 1 ? '' : 's'} (a crash while writing, or an edit): repaired to its last good record`,
+      );
   }
 
   /**

@@ -13,7 +13,11 @@ const said = (text: string): ConversationItem => ({ type: 'message', role: 'assi
 const compaction: ConversationItem = { type: 'compaction', encrypted_content: 'summary' };
 let clock = 0;
 const rec = (id: string, prev: string | null, extra: ConversationItem[] = []): LogRecord => ({
-  prev, response_id: id, input: [user(`say ${id} ${'x'.repeat(200)}`), ...extra], output: [said(`answer ${id}`)], stored: true,
+  prev,
+  response_id: id,
+  input: [user(`say ${id} ${'x'.repeat(200)}`), ...extra],
+  output: [said(`answer ${id}`)],
+  stored: true,
   at: new Date(Date.UTC(2026, 11, 4) + clock++ * 1000).toISOString(),
 });
 const size = (r: LogRecord): number => encodeRecord(r).length;
@@ -48,7 +52,9 @@ describe('pruning the file', () => {
   it('rewrites a log past its limit to what replays need, keeps the old file as the archive, and replays the same', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'agentx-prune-')), 'project.log');
     const writer = new ConversationLog(path, () => undefined, { pruneAtBytes: 8 * 1024 });
-    const other = new ConversationLog(path, (line) => { throw new Error(`unexpected notice: ${line}`); });
+    const other = new ConversationLog(path, (line) => {
+      throw new Error(`unexpected notice: ${line}`);
+    });
     let prev: string | null = null;
     for (let i = 0; i < 40; i++) {
       const id = `t${i}`;

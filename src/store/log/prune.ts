@@ -36,7 +36,9 @@ export function recordsToKeep(records: readonly LogRecord[], opts: { maxTips?: n
   const byId = new Map(records.map((r) => [r.response_id, r]));
   const continued = new Set(records.map((r) => r.prev).filter((p): p is string => p !== null));
   // The file's order is the order of writing; a later record wins a tie in `at`.
-  const tips = records.map((r, i) => ({ r, i })).filter(({ r }) => !continued.has(r.response_id))
+  const tips = records
+    .map((r, i) => ({ r, i }))
+    .filter(({ r }) => !continued.has(r.response_id))
     .sort((a, b) => (a.r.at === b.r.at ? b.i - a.i : a.r.at < b.r.at ? 1 : -1))
     .slice(0, opts.maxTips ?? MAX_TIPS);
   const keep = new Set<string>();

@@ -31,8 +31,11 @@ export interface WriteStdinCall extends ParsedCall {
 export function execDefinitions(): ToolDefinition[] {
   return [
     {
-      type: 'function', name: EXEC_COMMAND, strict: false,
-      description: 'Runs a command (in a PTY with tty: true, otherwise with pipes), returning its output and exit code, or a session ID for ongoing interaction when it is still running after yield_time_ms. Use it for servers, watchers, REPLs, long test runs and commands that ask questions; poll or type with write_stdin.',
+      type: 'function',
+      name: EXEC_COMMAND,
+      strict: false,
+      description:
+        'Runs a command (in a PTY with tty: true, otherwise with pipes), returning its output and exit code, or a session ID for ongoing interaction when it is still running after yield_time_ms. Use it for servers, watchers, REPLs, long test runs and commands that ask questions; poll or type with write_stdin.',
       parameters: {
         type: 'object',
         properties: {
@@ -48,8 +51,11 @@ export function execDefinitions(): ToolDefinition[] {
       },
     },
     {
-      type: 'function', name: WRITE_STDIN, strict: false,
-      description: 'Writes characters to an existing exec session and returns recent output. Empty chars polls (waits at least 5 s). Control characters work: "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D (end of input).',
+      type: 'function',
+      name: WRITE_STDIN,
+      strict: false,
+      description:
+        'Writes characters to an existing exec session and returns recent output. Empty chars polls (waits at least 5 s). Control characters work: "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D (end of input).',
       parameters: {
         type: 'object',
         properties: {
@@ -118,8 +124,15 @@ export function parseExecCall(item: ToolCallItem): ParseResult<ExecCommandCall |
     return {
       ok: true,
       call: {
-        kind: 'exec', callId: item.call_id, title: cmd, commands: [cmd], cmd,
-        workdir: optionalString(a, 'workdir'), tty: a.tty === true, yieldTimeMs, maxOutputTokens,
+        kind: 'exec',
+        callId: item.call_id,
+        title: cmd,
+        commands: [cmd],
+        cmd,
+        workdir: optionalString(a, 'workdir'),
+        tty: a.tty === true,
+        yieldTimeMs,
+        maxOutputTokens,
         escalation: fields.sandboxPermissions === 'require_escalated' ? { justification: fields.justification, prefixRule: fields.prefixRule } : undefined,
         // The engine decides how it runs (mode, rules, the person) before it starts (engine/permissions.ts).
         permission: { commands: [cmd], fields },
@@ -133,6 +146,15 @@ export function parseExecCall(item: ToolCallItem): ParseResult<ExecCommandCall |
   if (typeof chars !== 'string') return { ok: false, callId: item.call_id, error: '"chars" must be a string' };
   return {
     ok: true,
-    call: { kind: 'write', callId: item.call_id, title: `write_stdin ${sessionId} ${shownChars(chars)}`, commands: [], sessionId, chars, yieldTimeMs, maxOutputTokens },
+    call: {
+      kind: 'write',
+      callId: item.call_id,
+      title: `write_stdin ${sessionId} ${shownChars(chars)}`,
+      commands: [],
+      sessionId,
+      chars,
+      yieldTimeMs,
+      maxOutputTokens,
+    },
   };
 }

@@ -17,8 +17,13 @@ beforeEach(() => {
   box = makeLayout();
   runner = createCommandRunner({
     setting: { mode: 'workspace-write', offIfUnavailable: false, network: false },
-    sessionDir: box.workspace, tempDir: box.tempDir, env: box.env, configFile: box.configFile,
-    secrets: [TEST_KEY], platform: 'linux', notice: () => undefined,
+    sessionDir: box.workspace,
+    tempDir: box.tempDir,
+    env: box.env,
+    configFile: box.configFile,
+    secrets: [TEST_KEY],
+    platform: 'linux',
+    notice: () => undefined,
   });
   tools = createExecTools({ manager, launch: (c, cwd) => runner.sessionLaunch(c, cwd), redact: (t) => runner.redact(t) }) as [Tool, Tool];
 });
@@ -45,13 +50,23 @@ describe('exec sessions in the sandbox', () => {
     const server = await call(tools[0], { cmd: `python3 -m http.server ${PORT} --bind 127.0.0.1`, yield_time_ms: 1_500 });
     expect(server).toMatch(/Process running with session ID/);
     // The shell tool's command, a separate bwrap, reaches it.
-    const r = await runner.run({ command: `curl -s --retry 10 --retry-connrefused --retry-delay 0 http://127.0.0.1:${PORT}/index.html`, cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 65536 });
+    const r = await runner.run({
+      command: `curl -s --retry 10 --retry-connrefused --retry-delay 0 http://127.0.0.1:${PORT}/index.html`,
+      cwd: box.workspace,
+      timeoutMs: 15_000,
+      maxOutputBytes: 65536,
+    });
     expect(r.stdout).toBe('hello-from-server\n');
     // So does another exec session.
     const again = await call(tools[0], { cmd: `curl -s http://127.0.0.1:${PORT}/index.html` });
     expect(again).toContain('hello-from-server');
     // The network is still off for the outside world: only loopback exists.
-    const out = await runner.run({ command: 'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "', cwd: box.workspace, timeoutMs: 15_000, maxOutputBytes: 65536 });
+    const out = await runner.run({
+      command: 'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "',
+      cwd: box.workspace,
+      timeoutMs: 15_000,
+      maxOutputBytes: 65536,
+    });
     expect(out.stdout.trim()).toBe('lo');
   }, 30_000);
 

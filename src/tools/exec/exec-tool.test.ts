@@ -124,7 +124,9 @@ describe('exec_command with pipes', () => {
     const out = await call(execTool, { cmd: 'echo sk-test-secret-key' });
     expect(out).toContain('[REDACTED]');
     expect(out).not.toContain('sk-test-secret-key');
-    expect(await call(execTool, { cmd: 'true', sandbox_permissions: 'require_escalated', justification: 'why?' })).toMatch(/^error: escalation is not available here/);
+    expect(await call(execTool, { cmd: 'true', sandbox_permissions: 'require_escalated', justification: 'why?' })).toMatch(
+      /^error: escalation is not available here/,
+    );
   });
 
   it('does not end the session when the turn is interrupted (Ctrl-C stops the turn, not the session)', async () => {
@@ -158,7 +160,8 @@ describe('exec_command with pipes', () => {
   it('refuses a 65th session', async () => {
     const big = new ExecManager({ graceMs: 100 });
     try {
-      for (let i = 0; i < 64; i++) expect((await big.start({ command: 'sleep 60', argv: ['/bin/sh', '-c', 'exec sleep 60'], cwd: dir.path, env: process.env, tty: false })).ok).toBe(true);
+      for (let i = 0; i < 64; i++)
+        expect((await big.start({ command: 'sleep 60', argv: ['/bin/sh', '-c', 'exec sleep 60'], cwd: dir.path, env: process.env, tty: false })).ok).toBe(true);
       const extra = await big.start({ command: 'sleep 60', argv: ['sleep', '60'], cwd: dir.path, env: process.env, tty: false });
       expect(extra.ok ? '' : extra.error).toMatch(/too many exec sessions: 64/);
     } finally {
@@ -235,7 +238,8 @@ describe('exec_command with a PTY', () => {
 describe('write_stdin in plan mode', () => {
   // The same manager, as in agentx (one per process): the plan-mode pair sees sessions started before.
   const [planExec, planWrite] = createExecTools({
-    manager, planMode: true,
+    manager,
+    planMode: true,
     launch: (command) => Promise.resolve({ ok: true, argv: ['/bin/sh', '-c', command], env: process.env, readOnly: true }),
     redact: (t) => t,
   }) as [Tool, Tool];

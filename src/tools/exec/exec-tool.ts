@@ -53,8 +53,16 @@ function reply(text: string, summary: string[], interrupted = false, ok = true):
  */
 function errorReply(call: ExecCall, ctx: ToolContext, message: string): ToolResult {
   ctx.progress({
-    type: 'command_done', callId: call.callId, command: call.title, exitCode: null, timedOut: false, interrupted: false,
-    durationMs: 0, truncatedBytes: 0, stdout: '', stderr: `error: ${message}`,
+    type: 'command_done',
+    callId: call.callId,
+    command: call.title,
+    exitCode: null,
+    timedOut: false,
+    interrupted: false,
+    durationMs: 0,
+    truncatedBytes: 0,
+    stdout: '',
+    stderr: `error: ${message}`,
   });
   return reply(`error: ${message}`, [`error: ${message}`], false, false);
 }
@@ -84,7 +92,8 @@ function answerText(a: Answer, redact: (t: string) => string): { text: string; s
     status,
     `Original token count: ${Math.ceil(read.totalBytes / BYTES_PER_TOKEN)}`,
   ];
-  if (read.cutBytes > 0) lines.push(`Note: ${read.cutBytes} bytes from the middle of the output were dropped (a session keeps the first and last 512 KiB between reads).`);
+  if (read.cutBytes > 0)
+    lines.push(`Note: ${read.cutBytes} bytes from the middle of the output were dropped (a session keeps the first and last 512 KiB between reads).`);
   if (a.interrupted && !exit) lines.push(`Note: the user interrupted the turn; the session keeps running (write_stdin "\\u0003" interrupts it).`);
   lines.push('Output:', shown);
   return { text: lines.join('\n'), status };
@@ -98,11 +107,19 @@ function resolveDir(ctx: ToolContext, workdir: string | undefined): string {
 /** Live output of one session to the turn's progress while the call waits. */
 function showLive(manager: ExecManager, session: ExecSession, ctx: ToolContext, redact: (t: string) => string): () => void {
   return manager.subscribe((ev) => {
-    if (ev.type === 'exec_output' && ev.sessionId === session.id) ctx.progress({ type: 'command_output', callId: '', chunk: redact(ev.chunk), stream: 'stdout' });
+    if (ev.type === 'exec_output' && ev.sessionId === session.id)
+      ctx.progress({ type: 'command_output', callId: '', chunk: redact(ev.chunk), stream: 'stdout' });
   });
 }
 
-async function waitAndAnswer(o: ExecToolOptions, call: ExecCall, session: ExecSession, ctx: ToolContext, yieldMs: number, startedAt: number): Promise<ToolResult> {
+async function waitAndAnswer(
+  o: ExecToolOptions,
+  call: ExecCall,
+  session: ExecSession,
+  ctx: ToolContext,
+  yieldMs: number,
+  startedAt: number,
+): Promise<ToolResult> {
   const live = showLive(o.manager, session, ctx, o.redact);
   try {
     await session.wait(yieldMs, ctx.signal);
@@ -115,16 +132,28 @@ async function waitAndAnswer(o: ExecToolOptions, call: ExecCall, session: ExecSe
   const exit = session.exit;
   if (exit) o.manager.forget(session.id);
   ctx.progress({
-    type: 'command_done', callId: call.callId, command: session.command, exitCode: exit?.code ?? null,
-    timedOut: false, interrupted: false, durationMs: Math.round(performance.now() - startedAt), truncatedBytes: 0,
-    stdout: '', stderr: '', ...(exit ? {} : { backgroundSession: session.id }),
+    type: 'command_done',
+    callId: call.callId,
+    command: session.command,
+    exitCode: exit?.code ?? null,
+    timedOut: false,
+    interrupted: false,
+    durationMs: Math.round(performance.now() - startedAt),
+    truncatedBytes: 0,
+    stdout: '',
+    stderr: '',
+    ...(exit ? {} : { backgroundSession: session.id }),
   });
   return reply(text, [`${call.title} → ${status}`], interrupted);
 }
 
 async function runExec(o: ExecToolOptions, call: ExecCommandCall, ctx: ToolContext): Promise<ToolResult> {
   if (ctx.retry) {
-    return errorReply(call, ctx, 'agentx stopped while this command was being started; if it started, it ended with agentx (sessions never outlive agentx) and it is not started again. Run it again if it is still needed.');
+    return errorReply(
+      call,
+      ctx,
+      'agentx stopped while this command was being started; if it started, it ended with agentx (sessions never outlive agentx) and it is not started again. Run it again if it is still needed.',
+    );
   }
   const refusal = escalationAnswer(call, ctx.scope);
   if (refusal !== undefined) return errorReply(call, ctx, refusal);

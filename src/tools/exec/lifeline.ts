@@ -30,7 +30,9 @@ export function openLifeline(tempDir: string = tmpdir()): Lifeline {
       close: () => {
         try {
           closeSync(fd);
-        } catch { /* already closed */ }
+        } catch {
+          /* already closed */
+        }
       },
     };
   } finally {

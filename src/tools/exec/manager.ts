@@ -62,7 +62,9 @@ export class ExecManager {
     for (const l of this.listeners) {
       try {
         l(ev);
-      } catch { /* a display failure must not break a session */ }
+      } catch {
+        /* a display failure must not break a session */
+      }
     }
   }
 
@@ -113,7 +115,10 @@ export class ExecManager {
 
   async start(spec: ExecStartSpec): Promise<StartResult> {
     if (this.runningCount() >= MAX_SESSIONS) {
-      return { ok: false, error: `too many exec sessions: ${MAX_SESSIONS} are running (the limit). Stop one first: write_stdin "\\u0003" to interrupt it, or ask the person to /stop it` };
+      return {
+        ok: false,
+        error: `too many exec sessions: ${MAX_SESSIONS} are running (the limit). Stop one first: write_stdin "\\u0003" to interrupt it, or ask the person to /stop it`,
+      };
     }
     const id = this.nextId++;
     const now = this.opts.now ?? Date.now;
@@ -122,8 +127,13 @@ export class ExecManager {
     session.readOnly = spec.readOnly === true;
     try {
       session.process = await spawnExecProcess({
-        argv: spec.argv, cwd: spec.cwd, env: spec.env, tty: spec.tty, lifeline: this.ensureLifeline().path,
-        graceMs: this.opts.graceMs ?? SESSION_KILL_GRACE_MS, tempDir: this.opts.tempDir,
+        argv: spec.argv,
+        cwd: spec.cwd,
+        env: spec.env,
+        tty: spec.tty,
+        lifeline: this.ensureLifeline().path,
+        graceMs: this.opts.graceMs ?? SESSION_KILL_GRACE_MS,
+        tempDir: this.opts.tempDir,
         onData: (chunk) => session.push(chunk),
         onExit: (code, signal) => {
           session.ended(code, signal);

@@ -58,7 +58,8 @@ const WATCHER_REDIRECTS = ') </dev/null';
  * "killed by SIGHUP" 20 ms after it detached.
  */
 export const PTY_LIFELINE_SCRIPT = (() => {
-  if (!LIFELINE_SCRIPT.includes(WATCHER_REDIRECTS)) throw new Error('the supervisor script changed: its watcher redirects are not where exec sessions expect them');
+  if (!LIFELINE_SCRIPT.includes(WATCHER_REDIRECTS))
+    throw new Error('the supervisor script changed: its watcher redirects are not where exec sessions expect them');
   return LIFELINE_SCRIPT.replace(WATCHER_REDIRECTS, ') 6>&1 </dev/null');
 })();
 
@@ -80,7 +81,10 @@ function spawnPipes(s: ExecSpawn): ExecProcess {
   let child: ChildProcess;
   try {
     child = nodeChildProcess().spawn('/bin/sh', supervisorArgs(s), {
-      cwd: s.cwd, env: s.env, detached: true, stdio: blankInheritedDescriptors(['pipe', pipe.write, pipe.write]),
+      cwd: s.cwd,
+      env: s.env,
+      detached: true,
+      stdio: blankInheritedDescriptors(['pipe', pipe.write, pipe.write]),
     });
   } catch (err) {
     closeSync(pipe.read);
@@ -93,8 +97,15 @@ function spawnPipes(s: ExecSpawn): ExecProcess {
   const readBuffer = Buffer.allocUnsafe(READ_BYTES);
   // `onread` is taken by the constructor too (Node ≥ 12), though the typings name it only for connect().
   const options = {
-    fd: pipe.read, readable: true, writable: false,
-    onread: { buffer: readBuffer, callback: (n: number, buf: Uint8Array): void => { s.onData(Buffer.from(buf.buffer, buf.byteOffset, n)); } },
+    fd: pipe.read,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: readBuffer,
+      callback: (n: number, buf: Uint8Array): void => {
+        s.onData(Buffer.from(buf.buffer, buf.byteOffset, n));
+      },
+    },
   };
   const output = new Socket(options);
   output.on('error', () => undefined);
@@ -177,7 +188,10 @@ function ptyLaunch(shArgs: string[]): [string, string[]] {
   const leaking = descriptorsWithoutCloexec();
   if (leaking.length === 0) return ['/bin/sh', shArgs];
   const bash = BASH_PATHS.find((p) => isExecutableFile(p));
-  if (bash === undefined) throw new Error('a tty session cannot start while another one is running without bash (to keep the other session\'s terminal from this one); use tty: false');
+  if (bash === undefined)
+    throw new Error(
+      "a tty session cannot start while another one is running without bash (to keep the other session's terminal from this one); use tty: false",
+    );
   const close = `exec ${leaking.map((fd) => `${fd}>&-`).join(' ')}; exec /bin/sh "$@"`;
   return [bash, ['--posix', '-c', close, 'agentx-pty', ...shArgs]];
 }
@@ -188,12 +202,17 @@ async function spawnPty(s: ExecSpawn): Promise<ExecProcess> {
     pty = await loadPty();
   } catch (err) {
     ptyModule = undefined;
-    throw new Error(`tty: true needs the @lydell/node-pty package, which could not be loaded (${err instanceof Error ? err.message : String(err)}); use tty: false`);
+    throw new Error(
+      `tty: true needs the @lydell/node-pty package, which could not be loaded (${err instanceof Error ? err.message : String(err)}); use tty: false`,
+    );
   }
   const [file, args] = ptyLaunch(supervisorArgs(s));
   const term = pty.spawn(file, args, {
     name: s.env.TERM !== undefined && s.env.TERM !== 'dumb' ? s.env.TERM : 'xterm-256color',
-    cols: 120, rows: 40, cwd: s.cwd, env: s.env,
+    cols: 120,
+    rows: 40,
+    cwd: s.cwd,
+    env: s.env,
   });
   const data = term.onData((text) => s.onData(Buffer.from(text, 'utf8')));
   const exit = term.onExit(({ exitCode, signal }) => {
@@ -202,7 +221,9 @@ async function spawnPty(s: ExecSpawn): Promise<ExecProcess> {
   });
   return {
     pid: term.pid,
-    write: (text) => { term.write(text); },
+    write: (text) => {
+      term.write(text);
+    },
     release: () => {
       // The group is already stopped (manager.ts); node-pty closes the master when the slave hangs up.
       data.dispose();

@@ -22,7 +22,10 @@ export class SessionBuffer {
   private ringLength = 0;
   private total = 0;
 
-  constructor(private readonly headBytes: number, private readonly tailBytes: number) {}
+  constructor(
+    private readonly headBytes: number,
+    private readonly tailBytes: number,
+  ) {}
 
   get totalBytes(): number {
     return this.total;
@@ -87,9 +90,10 @@ export class SessionBuffer {
     const head = this.head ? this.head.subarray(0, this.headLength) : Buffer.alloc(0);
     const tail = this.tailCopy();
     const cutBytes = this.total - this.headLength - this.ringLength;
-    const text = cutBytes === 0
-      ? Buffer.concat([head, tail]).toString('utf8')
-      : upToLastWholeChar(head).toString('utf8') + truncationMarker(cutBytes) + fromFirstWholeChar(tail).toString('utf8');
+    const text =
+      cutBytes === 0
+        ? Buffer.concat([head, tail]).toString('utf8')
+        : upToLastWholeChar(head).toString('utf8') + truncationMarker(cutBytes) + fromFirstWholeChar(tail).toString('utf8');
     const read = { text, cutBytes, totalBytes: this.total };
     this.head = undefined;
     this.ring = undefined;

@@ -77,7 +77,11 @@ export class ExecSession {
   }
 
   private lastLine(): string {
-    const lines = this.recent.peekTail().split(/\r?\n|\r/).map((l) => l.trim()).filter((l) => l !== '');
+    const lines = this.recent
+      .peekTail()
+      .split(/\r?\n|\r/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
     return (lines.at(-1) ?? '').slice(-LAST_LINE_CHARS);
   }
 

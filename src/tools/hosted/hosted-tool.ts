@@ -11,5 +11,10 @@ export interface HostedToolSpec {
 }
 
 export function hostedTool(spec: HostedToolSpec): HostedTool {
-  return { name: spec.name, definitions: () => spec.definitions(), observes: (item) => spec.observes(item), observe: (item, phase, ctx) => spec.observe(item, phase, ctx) };
+  return {
+    name: spec.name,
+    definitions: () => spec.definitions(),
+    observes: (item) => spec.observes(item),
+    observe: (item, phase, ctx) => spec.observe(item, phase, ctx),
+  };
 }

@@ -52,8 +52,13 @@ export function remoteMcpProgress(item: HostedItem): HostedProgress | undefined 
   if (item.type === 'mcp_call') {
     const error = item.error ?? (item.status === 'failed' ? 'the call failed' : undefined);
     const ev: HostedProgress = {
-      type: 'hosted_mcp_call', id: item.id, server: item.server_label, tool: item.name, arguments: item.arguments,
-      ok: error === undefined || error === null, outputBytes: Buffer.byteLength(item.output ?? '', 'utf8'),
+      type: 'hosted_mcp_call',
+      id: item.id,
+      server: item.server_label,
+      tool: item.name,
+      arguments: item.arguments,
+      ok: error === undefined || error === null,
+      outputBytes: Buffer.byteLength(item.output ?? '', 'utf8'),
     };
     if (error) ev.error = error;
     return ev;
@@ -71,13 +76,18 @@ export function createRemoteMcpTool(servers: readonly RemoteMcpServer[]): LocalT
     const question = { server: item.server_label, tool: item.name, arguments: item.arguments };
     const decision = ctx.approve !== undefined ? await ctx.approve(question) : NOBODY_TO_ASK;
     const progress: HostedProgress = {
-      type: 'mcp_approval', callId: item.call_id, server: item.server_label, tool: item.name, approved: decision.approve, decidedBy: decision.decidedBy,
+      type: 'mcp_approval',
+      callId: item.call_id,
+      server: item.server_label,
+      tool: item.name,
+      approved: decision.approve,
+      decidedBy: decision.decidedBy,
     };
     if (decision.reason !== undefined) progress.reason = decision.reason;
     ctx.progress(progress);
     return {
       // A refusal's reason goes back to the server; an approval carries none.
-      reply: { ok: decision.approve, text: decision.approve ? '' : decision.reason ?? '' },
+      reply: { ok: decision.approve, text: decision.approve ? '' : (decision.reason ?? '') },
       summary: [`${call.title} → ${decision.approve ? 'approved' : 'denied'}`],
       interrupted: ctx.signal.aborted,
     };

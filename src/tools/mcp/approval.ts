@@ -33,7 +33,6 @@ export function approvalsPath(env: NodeJS.ProcessEnv): string {
   return join(xdgDir(env, 'XDG_STATE_HOME', ['.local', 'state']), 'agentx', 'mcp-approvals.json');
 }
 
-
 function isApprovalRecord(v: unknown): v is ApprovalRecord {
   return isRecord(v) && typeof v.sha256 === 'string' && typeof v.approvedAt === 'string';
 }

@@ -21,12 +21,12 @@ export const MCP_RETRY_NOTICE =
   'MCP calls may not be idempotent: Retry sends the call to the server again. Choose it only if the call had no effect or you know it did not run.';
 
 export type McpCallStatus =
-  | 'ok'            // the tool ran and answered
-  | 'tool_error'    // the tool ran and reported an error (isError)
-  | 'failed'        // the request failed: server gone, protocol error
-  | 'timeout'       // no answer in time; the server was sent a cancellation
-  | 'interrupted'   // aborted by the person; the server was sent a cancellation
-  | 'not_sent';     // never reached the server: unknown tool, bad arguments, server not ready
+  | 'ok' // the tool ran and answered
+  | 'tool_error' // the tool ran and reported an error (isError)
+  | 'failed' // the request failed: server gone, protocol error
+  | 'timeout' // no answer in time; the server was sent a cancellation
+  | 'interrupted' // aborted by the person; the server was sent a cancellation
+  | 'not_sent'; // never reached the server: unknown tool, bad arguments, server not ready
 
 export interface McpCallOutcome {
   status: McpCallStatus;
@@ -109,11 +109,24 @@ function failureOutcome(err: unknown, ctx: RunContext): Pick<McpCallOutcome, 'st
 export async function runMcpCall(argsJson: string, ctx: RunContext): Promise<McpCallOutcome> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
-  const notSent = (why: string): McpCallOutcome => ({ status: 'not_sent', output: `MCP tool ${ctx.tool} on server ${ctx.server}: ${why}`, images: [], cutBytes: 0, durationMs: elapsed() });
+  const notSent = (why: string): McpCallOutcome => ({
+    status: 'not_sent',
+    output: `MCP tool ${ctx.tool} on server ${ctx.server}: ${why}`,
+    images: [],
+    cutBytes: 0,
+    durationMs: elapsed(),
+  });
   const args = parseArguments(argsJson);
   if (!args.ok) return notSent(args.error);
   if (ctx.unavailable !== undefined) return notSent(`not called: ${ctx.unavailable}`);
-  if (ctx.signal?.aborted) return { status: 'interrupted', output: `MCP tool ${ctx.tool} on server ${ctx.server}: interrupted before it was sent.`, images: [], cutBytes: 0, durationMs: 0 };
+  if (ctx.signal?.aborted)
+    return {
+      status: 'interrupted',
+      output: `MCP tool ${ctx.tool} on server ${ctx.server}: interrupted before it was sent.`,
+      images: [],
+      cutBytes: 0,
+      durationMs: 0,
+    };
   try {
     const result = await ctx.send(args.value, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
     const content = await resultToContent(result, ctx.maxOutputBytes, ctx.imageLimits);

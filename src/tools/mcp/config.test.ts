@@ -54,33 +54,47 @@ describe('parseMcpFile', () => {
   const parse = (v: unknown) => parseMcpFile(JSON.stringify(v), '/p/.mcp.json', 'project');
 
   it('reads stdio and HTTP servers in the common shape', () => {
-    const r = parse({ mcpServers: {
-      fs: { command: 'npx', args: ['-y', 'server-fs'], env: { T: '${T}' }, cwd: 'sub', startupTimeoutMs: 5000 },
-      web: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
-      old: { type: 'sse', url: 'http://localhost:1/sse' },
-    } });
+    const r = parse({
+      mcpServers: {
+        fs: { command: 'npx', args: ['-y', 'server-fs'], env: { T: '${T}' }, cwd: 'sub', startupTimeoutMs: 5000 },
+        web: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        old: { type: 'sse', url: 'http://localhost:1/sse' },
+      },
+    });
     expect(r.problems).toEqual([]);
     expect(r.servers).toEqual([
-      { name: 'fs', file: '/p/.mcp.json', scope: 'project', transport: 'stdio', command: 'npx', args: ['-y', 'server-fs'], env: { T: '${T}' }, cwd: 'sub', startupTimeoutMs: 5000 },
+      {
+        name: 'fs',
+        file: '/p/.mcp.json',
+        scope: 'project',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', 'server-fs'],
+        env: { T: '${T}' },
+        cwd: 'sub',
+        startupTimeoutMs: 5000,
+      },
       { name: 'web', file: '/p/.mcp.json', scope: 'project', transport: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
       { name: 'old', file: '/p/.mcp.json', scope: 'project', transport: 'sse', url: 'http://localhost:1/sse', headers: {} },
     ]);
   });
 
   it('reports each bad entry in one line naming file and server, and keeps the good ones', () => {
-    const r = parse({ mcpServers: {
-      good: { command: 'ok' },
-      both: { command: 'x', url: 'http://x' },
-      none: {},
-      args: { command: 'x', args: 'not-a-list' },
-      env: { command: 'x', env: { A: 1 } },
-      url: { url: 'ftp://x' },
-      type: { type: 'websocket', url: 'http://x' },
-      mixed: { url: 'http://x', cwd: '/' },
-      timeout: { command: 'x', startupTimeoutMs: -1 },
-      notobj: 'x',
-      '': { command: 'x' },
-    } });
+    const r = parse({
+      mcpServers: {
+        good: { command: 'ok' },
+        both: { command: 'x', url: 'http://x' },
+        none: {},
+        args: { command: 'x', args: 'not-a-list' },
+        env: { command: 'x', env: { A: 1 } },
+        url: { url: 'ftp://x' },
+        type: { type: 'websocket', url: 'http://x' },
+        mixed: { url: 'http://x', cwd: '/' },
+        timeout: { command: 'x', startupTimeoutMs: -1 },
+        notobj: 'x',
+        '': { command: 'x' },
+      },
+    });
     expect(r.servers.map((s) => s.name)).toEqual(['good']);
     expect(r.problems).toEqual([
       'mcp: /p/.mcp.json: server "both": has both "command" and "url"; give one',
@@ -97,24 +111,38 @@ describe('parseMcpFile', () => {
   });
 
   it('reads hosted remote MCP entries apart from the servers it starts, and skips disabled ones', () => {
-    const r = parse({ mcpServers: { hosted: { type: 'remote', server_url: 'https://x.example/mcp' }, off: { command: 'x', disabled: true }, on: { command: 'y' } } });
+    const r = parse({
+      mcpServers: { hosted: { type: 'remote', server_url: 'https://x.example/mcp' }, off: { command: 'x', disabled: true }, on: { command: 'y' } },
+    });
     expect(r.problems).toEqual([]);
     expect(r.servers.map((s) => s.name)).toEqual(['on']);
-    expect(r.remote).toEqual([{ name: 'hosted', file: '/p/.mcp.json', scope: 'project', transport: 'remote', url: 'https://x.example/mcp', headers: {}, requireApproval: 'always' }]);
+    expect(r.remote).toEqual([
+      { name: 'hosted', file: '/p/.mcp.json', scope: 'project', transport: 'remote', url: 'https://x.example/mcp', headers: {}, requireApproval: 'always' },
+    ]);
     expect(r.skipped).toEqual(['mcp: /p/.mcp.json: server "off": skipped: disabled']);
   });
 
   it('validates remote entries: url, headers, require_approval, allowed_tools', () => {
     const r = parse({
       mcpServers: {
-        ok: { type: 'remote', url: 'https://d.example/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, require_approval: { never: { tool_names: ['search'] } }, allowed_tools: ['search'] },
+        ok: {
+          type: 'remote',
+          url: 'https://d.example/mcp',
+          headers: { Authorization: 'Bearer ${TOKEN}' },
+          require_approval: { never: { tool_names: ['search'] } },
+          allowed_tools: ['search'],
+        },
         nourl: { type: 'remote' },
         local: { type: 'remote', url: 'https://x', command: 'x' },
         policy: { type: 'remote', url: 'https://x', require_approval: 'sometimes' },
       },
     });
     expect(r.remote.map((s) => s.name)).toEqual(['ok']);
-    expect(r.remote[0]).toMatchObject({ headers: { Authorization: 'Bearer ${TOKEN}' }, requireApproval: { never: { tool_names: ['search'] } }, allowedTools: ['search'] });
+    expect(r.remote[0]).toMatchObject({
+      headers: { Authorization: 'Bearer ${TOKEN}' },
+      requireApproval: { never: { tool_names: ['search'] } },
+      allowedTools: ['search'],
+    });
     expect(r.problems).toEqual([
       'mcp: /p/.mcp.json: server "nourl": a remote server needs "url" (a non-empty string)',
       'mcp: /p/.mcp.json: server "local": "command" does not apply to a remote server (the API connects to its "url")',
@@ -130,7 +158,14 @@ describe('parseMcpFile', () => {
 
 describe('resolveSpec', () => {
   const spec = (extra: Partial<StdioServerSpec>): StdioServerSpec => ({
-    name: 's', file: '/cfg/dir/.mcp.json', scope: 'project', transport: 'stdio', command: 'run', args: [], env: {}, ...extra,
+    name: 's',
+    file: '/cfg/dir/.mcp.json',
+    scope: 'project',
+    transport: 'stdio',
+    command: 'run',
+    args: [],
+    env: {},
+    ...extra,
   });
 
   it('expands references and resolves a relative cwd against the config file folder', () => {
@@ -166,22 +201,35 @@ describe('loadMcpConfig and approval', () => {
     writeUser({ mcpServers: { shared: { command: 'from-user' }, u: { command: 'u' } } });
     const file = writeProject({ mcpServers: { shared: { command: 'from-project', args: ['a b'] }, p: { url: 'http://localhost:9/mcp' } } });
     const first = await loadMcpConfig({ projectDir: project, env, now: () => new Date('2030-01-02T03:04:05Z') });
-    expect(first.servers().map((s) => [s.name, s.scope])).toEqual([['shared', 'user'], ['u', 'user']]);
+    expect(first.servers().map((s) => [s.name, s.scope])).toEqual([
+      ['shared', 'user'],
+      ['u', 'user'],
+    ]);
     const pending = first.pendingApproval();
-    expect(pending).toMatchObject({ file, servers: [
-      { name: 'shared', transport: 'stdio', description: 'from-project "a b"' },
-      { name: 'p', transport: 'http', description: 'http://localhost:9/mcp' },
-    ] });
+    expect(pending).toMatchObject({
+      file,
+      servers: [
+        { name: 'shared', transport: 'stdio', description: 'from-project "a b"' },
+        { name: 'p', transport: 'http', description: 'http://localhost:9/mcp' },
+      ],
+    });
     expect(pending?.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(first.unapprovedNotice()).toBe(`mcp: ${file} is not approved; its servers (shared, p) are not started (start agentx interactively to review it)`);
 
     first.approve();
     expect(first.pendingApproval()).toBeUndefined();
-    expect(first.servers().map((s) => [s.name, s.scope])).toEqual([['shared', 'project'], ['u', 'user'], ['p', 'project']]);
+    expect(first.servers().map((s) => [s.name, s.scope])).toEqual([
+      ['shared', 'project'],
+      ['u', 'user'],
+      ['p', 'project'],
+    ]);
     const store = approvalsPath(env);
     expect(store.startsWith(join(home, '.local', 'state', 'agentx'))).toBe(true);
     expect(statSync(store).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({ version: 1, files: { [file]: { sha256: pending?.sha256, approvedAt: '2030-01-02T03:04:05.000Z' } } });
+    expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({
+      version: 1,
+      files: { [file]: { sha256: pending?.sha256, approvedAt: '2030-01-02T03:04:05.000Z' } },
+    });
 
     const again = await loadMcpConfig({ projectDir: project, env });
     expect(again.pendingApproval()).toBeUndefined();
@@ -189,10 +237,14 @@ describe('loadMcpConfig and approval', () => {
 
     writeProject({ mcpServers: { shared: { command: 'something-else' } } });
     const edited = await loadMcpConfig({ projectDir: project, env });
-    expect(edited.pendingApproval()?.servers).toEqual([{
-      name: 'shared', transport: 'stdio', description: 'something-else',
-      details: ['command: something-else', 'cwd: (the session directory)', 'env: (none set)', 'reads from your environment: (nothing)'],
-    }]);
+    expect(edited.pendingApproval()?.servers).toEqual([
+      {
+        name: 'shared',
+        transport: 'stdio',
+        description: 'something-else',
+        details: ['command: something-else', 'cwd: (the session directory)', 'env: (none set)', 'reads from your environment: (nothing)'],
+      },
+    ]);
     expect(edited.servers().find((s) => s.name === 'shared')?.scope).toBe('user');
   });
 
@@ -231,22 +283,38 @@ describe('loadMcpConfig and approval', () => {
     writeProject({ mcpServers: { docs: { type: 'remote', url: 'https://docs.example/mcp', headers: { 'X-Key': '${KEY}' } } } });
     const config = await loadMcpConfig({ projectDir: project, env });
     expect(config.remoteServers()).toEqual([]);
-    expect(config.pendingApproval()?.servers).toEqual([{
-      name: 'docs', transport: 'remote', description: 'https://docs.example/mcp (called by the API, with headers X-Key)',
-      details: ['url: https://docs.example/mcp (called by the API)', 'headers: X-Key', 'reads from your environment: ${KEY}'],
-    }]);
+    expect(config.pendingApproval()?.servers).toEqual([
+      {
+        name: 'docs',
+        transport: 'remote',
+        description: 'https://docs.example/mcp (called by the API, with headers X-Key)',
+        details: ['url: https://docs.example/mcp (called by the API)', 'headers: X-Key', 'reads from your environment: ${KEY}'],
+      },
+    ]);
     config.approve();
     expect(config.remoteServers().map((s) => s.name)).toEqual(['docs']);
   });
 
   it('shows everything a project entry runs or sends: command, args, cwd, env names, header names, every ${VAR}', async () => {
-    writeProject({ mcpServers: {
-      db: { command: 'db-server', args: ['--token', '${DB_TOKEN}', 'two words'], cwd: '${WORK:-.}/db', env: { DB_URL: 'postgres://${DB_HOST}/x', MODE: 'ro' } },
-      web: { url: 'https://example.com/${TENANT}/mcp\u001b[2K\r', headers: { Authorization: 'Bearer ${WEB_TOKEN}', 'X-Trace': '1' } },
-    } });
+    writeProject({
+      mcpServers: {
+        db: {
+          command: 'db-server',
+          args: ['--token', '${DB_TOKEN}', 'two words'],
+          cwd: '${WORK:-.}/db',
+          env: { DB_URL: 'postgres://${DB_HOST}/x', MODE: 'ro' },
+        },
+        web: { url: 'https://example.com/${TENANT}/mcp\u001b[2K\r', headers: { Authorization: 'Bearer ${WEB_TOKEN}', 'X-Trace': '1' } },
+      },
+    });
     const servers = (await loadMcpConfig({ projectDir: project, env })).pendingApproval()?.servers;
     expect(servers?.map((s) => s.details)).toEqual([
-      ['command: db-server --token ${DB_TOKEN} "two words"', 'cwd: ${WORK:-.}/db', 'env: DB_URL, MODE', 'reads from your environment: ${DB_TOKEN}, ${WORK}, ${DB_HOST}'],
+      [
+        'command: db-server --token ${DB_TOKEN} "two words"',
+        'cwd: ${WORK:-.}/db',
+        'env: DB_URL, MODE',
+        'reads from your environment: ${DB_TOKEN}, ${WORK}, ${DB_HOST}',
+      ],
       // A URL is quoted with its controls visible: escapes in it once erased another server's line.
       ['url: "https://example.com/${TENANT}/mcp\\u001b[2K\\r"', 'headers: Authorization, X-Trace', 'reads from your environment: ${TENANT}, ${WEB_TOKEN}'],
     ]);
@@ -257,13 +325,15 @@ describe('loadMcpConfig and approval', () => {
   it("refuses a project entry that reads agentx's key (by name, or a variable holding it), with one line naming server and variable", async () => {
     const key = 'sk-live-0123456789abcdef';
     env = { ...env, AGENTX_API_KEY: key, COPY: `Bearer ${key}`, FINE: 'x' };
-    const file = writeProject({ mcpServers: {
-      envKey: { command: 'srv', env: { TOKEN: '${AGENTX_API_KEY}' } },
-      headerKey: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${OPENAI_API_KEY:-none}' } },
-      argKey: { command: 'srv', args: ['--key=${agentx_api_key}'] },
-      copied: { type: 'remote', url: 'https://example.com/mcp', headers: { Authorization: '${COPY}' } },
-      ok: { command: 'srv', env: { T: '${FINE}' } },
-    } });
+    const file = writeProject({
+      mcpServers: {
+        envKey: { command: 'srv', env: { TOKEN: '${AGENTX_API_KEY}' } },
+        headerKey: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${OPENAI_API_KEY:-none}' } },
+        argKey: { command: 'srv', args: ['--key=${agentx_api_key}'] },
+        copied: { type: 'remote', url: 'https://example.com/mcp', headers: { Authorization: '${COPY}' } },
+        ok: { command: 'srv', env: { T: '${FINE}' } },
+      },
+    });
     const config = await loadMcpConfig({ projectDir: project, env, secrets: [key] });
     expect(config.problems).toEqual([
       `mcp: ${file}: server "envKey" uses \${AGENTX_API_KEY}, which is one of agentx's API key variables: a project file may not pass it to a server; not started`,

@@ -44,7 +44,10 @@ const MAX_REASON_CHARS = 300;
  * (`\x1b`): whoever prints the line, no escape sequence in it can act on a terminal.
  */
 export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const flat = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return flat.length <= MAX_REASON_CHARS ? flat : `${flat.slice(0, MAX_REASON_CHARS - 1)}…`;
 }
 
@@ -64,7 +67,10 @@ function messageOf(err: unknown): string {
 class StartTimeout extends Error {}
 
 function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return lines[lines.length - 1] ?? '';
 }
 
@@ -83,7 +89,10 @@ export class McpConnection {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
 
-  constructor(readonly spec: McpServerSpec, private readonly opts: ConnectionOptions) {}
+  constructor(
+    readonly spec: McpServerSpec,
+    private readonly opts: ConnectionOptions,
+  ) {}
 
   get name(): string {
     return this.spec.name;
@@ -200,9 +209,10 @@ export class McpConnection {
     // Signed in with `agentx mcp login`: the SDK adds the token and refreshes it on a 401.
     const store = this.opts.oauthStorePath;
     const key = oauthKey(this.name, server.url);
-    const authProvider = store !== undefined && readOAuthEntry(store, key)?.tokens !== undefined
-      ? new StoredOAuthProvider({ storePath: store, key, server: this.name })
-      : undefined;
+    const authProvider =
+      store !== undefined && readOAuthEntry(store, key)?.tokens !== undefined
+        ? new StoredOAuthProvider({ storePath: store, key, server: this.name })
+        : undefined;
     const options = { fetch: fetchWithHeaders, ...(authProvider ? { authProvider } : {}) };
     if (server.transport === 'sse') {
       this.transportKind = 'sse';

@@ -9,7 +9,6 @@ export class McpEditError extends Error {}
 
 type Json = Record<string, unknown>;
 
-
 /** The file's root with its `mcpServers` object; `undefined` text is a file that does not exist yet. */
 function readRoot(text: string | undefined, file: string): { root: Json; servers: Json } {
   if (text === undefined || text.trim() === '') {

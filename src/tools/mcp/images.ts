@@ -21,9 +21,10 @@ export interface ImageLimits {
 }
 
 export function mcpImageDir(env: NodeJS.ProcessEnv): string {
-  const state = env.XDG_STATE_HOME !== undefined && env.XDG_STATE_HOME !== '' && isAbsolute(env.XDG_STATE_HOME)
-    ? env.XDG_STATE_HOME
-    : join(homeDir(env), '.local', 'state');
+  const state =
+    env.XDG_STATE_HOME !== undefined && env.XDG_STATE_HOME !== '' && isAbsolute(env.XDG_STATE_HOME)
+      ? env.XDG_STATE_HOME
+      : join(homeDir(env), '.local', 'state');
   return join(state, 'agentx', 'mcp-images');
 }
 

@@ -48,7 +48,9 @@ function statusRow(s: McpServerStatus, home: string): Row {
 function table(rows: Row[]): string[] {
   const width = (pick: (r: Row) => string): number => Math.max(...rows.map((r) => pick(r).length));
   const w = { name: width((r) => r.name), state: width((r) => r.state), transport: width((r) => r.transport), tools: width((r) => r.tools) };
-  return rows.map((r) => `  ${r.name.padEnd(w.name)}  ${r.state.padEnd(w.state)}  ${r.transport.padEnd(w.transport)}  ${r.tools.padEnd(w.tools)}  ${r.detail}`.trimEnd());
+  return rows.map((r) =>
+    `  ${r.name.padEnd(w.name)}  ${r.state.padEnd(w.state)}  ${r.transport.padEnd(w.transport)}  ${r.tools.padEnd(w.tools)}  ${r.detail}`.trimEnd(),
+  );
 }
 
 /**
@@ -63,7 +65,13 @@ export function formatMcpList(config: McpConfig, statuses: McpServerStatus[], ho
   }
   const pending = config.pendingApproval();
   for (const s of pending?.servers ?? []) {
-    rows.push({ name: s.name, state: 'not approved', transport: s.transport, tools: '-', detail: `project: ${shortPath(pending?.file ?? '', home)} (review it in an interactive agentx session)` });
+    rows.push({
+      name: s.name,
+      state: 'not approved',
+      transport: s.transport,
+      tools: '-',
+      detail: `project: ${shortPath(pending?.file ?? '', home)} (review it in an interactive agentx session)`,
+    });
   }
   const lines: string[] = [];
   if (rows.length === 0) {
@@ -83,8 +91,13 @@ export async function listMcpServers(opts: McpListOptions): Promise<McpList> {
   if (specs.length > 0) {
     const { McpManager } = await import('./manager.ts');
     const manager = await McpManager.start({
-      specs, env: opts.env, projectDir: opts.projectDir, clientVersion: opts.clientVersion,
-      startTimeoutMs: opts.startTimeoutMs, wrapCommand: opts.wrapCommand, fetch: opts.fetch,
+      specs,
+      env: opts.env,
+      projectDir: opts.projectDir,
+      clientVersion: opts.clientVersion,
+      startTimeoutMs: opts.startTimeoutMs,
+      wrapCommand: opts.wrapCommand,
+      fetch: opts.fetch,
     });
     statuses = manager.servers();
     await manager.close();

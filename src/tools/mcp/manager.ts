@@ -92,24 +92,27 @@ export class McpManager {
   private readonly lastState = new Map<McpConnection, ServerState>();
   private readonly redact: (text: string) => string;
 
-  private constructor(private readonly opts: McpManagerOptions, sdk: SdkModule) {
+  private constructor(
+    private readonly opts: McpManagerOptions,
+    sdk: SdkModule,
+  ) {
     const baseEnv = serverEnvironment(opts.env, opts.secrets ?? []);
     const secrets = redactionSecrets(opts.env, opts.secrets ?? []);
     this.redact = (text) => redactSecrets(text, secrets);
     this.connections = opts.specs.map((spec) => {
       const connection: McpConnection = new McpConnection(spec, {
-      sdk,
-      baseEnv,
-      expandEnv: opts.env,
-      defaultCwd: opts.projectDir,
-      wrapCommand: opts.wrapCommand,
-      startTimeoutMs: opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
-      killGraceMs: opts.killGraceMs,
-      clientVersion: opts.clientVersion ?? '0.0.0',
-      redact: this.redact,
-      fetch: opts.fetch,
-      oauthStorePath: opts.oauthStorePath === false ? undefined : (opts.oauthStorePath ?? oauthStorePath(opts.env)),
-      onChange: () => this.changed(connection),
+        sdk,
+        baseEnv,
+        expandEnv: opts.env,
+        defaultCwd: opts.projectDir,
+        wrapCommand: opts.wrapCommand,
+        startTimeoutMs: opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+        killGraceMs: opts.killGraceMs,
+        clientVersion: opts.clientVersion ?? '0.0.0',
+        redact: this.redact,
+        fetch: opts.fetch,
+        oauthStorePath: opts.oauthStorePath === false ? undefined : (opts.oauthStorePath ?? oauthStorePath(opts.env)),
+        onChange: () => this.changed(connection),
       });
       return connection;
     });
@@ -137,8 +140,14 @@ export class McpManager {
 
   servers(): McpServerStatus[] {
     return this.connections.map((c) => ({
-      name: c.name, state: c.state, transport: c.transportKind, tools: c.tools.length, error: c.error,
-      file: c.spec.file, scope: c.spec.scope, pid: c.pid,
+      name: c.name,
+      state: c.state,
+      transport: c.transportKind,
+      tools: c.tools.length,
+      error: c.error,
+      file: c.spec.file,
+      scope: c.spec.scope,
+      pid: c.pid,
     }));
   }
 

@@ -32,7 +32,12 @@ describe('tool names', () => {
   });
 
   it('resolves collisions: the exact name keeps it, the others get a hash suffix, order does not matter', () => {
-    const keys = [{ server: 'a.b', tool: 'x' }, { server: 'a_b', tool: 'x' }, { server: 'a b', tool: 'x' }, { server: 'c', tool: 'y' }];
+    const keys = [
+      { server: 'a.b', tool: 'x' },
+      { server: 'a_b', tool: 'x' },
+      { server: 'a b', tool: 'x' },
+      { server: 'c', tool: 'y' },
+    ];
     const forward = names(keys);
     expect(forward['a_b/x']).toBe('mcp__a_b__x');
     expect(forward['c/y']).toBe('mcp__c__y');
@@ -44,11 +49,19 @@ describe('tool names', () => {
 
   it('a suffixed name never takes a plain name that another tool has', () => {
     // "x." and "x_" collide; "x_" keeps mcp__s__x_ and "x." becomes mcp__s__x__<hash>.
-    const suffixed = names([{ server: 's', tool: 'x.' }, { server: 's', tool: 'x_' }])['s/x.'] ?? '';
+    const suffixed =
+      names([
+        { server: 's', tool: 'x.' },
+        { server: 's', tool: 'x_' },
+      ])['s/x.'] ?? '';
     expect(suffixed).toMatch(/^mcp__s__x__[0-9a-f]{8}$/);
     // A third tool whose plain name is exactly that keeps it; "x." moves to a longer hash.
     const tool = suffixed.slice('mcp__s__'.length);
-    const again = names([{ server: 's', tool: 'x.' }, { server: 's', tool: 'x_' }, { server: 's', tool }]);
+    const again = names([
+      { server: 's', tool: 'x.' },
+      { server: 's', tool: 'x_' },
+      { server: 's', tool },
+    ]);
     expect(again[`s/${tool}`]).toBe(suffixed);
     expect(again['s/x.']).toMatch(/^mcp__s__x__[0-9a-f]{16}$/);
     expect(new Set(Object.values(again)).size).toBe(3);
@@ -57,12 +70,15 @@ describe('tool names', () => {
   it('property: every name is valid, names are unique, and they depend only on the set of keys', () => {
     const part = fc.string({ unit: fc.constantFrom('a', 'b', '_', '.', '-', ' ', 'é', 'Z', '9'), maxLength: 40 });
     const key = fc.record({ server: part.filter((s) => s.length > 0), tool: part });
-    fc.assert(fc.property(fc.array(key, { maxLength: 30 }), (keys) => {
-      const assigned = assignToolNames(keys);
-      const distinct = new Set(keys.map((k) => `${k.server}\u0000${k.tool}`));
-      expect(assigned.size).toBe(distinct.size);
-      for (const name of assigned.keys()) expect(name).toMatch(VALID);
-      expect(names([...keys].reverse())).toEqual(names(keys));
-    }), { seed: SEED, numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 30 }), (keys) => {
+        const assigned = assignToolNames(keys);
+        const distinct = new Set(keys.map((k) => `${k.server}\u0000${k.tool}`));
+        expect(assigned.size).toBe(distinct.size);
+        for (const name of assigned.keys()) expect(name).toMatch(VALID);
+        expect(names([...keys].reverse())).toEqual(names(keys));
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
   });
 });

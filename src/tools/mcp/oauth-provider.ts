@@ -3,7 +3,13 @@
 // expired token on a 401 — and asks this object for what to keep and where to send the person.
 // In a session there is nobody to send to a browser: a server whose sign-in ran out (refresh
 // refused) fails with the line that says how to sign in again.
-import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { readOAuthEntry, writeOAuthEntry } from './oauth-store.ts';
 import type { OAuthEntry } from './oauth-store.ts';
 

@@ -15,7 +15,10 @@ export function serverLabel(name: string): string {
 }
 
 export function resolveRemote(spec: RemoteServerSpec, env: NodeJS.ProcessEnv): RemoteResolution {
-  const fail = (what: string): RemoteResolution => ({ ok: false, problem: `mcp: remote server ${JSON.stringify(spec.name)} is not offered: ${what} (in ${spec.file})` });
+  const fail = (what: string): RemoteResolution => ({
+    ok: false,
+    problem: `mcp: remote server ${JSON.stringify(spec.name)} is not offered: ${what} (in ${spec.file})`,
+  });
   const url = expandString(spec.url, env);
   if (!url.ok) return fail(`\${${url.missing}} is not set`);
   const headers = expandRecord(spec.headers, env);
@@ -26,7 +29,13 @@ export function resolveRemote(spec: RemoteServerSpec, env: NodeJS.ProcessEnv): R
     if (!isSpecError(err)) throw err;
     return fail(err.message);
   }
-  const server: RemoteMcpServer = { name: spec.name, label: serverLabel(spec.name), url: url.value, headers: headers.value, requireApproval: spec.requireApproval };
+  const server: RemoteMcpServer = {
+    name: spec.name,
+    label: serverLabel(spec.name),
+    url: url.value,
+    headers: headers.value,
+    requireApproval: spec.requireApproval,
+  };
   if (spec.allowedTools !== undefined) server.allowedTools = [...spec.allowedTools];
   return { ok: true, server };
 }
@@ -38,7 +47,10 @@ export function resolveRemoteServers(specs: readonly RemoteServerSpec[], env: No
   for (const spec of specs) {
     const r = resolveRemote(spec, env);
     if (!r.ok) problems.push(r.problem);
-    else if (servers.some((s) => s.label === r.server.label)) problems.push(`mcp: remote server ${JSON.stringify(spec.name)} is not offered: its label "${r.server.label}" is taken by another remote server (rename one)`);
+    else if (servers.some((s) => s.label === r.server.label))
+      problems.push(
+        `mcp: remote server ${JSON.stringify(spec.name)} is not offered: its label "${r.server.label}" is taken by another remote server (rename one)`,
+      );
     else servers.push(r.server);
   }
   return { servers, problems };

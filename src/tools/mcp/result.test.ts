@@ -6,17 +6,21 @@ import { resultToText } from './result.ts';
 
 describe('resultToText', () => {
   it('joins text blocks and names non-text content', () => {
-    const r = resultToText({
-      content: [
-        { type: 'text', text: 'line one' },
-        { type: 'image', data: 'A'.repeat(4000), mimeType: 'image/jpeg' },
-        { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
-        { type: 'resource_link', uri: 'https://x/y', name: 'y' },
-      ],
-    }, 10_000);
+    const r = resultToText(
+      {
+        content: [
+          { type: 'text', text: 'line one' },
+          { type: 'image', data: 'A'.repeat(4000), mimeType: 'image/jpeg' },
+          { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+          { type: 'resource_link', uri: 'https://x/y', name: 'y' },
+        ],
+      },
+      10_000,
+    );
     expect(r).toEqual({
       text: 'line one\n[image image/jpeg, 2.9 KB: not shown]\n[audio audio/wav, 3 bytes: not shown]\n[resource link: y https://x/y]',
-      isError: false, cutBytes: 0,
+      isError: false,
+      cutBytes: 0,
     });
   });
 
@@ -62,11 +66,22 @@ describe('call helpers', () => {
   it('never sends a call with bad arguments, to an unavailable server, or after an abort', async () => {
     let sent = 0;
     const ctx = (extra: Partial<RunContext>): RunContext => ({
-      server: 's', tool: 't', timeoutMs: 1000, maxOutputBytes: 100, serverError: () => undefined,
-      send: () => { sent++; return Promise.resolve({ content: [] }); }, ...extra,
+      server: 's',
+      tool: 't',
+      timeoutMs: 1000,
+      maxOutputBytes: 100,
+      serverError: () => undefined,
+      send: () => {
+        sent++;
+        return Promise.resolve({ content: [] });
+      },
+      ...extra,
     });
     expect((await runMcpCall('[]', ctx({}))).status).toBe('not_sent');
-    expect(await runMcpCall('{}', ctx({ unavailable: 'server s is failed' }))).toMatchObject({ status: 'not_sent', output: 'MCP tool t on server s: not called: server s is failed' });
+    expect(await runMcpCall('{}', ctx({ unavailable: 'server s is failed' }))).toMatchObject({
+      status: 'not_sent',
+      output: 'MCP tool t on server s: not called: server s is failed',
+    });
     const aborted = new AbortController();
     aborted.abort();
     expect((await runMcpCall('{}', ctx({ signal: aborted.signal }))).status).toBe('interrupted');
@@ -78,7 +93,12 @@ describe('call helpers', () => {
   it('turns a JSON-RPC error from the server into an output line with its code', async () => {
     const err = Object.assign(new Error('MCP error -32602: Invalid params'), { code: -32602 });
     const outcome = await runMcpCall('{}', {
-      server: 's', tool: 't', timeoutMs: 1000, maxOutputBytes: 100, serverError: () => undefined, send: () => Promise.reject(err),
+      server: 's',
+      tool: 't',
+      timeoutMs: 1000,
+      maxOutputBytes: 100,
+      serverError: () => undefined,
+      send: () => Promise.reject(err),
     });
     expect(outcome).toMatchObject({ status: 'failed', output: 'MCP tool t on server s: error -32602: MCP error -32602: Invalid params' });
   });
@@ -86,7 +106,14 @@ describe('call helpers', () => {
   it('gives the --json event fields of a finished call', () => {
     const record = { kind: 'mcp', server: 's', tool: 't', arguments: '{"a":1}' } as const;
     expect(callEventFields(record, { status: 'tool_error', output: 'é', images: [], cutBytes: 3, durationMs: 12 })).toEqual({
-      server: 's', tool: 't', arguments: '{"a":1}', status: 'tool_error', is_error: true, duration_ms: 12, output_bytes: 2, truncated_bytes: 3,
+      server: 's',
+      tool: 't',
+      arguments: '{"a":1}',
+      status: 'tool_error',
+      is_error: true,
+      duration_ms: 12,
+      output_bytes: 2,
+      truncated_bytes: 3,
     });
   });
 });

@@ -18,7 +18,14 @@ describe('shownWord', () => {
   });
 
   it('lists every ${VAR} once, defaults included by name', () => {
-    const spec: HttpServerSpec = { name: 'w', file: '/p/.mcp.json', scope: 'project', transport: 'http', url: 'https://${HOST:-x}/${HOST}', headers: { A: '${T} ${U:-}' } };
+    const spec: HttpServerSpec = {
+      name: 'w',
+      file: '/p/.mcp.json',
+      scope: 'project',
+      transport: 'http',
+      url: 'https://${HOST:-x}/${HOST}',
+      headers: { A: '${T} ${U:-}' },
+    };
     expect(specVariables(spec)).toEqual(['HOST', 'T', 'U']);
   });
 });

@@ -6,7 +6,10 @@ const closed = (properties: Record<string, unknown>) => ({ type: 'object', prope
 
 describe('adaptInputSchema', () => {
   it('keeps a strict-ready schema as it is and offers it strict (dropping only $schema)', () => {
-    const schema = { $schema: 'http://json-schema.org/draft-07/schema#', ...closed({ text: { type: 'string', description: 'what' }, n: { type: ['integer', 'null'], minimum: 0 } }) };
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      ...closed({ text: { type: 'string', description: 'what' }, n: { type: ['integer', 'null'], minimum: 0 } }),
+    };
     const { $schema: _drop, ...rest } = schema;
     expect(adaptInputSchema(schema)).toEqual({ parameters: rest, strict: true });
   });
@@ -60,9 +63,14 @@ describe('adaptInputSchema', () => {
   });
 
   it('turns boolean schemas into object schemas, keeping additionalProperties flags', () => {
-    const { parameters } = adaptInputSchema({ type: 'object', properties: { any: true, none: false, map: { type: 'object', additionalProperties: true } }, additionalProperties: false });
+    const { parameters } = adaptInputSchema({
+      type: 'object',
+      properties: { any: true, none: false, map: { type: 'object', additionalProperties: true } },
+      additionalProperties: false,
+    });
     expect(parameters).toEqual({
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       properties: { any: {}, none: { not: {} }, map: { type: 'object', additionalProperties: true } },
     });
   });

@@ -18,7 +18,6 @@ export interface AdaptedSchema {
 /** Deeper than this is treated as "anything": no real tool schema nests so far, a hostile one might. */
 const MAX_DEPTH = 48;
 
-
 function typesOf(schema: JsonObject): string[] {
   const { type } = schema;
   if (typeof type === 'string') return [type];
@@ -27,7 +26,19 @@ function typesOf(schema: JsonObject): string[] {
 }
 
 /** Keywords whose value is one subschema, a list of them, or a map of them. */
-const SINGLE = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'];
+const SINGLE = [
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+];
 const LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
 const MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 
@@ -97,9 +108,28 @@ function normalizeRoot(input: JsonObject): JsonObject {
 // ---- strict-mode eligibility ------------------------------------------------------------
 
 const STRICT_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', '$ref', '$defs', 'definitions',
-  'description', 'title', 'pattern', 'format', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'minItems', 'maxItems',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'minItems',
+  'maxItems',
 ]);
 const STRICT_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
@@ -178,5 +208,8 @@ export function trimDescription(text: string | undefined, maxChars: number = DEF
   const clean = (text ?? '').trim();
   const chars = Array.from(clean);
   if (chars.length <= maxChars) return clean;
-  return `${chars.slice(0, Math.max(0, maxChars - 1)).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, Math.max(0, maxChars - 1))
+    .join('')
+    .trimEnd()}…`;
 }

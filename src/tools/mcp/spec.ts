@@ -59,7 +59,6 @@ export interface ParsedMcpFile {
 
 type Json = Record<string, unknown>;
 
-
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
 }
@@ -160,7 +159,15 @@ function remoteSpec(entry: Json, name: string, file: string, scope: McpScope): R
   const url = entry.url ?? entry.server_url;
   if (typeof url !== 'string' || url.trim() === '') throw new SpecError('a remote server needs "url" (a non-empty string)');
   if (!url.includes('${')) checkUrl(url);
-  const spec: RemoteServerSpec = { name, file, scope, transport: 'remote', url, headers: optionalRecord(entry, 'headers'), requireApproval: approvalPolicy(entry.require_approval) };
+  const spec: RemoteServerSpec = {
+    name,
+    file,
+    scope,
+    transport: 'remote',
+    url,
+    headers: optionalRecord(entry, 'headers'),
+    requireApproval: approvalPolicy(entry.require_approval),
+  };
   if (entry.allowed_tools !== undefined) {
     if (!isStringArray(entry.allowed_tools)) throw new SpecError('"allowed_tools" must be an array of tool names');
     spec.allowedTools = [...entry.allowed_tools];

@@ -18,7 +18,6 @@ import { blankInheritedDescriptors } from '../inherited-fds.ts';
 // server keeps stdin (the MCP channel), and it is exec'd from an argv ("$@"), never through a
 // shell command line, so no argument is ever re-parsed.
 
-
 const STDERR_TAIL_BYTES = 4096;
 /** Servers that exit on end of input do so at once; the others get TERM soon after. */
 const STDIN_EOF_WAIT_MS = 300;

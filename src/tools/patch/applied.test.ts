@@ -19,7 +19,19 @@ describe('alreadyApplied', () => {
     writeFileSync(join(root, 'old.txt'), 'old\n');
     writeFileSync(join(root, 'mv.txt'), 'm\n');
     // Inserting after `y` would insert a second copy if simply re-applied.
-    const patch = env('*** Update File: a.txt', ' y', '+inserted', ' z', '*** Add File: new.txt', '+n', '*** Delete File: old.txt', '*** Update File: mv.txt', '*** Move to: d/mv.txt', '-m', '+M');
+    const patch = env(
+      '*** Update File: a.txt',
+      ' y',
+      '+inserted',
+      ' z',
+      '*** Add File: new.txt',
+      '+n',
+      '*** Delete File: old.txt',
+      '*** Update File: mv.txt',
+      '*** Move to: d/mv.txt',
+      '-m',
+      '+M',
+    );
     expect(await check(patch)).toEqual({ applied: false, operations: [false, false, false, false] });
     expect((await applyPatch(parsePatch(patch), { root })).ok).toBe(true);
     expect(await check(patch)).toEqual({ applied: true, operations: [true, true, true, true] });

@@ -98,7 +98,10 @@ async function undo(views: Views, op: FileOperation): Promise<boolean> {
  * Whether the files already equal what applying `ops` would produce (see the top of this file).
  * Never throws: a path that cannot be resolved or read counts as not applied.
  */
-export async function alreadyApplied(ops: readonly FileOperation[], opts: { root: string; cwd?: string; maxBytes?: number; hidden?: (realPath: string) => boolean }): Promise<AppliedCheck> {
+export async function alreadyApplied(
+  ops: readonly FileOperation[],
+  opts: { root: string; cwd?: string; maxBytes?: number; hidden?: (realPath: string) => boolean },
+): Promise<AppliedCheck> {
   const operations = ops.map(() => false);
   let roots: WorkspaceRoots;
   try {

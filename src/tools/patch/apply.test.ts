@@ -43,7 +43,7 @@ describe('applyHunks: placement', () => {
   it('matches exactly first, then ignoring trailing whitespace, then surrounding whitespace, then look-alikes', () => {
     expect(apply('x  \ny\n', ' x\n-y\n+z\n')).toBe('x  \nz\n');
     expect(apply('\t\tx\ny\n', ' x\n-y\n+z\n')).toBe('\t\tx\nz\n');
-    expect(apply('a \u2013 b\nit\u2019s\n', '-a - b\n+a to b\n it\'s\n')).toBe('a to b\nit\u2019s\n');
+    expect(apply('a \u2013 b\nit\u2019s\n', "-a - b\n+a to b\n it's\n")).toBe('a to b\nit\u2019s\n');
     // An exact match later in the file wins over a loose match earlier.
     expect(apply('x \nq\nx\nq\n', ' x\n-q\n+Q\n')).toBe('x \nq\nx\nQ\n');
   });
@@ -133,7 +133,9 @@ describe('applyHunks: messages for the model', () => {
   });
 
   it('names the most similar line when no line matches', () => {
-    expect(failure('const answer = 40;\nother\n', '-const answer = 41;\n+x\n')).toContain('the line most like "const answer = 41;" is line 1: "const answer = 40;"');
+    expect(failure('const answer = 40;\nother\n', '-const answer = 41;\n+x\n')).toContain(
+      'the line most like "const answer = 41;" is line 1: "const answer = 40;"',
+    );
   });
 
   it('says when nothing resembles the hunk', () => {
@@ -165,7 +167,9 @@ describe('diffs', () => {
   });
 
   it('refines a re-typed unchanged line out of an edit', () => {
-    expect(refineEdits([{ oldStart: 4, oldLines: ['a', 'b'], newStart: 4, newLines: ['a', 'c'] }])).toEqual([{ oldStart: 5, oldLines: ['b'], newStart: 5, newLines: ['c'] }]);
+    expect(refineEdits([{ oldStart: 4, oldLines: ['a', 'b'], newStart: 4, newLines: ['a', 'c'] }])).toEqual([
+      { oldStart: 5, oldLines: ['b'], newStart: 5, newLines: ['c'] },
+    ]);
   });
 
   it('renders a unified diff with merged hunks and diff(1) ranges', () => {
@@ -175,7 +179,25 @@ describe('diffs', () => {
     now.splice(18, 0, 'new');
     const text = unifiedDiff(old, diffLines(old, now), { oldPath: 'a.txt', newPath: 'a.txt' });
     expect(text).toBe(
-      ['--- a/a.txt', '+++ b/a.txt', '@@ -1,5 +1,5 @@', ' l1', '-l2', '+L2', ' l3', ' l4', ' l5', '@@ -16,5 +16,6 @@', ' l16', ' l17', ' l18', '+new', ' l19', ' l20', ''].join('\n'),
+      [
+        '--- a/a.txt',
+        '+++ b/a.txt',
+        '@@ -1,5 +1,5 @@',
+        ' l1',
+        '-l2',
+        '+L2',
+        ' l3',
+        ' l4',
+        ' l5',
+        '@@ -16,5 +16,6 @@',
+        ' l16',
+        ' l17',
+        ' l18',
+        '+new',
+        ' l19',
+        ' l20',
+        '',
+      ].join('\n'),
     );
     expect(unifiedDiff([], diffLines([], ['x']), { oldPath: null, newPath: 'n' })).toBe('--- /dev/null\n+++ b/n\n@@ -0,0 +1,1 @@\n+x\n');
   });

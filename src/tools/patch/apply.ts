@@ -62,7 +62,10 @@ function nearMiss(index: LineIndex, pattern: readonly string[]): string {
   const end = near.at + near.matched;
   const span = near.matched === 1 ? `line ${near.at + 1} matches` : `lines ${near.at + 1}-${end} match`;
   const found = index.lines[end];
-  const then = found === undefined ? 'then the file ends' : `then line ${end + 1} differs:\n  expected: ${quote(pattern[near.patternIndex] ?? '')}\n  found:    ${quote(found)}`;
+  const then =
+    found === undefined
+      ? 'then the file ends'
+      : `then line ${end + 1} differs:\n  expected: ${quote(pattern[near.patternIndex] ?? '')}\n  found:    ${quote(found)}`;
   return `Closest: ${span} its first ${near.matched} of ${pattern.length} old lines, ${then}`;
 }
 
@@ -94,7 +97,10 @@ function place(index: LineIndex, hunk: Hunk, cursor: number, label: () => string
     if (at < 0 && k === 0) at = findAnchorBefore(index, anchor, from);
     if (at < 0) {
       const where = from > 0 ? ` after line ${from}` : '';
-      throw new PatchError('match', `${opts.path}: ${label()}\nIts anchor ${quote(`@@ ${anchor}`)} was not found${where}. ${nearMiss(index, [anchor])}\n${RESEND}`);
+      throw new PatchError(
+        'match',
+        `${opts.path}: ${label()}\nIts anchor ${quote(`@@ ${anchor}`)} was not found${where}. ${nearMiss(index, [anchor])}\n${RESEND}`,
+      );
     }
     from = Math.max(at + 1, cursor);
   }
@@ -122,8 +128,14 @@ function place(index: LineIndex, hunk: Hunk, cursor: number, label: () => string
   }
   const old = oldSide(hunk);
   if (hunk.endOfFile) {
-    const tail = index.lines.slice(-Math.min(3, index.length)).map((l) => `    ${l}`).join('\n');
-    throw new PatchError('match', `${opts.path}: ${label()}\nIt is marked '*** End of File' but its old lines are not the last lines of the file, which ends with:\n${tail}\n${RESEND}`);
+    const tail = index.lines
+      .slice(-Math.min(3, index.length))
+      .map((l) => `    ${l}`)
+      .join('\n');
+    throw new PatchError(
+      'match',
+      `${opts.path}: ${label()}\nIt is marked '*** End of File' but its old lines are not the last lines of the file, which ends with:\n${tail}\n${RESEND}`,
+    );
   }
   const after = from > 0 ? ` after line ${from}` : '';
   throw new PatchError('match', `${opts.path}: ${label()}\nIts old lines were not found${after}. ${nearMiss(index, old)}\n${RESEND}`);

@@ -24,11 +24,24 @@ describe('runPatchCall', () => {
   it('applies a call and says what changed', async () => {
     const out = await runPatchCall(custom(PATCH), { root });
     expect(out.output).toBe('Updated a.txt (+1 -0)\nUpdated b.txt (+1 -1)');
-    expect(out.ok && out.changes.map((c) => [c.path, c.added, c.removed])).toEqual([['a.txt', 1, 0], ['b.txt', 1, 1]]);
+    expect(out.ok && out.changes.map((c) => [c.path, c.added, c.removed])).toEqual([
+      ['a.txt', 1, 0],
+      ['b.txt', 1, 1],
+    ]);
   });
 
   it('a call that fails says so without touching anything', async () => {
-    const out = await runPatchCall({ form: 'builtin', callId: 'call_b', operations: [{ type: 'delete', path: 'missing.txt' }, { type: 'delete', path: 'a.txt' }] }, { root });
+    const out = await runPatchCall(
+      {
+        form: 'builtin',
+        callId: 'call_b',
+        operations: [
+          { type: 'delete', path: 'missing.txt' },
+          { type: 'delete', path: 'a.txt' },
+        ],
+      },
+      { root },
+    );
     expect(out.ok).toBe(false);
     expect(out.output).toContain('cannot delete missing.txt: no such file');
     expect(read('a.txt')).toBe('x\ny\n');

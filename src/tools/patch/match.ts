@@ -121,9 +121,7 @@ export function findSequence(index: LineIndex, pattern: readonly string[], from:
   return -1;
 }
 
-export type Located =
-  | { found: true; at: number; level: Level }
-  | { found: false; ambiguous: [number, number] | null };
+export type Located = { found: true; at: number; level: Level } | { found: false; ambiguous: [number, number] | null };
 
 /**
  * Where `pattern` sits, searching from `from`. With `unique`, a second match at the same level

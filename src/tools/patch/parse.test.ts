@@ -15,11 +15,29 @@ function parseFailure(text: string): PatchError {
 
 describe('parsePatch', () => {
   it('reads add, delete, update and move sections in order', () => {
-    const ops = parsePatch(env('*** Add File: a.txt', '+one', '+', '+three', '*** Delete File: b.txt', '*** Update File: c.txt', '*** Move to: d/c.txt', ' ctx', '-old', '+new'));
+    const ops = parsePatch(
+      env('*** Add File: a.txt', '+one', '+', '+three', '*** Delete File: b.txt', '*** Update File: c.txt', '*** Move to: d/c.txt', ' ctx', '-old', '+new'),
+    );
     expect(ops).toEqual([
       { type: 'add', path: 'a.txt', lines: ['one', '', 'three'] },
       { type: 'delete', path: 'b.txt' },
-      { type: 'update', path: 'c.txt', moveTo: 'd/c.txt', hunks: [{ anchors: [], endOfFile: false, patchLine: 9, lines: [{ kind: 'context', text: 'ctx' }, { kind: 'delete', text: 'old' }, { kind: 'insert', text: 'new' }] }] },
+      {
+        type: 'update',
+        path: 'c.txt',
+        moveTo: 'd/c.txt',
+        hunks: [
+          {
+            anchors: [],
+            endOfFile: false,
+            patchLine: 9,
+            lines: [
+              { kind: 'context', text: 'ctx' },
+              { kind: 'delete', text: 'old' },
+              { kind: 'insert', text: 'new' },
+            ],
+          },
+        ],
+      },
     ]);
   });
 
@@ -48,7 +66,10 @@ describe('parsePatch', () => {
 
   it('tolerates CRLF, padded markers, blank lines around sections and a heredoc wrapper', () => {
     const text = `<<'EOF'\r\n  *** Begin Patch  \r\n\r\n*** Add File: x\r\n+1\r\n\r\n   *** Delete File: y\r\n*** End Patch \r\nEOF\r\n`;
-    expect(parsePatch(text)).toEqual([{ type: 'add', path: 'x', lines: ['1'] }, { type: 'delete', path: 'y' }]);
+    expect(parsePatch(text)).toEqual([
+      { type: 'add', path: 'x', lines: ['1'] },
+      { type: 'delete', path: 'y' },
+    ]);
   });
 
   it('keeps a context line that looks like a marker (leading space) as context', () => {
@@ -58,7 +79,9 @@ describe('parsePatch', () => {
 
   it('round-trips through formatPatch', () => {
     const ops = parsePatch(env('*** Add File: a', '+x', '*** Update File: b', '@@ fn', ' c', '-d', '+e', '@@', '+f', '*** End of File', '*** Delete File: g'));
-    expect(parsePatch(formatPatch(ops)).map((o) => JSON.stringify(o).replace(/"patchLine":\d+/g, ''))).toEqual(ops.map((o) => JSON.stringify(o).replace(/"patchLine":\d+/g, '')));
+    expect(parsePatch(formatPatch(ops)).map((o) => JSON.stringify(o).replace(/"patchLine":\d+/g, ''))).toEqual(
+      ops.map((o) => JSON.stringify(o).replace(/"patchLine":\d+/g, '')),
+    );
   });
 
   it.each([
@@ -75,7 +98,7 @@ describe('parsePatch', () => {
     [env('*** Update File: a', '-x', 'x'), 'line 4: "x" in the update of a is not a diff line'],
     [env('*** Update File: a', '-x', '*** Move to: b'), "line 4: '*** Move to:' must directly follow"],
     [env('*** Update File: a', '-x', '*** Frob'), 'line 4: unknown marker "*** Frob"'],
-    [env('*** Update File: a', '@@ f', '@@ g'), "line 3: the hunk in the update of a has no lines"],
+    [env('*** Update File: a', '@@ f', '@@ g'), 'line 3: the hunk in the update of a has no lines'],
     [env('*** Update File: a', '-x', '*** End of File', '+y'), "line 5: only '@@' or a new file section may follow '*** End of File' (line 4)"],
     [env('*** Add File: a', '+x', '*** End Patch', '*** Add File: b', '+y'), 'line 4: "*** End Patch" may appear only once'],
   ])('rejects %j with a message naming the line', (text, message) => {
@@ -87,7 +110,11 @@ describe('parsePatch', () => {
 
 describe('parseBuiltinOperation', () => {
   it('reads a create_file diff: every line starts with +, each ends with a newline in the file', () => {
-    expect(parseBuiltinOperation({ type: 'create_file', path: 'a.md', diff: '+# Title\n+\n+text\n' })).toEqual({ type: 'add', path: 'a.md', lines: ['# Title', '', 'text'] });
+    expect(parseBuiltinOperation({ type: 'create_file', path: 'a.md', diff: '+# Title\n+\n+text\n' })).toEqual({
+      type: 'add',
+      path: 'a.md',
+      lines: ['# Title', '', 'text'],
+    });
   });
 
   it('reads an update_file diff with anchors and no @@ before the first hunk', () => {
@@ -97,7 +124,10 @@ describe('parseBuiltinOperation', () => {
 
   it('tolerates a trailing *** End Patch, and keeps a final one-space context line', () => {
     const op = parseBuiltinOperation({ type: 'update_file', path: 'x', diff: '+a\n \n*** End Patch\n' });
-    expect(op.type === 'update' && op.hunks[0]?.lines).toEqual([{ kind: 'insert', text: 'a' }, { kind: 'context', text: '' }]);
+    expect(op.type === 'update' && op.hunks[0]?.lines).toEqual([
+      { kind: 'insert', text: 'a' },
+      { kind: 'context', text: '' },
+    ]);
   });
 
   it('reads delete_file without a diff', () => {
@@ -107,7 +137,10 @@ describe('parseBuiltinOperation', () => {
   it.each([
     [{ type: 'create_file' as const, path: 'a', diff: 'no plus\n' }, 'line 1: "no plus" in the new file a'],
     [{ type: 'update_file' as const, path: 'a', diff: '' }, 'the update_file diff for a is empty'],
-    [{ type: 'update_file' as const, path: 'a', diff: '*** Update File: a\n-x\n' }, 'line 1: the diff of a update_file operation has no envelope or section headers'],
+    [
+      { type: 'update_file' as const, path: 'a', diff: '*** Update File: a\n-x\n' },
+      'line 1: the diff of a update_file operation has no envelope or section headers',
+    ],
     [{ type: 'delete_file' as const, path: '  ' }, 'the delete_file operation has no path'],
   ])('rejects %j', (op, message) => {
     expect(() => parseBuiltinOperation(op)).toThrow(message);

@@ -102,9 +102,15 @@ function bodyLine(line: Line, path: string): HunkLine {
   if (first === '+') return { kind: 'insert', text: line.text.slice(1) };
   if (line.text.trim().startsWith(MOVE)) throw parseError(line, `'${MOVE}' must directly follow the '${UPDATE} ${path}' line`);
   if (line.text.trim().startsWith('***')) {
-    throw parseError(line, `unknown marker ${quote(line.text.trim())} in the update of ${path}; valid markers are ${MOVE}, ${END_OF_FILE}, the file section headers and ${END}`);
+    throw parseError(
+      line,
+      `unknown marker ${quote(line.text.trim())} in the update of ${path}; valid markers are ${MOVE}, ${END_OF_FILE}, the file section headers and ${END}`,
+    );
   }
-  throw parseError(line, `${quote(line.text)} in the update of ${path} is not a diff line: start it with ' ' (context), '-' (remove) or '+' (add), or use '@@'`);
+  throw parseError(
+    line,
+    `${quote(line.text)} in the update of ${path} is not a diff line: start it with ' ' (context), '-' (remove) or '+' (add), or use '@@'`,
+  );
 }
 
 /**

@@ -105,7 +105,10 @@ export async function resolvePatchPath(roots: WorkspaceRoots, path: string): Pro
     throw new PatchError('path', `${JSON.stringify(path)} is hidden by the sandbox (credentials and agentx's own files); patches may not change it`);
   }
   if (AGENTX_SESSION_FILE.test(basename(abs))) {
-    throw new PatchError('path', `${JSON.stringify(path)} is one of agentx's own session files (state, checkpoint, one-shot or lock); patches may not change it`);
+    throw new PatchError(
+      'path',
+      `${JSON.stringify(path)} is one of agentx's own session files (state, checkpoint, one-shot or lock); patches may not change it`,
+    );
   }
   const display = relative(roots.real, abs).split(sep).join('/');
   if (display === '') throw new PatchError('path', `${JSON.stringify(path)} is the workspace root, not a file`);

@@ -32,7 +32,6 @@ export interface Entry extends ResolvedPath {
   state: FileState;
 }
 
-
 export interface Plan {
   changes: FileChange[];
   /** Every touched file in first-touch order, with its disk and final state. */
@@ -88,7 +87,12 @@ class Overlay {
   async checkParents(entry: Entry): Promise<void> {
     for (let dir = dirname(entry.abs); dir.length > this.roots.real.length; dir = dirname(dir)) {
       const planned = this.entries.get(dir)?.state.kind;
-      const kind = planned ?? (await stat(dir).then((s) => (s.isDirectory() ? 'dir' : 'file'), () => 'missing'));
+      const kind =
+        planned ??
+        (await stat(dir).then(
+          (s) => (s.isDirectory() ? 'dir' : 'file'),
+          () => 'missing',
+        ));
       if (kind === 'dir') return;
       if (kind !== 'missing') {
         const display = relative(this.roots.real, dir).split(sep).join('/');
@@ -112,9 +116,13 @@ function readableText(entry: Entry, verb: string, maxBytes: number): { text: str
   if (s.kind === 'dir') throw new PatchError('not_text', `cannot ${verb} ${entry.display}: it is a directory`);
   if (s.kind === 'other') throw new PatchError('not_text', `cannot ${verb} ${entry.display}: it is not a regular file`);
   if (s.unreadable === 'too_large') {
-    throw new PatchError('too_large', `cannot ${verb} ${entry.display}: the file is ${formatBytes(s.size)}, over the ${formatBytes(maxBytes)} limit for patches`);
+    throw new PatchError(
+      'too_large',
+      `cannot ${verb} ${entry.display}: the file is ${formatBytes(s.size)}, over the ${formatBytes(maxBytes)} limit for patches`,
+    );
   }
-  if (s.text === null) throw new PatchError('not_text', `cannot ${verb} ${entry.display}: it is a binary file (or not UTF-8 text); patches change text files only`);
+  if (s.text === null)
+    throw new PatchError('not_text', `cannot ${verb} ${entry.display}: it is a binary file (or not UTF-8 text); patches change text files only`);
   return { text: s.text, mode: s.mode };
 }
 
@@ -147,7 +155,14 @@ function checkSize(entry: Entry, text: string, maxBytes: number): void {
   }
 }
 
-function describe(op: FileChange['operation'], path: string, movedTo: string | null, oldLines: readonly string[], edits: Edit[], oldIsNew: boolean): FileChange {
+function describe(
+  op: FileChange['operation'],
+  path: string,
+  movedTo: string | null,
+  oldLines: readonly string[],
+  edits: Edit[],
+  oldIsNew: boolean,
+): FileChange {
   const { added, removed } = countChanges(edits);
   const diff = unifiedDiff(oldLines, edits, { oldPath: oldIsNew ? null : path, newPath: op === 'delete' ? null : (movedTo ?? path) });
   return { operation: op, path, ...(movedTo === null ? {} : { movedTo }), added, removed, diff };

@@ -9,7 +9,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runPatchRace } from '../../../test/support/patch-race.ts';
 
 let root: string;
-beforeEach(() => { root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-patch-race-'))); });
+beforeEach(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-patch-race-')));
+});
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 it('patches under a directory flipped to a symlink to outside: nothing read, written or left outside; every report truthful', async () => {

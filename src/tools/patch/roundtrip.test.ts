@@ -15,7 +15,24 @@ const seed = Number(process.env.AGENTX_TEST_SEED ?? 20261203);
 const RUNS = 400;
 
 // Few distinct lines, so repeats (ambiguity), whitespace variants and look-alikes are common.
-const POOL = ['a', 'b', 'c', 'a ', '  a', '\tb', '', 'return x;', '}', '{', 'x \u2014 y', 'x - y', '\u201cq\u201d', 'end', '@@ not an anchor', '*** not a marker'];
+const POOL = [
+  'a',
+  'b',
+  'c',
+  'a ',
+  '  a',
+  '\tb',
+  '',
+  'return x;',
+  '}',
+  '{',
+  'x \u2014 y',
+  'x - y',
+  '\u201cq\u201d',
+  'end',
+  '@@ not an anchor',
+  '*** not a marker',
+];
 const lines = fc.array(fc.constantFrom(...POOL), { maxLength: 30 });
 const genOptions = fc.record<GenOptions>({ context: fc.integer({ min: 0, max: 3 }), anchors: fc.boolean(), endOfFile: fc.boolean() });
 

@@ -24,7 +24,20 @@ describe('applyPatch: results', () => {
     writeFileSync(join(root, 'a.txt'), 'one\ntwo\nthree\n');
     writeFileSync(join(root, 'gone.txt'), 'x\ny\n');
     writeFileSync(join(root, 'm.txt'), 'keep\n');
-    const r = await run(env('*** Update File: a.txt', ' one', '-two', '+2', '+2.5', '*** Add File: n/new.txt', '+hi', '*** Delete File: gone.txt', '*** Update File: m.txt', '*** Move to: moved/m.txt'));
+    const r = await run(
+      env(
+        '*** Update File: a.txt',
+        ' one',
+        '-two',
+        '+2',
+        '+2.5',
+        '*** Add File: n/new.txt',
+        '+hi',
+        '*** Delete File: gone.txt',
+        '*** Update File: m.txt',
+        '*** Move to: moved/m.txt',
+      ),
+    );
     if (!r.ok) throw new Error(r.output);
     expect(r.output).toBe('Updated a.txt (+2 -1)\nAdded n/new.txt (+1 -0)\nDeleted gone.txt (+0 -2)\nMoved m.txt -> moved/m.txt (+0 -0)');
     expect(r.changes[0]?.diff).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2.5\n three\n');
@@ -38,7 +51,10 @@ describe('applyPatch: results', () => {
     writeFileSync(join(root, 'a.txt'), 'x\n');
     const before = snapshotTree(root);
     const r = await applyPatch(parsePatch(env('*** Update File: a.txt', '-x', '+y', '*** Add File: n/b.txt', '+b')), { root, dryRun: true });
-    expect(r.ok && r.changes.map((c) => [c.path, c.added, c.removed])).toEqual([['a.txt', 1, 1], ['n/b.txt', 1, 0]]);
+    expect(r.ok && r.changes.map((c) => [c.path, c.added, c.removed])).toEqual([
+      ['a.txt', 1, 1],
+      ['n/b.txt', 1, 0],
+    ]);
     expect(treeDifferences(snapshotTree(root), before)).toEqual([]);
   });
 
@@ -130,9 +146,14 @@ async function applyWithReadOnlyDir(readOnly: string, patch: string): Promise<Pa
   const dir = mkdtempSync(join(tmpdir(), 'agentx-run-child-'));
   try {
     const entry = join(dir, 'entry.ts');
-    writeFileSync(entry, `import { applyPatch, parsePatch } from ${JSON.stringify(INDEX)};\nconst [root, patch] = process.argv.slice(2);\nprocess.stdout.write(JSON.stringify(await applyPatch(parsePatch(patch), { root })));\n`);
+    writeFileSync(
+      entry,
+      `import { applyPatch, parsePatch } from ${JSON.stringify(INDEX)};\nconst [root, patch] = process.argv.slice(2);\nprocess.stdout.write(JSON.stringify(await applyPatch(parsePatch(patch), { root })));\n`,
+    );
     await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile: join(dir, 'apply.mjs'), logLevel: 'warning' });
-    const child = spawnSync('bwrap', ['--bind', '/', '/', '--ro-bind', readOnly, readOnly, process.execPath, join(dir, 'apply.mjs'), root, patch], { encoding: 'utf8' });
+    const child = spawnSync('bwrap', ['--bind', '/', '/', '--ro-bind', readOnly, readOnly, process.execPath, join(dir, 'apply.mjs'), root, patch], {
+      encoding: 'utf8',
+    });
     if (child.status !== 0) throw new Error(`child failed: ${child.stderr}`);
     return JSON.parse(child.stdout) as PatchResult;
   } finally {
@@ -151,10 +172,19 @@ describe.skipIf(!bwrapWorks)('applyPatch: the disk refuses part-way (read-only b
     const result = await applyWithReadOnlyDir(
       join(root, 'ro'),
       env(
-        '*** Update File: a.txt', '-a', '+A', '*** Delete File: gone.txt', '*** Add File: new/dir/n.txt', '+n', '*** Update File: src.txt', '*** Move to: dst.txt',
+        '*** Update File: a.txt',
+        '-a',
+        '+A',
+        '*** Delete File: gone.txt',
+        '*** Add File: new/dir/n.txt',
+        '+n',
+        '*** Update File: src.txt',
+        '*** Move to: dst.txt',
         // Many independent writes (several in flight at once), some into the same new directories.
         ...Array.from({ length: 24 }, (_, i) => [`*** Add File: many/d${i % 5}/f${i}.txt`, `+${i}`]).flat(),
-        '*** Update File: ro/locked.txt', '-locked', '+open',
+        '*** Update File: ro/locked.txt',
+        '-locked',
+        '+open',
       ),
     );
     expect(result.ok).toBe(false);

@@ -25,9 +25,7 @@ export interface PatchOptions {
   hidden?: (realPath: string) => boolean;
 }
 
-export type PatchResult =
-  | { ok: true; changes: FileChange[]; output: string }
-  | { ok: false; error: { kind: PatchErrorKind; message: string }; output: string };
+export type PatchResult = { ok: true; changes: FileChange[]; output: string } | { ok: false; error: { kind: PatchErrorKind; message: string }; output: string };
 
 /** One line per file for the model and the terminal: "Updated a.ts (+3 -1)". */
 export function summaryLine(change: FileChange): string {
@@ -52,7 +50,8 @@ export function failureOutput(message: string): string {
 }
 
 export function failure(err: unknown): PatchResult {
-  const error = err instanceof PatchError ? { kind: err.kind, message: err.message } : { kind: 'io' as const, message: err instanceof Error ? err.message : String(err) };
+  const error =
+    err instanceof PatchError ? { kind: err.kind, message: err.message } : { kind: 'io' as const, message: err instanceof Error ? err.message : String(err) };
   return { ok: false, error, output: failureOutput(error.message) };
 }
 
@@ -159,7 +158,9 @@ async function commitIn(dirs: OpenedDirs, entries: readonly Entry[], durable: bo
       const { dir, name } = dirs.parentOf(entry.display, true);
       dir.writeFile(name, entry.state.text, { mode: entry.state.mode, durable, tempName: patchTemp });
       const { disk } = entry;
-      undo.push(() => (disk.kind === 'file' && disk.bytes ? dir.writeFile(name, disk.bytes, { mode: disk.mode, durable, tempName: patchTemp }) : dir.unlink(name)));
+      undo.push(() =>
+        disk.kind === 'file' && disk.bytes ? dir.writeFile(name, disk.bytes, { mode: disk.mode, durable, tempName: patchTemp }) : dir.unlink(name),
+      );
       return Promise.resolve();
     };
     // Files are independent: several writes (and their fsyncs) in flight at once.

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FUNCTION_PARAMETERS,
-  LARK_GRAMMAR,
-  parsePatchCall,
-  patchCallForm,
-  patchToolDefinition,
-} from './index.ts';
+import { FUNCTION_PARAMETERS, LARK_GRAMMAR, parsePatchCall, patchCallForm, patchToolDefinition } from './index.ts';
 
 const ENVELOPE = '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n';
 
@@ -20,7 +14,13 @@ describe('patchCallForm / parsePatchCall', () => {
   });
 
   it('parses a built-in call into its one operation', () => {
-    const parsed = parsePatchCall({ type: 'apply_patch_call', id: 'apc_1', call_id: 'call_1', status: 'completed', operation: { type: 'create_file', path: 'a.txt', diff: '+hi\n' } });
+    const parsed = parsePatchCall({
+      type: 'apply_patch_call',
+      id: 'apc_1',
+      call_id: 'call_1',
+      status: 'completed',
+      operation: { type: 'create_file', path: 'a.txt', diff: '+hi\n' },
+    });
     expect(parsed).toEqual({ ok: true, call: { form: 'builtin', callId: 'call_1', operations: [{ type: 'add', path: 'a.txt', lines: ['hi'] }] } });
   });
 
@@ -53,7 +53,16 @@ describe('patchToolDefinition', () => {
     const custom = patchToolDefinition('custom');
     expect(custom).toMatchObject({ type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: LARK_GRAMMAR } });
     expect(custom.type === 'custom' && custom.description).toContain('freeform');
-    for (const marker of ['*** Begin Patch', '*** Add File: ', '*** Delete File: ', '*** Update File: ', '*** Move to: ', '*** End of File', '*** End Patch', '%import common.LF']) {
+    for (const marker of [
+      '*** Begin Patch',
+      '*** Add File: ',
+      '*** Delete File: ',
+      '*** Update File: ',
+      '*** Move to: ',
+      '*** End of File',
+      '*** End Patch',
+      '%import common.LF',
+    ]) {
       expect(LARK_GRAMMAR).toContain(marker);
     }
   });

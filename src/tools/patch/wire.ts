@@ -21,7 +21,6 @@ export type ParsedPatchCall =
   /** The call cannot be applied (malformed patch or arguments); answer it with `error`. */
   | { ok: false; form: PatchToolForm; callId: string; error: string };
 
-
 const BUILTIN_TYPES = new Set(['create_file', 'update_file', 'delete_file']);
 
 function isBuiltinOperation(value: unknown): value is BuiltinOperation {
@@ -50,7 +49,10 @@ function functionInput(args: unknown): string {
   try {
     parsed = JSON.parse(args);
   } catch (err) {
-    throw new PatchError('parse', `the arguments are not valid JSON (${err instanceof Error ? err.message : String(err)}); send {"input": "<the whole patch>"}`);
+    throw new PatchError(
+      'parse',
+      `the arguments are not valid JSON (${err instanceof Error ? err.message : String(err)}); send {"input": "<the whole patch>"}`,
+    );
   }
   if (!isRecord(parsed) || typeof parsed.input !== 'string') throw new PatchError('parse', 'the arguments need a string "input" holding the whole patch');
   return parsed.input;
@@ -60,7 +62,8 @@ function operationsOf(form: PatchToolForm, item: Record<string, unknown>): FileO
   switch (form) {
     case 'builtin': {
       const op = item.operation;
-      if (!isBuiltinOperation(op)) throw new PatchError('parse', 'the apply_patch_call has no valid operation (create_file, update_file or delete_file with a path)');
+      if (!isBuiltinOperation(op))
+        throw new PatchError('parse', 'the apply_patch_call has no valid operation (create_file, update_file or delete_file with a path)');
       return [parseBuiltinOperation({ type: op.type, path: op.path, diff: op.diff ?? undefined })];
     }
     case 'function':

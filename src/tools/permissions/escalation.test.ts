@@ -17,14 +17,21 @@ function kind(mode: ApprovalMode, line: string, fields: EscalationFields, unsand
 }
 
 describe('parseEscalationFields', () => {
-  it('reads Codex\'s fields and the older boolean form', () => {
+  it("reads Codex's fields and the older boolean form", () => {
     expect(parseEscalationFields({})).toEqual({ ok: true, fields: plain });
-    expect(parseEscalationFields({ sandbox_permissions: 'require_escalated', justification: ' Why? ', prefix_rule: ['npm', 'ci'] }))
-      .toEqual({ ok: true, fields: { sandboxPermissions: 'require_escalated', justification: 'Why?', prefixRule: ['npm', 'ci'] } });
-    expect(parseEscalationFields({ with_escalated_permissions: true }).ok && parseEscalationFields({ with_escalated_permissions: true })).toMatchObject({ fields: { sandboxPermissions: 'require_escalated' } });
+    expect(parseEscalationFields({ sandbox_permissions: 'require_escalated', justification: ' Why? ', prefix_rule: ['npm', 'ci'] })).toEqual({
+      ok: true,
+      fields: { sandboxPermissions: 'require_escalated', justification: 'Why?', prefixRule: ['npm', 'ci'] },
+    });
+    expect(parseEscalationFields({ with_escalated_permissions: true }).ok && parseEscalationFields({ with_escalated_permissions: true })).toMatchObject({
+      fields: { sandboxPermissions: 'require_escalated' },
+    });
   });
   it('gives one clear line for bad input', () => {
-    expect(parseEscalationFields({ sandbox_permissions: 'root' })).toEqual({ ok: false, error: '"sandbox_permissions" must be "use_default" or "require_escalated", not "root"' });
+    expect(parseEscalationFields({ sandbox_permissions: 'root' })).toEqual({
+      ok: false,
+      error: '"sandbox_permissions" must be "use_default" or "require_escalated", not "root"',
+    });
     expect(parseEscalationFields({ prefix_rule: 'npm' }).ok).toBe(false);
     expect(parseEscalationFields({ justification: 3 }).ok).toBe(false);
   });
@@ -68,7 +75,15 @@ describe('decide: each mode × {plain, escalated, allow, ask, deny, compound wit
   });
 
   it('the dodges of the audit are refused in every mode, even under danger-full-access', () => {
-    for (const line of ['/bin/rm -rf x', 'bash -lc "rm -rf x"', 'bash -e -c "rm -rf x"', 'timeout -s KILL 5 rm -rf x', 'exec -a foo rm -rf x', 'command rm -rf x', 'nice -n 5 rm -rf x']) {
+    for (const line of [
+      '/bin/rm -rf x',
+      'bash -lc "rm -rf x"',
+      'bash -e -c "rm -rf x"',
+      'timeout -s KILL 5 rm -rf x',
+      'exec -a foo rm -rf x',
+      'command rm -rf x',
+      'nice -n 5 rm -rf x',
+    ]) {
       for (const mode of ['untrusted', 'on-request', 'never'] as const) {
         for (const unsandboxed of [false, true]) expect(kind(mode, line, plain, unsandboxed), `${mode} ${line}`).toBe('refuse');
       }
@@ -77,7 +92,10 @@ describe('decide: each mode × {plain, escalated, allow, ask, deny, compound wit
 
   it('without deny or ask rules an unparseable line is judged by the mode alone (nothing to dodge)', () => {
     const allowOnly = rules.filter((r) => r.decision === 'allow');
-    const k = (mode: ApprovalMode): string => { const d = decide({ mode, commands: ['cat <<EOF\nx\nEOF'], fields: plain, rules: allowOnly, unsandboxed: false }); return d.kind === 'run' ? `run:${d.scope}` : d.kind; };
+    const k = (mode: ApprovalMode): string => {
+      const d = decide({ mode, commands: ['cat <<EOF\nx\nEOF'], fields: plain, rules: allowOnly, unsandboxed: false });
+      return d.kind === 'run' ? `run:${d.scope}` : d.kind;
+    };
     expect([k('untrusted'), k('on-request'), k('never')]).toEqual(['ask', 'run:sandboxed', 'run:sandboxed']);
   });
 
@@ -102,12 +120,20 @@ describe('decide: each mode × {plain, escalated, allow, ask, deny, compound wit
 
 describe('answers', () => {
   const d = decide({ mode: 'on-request', commands: ['pnpm install'], fields: escalated, rules, unsandboxed: false });
-  const question = d.kind === 'ask' ? d.question : (() => { throw new Error('expected a question'); })();
+  const question =
+    d.kind === 'ask'
+      ? d.question
+      : (() => {
+          throw new Error('expected a question');
+        })();
 
   it('maps each answer to what runs, what is remembered and what the model hears', () => {
     expect(applyAnswer(question, { kind: 'once' }, false)).toEqual({ run: 'unsandboxed', addRule: null, toModel: null });
     expect(applyAnswer(question, { kind: 'once-network' }, false).run).toBe('sandboxed-with-network');
-    expect(applyAnswer(question, { kind: 'prefix', remember: 'saved' }, false).addRule).toEqual({ rule: { prefix: ['pnpm', 'install'], decision: 'allow' }, remember: 'saved' });
+    expect(applyAnswer(question, { kind: 'prefix', remember: 'saved' }, false).addRule).toEqual({
+      rule: { prefix: ['pnpm', 'install'], decision: 'allow' },
+      remember: 'saved',
+    });
     expect(applyAnswer(question, { kind: 'no' }, false).run).toBeNull();
     expect(applyAnswer(question, { kind: 'tell', text: 'use npm ci' }, false).toModel).toContain('use npm ci');
   });

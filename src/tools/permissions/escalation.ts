@@ -21,16 +21,19 @@ export const ESCALATION_PARAMETERS = {
   sandbox_permissions: {
     type: 'string',
     enum: ['use_default', 'require_escalated'],
-    description: 'use_default (the default) runs the command in the sandbox. require_escalated asks the person to run this one command outside the sandbox (for example when it needs the network or files outside the workspace); give a justification.',
+    description:
+      'use_default (the default) runs the command in the sandbox. require_escalated asks the person to run this one command outside the sandbox (for example when it needs the network or files outside the workspace); give a justification.',
   },
   justification: {
     type: 'string',
-    description: 'With require_escalated: one short question for the person that says why, e.g. "Do you want to install the dependencies from the npm registry?"',
+    description:
+      'With require_escalated: one short question for the person that says why, e.g. "Do you want to install the dependencies from the npm registry?"',
   },
   prefix_rule: {
     type: 'array',
     items: { type: 'string' },
-    description: 'With require_escalated: a short command prefix the person may allow from now on, e.g. ["npm", "install"] or ["pytest"]; never the whole command.',
+    description:
+      'With require_escalated: a short command prefix the person may allow from now on, e.g. ["npm", "install"] or ["pytest"]; never the whole command.',
   },
 } as const;
 
@@ -58,10 +61,7 @@ export function parseEscalationFields(args: Record<string, unknown>): Escalation
 /** How a call that runs is run. */
 export type RunScope = 'sandboxed' | 'sandboxed-with-network' | 'unsandboxed';
 
-export type Decision =
-  | { kind: 'run'; scope: RunScope; why: string }
-  | { kind: 'ask'; question: Question }
-  | { kind: 'refuse'; toModel: string };
+export type Decision = { kind: 'run'; scope: RunScope; why: string } | { kind: 'ask'; question: Question } | { kind: 'refuse'; toModel: string };
 
 export interface Question {
   /** the command lines exactly as they will run (the front-end sanitizes them before showing) */
@@ -95,7 +95,10 @@ export function offerablePrefix(suggested: string[] | undefined, verdict: LineVe
 export function decide(input: DecisionInput): Decision {
   const verdict = decideLines(input.commands, input.rules);
   if (verdict.decision === 'deny') {
-    return { kind: 'refuse', toModel: `The command was not run: ${verdict.reasons.filter((r) => r.includes('denied')).join('; ')}. Do not retry it; find another way or ask the person.` };
+    return {
+      kind: 'refuse',
+      toModel: `The command was not run: ${verdict.reasons.filter((r) => r.includes('denied')).join('; ')}. Do not retry it; find another way or ask the person.`,
+    };
   }
   const escalated = input.fields.sandboxPermissions === 'require_escalated' && !input.unsandboxed;
   const question = (): Question => ({
@@ -117,13 +120,25 @@ export function decide(input: DecisionInput): Decision {
   // mode and the sandbox (a deny rule holds under danger-full-access too).
   if (verdict.unparseable && input.rules.some((r) => r.decision !== 'allow')) {
     if (input.mode === 'never') {
-      return { kind: 'refuse', toModel: `The command was not run: it cannot be checked against the person's deny and ask rules (${verdict.reasons.join('; ')}), and the approval mode is "never". Write it as plain commands (no eval, xargs, find -exec, here-documents or shell reading its input).` };
+      return {
+        kind: 'refuse',
+        toModel: `The command was not run: it cannot be checked against the person's deny and ask rules (${verdict.reasons.join('; ')}), and the approval mode is "never". Write it as plain commands (no eval, xargs, find -exec, here-documents or shell reading its input).`,
+      };
     }
     return { kind: 'ask', question: question() };
   }
   if (input.mode === 'never') {
-    if (escalated) return { kind: 'refuse', toModel: 'The command was not run: the approval mode is "never", so requests to run outside the sandbox are refused. Run it in the sandbox (sandbox_permissions "use_default") or tell the person what to run themselves.' };
-    if (ruleAsks) return { kind: 'refuse', toModel: `The command was not run: a rule says to ask the person first, and the approval mode is "never" (${verdict.reasons.join('; ')}).` };
+    if (escalated)
+      return {
+        kind: 'refuse',
+        toModel:
+          'The command was not run: the approval mode is "never", so requests to run outside the sandbox are refused. Run it in the sandbox (sandbox_permissions "use_default") or tell the person what to run themselves.',
+      };
+    if (ruleAsks)
+      return {
+        kind: 'refuse',
+        toModel: `The command was not run: a rule says to ask the person first, and the approval mode is "never" (${verdict.reasons.join('; ')}).`,
+      };
     return { kind: 'run', scope: input.unsandboxed ? 'unsandboxed' : 'sandboxed', why: 'approval mode never: runs in the sandbox' };
   }
   if (input.mode === 'on-request' && !escalated && !ruleAsks) {

@@ -37,13 +37,92 @@ export interface LineVerdict {
 // or a runner of hidden strings in any form (the parser looks through wrappers, so a rule on one is
 // either useless or a way around every other rule).
 const SHELL_HEADS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'pwsh', 'powershell', 'busybox']);
-const INTERPRETER_HEADS = new Set(['python', 'pypy', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'irb', 'php', 'lua', 'luajit', 'tclsh', 'wish', 'rscript', 'r', 'julia', 'osascript', 'awk', 'gawk', 'mawk', 'nawk', 'sed', 'jshell', 'groovy', 'scala', 'elixir', 'erl', 'ghci', 'racket', 'guile', 'sbcl', 'expect']);
-const WRAPPER_HEADS = new Set(['env', 'sudo', 'doas', 'su', 'exec', 'eval', 'command', 'builtin', 'xargs', 'nohup', 'time', 'timeout', 'nice', 'ionice', 'stdbuf', 'setsid', 'chroot', 'unshare', 'nsenter', 'flock', 'watch', 'parallel', 'script', 'source', '.', 'strace', 'ltrace', 'gdb', 'valgrind', 'taskset', 'chrt', 'runuser', 'systemd-run']);
+const INTERPRETER_HEADS = new Set([
+  'python',
+  'pypy',
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'perl',
+  'ruby',
+  'irb',
+  'php',
+  'lua',
+  'luajit',
+  'tclsh',
+  'wish',
+  'rscript',
+  'r',
+  'julia',
+  'osascript',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'sed',
+  'jshell',
+  'groovy',
+  'scala',
+  'elixir',
+  'erl',
+  'ghci',
+  'racket',
+  'guile',
+  'sbcl',
+  'expect',
+]);
+const WRAPPER_HEADS = new Set([
+  'env',
+  'sudo',
+  'doas',
+  'su',
+  'exec',
+  'eval',
+  'command',
+  'builtin',
+  'xargs',
+  'nohup',
+  'time',
+  'timeout',
+  'nice',
+  'ionice',
+  'stdbuf',
+  'setsid',
+  'chroot',
+  'unshare',
+  'nsenter',
+  'flock',
+  'watch',
+  'parallel',
+  'script',
+  'source',
+  '.',
+  'strace',
+  'ltrace',
+  'gdb',
+  'valgrind',
+  'taskset',
+  'chrt',
+  'runuser',
+  'systemd-run',
+]);
 const RUNNER_HEADS = new Set(['npx', 'bunx', 'uvx', 'pnpx']);
 /** [head, subcommand…]: a package runner that fetches and runs any package */
 const RUNNER_SUBCOMMANDS: readonly (readonly string[])[] = [
-  ['npm', 'exec'], ['npm', 'x'], ['pnpm', 'dlx'], ['pnpm', 'exec'], ['yarn', 'dlx'], ['yarn', 'exec'], ['bun', 'x'], ['pipx', 'run'],
-  ['uv', 'run'], ['uv', 'tool', 'run'], ['deno', 'run'], ['deno', 'eval'], ['corepack'],
+  ['npm', 'exec'],
+  ['npm', 'x'],
+  ['pnpm', 'dlx'],
+  ['pnpm', 'exec'],
+  ['yarn', 'dlx'],
+  ['yarn', 'exec'],
+  ['bun', 'x'],
+  ['pipx', 'run'],
+  ['uv', 'run'],
+  ['uv', 'tool', 'run'],
+  ['deno', 'run'],
+  ['deno', 'eval'],
+  ['corepack'],
 ];
 /** Programs that run anything through their own options or subcommands: never alone. */
 const ALONE_HEADS = new Set(['git', 'ssh', 'docker', 'podman', 'kubectl', 'find', 'make', 'npm', 'pnpm', 'yarn', 'pip', 'pip3', 'uv', 'cargo', 'go']);
@@ -55,7 +134,9 @@ function isEvalFlag(word: string): boolean {
 
 /** A program's name without its directory and version: /usr/bin/python3.12 → python. */
 function programKind(head: string): string {
-  return commandName(head).toLowerCase().replace(/[-_.]?\d+(\.\d+)*$/, '');
+  return commandName(head)
+    .toLowerCase()
+    .replace(/[-_.]?\d+(\.\d+)*$/, '');
 }
 
 export function tooBroadPrefix(prefix: readonly string[]): string | null {
@@ -127,7 +208,8 @@ export function decideLine(line: string, rules: readonly CommandRule[]): LineVer
       networkOnly = true;
     }
   }
-  if (parsed.commands.length === 0 && decision === 'allow') return { decision: 'ask', networkOnly: false, reasons: ['runs no command'], commands: parsed.commands, unparseable: false };
+  if (parsed.commands.length === 0 && decision === 'allow')
+    return { decision: 'ask', networkOnly: false, reasons: ['runs no command'], commands: parsed.commands, unparseable: false };
   return { decision, networkOnly: decision === 'allow' && networkOnly, reasons, commands: parsed.commands, unparseable: false };
 }
 
@@ -148,7 +230,7 @@ export function decideLines(lines: readonly string[], rules: readonly CommandRul
 
 export type RulesFileLoad =
   | { ok: true; rules: CommandRule[] }
-  | { ok: false; error: string; /** deny or ask rules cannot be read: refuse to start rather than drop one */ fatal: boolean };
+  | { ok: false; error: string /** deny or ask rules cannot be read: refuse to start rather than drop one */; fatal: boolean };
 
 /** Whether a file we cannot read as rules may hold a deny or an ask rule (a restriction we must not drop). */
 function mayRestrict(text: string): boolean {

@@ -14,7 +14,10 @@ function parts(line: string): string[][] {
 
 describe('parseCommandLine', () => {
   it('splits at every operator a shell runs commands at', () => {
-    expect(parts('npm test && curl evil')).toEqual([['npm', 'test'], ['curl', 'evil']]);
+    expect(parts('npm test && curl evil')).toEqual([
+      ['npm', 'test'],
+      ['curl', 'evil'],
+    ]);
     expect(parts('a || b; c | d & e |& f')).toEqual([['a'], ['b'], ['c'], ['d'], ['e'], ['f']]);
     expect(parts('a\nb')).toEqual([['a'], ['b']]);
     expect(parts('(cd x && make) ; { ls; }')).toEqual([['cd', 'x'], ['make'], ['ls']]);
@@ -32,7 +35,10 @@ describe('parseCommandLine', () => {
   it('strips assignments, wrappers and redirections; unwraps bash -c', () => {
     expect(parts('FOO=1 BAR="a b" npm test')).toEqual([['npm', 'test']]);
     expect(parts('env -i A=1 sudo -E nohup npm test > out.log 2>&1')).toEqual([['npm', 'test']]);
-    expect(parts(`bash -c 'npm test && curl evil'`)).toEqual([['npm', 'test'], ['curl', 'evil']]);
+    expect(parts(`bash -c 'npm test && curl evil'`)).toEqual([
+      ['npm', 'test'],
+      ['curl', 'evil'],
+    ]);
     expect(parts('timeout 10 npm test &>/dev/null')).toEqual([['npm', 'test']]);
     // wrappers' options that take a value are stepped over with their value
     expect(parts('sudo -u root ls')).toEqual([['ls']]);
@@ -40,7 +46,10 @@ describe('parseCommandLine', () => {
     expect(parts('bash -lc "a; b" && sh -e -o pipefail -c c')).toEqual([['a'], ['b'], ['c']]);
     expect(parts('bash build.sh')).toEqual([['bash', 'build.sh']]);
     expect(parts('cat < in.txt >> out.txt')).toEqual([['cat']]);
-    expect(parts('echo hi > $(rm -rf x)')).toEqual([['rm', '-rf', 'x'], ['echo', 'hi']]);
+    expect(parts('echo hi > $(rm -rf x)')).toEqual([
+      ['rm', '-rf', 'x'],
+      ['echo', 'hi'],
+    ]);
   });
 
   it('removes quotes the way a shell does', () => {
@@ -50,7 +59,24 @@ describe('parseCommandLine', () => {
   });
 
   it('refuses what it does not understand', () => {
-    for (const line of ['echo "unclosed', "echo 'x", 'cat <<EOF\nhi\nEOF', 'if true; then ls; fi', 'for i in 1; do ls; done', 'echo $((1+2))', 'a &&', '&& a', 'a | | b', 'echo )', 'sh -c "$X"', 'eval ls', 'xargs ls', 'find . -exec ls {} +', 'bash', 'sh -s']) {
+    for (const line of [
+      'echo "unclosed',
+      "echo 'x",
+      'cat <<EOF\nhi\nEOF',
+      'if true; then ls; fi',
+      'for i in 1; do ls; done',
+      'echo $((1+2))',
+      'a &&',
+      '&& a',
+      'a | | b',
+      'echo )',
+      'sh -c "$X"',
+      'eval ls',
+      'xargs ls',
+      'find . -exec ls {} +',
+      'bash',
+      'sh -s',
+    ]) {
       expect(parseCommandLine(line).ok, line).toBe(false);
     }
   });
@@ -61,42 +87,144 @@ describe('parseCommandLine', () => {
   });
 
   it('reads back any words it was given quoted (property)', () => {
-    fc.assert(fc.property(fc.array(fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('\0')), { minLength: 1, maxLength: 6 }), (words) => {
-      const line = words.map(quoteWord).join(' ');
-      // The first word may be an assignment, a wrapper or a keyword; compare only lines that start with a plain word.
-      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] as string) || ['env', 'sudo', 'doas', 'nohup', 'time', 'exec', 'command', 'builtin', 'nice', 'stdbuf', 'timeout', 'sh', 'bash', 'zsh', 'dash', 'ksh', '{', '}'].includes(words[0] as string) || ['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', '[[', ']]', '!', 'coproc'].includes(words[0] as string)) return;
-      const p = parseCommandLine(line);
-      expect(p.ok).toBe(true);
-      if (!p.ok) return;
-      expect(p.commands).toHaveLength(1);
-      expect(p.commands[0]?.words.map((w) => w.text)).toEqual(words);
-    }), { seed: SEED, numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('\0')),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (words) => {
+          const line = words.map(quoteWord).join(' ');
+          // The first word may be an assignment, a wrapper or a keyword; compare only lines that start with a plain word.
+          if (
+            /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] as string) ||
+            [
+              'env',
+              'sudo',
+              'doas',
+              'nohup',
+              'time',
+              'exec',
+              'command',
+              'builtin',
+              'nice',
+              'stdbuf',
+              'timeout',
+              'sh',
+              'bash',
+              'zsh',
+              'dash',
+              'ksh',
+              '{',
+              '}',
+            ].includes(words[0] as string) ||
+            [
+              'if',
+              'then',
+              'else',
+              'elif',
+              'fi',
+              'for',
+              'while',
+              'until',
+              'do',
+              'done',
+              'case',
+              'esac',
+              'function',
+              'select',
+              '[[',
+              ']]',
+              '!',
+              'coproc',
+            ].includes(words[0] as string)
+          )
+            return;
+          const p = parseCommandLine(line);
+          expect(p.ok).toBe(true);
+          if (!p.ok) return;
+          expect(p.commands).toHaveLength(1);
+          expect(p.commands[0]?.words.map((w) => w.text)).toEqual(words);
+        },
+      ),
+      { seed: SEED, numRuns: 300 },
+    );
   });
 
   it('agrees with bash on the words of quoted lines (property, real bash)', () => {
     const has = spawnSync('bash', ['-c', 'true']).status === 0;
     if (!has) return;
-    fc.assert(fc.property(fc.array(fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !s.includes('\0')), { minLength: 1, maxLength: 4 }), (words) => {
-      const line = `printf '%s\\0' ${words.map(quoteWord).join(' ')}`;
-      const out = spawnSync('bash', ['-c', line], { encoding: 'utf8' }).stdout;
-      const p = parseCommandLine(line);
-      expect(p.ok).toBe(true);
-      if (!p.ok) return;
-      expect(p.commands[0]?.words.slice(2).map((w) => w.text)).toEqual(out.split('\0').slice(0, -1));
-    }), { seed: SEED, numRuns: 40 });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !s.includes('\0')),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (words) => {
+          const line = `printf '%s\\0' ${words.map(quoteWord).join(' ')}`;
+          const out = spawnSync('bash', ['-c', line], { encoding: 'utf8' }).stdout;
+          const p = parseCommandLine(line);
+          expect(p.ok).toBe(true);
+          if (!p.ok) return;
+          expect(p.commands[0]?.words.slice(2).map((w) => w.text)).toEqual(out.split('\0').slice(0, -1));
+        },
+      ),
+      { seed: SEED, numRuns: 40 },
+    );
   });
 
   it('never throws, and every part of an operator-joined line is found (property)', () => {
     const word = fc.stringMatching(/^[a-z]{1,6}$/);
     const op = fc.constantFrom(' && ', ' || ', '; ', ' | ', ' & ', '\n');
-    fc.assert(fc.property(fc.array(fc.tuple(word, word), { minLength: 1, maxLength: 5 }), fc.array(op, { minLength: 5, maxLength: 5 }), (cmds, ops) => {
-      const safe = cmds.filter(([a]) => !['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', 'coproc', 'env', 'sudo', 'doas', 'nohup', 'time', 'exec', 'command', 'builtin', 'nice', 'stdbuf', 'timeout', 'sh', 'bash', 'zsh', 'dash', 'ksh'].includes(a));
-      if (safe.length === 0) return;
-      const line = safe.map(([a, b], i) => `${a} ${b}${i < safe.length - 1 ? ops[i] : ''}`).join('');
-      expect(parts(line)).toEqual(safe.map(([a, b]) => [a, b]));
-    }), { seed: SEED, numRuns: 200 });
-    fc.assert(fc.property(fc.string({ maxLength: 40 }), (s) => {
-      parseCommandLine(s);
-    }), { seed: SEED, numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, word), { minLength: 1, maxLength: 5 }), fc.array(op, { minLength: 5, maxLength: 5 }), (cmds, ops) => {
+        const safe = cmds.filter(
+          ([a]) =>
+            ![
+              'if',
+              'then',
+              'else',
+              'elif',
+              'fi',
+              'for',
+              'while',
+              'until',
+              'do',
+              'done',
+              'case',
+              'esac',
+              'function',
+              'select',
+              'coproc',
+              'env',
+              'sudo',
+              'doas',
+              'nohup',
+              'time',
+              'exec',
+              'command',
+              'builtin',
+              'nice',
+              'stdbuf',
+              'timeout',
+              'sh',
+              'bash',
+              'zsh',
+              'dash',
+              'ksh',
+            ].includes(a),
+        );
+        if (safe.length === 0) return;
+        const line = safe.map(([a, b], i) => `${a} ${b}${i < safe.length - 1 ? ops[i] : ''}`).join('');
+        expect(parts(line)).toEqual(safe.map(([a, b]) => [a, b]));
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (s) => {
+        parseCommandLine(s);
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
   });
 });

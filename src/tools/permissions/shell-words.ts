@@ -18,11 +18,28 @@ export interface SimpleCommand {
   substituted: boolean;
 }
 
-export type CommandLineParse =
-  | { ok: true; commands: SimpleCommand[] }
-  | { ok: false; reason: string };
+export type CommandLineParse = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
 
-const CONTROL_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', '[[', ']]', '!', 'coproc']);
+const CONTROL_KEYWORDS = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'for',
+  'while',
+  'until',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'function',
+  'select',
+  '[[',
+  ']]',
+  '!',
+  'coproc',
+]);
 
 /**
  * Wrappers that run their arguments as the command: the rule is judged against what they run.
@@ -52,7 +69,15 @@ const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>(
   ['ionice', { values: 'cnp', longValues: ['class', 'classdata', 'pid', 'pgid', 'uid'] }],
   ['timeout', { values: 'sk', longValues: ['signal', 'kill-after'], operands: 1 }],
   ['env', { values: 'uC', longValues: ['unset', 'chdir', 'block-signal', 'default-signal', 'ignore-signal'], hidden: 'S', longHidden: ['split-string'] }],
-  ['sudo', { values: 'ugCDhpRrtTU', longValues: ['user', 'group', 'close-from', 'chdir', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user'], hidden: 'siel', longHidden: ['shell', 'login', 'edit', 'list'] }],
+  [
+    'sudo',
+    {
+      values: 'ugCDhpRrtTU',
+      longValues: ['user', 'group', 'close-from', 'chdir', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user'],
+      hidden: 'siel',
+      longHidden: ['shell', 'login', 'edit', 'list'],
+    },
+  ],
   ['doas', { values: 'uC', hidden: 's' }],
 ]);
 // These run a string or a list of commands we cannot see into: the line cannot be judged by rules.
@@ -324,7 +349,8 @@ function emit(cur: Cursor, words: Word[]): void {
       continue;
     }
     if (HIDDEN_RUNNERS.has(name)) throw new Unparseable(`${name} runs commands that cannot be checked`);
-    if (name === 'find' && words.slice(i + 1).some((w) => !w.literal || FIND_RUNS.has(w.text))) throw new Unparseable('find -exec runs commands that cannot be checked');
+    if (name === 'find' && words.slice(i + 1).some((w) => !w.literal || FIND_RUNS.has(w.text)))
+      throw new Unparseable('find -exec runs commands that cannot be checked');
     if (SHELLS.has(name)) {
       const script = shellScript(name, words, i + 1);
       if (script === null) break; // runs a script file: judged as the shell command it is
@@ -396,7 +422,8 @@ function parseList(cur: Cursor, stop: ')' | null): void {
     words.push(w);
     expectCommand = false;
   }
-  if (expectCommand && (lastOp === '&&' || lastOp === '||' || lastOp === '|' || lastOp === '|&')) throw new Unparseable(`"${lastOp}" without a command after it`);
+  if (expectCommand && (lastOp === '&&' || lastOp === '||' || lastOp === '|' || lastOp === '|&'))
+    throw new Unparseable(`"${lastOp}" without a command after it`);
   flush();
 }
 

@@ -29,19 +29,47 @@ hljs.registerAliases(['sh', 'zsh', 'console', 'shellsession'], { languageName: '
 hljs.registerAliases(['toml'], { languageName: 'ini' });
 hljs.registerAliases(['patch'], { languageName: 'diff' });
 
-interface Style { open: string; close: string }
+interface Style {
+  open: string;
+  close: string;
+}
 
 const FG = (n: number): Style => ({ open: `\x1b[${n}m`, close: '\x1b[39m' });
 const STYLES: Record<string, Style> = {
-  keyword: FG(35), 'selector-tag': FG(35), doctag: FG(35), section: FG(35), name: FG(35), tag: FG(35),
-  string: FG(32), regexp: FG(32), addition: FG(32), 'template-tag': FG(32), char: FG(32),
-  number: FG(33), literal: FG(33), symbol: FG(33), bullet: FG(33), link: FG(33),
-  title: FG(34), function: FG(34), 'selector-id': FG(34), 'selector-class': FG(34),
-  built_in: FG(36), type: FG(36), class: FG(36), attr: FG(36), attribute: FG(36), property: FG(36),
-  variable: FG(31), 'template-variable': FG(31), deletion: FG(31),
-  comment: { open: '\x1b[2m', close: '\x1b[22m' }, quote: { open: '\x1b[2m', close: '\x1b[22m' },
+  keyword: FG(35),
+  'selector-tag': FG(35),
+  doctag: FG(35),
+  section: FG(35),
+  name: FG(35),
+  tag: FG(35),
+  string: FG(32),
+  regexp: FG(32),
+  addition: FG(32),
+  'template-tag': FG(32),
+  char: FG(32),
+  number: FG(33),
+  literal: FG(33),
+  symbol: FG(33),
+  bullet: FG(33),
+  link: FG(33),
+  title: FG(34),
+  function: FG(34),
+  'selector-id': FG(34),
+  'selector-class': FG(34),
+  built_in: FG(36),
+  type: FG(36),
+  class: FG(36),
+  attr: FG(36),
+  attribute: FG(36),
+  property: FG(36),
+  variable: FG(31),
+  'template-variable': FG(31),
+  deletion: FG(31),
+  comment: { open: '\x1b[2m', close: '\x1b[22m' },
+  quote: { open: '\x1b[2m', close: '\x1b[22m' },
   meta: { open: '\x1b[2m', close: '\x1b[22m' },
-  emphasis: { open: '\x1b[3m', close: '\x1b[23m' }, strong: { open: '\x1b[1m', close: '\x1b[22m' },
+  emphasis: { open: '\x1b[3m', close: '\x1b[23m' },
+  strong: { open: '\x1b[1m', close: '\x1b[22m' },
 };
 
 /** The style of an hljs class list ("hljs-title function_"): its first known scope. */

@@ -6,9 +6,14 @@ import { highlightRows } from './highlight.ts';
 import { padToWidth, stringWidth, wrapWords } from '../width.ts';
 
 const SGR = {
-  bold: ['\x1b[1m', '\x1b[22m'], italic: ['\x1b[3m', '\x1b[23m'], underline: ['\x1b[4m', '\x1b[24m'],
-  strike: ['\x1b[9m', '\x1b[29m'], dim: ['\x1b[2m', '\x1b[22m'], cyan: ['\x1b[36m', '\x1b[39m'],
-  magenta: ['\x1b[35m', '\x1b[39m'], blue: ['\x1b[34m', '\x1b[39m'],
+  bold: ['\x1b[1m', '\x1b[22m'],
+  italic: ['\x1b[3m', '\x1b[23m'],
+  underline: ['\x1b[4m', '\x1b[24m'],
+  strike: ['\x1b[9m', '\x1b[29m'],
+  dim: ['\x1b[2m', '\x1b[22m'],
+  cyan: ['\x1b[36m', '\x1b[39m'],
+  magenta: ['\x1b[35m', '\x1b[39m'],
+  blue: ['\x1b[34m', '\x1b[39m'],
 } as const;
 type StyleName = keyof typeof SGR;
 
@@ -18,8 +23,27 @@ function style(name: StyleName, s: string): string {
 }
 
 const KNOWN = new Set<string>([
-  'blockquote', 'br', 'checkbox', 'code', 'codespan', 'def', 'del', 'em', 'escape', 'heading', 'hr',
-  'html', 'image', 'link', 'list', 'list_item', 'paragraph', 'space', 'strong', 'table', 'text',
+  'blockquote',
+  'br',
+  'checkbox',
+  'code',
+  'codespan',
+  'def',
+  'del',
+  'em',
+  'escape',
+  'heading',
+  'hr',
+  'html',
+  'image',
+  'link',
+  'list',
+  'list_item',
+  'paragraph',
+  'space',
+  'strong',
+  'table',
+  'text',
 ]);
 
 /** The lexer only makes these types (no extensions are registered). */
@@ -54,13 +78,20 @@ export function renderInline(tokens: Token[] | undefined): string {
 
 function inline(t: MarkedToken): string {
   switch (t.type) {
-    case 'text': return t.tokens ? renderInline(t.tokens) : decodeEntities(t.text);
-    case 'escape': return t.text;
-    case 'strong': return style('bold', renderInline(t.tokens));
-    case 'em': return style('italic', renderInline(t.tokens));
-    case 'del': return style('strike', renderInline(t.tokens));
-    case 'codespan': return style('cyan', t.text);
-    case 'br': return '\n';
+    case 'text':
+      return t.tokens ? renderInline(t.tokens) : decodeEntities(t.text);
+    case 'escape':
+      return t.text;
+    case 'strong':
+      return style('bold', renderInline(t.tokens));
+    case 'em':
+      return style('italic', renderInline(t.tokens));
+    case 'del':
+      return style('strike', renderInline(t.tokens));
+    case 'codespan':
+      return style('cyan', t.text);
+    case 'br':
+      return '\n';
     case 'link': {
       const text = renderInline(t.tokens);
       // The address is shown, never hidden behind the text (no OSC 8): the person sees where it goes.
@@ -68,9 +99,12 @@ function inline(t: MarkedToken): string {
       if (t.autolink === true || plain === t.href || `mailto:${plain}` === t.href) return style('underline', style('blue', text));
       return `${style('underline', text)} ${style('dim', `(${t.href})`)}`;
     }
-    case 'image': return style('dim', `[image: ${decodeEntities(t.text) || t.href}] (${t.href})`);
-    case 'html': return style('dim', t.text);
-    default: return 'raw' in t ? t.raw : '';
+    case 'image':
+      return style('dim', `[image: ${decodeEntities(t.text) || t.href}] (${t.href})`);
+    case 'html':
+      return style('dim', t.text);
+    default:
+      return 'raw' in t ? t.raw : '';
   }
 }
 
@@ -106,7 +140,7 @@ export function wrapStyled(text: string, width: number): string[] {
       const effect = sgrEffect(code);
       if (!effect) continue;
       if (effect.off) open.delete(effect.key);
-      else open.set(effect.key, [...(effect.key === 'weight' ? open.get('weight') ?? [] : []), m[0]]);
+      else open.set(effect.key, [...(effect.key === 'weight' ? (open.get('weight') ?? []) : []), m[0]]);
     }
     return reopened + row + (open.size > 0 ? '\x1b[0m' : '');
   });
@@ -136,19 +170,31 @@ function renderBlock(t: MarkedToken, ctx: RenderContext, depth: number): string[
   switch (t.type) {
     case 'heading': {
       const text = renderInline(t.tokens);
-      const styled = t.depth === 1 ? style('bold', style('underline', style('magenta', text)))
-        : t.depth === 2 ? style('bold', style('magenta', text)) : style('bold', text);
+      const styled =
+        t.depth === 1 ? style('bold', style('underline', style('magenta', text))) : t.depth === 2 ? style('bold', style('magenta', text)) : style('bold', text);
       return wrapStyled(styled, width);
     }
-    case 'paragraph': return wrapStyled(renderInline(t.tokens), width);
-    case 'text': return wrapStyled(t.tokens ? renderInline(t.tokens) : decodeEntities(t.text), width);
-    case 'code': return codeRows(t);
-    case 'blockquote': return renderBlocks(t.tokens, { width: width - 2 }, depth).map((r) => `${style('dim', '│')} ${r}`);
-    case 'list': return listRows(t, ctx, depth);
-    case 'table': return tableRows(t, width);
-    case 'hr': return [style('dim', '─'.repeat(Math.min(width, 60)))];
-    case 'html': return t.text.replace(/\n+$/, '').split('\n').map((r) => style('dim', r));
-    default: return wrapStyled(inline(t), width);
+    case 'paragraph':
+      return wrapStyled(renderInline(t.tokens), width);
+    case 'text':
+      return wrapStyled(t.tokens ? renderInline(t.tokens) : decodeEntities(t.text), width);
+    case 'code':
+      return codeRows(t);
+    case 'blockquote':
+      return renderBlocks(t.tokens, { width: width - 2 }, depth).map((r) => `${style('dim', '│')} ${r}`);
+    case 'list':
+      return listRows(t, ctx, depth);
+    case 'table':
+      return tableRows(t, width);
+    case 'hr':
+      return [style('dim', '─'.repeat(Math.min(width, 60)))];
+    case 'html':
+      return t.text
+        .replace(/\n+$/, '')
+        .split('\n')
+        .map((r) => style('dim', r));
+    default:
+      return wrapStyled(inline(t), width);
   }
 }
 

@@ -17,10 +17,34 @@ function streamAll(chunks: string[], columns = 80): { out: string; steps: string
 }
 
 const DOC = [
-  '# Title', '', 'A paragraph with **bold**, *italic*, `code`, ~~gone~~ and a [link](https://example.com).',
-  '', '- one', '- two', '  - nested', '- [x] done', '', '1. first', '2. second', '', '> quoted', '> text', '',
-  '| Name | Size |', '|:-----|-----:|', '| a | 1 |', '| bb | 22 |', '', '```python', 'def f(x):', '    return "s"  # c', '```',
-  '', '---', '', 'Last paragraph &amp; done.',
+  '# Title',
+  '',
+  'A paragraph with **bold**, *italic*, `code`, ~~gone~~ and a [link](https://example.com).',
+  '',
+  '- one',
+  '- two',
+  '  - nested',
+  '- [x] done',
+  '',
+  '1. first',
+  '2. second',
+  '',
+  '> quoted',
+  '> text',
+  '',
+  '| Name | Size |',
+  '|:-----|-----:|',
+  '| a | 1 |',
+  '| bb | 22 |',
+  '',
+  '```python',
+  'def f(x):',
+  '    return "s"  # c',
+  '```',
+  '',
+  '---',
+  '',
+  'Last paragraph &amp; done.',
 ].join('\n');
 
 describe('renderMarkdown', () => {
@@ -99,18 +123,25 @@ describe('StreamingMarkdown', () => {
 
   it('streamed in any pieces, a document renders as it does whole', () => {
     const whole = streamAll([DOC]).out;
-    fc.assert(fc.property(fc.uniqueArray(fc.nat({ max: DOC.length }), { maxLength: 30 }), (cuts) => {
-      const points = [0, ...[...cuts].sort((a, b) => a - b), DOC.length];
-      const chunks = points.slice(1).map((p, i) => DOC.slice(points[i], p));
-      expect(streamAll(chunks).out).toBe(whole);
-    }), { seed: SEED, numRuns: 150 });
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.nat({ max: DOC.length }), { maxLength: 30 }), (cuts) => {
+        const points = [0, ...[...cuts].sort((a, b) => a - b), DOC.length];
+        const chunks = points.slice(1).map((p, i) => DOC.slice(points[i], p));
+        expect(streamAll(chunks).out).toBe(whole);
+      }),
+      { seed: SEED, numRuns: 150 },
+    );
   });
 
   it('renders a long code block in linear time (batched re-rendering)', () => {
     const code = Array.from({ length: 3000 }, (_, i) => `let v${i} = ${i}; // line`).join('\n');
     const lines = `\`\`\`ts\n${code}\n\`\`\`\n`.match(/[^\n]*\n/g) ?? [];
     const { out } = streamAll(lines);
-    expect(strip(out).split('\n').filter((l) => l.startsWith('  let v'))).toHaveLength(3000);
+    expect(
+      strip(out)
+        .split('\n')
+        .filter((l) => l.startsWith('  let v')),
+    ).toHaveLength(3000);
   });
 
   it('previews the unfinished line on one row and replaces it with the rendered line', () => {

@@ -30,10 +30,19 @@ const BLANK = /^[ \t]*$/;
 const ATX_HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 const TABLE_ROW = /^ {0,3}\|/;
 
-interface Fence { char: string; length: number; indent: number; lang: string }
+interface Fence {
+  char: string;
+  length: number;
+  indent: number;
+  lang: string;
+}
 
 /** A fenced code block being written: drawn line by line, without the lexer. */
-interface OpenCode { fence: Fence; lines: string[]; drawn: number }
+interface OpenCode {
+  fence: Fence;
+  lines: string[];
+  drawn: number;
+}
 
 /** Lines of earlier code highlighted again with new ones, so a comment or string that opened
  * above still colours them right; constructs longer than this may be coloured as plain. */
@@ -74,7 +83,10 @@ export class StreamingMarkdown implements MarkdownStream {
   /** Whether the preview of the unfinished line is on screen (the cursor is on its row). */
   private previewShown = false;
 
-  constructor(private readonly columns: () => number, private readonly preview = false) {}
+  constructor(
+    private readonly columns: () => number,
+    private readonly preview = false,
+  ) {}
 
   push(text: string): string {
     const joined = this.partial + text;
@@ -157,7 +169,10 @@ export class StreamingMarkdown implements MarkdownStream {
     const first = code.drawn === 0;
     code.drawn = code.lines.length;
     // Indented, never wrapped: copying a block from the terminal gives the code back.
-    return this.rows(rows.map((r) => `  ${r}`), first);
+    return this.rows(
+      rows.map((r) => `  ${r}`),
+      first,
+    );
   }
 
   /** Draws the rows of the growing block that can no longer change. */

@@ -78,7 +78,12 @@ export class Tally {
   runs = 0;
   private readonly started = Date.now();
 
-  constructor(readonly id: string, readonly title: string, readonly unit: string, readonly seed?: number) {}
+  constructor(
+    readonly id: string,
+    readonly title: string,
+    readonly unit: string,
+    readonly seed?: number,
+  ) {}
 
   count(key: string, by = 1): void {
     this.counts[key] = (this.counts[key] ?? 0) + by;
@@ -99,8 +104,15 @@ export class Tally {
 
   report(): CheckReport {
     return {
-      id: this.id, title: this.title, unit: this.unit, runs: this.runs, failures: [...this.failures],
-      seed: this.seed, durationMs: Date.now() - this.started, counts: { ...this.counts }, notes: [...this.notes],
+      id: this.id,
+      title: this.title,
+      unit: this.unit,
+      runs: this.runs,
+      failures: [...this.failures],
+      seed: this.seed,
+      durationMs: Date.now() - this.started,
+      counts: { ...this.counts },
+      notes: [...this.notes],
     };
   }
 

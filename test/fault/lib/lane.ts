@@ -88,12 +88,25 @@ export class Lane {
     const usage = { inputTokens: 10, cachedTokens: 0, outputTokens: 5, reasoningTokens: 0, turns: 1 };
     const long = (c: string): string => `${c} `.repeat(3500);
     const history = Array.from({ length: 20 }, (_, i) => ({
-      response_id: i === 19 ? head : `resp_seed${this.id}x${i}`, timestamp: new Date().toISOString(), user_preview: `seed ${i}`,
-      assistant_preview: 'ok', usage: { ...usage, turns: i + 1 }, last_user_message: long('u'), last_assistant_message: long('a'),
+      response_id: i === 19 ? head : `resp_seed${this.id}x${i}`,
+      timestamp: new Date().toISOString(),
+      user_preview: `seed ${i}`,
+      assistant_preview: 'ok',
+      usage: { ...usage, turns: i + 1 },
+      last_user_message: long('u'),
+      last_assistant_message: long('a'),
     }));
     for (const h of history) this.seeded.add(h.response_id);
     const transcript = Array.from({ length: 4 }, (_, i) => ({ role: 'assistant', text: long(`t${i}`).slice(0, 15_000), response_id: head }));
-    const state = { version: 1, response_id: head, usage: { ...usage, turns: 20 }, last_user_message: 'seed', last_assistant_message: 'ok', history, transcript };
+    const state = {
+      version: 1,
+      response_id: head,
+      usage: { ...usage, turns: 20 },
+      last_user_message: 'seed',
+      last_assistant_message: 'ok',
+      history,
+      transcript,
+    };
     writeFileSync(join(this.dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   }
 
@@ -149,7 +162,9 @@ export class Lane {
 
   private startedTokens(): string[] {
     const state = this.readState();
-    return (state?.pending_tool_calls ?? []).filter((c) => c.status === 'started').flatMap((c) => tokensIn(c.type === 'shell_call' ? c.action.commands.join('\n') : ''));
+    return (state?.pending_tool_calls ?? [])
+      .filter((c) => c.status === 'started')
+      .flatMap((c) => tokensIn(c.type === 'shell_call' ? c.action.commands.join('\n') : ''));
   }
 
   /** Everything that must hold right after agentx was SIGKILLed. */
@@ -188,11 +203,17 @@ export class Lane {
       a.write(KEY.enter);
       // Destructive choices (New session, Clear) ask for a typed "yes" before they are taken.
       if (CONFIRMED_CHOICES.has(items[index] ?? '')) {
-        const asked = await a.waitFor('Type "yes" to confirm', WAIT_MS).then(() => true, () => false);
+        const asked = await a.waitFor('Type "yes" to confirm', WAIT_MS).then(
+          () => true,
+          () => false,
+        );
         if (asked) a.write(`yes${KEY.enter}`);
       }
     }
-    const echoed = await a.waitFor(`→ ${items[index] ?? ''}`, WAIT_MS).then(() => true, () => false);
+    const echoed = await a.waitFor(`→ ${items[index] ?? ''}`, WAIT_MS).then(
+      () => true,
+      () => false,
+    );
     if (!echoed) {
       this.tally.fail(`menu choice ${items[index] ?? 'Enter'} was not taken\n--- screen ---\n${a.screen().slice(-1500)}`);
       await this.kill(a, 'stuck menu');
@@ -254,7 +275,10 @@ export class Lane {
     if (offered !== undefined && !shown) {
       // Not in a menu: ↑ must recall it (the input history is written before the turn starts).
       a.write(KEY.up);
-      const recalled = await a.waitFor(offered, 5000).then(() => true, () => false);
+      const recalled = await a.waitFor(offered, 5000).then(
+        () => true,
+        () => false,
+      );
       this.tally.expect('the unanswered message is offered again (↑ recalls it)', recalled, `${offered}\n--- screen ---\n${a.screen().slice(-1500)}`);
       a.write(KEY.ctrlC);
       await a.waitFor(PROMPT, WAIT_MS).catch(() => undefined);
@@ -280,7 +304,10 @@ export class Lane {
     const n0 = this.emu.requests.length;
     a.line(message);
     if (phase === 'idle') {
-      await a.waitFor(/tokens: /, WAIT_MS).then(() => a.waitFor(PROMPT, WAIT_MS)).catch((e: Error) => this.tally.fail(`idle turn: ${e.message}`));
+      await a
+        .waitFor(/tokens: /, WAIT_MS)
+        .then(() => a.waitFor(PROMPT, WAIT_MS))
+        .catch((e: Error) => this.tally.fail(`idle turn: ${e.message}`));
     } else {
       const sent = await waitUntil(() => this.emu.requests.length > n0, WAIT_MS);
       this.tally.expect(`the ${phase} turn reached the server`, sent, `\n--- screen ---\n${a.screen().slice(-1500)}`);
@@ -306,8 +333,12 @@ export class Lane {
     const n0 = this.emu.requests.length;
     const child = spawn(process.execPath, [CLI, message], { cwd: this.dir, env: this.sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const sent = await waitUntil(() => this.emu.requests.length > n0, WAIT_MS);
     this.tally.expect(`the one-shot ${phase} request reached the server`, sent);
@@ -321,7 +352,8 @@ export class Lane {
     const where = `after a one-shot kill during ${phase}`;
     const gone = await waitUntil(() => processesWith(this.marker).length === 0, 8000, 50);
     this.tally.expect(`${where}: no command outlives agentx`, gone, processesWith(this.marker).join(' | '));
-    if (tempFiles(this.dir).some((f) => f.includes(`.tmp-${child.pid ?? -1}-`))) this.tally.count('kills that landed inside a state write (its temp file was left)');
+    if (tempFiles(this.dir).some((f) => f.includes(`.tmp-${child.pid ?? -1}-`)))
+      this.tally.count('kills that landed inside a state write (its temp file was left)');
     checkSessionFiles(this.dir, this.tally, where);
     const own = isolatedFiles(this.dir).filter((f) => f.startsWith(`${STATE_FILE}.oneshot-${child.pid}-`));
     if (code === 0) {

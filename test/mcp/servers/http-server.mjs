@@ -63,7 +63,9 @@ async function toWebRequest(req, body) {
 async function sendWebResponse(res, response) {
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) return res.end();
-  Readable.fromWeb(response.body).on('error', () => res.end()).pipe(res);
+  Readable.fromWeb(response.body)
+    .on('error', () => res.end())
+    .pipe(res);
 }
 
 async function handleStreamable(req, res) {

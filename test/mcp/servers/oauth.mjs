@@ -45,7 +45,9 @@ export function createAuthServer() {
       return auth.startsWith('Bearer ') && access.has(auth.slice(7));
     },
     challenge(res, base) {
-      res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`, 'content-type': 'text/plain' }).end('sign in first');
+      res
+        .writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`, 'content-type': 'text/plain' })
+        .end('sign in first');
     },
     /** True when the request was one of the authorization server's. */
     async handle(req, res, url, base) {
@@ -56,9 +58,14 @@ export function createAuthServer() {
       }
       if (path === '/.well-known/oauth-authorization-server' || path === '/.well-known/openid-configuration') {
         json(res, 200, {
-          issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, registration_endpoint: `${base}/register`,
-          response_types_supported: ['code'], grant_types_supported: ['authorization_code', 'refresh_token'],
-          code_challenge_methods_supported: ['S256'], token_endpoint_auth_methods_supported: ['none'],
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          response_types_supported: ['code'],
+          grant_types_supported: ['authorization_code', 'refresh_token'],
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['none'],
         });
         return true;
       }
@@ -74,7 +81,12 @@ export function createAuthServer() {
         const p = url.searchParams;
         const clientId = p.get('client_id');
         const redirectUri = p.get('redirect_uri');
-        if (!clients.get(clientId)?.includes(redirectUri) || p.get('response_type') !== 'code' || p.get('code_challenge_method') !== 'S256' || !p.get('code_challenge')) {
+        if (
+          !clients.get(clientId)?.includes(redirectUri) ||
+          p.get('response_type') !== 'code' ||
+          p.get('code_challenge_method') !== 'S256' ||
+          !p.get('code_challenge')
+        ) {
           res.writeHead(400).end('bad authorization request');
           return true;
         }
@@ -93,9 +105,12 @@ export function createAuthServer() {
           const grant = codes.get(p.get('code'));
           codes.delete(p.get('code'));
           const verifier = p.get('code_verifier') ?? '';
-          const ok = grant && grant.redirectUri === p.get('redirect_uri') && grant.clientId === p.get('client_id')
-            && createHash('sha256').update(verifier).digest('base64url') === grant.challenge;
-          if (!ok) return json(res, 400, { error: 'invalid_grant' }), true;
+          const ok =
+            grant &&
+            grant.redirectUri === p.get('redirect_uri') &&
+            grant.clientId === p.get('client_id') &&
+            createHash('sha256').update(verifier).digest('base64url') === grant.challenge;
+          if (!ok) return (json(res, 400, { error: 'invalid_grant' }), true);
           mark('token authorization_code');
           json(res, 200, issue(grant.clientId));
           return true;
@@ -103,7 +118,7 @@ export function createAuthServer() {
         if (p.get('grant_type') === 'refresh_token') {
           const clientId = refresh.get(p.get('refresh_token'));
           refresh.delete(p.get('refresh_token'));
-          if (clientId === undefined) return json(res, 400, { error: 'invalid_grant' }), true;
+          if (clientId === undefined) return (json(res, 400, { error: 'invalid_grant' }), true);
           mark('token refresh_token');
           json(res, 200, issue(clientId));
           return true;

@@ -13,7 +13,9 @@ const FILES = ['README.md', 'src/main.ts', 'src/frontends/repl/repl.ts', 'src/fr
 
 function env(files: readonly string[] | null = FILES): ComposerEnv {
   return {
-    history: [], pastes: new Map(), complete: (_t, cursor) => ({ start: cursor, candidates: [] }),
+    history: [],
+    pastes: new Map(),
+    complete: (_t, cursor) => ({ start: cursor, candidates: [] }),
     findFiles: (query, limit) => (files === null ? undefined : rankPaths(files, query, limit)),
   };
 }
@@ -101,7 +103,7 @@ describe('project files', () => {
     expect((await listProjectFiles(plain)).sort()).toEqual(['.gitignore', 'src/a.ts']);
   });
 
-  it('hands on the tracked files (git\'s index) before the untracked ones are listed', async () => {
+  it("hands on the tracked files (git's index) before the untracked ones are listed", async () => {
     const git = join(dir, 'two-phase');
     make(git);
     execFileSync('git', ['init', '-q'], { cwd: git });
@@ -127,7 +129,9 @@ describe('project files', () => {
     const files = new ProjectFiles((_dir, onPartial) => {
       reads++;
       tellPart = onPartial;
-      return new Promise((resolve) => { finish = resolve; });
+      return new Promise((resolve) => {
+        finish = resolve;
+      });
     });
     files.prefetch('/p');
     expect(reads).toBe(1);

@@ -41,17 +41,21 @@ export function withFinder(state: ComposerState, env: FinderEnv, force = false):
 export function finderKey(s: ComposerState, finder: FileFinder, name: KeyName): ComposerState | undefined {
   const count = finder.matches?.length ?? 0;
   switch (name) {
-    case 'up': case 'down': {
+    case 'up':
+    case 'down': {
       if (count === 0) return undefined;
       const step = name === 'up' ? -1 : 1;
       return { ...s, finder: { ...finder, selected: (finder.selected + step + count) % count } };
     }
-    case 'tab': case 'enter': {
+    case 'tab':
+    case 'enter': {
       const picked = finder.matches?.[finder.selected];
       return picked === undefined ? undefined : pick(s, finder.start, picked);
     }
-    case 'esc': return { ...s, finder: undefined, finderClosed: finder.start };
-    default: return undefined;
+    case 'esc':
+      return { ...s, finder: undefined, finderClosed: finder.start };
+    default:
+      return undefined;
   }
 }
 

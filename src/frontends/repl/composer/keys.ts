@@ -2,32 +2,85 @@
 // a fast typist, a replayed queue); escape sequences a terminal sends for one key stay one key.
 
 export type KeyName =
-  | 'enter' | 'newline' | 'backspace' | 'delete' | 'left' | 'right' | 'up' | 'down' | 'home' | 'end'
-  | 'wordLeft' | 'wordRight' | 'deleteWordBack' | 'killLineStart' | 'killLineEnd'
-  | 'ctrlC' | 'ctrlD' | 'ctrlR' | 'ctrlG' | 'ctrlL' | 'ctrlO' | 'tab' | 'esc';
+  | 'enter'
+  | 'newline'
+  | 'backspace'
+  | 'delete'
+  | 'left'
+  | 'right'
+  | 'up'
+  | 'down'
+  | 'home'
+  | 'end'
+  | 'wordLeft'
+  | 'wordRight'
+  | 'deleteWordBack'
+  | 'killLineStart'
+  | 'killLineEnd'
+  | 'ctrlC'
+  | 'ctrlD'
+  | 'ctrlR'
+  | 'ctrlG'
+  | 'ctrlL'
+  | 'ctrlO'
+  | 'tab'
+  | 'esc';
 
-export type Key =
-  | { kind: 'text'; text: string }
-  | { kind: 'paste'; text: string }
-  | { kind: 'key'; name: KeyName };
+export type Key = { kind: 'text'; text: string } | { kind: 'paste'; text: string } | { kind: 'key'; name: KeyName };
 
 const SEQUENCES: Record<string, KeyName> = {
-  '\x1b\r': 'newline', '\x1b\n': 'newline',
-  '\x1b[A': 'up', '\x1b[B': 'down', '\x1b[C': 'right', '\x1b[D': 'left',
-  '\x1bOA': 'up', '\x1bOB': 'down', '\x1bOC': 'right', '\x1bOD': 'left',
-  '\x1b[H': 'home', '\x1b[F': 'end', '\x1bOH': 'home', '\x1bOF': 'end',
-  '\x1b[1~': 'home', '\x1b[4~': 'end', '\x1b[7~': 'home', '\x1b[8~': 'end', '\x1b[3~': 'delete',
-  '\x1b[1;5D': 'wordLeft', '\x1b[1;5C': 'wordRight', '\x1b[1;3D': 'wordLeft', '\x1b[1;3C': 'wordRight',
-  '\x1bb': 'wordLeft', '\x1bf': 'wordRight', '\x1b\x7f': 'deleteWordBack',
+  '\x1b\r': 'newline',
+  '\x1b\n': 'newline',
+  '\x1b[A': 'up',
+  '\x1b[B': 'down',
+  '\x1b[C': 'right',
+  '\x1b[D': 'left',
+  '\x1bOA': 'up',
+  '\x1bOB': 'down',
+  '\x1bOC': 'right',
+  '\x1bOD': 'left',
+  '\x1b[H': 'home',
+  '\x1b[F': 'end',
+  '\x1bOH': 'home',
+  '\x1bOF': 'end',
+  '\x1b[1~': 'home',
+  '\x1b[4~': 'end',
+  '\x1b[7~': 'home',
+  '\x1b[8~': 'end',
+  '\x1b[3~': 'delete',
+  '\x1b[1;5D': 'wordLeft',
+  '\x1b[1;5C': 'wordRight',
+  '\x1b[1;3D': 'wordLeft',
+  '\x1b[1;3C': 'wordRight',
+  '\x1bb': 'wordLeft',
+  '\x1bf': 'wordRight',
+  '\x1b\x7f': 'deleteWordBack',
   // Shift-Enter in terminals that report it (xterm modifyOtherKeys, kitty): a newline too.
-  '\x1b[13;2u': 'newline', '\x1b[27;2;13~': 'newline',
+  '\x1b[13;2u': 'newline',
+  '\x1b[27;2;13~': 'newline',
 };
 
 const CONTROLS: Record<string, KeyName> = {
-  '\r': 'enter', '\n': 'newline', '\x7f': 'backspace', '\x08': 'backspace', '\t': 'tab',
-  '\x01': 'home', '\x05': 'end', '\x02': 'left', '\x06': 'right', '\x10': 'up', '\x0e': 'down',
-  '\x03': 'ctrlC', '\x04': 'ctrlD', '\x12': 'ctrlR', '\x07': 'ctrlG', '\x0c': 'ctrlL', '\x0f': 'ctrlO',
-  '\x15': 'killLineStart', '\x0b': 'killLineEnd', '\x17': 'deleteWordBack',
+  '\r': 'enter',
+  '\n': 'newline',
+  '\x7f': 'backspace',
+  '\x08': 'backspace',
+  '\t': 'tab',
+  '\x01': 'home',
+  '\x05': 'end',
+  '\x02': 'left',
+  '\x06': 'right',
+  '\x10': 'up',
+  '\x0e': 'down',
+  '\x03': 'ctrlC',
+  '\x04': 'ctrlD',
+  '\x12': 'ctrlR',
+  '\x07': 'ctrlG',
+  '\x0c': 'ctrlL',
+  '\x0f': 'ctrlO',
+  '\x15': 'killLineStart',
+  '\x0b': 'killLineEnd',
+  '\x17': 'deleteWordBack',
 };
 
 /** Longest escape sequence first, so `\x1b[1;5D` is not read as Esc + text. */

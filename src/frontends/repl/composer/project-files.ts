@@ -99,17 +99,25 @@ export async function listGitFiles(dir: string, onPartial?: (files: readonly str
 }
 
 /** Simple .gitignore rules (names and `*` globs, `dir/`); negations and nested files are not read. */
-function ignoreRules(dir: string): ((name: string, isDir: boolean) => boolean) {
+function ignoreRules(dir: string): (name: string, isDir: boolean) => boolean {
   let lines: string[] = [];
   try {
-    lines = readFileSync(join(dir, '.gitignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('!'));
+    lines = readFileSync(join(dir, '.gitignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('!'));
   } catch {
     // No .gitignore: only the built-in skips apply.
   }
   const rules = lines.map((l) => {
     const dirOnly = l.endsWith('/');
     const name = l.replace(/^\//, '').replace(/\/$/, '');
-    const re = new RegExp(`^${name.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+    const re = new RegExp(
+      `^${name
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*')}$`,
+    );
     return { dirOnly, re };
   });
   return (name, isDir) => rules.some((r) => (!r.dirOnly || isDir) && r.re.test(name));
@@ -184,16 +192,21 @@ export class ProjectFiles {
         this.files = files;
         this.onReady?.();
       };
-      this.reading = this.list(dir, partial).then((files) => {
-        if (this.dir === dir) {
-          this.files = files;
-          this.complete = true;
-          this.readAt = Date.now();
-        }
-      }, () => undefined).finally(() => {
-        this.reading = undefined;
-        this.onReady?.();
-      });
+      this.reading = this.list(dir, partial)
+        .then(
+          (files) => {
+            if (this.dir === dir) {
+              this.files = files;
+              this.complete = true;
+              this.readAt = Date.now();
+            }
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          this.reading = undefined;
+          this.onReady?.();
+        });
     }
     return this.files;
   }

@@ -23,11 +23,17 @@ function type(raw: string, e = env(), from: ComposerState = EMPTY): { state: Com
 describe('parseKeys', () => {
   it('keeps escape sequences whole and text together', () => {
     expect(parseKeys('ab\x1b[Dc\x1b\r\r')).toEqual([
-      { kind: 'text', text: 'ab' }, { kind: 'key', name: 'left' }, { kind: 'text', text: 'c' },
-      { kind: 'key', name: 'newline' }, { kind: 'key', name: 'enter' },
+      { kind: 'text', text: 'ab' },
+      { kind: 'key', name: 'left' },
+      { kind: 'text', text: 'c' },
+      { kind: 'key', name: 'newline' },
+      { kind: 'key', name: 'enter' },
     ]);
     expect(parseKeys('\x1b')).toEqual([{ kind: 'key', name: 'esc' }]);
-    expect(parseKeys('\x1b[1;5D\x1b[15~x')).toEqual([{ kind: 'key', name: 'wordLeft' }, { kind: 'text', text: 'x' }]);
+    expect(parseKeys('\x1b[1;5D\x1b[15~x')).toEqual([
+      { kind: 'key', name: 'wordLeft' },
+      { kind: 'text', text: 'x' },
+    ]);
   });
 });
 

@@ -4,7 +4,16 @@ import type { Key, KeyName } from './keys.ts';
 import { finderKey, withFinder, type FinderEnv } from './finder.ts';
 import { isLargePaste, placeholderFor, type PasteStore } from './paste.ts';
 import {
-  browse, deleteRange, EMPTY, findInHistory, insert, lineBounds, verticalMove, withText, wordEndAfter, wordStartBefore,
+  browse,
+  deleteRange,
+  EMPTY,
+  findInHistory,
+  insert,
+  lineBounds,
+  verticalMove,
+  withText,
+  wordEndAfter,
+  wordStartBefore,
   type ComposerState,
 } from './state.ts';
 
@@ -59,16 +68,26 @@ function named(s: ComposerState, name: KeyName, env: ComposerEnv, escArmed: bool
       // `\` + Enter: a newline, as in a shell.
       if (cursor > 0 && text[cursor - 1] === '\\') return only(insert(deleteRange(s, cursor - 1, cursor), '\n'));
       return only(EMPTY, { kind: 'submit', text });
-    case 'newline': return only(insert(s, '\n'));
-    case 'backspace': return only(deleteRange(s, cursor - 1, cursor));
-    case 'delete': return only(deleteRange(s, cursor, cursor + 1));
-    case 'left': return only(withText(s, text, cursor - 1));
-    case 'right': return only(withText(s, text, cursor + 1));
-    case 'home': return only(withText(s, text, lineBounds(text, cursor).start));
-    case 'end': return only(withText(s, text, lineBounds(text, cursor).end));
-    case 'wordLeft': return only(withText(s, text, wordStartBefore(text, cursor)));
-    case 'wordRight': return only(withText(s, text, wordEndAfter(text, cursor)));
-    case 'deleteWordBack': return only(deleteRange(s, wordStartBefore(text, cursor), cursor));
+    case 'newline':
+      return only(insert(s, '\n'));
+    case 'backspace':
+      return only(deleteRange(s, cursor - 1, cursor));
+    case 'delete':
+      return only(deleteRange(s, cursor, cursor + 1));
+    case 'left':
+      return only(withText(s, text, cursor - 1));
+    case 'right':
+      return only(withText(s, text, cursor + 1));
+    case 'home':
+      return only(withText(s, text, lineBounds(text, cursor).start));
+    case 'end':
+      return only(withText(s, text, lineBounds(text, cursor).end));
+    case 'wordLeft':
+      return only(withText(s, text, wordStartBefore(text, cursor)));
+    case 'wordRight':
+      return only(withText(s, text, wordEndAfter(text, cursor)));
+    case 'deleteWordBack':
+      return only(deleteRange(s, wordStartBefore(text, cursor), cursor));
     case 'killLineStart': {
       const start = lineBounds(text, cursor).start;
       // At a line start, Ctrl-U joins it with the line above (else it could never empty a message).
@@ -86,15 +105,21 @@ function named(s: ComposerState, name: KeyName, env: ComposerEnv, escArmed: bool
       const to = verticalMove(text, cursor, 1);
       return only(to === undefined ? browse(s, env.history, -1) : withText(s, text, to));
     }
-    case 'ctrlC': return only(EMPTY, { kind: 'interrupt', hadText: text.length > 0 });
+    case 'ctrlC':
+      return only(EMPTY, { kind: 'interrupt', hadText: text.length > 0 });
     case 'ctrlD':
       if (text.length === 0) return only(s, { kind: 'eof' });
       return only(deleteRange(s, cursor, cursor + 1));
-    case 'ctrlR': return only({ ...s, search: { query: '', match: undefined, before: { text, cursor } } });
-    case 'ctrlL': return only(s, { kind: 'clearScreen' });
-    case 'ctrlO': return only(s, { kind: 'showLastOutput' });
-    case 'ctrlG': return only(s);
-    case 'tab': return complete(s, env);
+    case 'ctrlR':
+      return only({ ...s, search: { query: '', match: undefined, before: { text, cursor } } });
+    case 'ctrlL':
+      return only(s, { kind: 'clearScreen' });
+    case 'ctrlO':
+      return only(s, { kind: 'showLastOutput' });
+    case 'ctrlG':
+      return only(s);
+    case 'tab':
+      return complete(s, env);
     case 'esc':
       // Esc-Esc empties the composer (a queued message taken back lands here too).
       if (escArmed) return only({ ...EMPTY, historyIndex: -1 });
@@ -135,10 +160,16 @@ function searchKey(s: ComposerState, key: Key, env: ComposerEnv): Step {
   };
   if (key.kind === 'text' || key.kind === 'paste') return show(search.query + key.text.replace(/\n/g, ' '), 0);
   switch (key.name) {
-    case 'ctrlR': return show(search.query, (search.match ?? -1) + 1);
-    case 'backspace': return show(search.query.slice(0, -1), 0);
-    case 'esc': case 'ctrlG': case 'ctrlC': return only({ ...withText(s, search.before.text, search.before.cursor), search: undefined });
-    case 'enter': return only({ ...s, search: undefined, historyIndex: search.match ?? s.historyIndex });
+    case 'ctrlR':
+      return show(search.query, (search.match ?? -1) + 1);
+    case 'backspace':
+      return show(search.query.slice(0, -1), 0);
+    case 'esc':
+    case 'ctrlG':
+    case 'ctrlC':
+      return only({ ...withText(s, search.before.text, search.before.cursor), search: undefined });
+    case 'enter':
+      return only({ ...s, search: undefined, historyIndex: search.match ?? s.historyIndex });
     default: {
       // Any other key takes the match and then acts as usual.
       const taken: ComposerState = { ...s, search: undefined };

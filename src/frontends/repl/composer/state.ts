@@ -95,7 +95,7 @@ export function browse(s: ComposerState, history: readonly string[], step: 1 | -
   const next = s.historyIndex + step;
   if (next >= history.length || next < -1) return s;
   const draft = s.historyIndex === -1 ? s.text : s.draft;
-  const text = next === -1 ? draft : history[next] ?? '';
+  const text = next === -1 ? draft : (history[next] ?? '');
   return { ...withText(s, text), historyIndex: next, draft };
 }
 
