@@ -196,6 +196,9 @@ describe('repl', () => {
     await a.waitFor('the model asks to run this outside the sandbox');
     await a.waitFor('{"prefix":["echo","saved"],"decision":"allow"}');
     a.write('p');
+    // Enter: remembered in the rules file (the default).
+    await a.waitFor('[s] this session only: ');
+    a.write('\r');
     await a.waitFor(/Ran it/);
     await prompt(a);
     a.write(KEY.ctrlD);
@@ -214,6 +217,35 @@ describe('repl', () => {
     await prompt(b);
     expect(readFileSync(join(sb.cwd, 'ledger'), 'utf8')).toBe('saved\nsaved\n');
     expect(existsSync(join(sb.cwd, 'other'))).toBe(false);
+  });
+
+  it('p then s allows a prefix for this session only: not written, asked again after a restart', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    a.line('escalate: echo once >> ledger');
+    await a.waitFor('the model asks to run this outside the sandbox');
+    a.write('p');
+    await a.waitFor('[s] this session only: ');
+    a.write('s');
+    await a.waitFor(/Ran it/);
+    await prompt(a);
+    // Allowed for the rest of the session: the same escalation runs without a question.
+    a.line('escalate: echo once >> ledger');
+    await a.waitFor(/Ran it/);
+    await prompt(a);
+    expect(a.raw().split('the model asks to run this outside the sandbox')).toHaveLength(2);
+    a.write(KEY.ctrlD);
+    await a.exited;
+    expect(existsSync(join(sb.home, '.config', 'agentx', 'rules.json'))).toBe(false);
+    const b = start(sb);
+    await prompt(b);
+    b.line('escalate: echo once >> ledger');
+    await b.waitFor('the model asks to run this outside the sandbox');
+    b.write('n');
+    await b.waitFor(/Ran it/);
+    await prompt(b);
+    expect(readFileSync(join(sb.cwd, 'ledger'), 'utf8')).toBe('once\nonce\n');
   });
 
   it('offers setup when there is no API key, then works', async () => {

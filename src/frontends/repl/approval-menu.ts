@@ -1,7 +1,7 @@
 // The REPL's answer to the engine's questions (engine/questions.ts): the exact command (every
 // control shown, never obeyed), the model's justification, why it is asked, and one key:
 // y once · w once with the network only · p always this prefix (the rule shown as it will be
-// saved) · n no · t no and tell the model (then a line of text). Enter is n, and the question says so.
+// saved; then r remembered in the rules file, Enter, or s this session only) · n no · t no and tell the model (then a line of text). Enter is n, and the question says so.
 import type { Decided, PersonQuestion } from '../../engine/questions.ts';
 import { commandRows } from '../../ui/command-view.ts';
 import { showControls } from '../../ui/sanitize.ts';
@@ -61,7 +61,15 @@ export async function askApproval(q: PersonQuestion, io: MenuIo): Promise<Decide
     return { answer: text === '' ? { kind: 'no' } : { kind: 'tell', text }, decidedBy: 'person', cancelled: line.kind === 'interrupt' };
   }
   const kind = (Object.keys(KEY_OF) as (keyof typeof KEY_OF)[]).find((k) => KEY_OF[k] === key) ?? 'no';
-  if (kind === 'prefix') return { answer: { kind: 'prefix', remember: 'saved' }, decidedBy: 'person', cancelled: false };
+  if (kind === 'prefix') {
+    // Where the rule lives: the person's rules file (it holds across restarts) or this session only.
+    const file = showControls(q.offerPrefix?.file ?? 'the rules file');
+    io.write(`  ${io.theme.bold('[r]')} remember it in ${file} (Enter) · ${io.theme.bold('[s]')} this session only: `);
+    const where = await io.term.askKey(['r', 's'], 'r');
+    io.write(`${where === 'cancel' ? 'no (cancelled)' : where}\n`);
+    if (where === 'cancel') return { answer: { kind: 'no' }, decidedBy: 'person', cancelled: true };
+    return { answer: { kind: 'prefix', remember: where === 's' ? 'session' : 'saved' }, decidedBy: 'person', cancelled: false };
+  }
   if (kind === 'tell') return { answer: { kind: 'no' }, decidedBy: 'person', cancelled: false };
   return { answer: { kind }, decidedBy: 'person', cancelled: false };
 }
