@@ -7,13 +7,8 @@ import { NO_KEY_MESSAGE, resolveConfig } from '../config/config.ts';
 import { Engine } from '../engine/engine.ts';
 import type { AgentEvent } from '../engine/events.ts';
 import { ONESHOT_POLICY, withRetryLimits } from '../engine/recovery.ts';
-import { SessionStore } from '../store/session-store.ts';
 import { emptyState } from '../store/state.ts';
 import { stateFromCheckpoint } from '../store/checkpoint.ts';
-import { loadCheckpointWithNotices, oneshotStatePath } from '../store/store.ts';
-import { pruneOldOneshots } from '../store/oneshot-files.ts';
-import { unlinkQuiet } from '../lib/fsutil.ts';
-import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
 import { sanitizeLine, sanitizeLines, showControls } from '../ui/sanitize.ts';
 import { prepareTerminalOutput, terminalRenderOptions } from '../ui/terminal-output.ts';
 import { pickTheme } from '../ui/theme.ts';
@@ -29,9 +24,8 @@ import { argumentsPreview } from '../tools/hosted/remote-mcp.ts';
 import type { AnswerQuestion } from '../engine/questions.ts';
 import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
-import { conversationLogPath, homeDir, stateKeyPath } from '../paths.ts';
-import { ConversationLog } from '../store/log/conversation-log.ts';
-import { useStateKey } from '../store/seal.ts';
+import { homeDir } from '../paths.ts';
+import { finishOneshot, loadOneshotStart, openSessionStore, useSessionSeal } from './session-startup.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -107,8 +101,8 @@ function retryTally(): { see: (ev: AgentEvent) => void; summary: () => string } 
 
 export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const cwd = resolve(cli.cwd ?? process.cwd());
-  // Before the checkpoint is read: it carries a seal (store/seal.ts).
-  useStateKey(stateKeyPath(env, homeDir(env)));
+  // Before the checkpoint is read: it carries a seal (the start-up order: session-startup.ts).
+  useSessionSeal(env);
   // Configuration first: a missing key is reported before stdin is drained.
   const resolved = resolveConfig(cli, env);
   // --plan: read-only commands, no edit tool, no MCP servers (they could change anything).
@@ -129,38 +123,27 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const limits = resolveLimits(env);
   const { message, lateData } = await composeMessage(cli, process.stdin, limits);
 
-  const started = new Date();
-  const pruned = pruneOldOneshots(cwd, started);
-  if (pruned !== undefined && !cli.quiet) stderrLine(pruned);
-  // An unusable checkpoint means this one-shot starts a fresh chain instead of branching from
-  // the interactive session: say so (on stderr), or the lost context would go unexplained.
-  // --fresh does not read it at all.
-  const { checkpoint, notices } = cli.fresh ? { checkpoint: null, notices: [] } : loadCheckpointWithNotices(cwd);
+  // Pruned leftovers and an unusable checkpoint are said on stderr (loadOneshotStart).
+  const { statePath, checkpoint, notices } = loadOneshotStart(cwd, new Date(), process.pid, cli.fresh);
   if (!cli.quiet) for (const notice of notices) stderrLine(notice);
-  const statePath = oneshotStatePath(cwd, process.pid, started);
+  const sayUnlessQuiet = (m: string): void => {
+    if (!cli.quiet) stderrLine(m);
+  };
   // The message is in the isolated file from the start: a one-shot killed before the first
   // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
-  const session = new SessionStore({
+  const session = openSessionStore({
     dir: cwd,
     path: statePath,
+    env,
     persistence: 'fast',
     publishesCheckpoint: false,
     // Right after a compaction the checkpoint holds its seed instead of a response: the branch starts from it.
     initial: stateFromCheckpoint(checkpoint, { ...emptyState(), last_user_message: message }),
-    warn: (m) => {
-      if (!cli.quiet) stderrLine(m);
-    },
-    // Completed tool outputs go to the project's conversation log; the isolated file points at them.
-    outputLog: new ConversationLog(conversationLogPath(env, homeDir(env), cwd), (m) => {
-      if (!cli.quiet) stderrLine(m);
-    }),
+    warn: sayUnlessQuiet,
+    excluded: sayUnlessQuiet,
   });
   // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
   // warn once and keep the isolated state in memory.
-  session.onFirstSave = () => {
-    const notice = excludeNotice(ensureGitExclude(cwd));
-    if (notice !== undefined && !cli.quiet) stderrLine(notice);
-  };
   const problem = session.saveOrGoMemory();
   if (problem !== undefined && !cli.quiet) stderrLine(`${problem}; keeping this one-shot's state in memory`);
 
@@ -271,8 +254,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     const outcome = await engine.message(message, [], controller.signal);
     if (outcome.kind === 'done') {
       markCodeCacheWorthy();
-      // unlink, not rmSync: rmSync loads Node's recursive-removal module for one file.
-      unlinkQuiet(statePath);
+      finishOneshot(statePath);
       return EXIT_OK;
     }
     if (outcome.kind === 'interrupted' || controller.signal.aborted) return fail('interrupted', 'interrupted', EXIT_INTERRUPTED);

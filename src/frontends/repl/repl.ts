@@ -1,16 +1,11 @@
 // The interactive REPL (SPEC §5): lock the directory's session, load and resume it, settle what
 // a previous run left (pending tool calls, a failed request), then read → dispatch → turn.
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { CliOptions } from '../../cli/args.ts';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
 import { resolveConfig } from '../../config/config.ts';
-import { configPath, conversationLogPath, historyPath, homeDir, stateKeyPath } from '../../paths.ts';
-import { ConversationLog } from '../../store/log/conversation-log.ts';
-import { useStateKey } from '../../store/seal.ts';
+import { configPath, historyPath, homeDir } from '../../paths.ts';
 import { preview, snapshotIdsInUse } from '../../store/state.ts';
-import { SessionStore } from '../../store/session-store.ts';
-import { cleanupStaleOneshots, loadState, STATE_FILE } from '../../store/store.ts';
-import { ensureGitExclude, excludeNotice } from '../../store/git-exclude.ts';
 import { sanitizeLine, sanitizeLines } from '../../ui/sanitize.ts';
 import { prepareTerminalOutputLater, terminalOutputPrepared } from '../../ui/terminal-output.ts';
 import { preloadModelClient } from '../../model/client.ts';
@@ -27,7 +22,7 @@ import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
 import { resumeCommand } from './resume-command.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
-import { lockForRepl, unsavedBanner } from './unsaved.ts';
+import { loadReplSession, lockSession, openSessionStore, replStatePath, unsavedBanner, useSessionSeal } from '../session-startup.ts';
 import { CostTracker } from './usage-view.ts';
 import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
@@ -50,10 +45,10 @@ import { isColorTheme } from '../../ui/theme.ts';
 export async function runRepl(cli: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const out = process.stdout;
   const dir = resolve(cli.cwd ?? process.cwd());
-  // Before the lock and the state are read: both carry seals (store/seal.ts).
-  useStateKey(stateKeyPath(env, homeDir(env)));
-  // A directory that cannot be written is no reason to refuse: the session runs in memory (unsaved.ts).
-  const lock = lockForRepl(dir);
+  // The start-up order (session-startup.ts): the seal key, then the lock, then the state.
+  useSessionSeal(env);
+  // A directory that cannot be written is no reason to refuse: the session runs in memory.
+  const lock = lockSession(dir);
   if (lock.kind === 'error') {
     process.stderr.write(`agentx: cannot lock the session in ${dir}: ${lock.message}\n`);
     return EXIT_USAGE;
@@ -83,13 +78,8 @@ async function session(
   const theme = pickTheme(cli.color, out, env);
   const now = new Date();
   if (unsaved !== undefined) say({ out }, theme.yellow(`⚠ ${unsavedBanner(dir, unsaved)}`));
-  const loaded = loadState(join(dir, STATE_FILE), now);
+  const loaded = loadReplSession(dir, now);
   for (const notice of loaded.notices) say({ out }, theme.yellow(`⚠ ${sanitizeLines(notice)}`));
-  try {
-    cleanupStaleOneshots(dir, now);
-  } catch {
-    // An unreadable directory listing only means stale files stay; the session is unaffected.
-  }
   const config = await configWithKey(cli, env, out);
   if (typeof config === 'string') {
     process.stderr.write(`agentx: ${config}\n`);
@@ -103,20 +93,16 @@ async function session(
   afterPrompt.add(preloadModelClient);
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
-  const sessionStore = new SessionStore({
+  const sessionStore = openSessionStore({
     dir,
-    path: join(dir, STATE_FILE),
+    path: replStatePath(dir),
+    env,
     initial: loaded.state,
     persistence: loaded.writable && unsaved === undefined ? 'durable' : 'memory',
     publishesCheckpoint: true,
     warn: (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`)),
-    // Completed tool outputs are kept in the project's conversation log; the state file points at them.
-    outputLog: new ConversationLog(conversationLogPath(env, homeDir(env), dir), (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`))),
+    excluded: (notice) => say({ out }, theme.dim(sanitizeLines(notice))),
   });
-  sessionStore.onFirstSave = () => {
-    const notice = excludeNotice(ensureGitExclude(dir));
-    if (notice !== undefined) say({ out }, theme.dim(sanitizeLines(notice)));
-  };
   const costs = new CostTracker();
   // Remote MCP servers join once the MCP config is read (connectMcp); their approval requests are
   // questions on the engine's channel, answered by the runner.

@@ -1,0 +1,119 @@
+// The start-up steps both front-ends share, on real files in a temp dir (and a real git repo for
+// the exclude): the lock outcomes, what each front-end loads and prunes, and the store's first save.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emptyState } from '../store/state.ts';
+import { sealingEnabled, useStateKey } from '../store/seal.ts';
+import { oneshotStatePath } from '../store/store.ts';
+import { finishOneshot, loadOneshotStart, loadReplSession, lockSession, openSessionStore, replStatePath, useSessionSeal } from './session-startup.ts';
+
+let dir: string;
+/** A pid no process has (above Linux's pid_max): its files count as left by a dead one-shot. */
+const DEAD_PID = 999_999_999;
+const HOUR_MS = 3_600_000;
+
+beforeEach(() => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-startup-')));
+});
+afterEach(() => {
+  useStateKey(undefined);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A one-shot leftover of a dead process, last written `ageMs` before `now`. */
+function leftover(now: Date, ageMs: number): string {
+  const p = oneshotStatePath(dir, DEAD_PID, new Date(now.getTime() - ageMs));
+  fs.writeFileSync(p, '{}');
+  const then = new Date(now.getTime() - ageMs);
+  fs.utimesSync(p, then, then);
+  return path.basename(p);
+}
+
+const failing = (code: string) => (): never => {
+  throw Object.assign(new Error(`${code}: failed`), { code });
+};
+
+describe('lockSession', () => {
+  it('locks a directory once; a second lock finds it held', () => {
+    const first = lockSession(dir);
+    expect(first.kind).toBe('locked');
+    expect(lockSession(dir)).toEqual({ kind: 'busy', pid: process.pid });
+    if (first.kind === 'locked') first.release();
+    const again = lockSession(dir);
+    expect(again.kind).toBe('locked');
+    if (again.kind === 'locked') again.release();
+  });
+
+  it('runs unsaved where nothing can be written, and stops on any other failure', () => {
+    expect(lockSession(dir, failing('EROFS'))).toEqual({ kind: 'unsaved', reason: 'read-only file system, EROFS' });
+    expect(lockSession(dir, failing('ENOSPC'))).toEqual({ kind: 'unsaved', reason: 'no space left on device, ENOSPC' });
+    expect(lockSession(dir, failing('ELOOP'))).toEqual({ kind: 'error', message: 'ELOOP: failed' });
+  });
+});
+
+it('useSessionSeal turns sealing on with the key under the home directory', () => {
+  expect(sealingEnabled()).toBe(false);
+  useSessionSeal({ HOME: dir });
+  expect(sealingEnabled()).toBe(true);
+});
+
+describe('loadReplSession', () => {
+  it("loads the state file and drops a dead one-shot's file older than an hour, keeping newer ones", () => {
+    const now = new Date();
+    const stale = leftover(now, 2 * HOUR_MS);
+    const recent = leftover(now, 60_000);
+    const loaded = loadReplSession(dir, now);
+    expect(loaded.existed).toBe(false);
+    expect(fs.existsSync(path.join(dir, stale))).toBe(false);
+    expect(fs.existsSync(path.join(dir, recent))).toBe(true);
+  });
+});
+
+describe('loadOneshotStart', () => {
+  it('says what pruning removed before why the checkpoint is not used; --fresh does not read it', () => {
+    const now = new Date();
+    const old = leftover(now, 8 * 24 * HOUR_MS);
+    const week = leftover(now, 2 * HOUR_MS);
+    fs.writeFileSync(path.join(dir, '.agentx_checkpoint'), '{}');
+    const start = loadOneshotStart(dir, now, 4242, false);
+    expect(start.statePath).toBe(oneshotStatePath(dir, 4242, now));
+    expect(start.checkpoint).toBeNull();
+    expect(start.notices).toHaveLength(2);
+    expect(start.notices[0]).toMatch(/^removed 1 leftover one-shot file older than 7 days/);
+    expect(start.notices[1]).toMatch(/^\.agentx_checkpoint could not be used .*; starting fresh\.$/);
+    expect(fs.existsSync(path.join(dir, old))).toBe(false);
+    expect(fs.existsSync(path.join(dir, week))).toBe(true);
+    expect(loadOneshotStart(dir, now, 4242, true).notices).toEqual([]);
+  });
+});
+
+describe('openSessionStore and finishOneshot', () => {
+  it('the first save writes the state file and adds the exclude once; a finished one-shot leaves no file', () => {
+    execFileSync('git', ['init', '-q'], { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+    const excluded: string[] = [];
+    const warned: string[] = [];
+    const statePath = oneshotStatePath(dir, process.pid, new Date());
+    const store = openSessionStore({
+      dir,
+      path: statePath,
+      env: { HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') },
+      initial: { ...emptyState(), last_user_message: 'hello' },
+      persistence: 'fast',
+      publishesCheckpoint: false,
+      warn: (line) => warned.push(line),
+      excluded: (line) => excluded.push(line),
+    });
+    expect(store.saveOrGoMemory()).toBeUndefined();
+    expect(store.saveOrGoMemory()).toBeUndefined();
+    expect(JSON.parse(fs.readFileSync(statePath, 'utf8'))).toMatchObject({ last_user_message: 'hello' });
+    expect(excluded).toHaveLength(1);
+    expect(excluded[0]).toMatch(/^added \.agentx_responseid\* and \.agentx_checkpoint\* to .*\.git\/info\/exclude/);
+    expect(warned).toEqual([]);
+    finishOneshot(statePath);
+    expect(fs.existsSync(statePath)).toBe(false);
+    expect(replStatePath(dir)).toBe(path.join(dir, '.agentx_responseid'));
+  });
+});
