@@ -109,7 +109,12 @@ describe('repl', () => {
     await turn(a, 'remember me', 'You said: remember me');
     expect(stateExists(sb)).toBe(true);
     expect(existsSync(join(sb.cwd, '.agentx_checkpoint'))).toBe(true);
+    // Wait for the screen clear itself: the prompt is redrawn with each typed key, so waiting for a
+    // prompt alone could return before `clear` was read, and the next line typed would then join it
+    // in one chunk (taken as a paste: one message "clear\n/clear" to the model).
+    const clears = a.raw().split('\x1b[3J').length;
     a.line('clear');
+    await expect.poll(() => a.raw().split('\x1b[3J').length).toBeGreaterThan(clears);
     await prompt(a);
     expect(stateExists(sb)).toBe(true);
     // /clear asks first; no keeps the conversation.
