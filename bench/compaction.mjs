@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { REPO, writeBenchSection } from './lib.mjs';
+import { REPO, bundleForBench, writeBenchSection } from './lib.mjs';
 
 const kib = (b) => `${(b / 1024).toFixed(1)} KiB`;
 const signed = (n, unit = '') => `${n >= 0 ? '+' : '−'}${Math.abs(n).toLocaleString('en-US')}${unit}`;
@@ -19,16 +18,7 @@ export async function compactionBench({ turns = 200, window = 8000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'agentx-compaction-bench-'));
   try {
     const out = join(dir, 'compaction-run.mjs');
-    await build({
-      entryPoints: [join(REPO, 'bench/compaction-run.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile: out,
-      logLevel: 'warning',
-      banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
-    });
+    await bundleForBench(out, { entry: join(REPO, 'bench/compaction-run.ts'), cjs: true });
     const r = spawnSync(process.execPath, [out], {
       encoding: 'utf8',
       maxBuffer: 16 * 2 ** 20,

@@ -12,9 +12,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import pty from '@lydell/node-pty';
-import { REPO, fmt, load, startEmulatorProcess, writeBenchSection } from './lib.mjs';
+import { REPO, bundleForBench, fmt, load, startEmulatorProcess, writeBenchSection } from './lib.mjs';
 
 const KEYS = Math.max(20, Number(process.env.BENCH_KEYS ?? 300));
 const scratch = [];
@@ -35,16 +34,7 @@ function summary(samples) {
 async function inProcess() {
   const dir = tmp('run');
   const out = join(dir, 'composer-run.mjs');
-  await build({
-    entryPoints: [join(REPO, 'bench/composer-run.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: out,
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
-  });
+  await bundleForBench(out, { entry: join(REPO, 'bench/composer-run.ts'), cjs: true });
   const r = spawnSync(process.execPath, [out], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20, timeout: 600_000, env: process.env });
   if (r.status !== 0) throw new Error(`composer-run failed (${r.status ?? r.signal}): ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout);

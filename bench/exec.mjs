@@ -6,8 +6,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, hostname, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { REPO, load, stats, writeBenchSection } from './lib.mjs';
+import { bundleForBench, load, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 30));
 const WARMUP = 5;
@@ -15,21 +14,12 @@ const log = (m) => process.stderr.write(`${m}\n`);
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-bench-exec-')));
 try {
   const bundle = join(scratch, 'exec.mjs');
-  await build({
-    stdin: {
-      contents: [
-        "export { createCommandRunner } from './src/tools/sandboxed.ts';",
-        "export { createExecTools } from './src/tools/exec/exec-tool.ts';",
-        "export { ExecManager } from './src/tools/exec/manager.ts';",
-      ].join('\n'),
-      resolveDir: REPO,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: bundle,
-    logLevel: 'warning',
+  await bundleForBench(bundle, {
+    exports: [
+      "export { createCommandRunner } from './src/tools/sandboxed.ts';",
+      "export { createExecTools } from './src/tools/exec/exec-tool.ts';",
+      "export { ExecManager } from './src/tools/exec/manager.ts';",
+    ],
     external: ['@lydell/node-pty'],
   });
   const { createCommandRunner, createExecTools, ExecManager } = await import(bundle);

@@ -150,6 +150,30 @@ export async function startEmulatorProcess(script = join(REPO, 'dist/emulator.js
 /** agentx's REPL is ready: its `>` prompt, with the status line ("… context left") drawn below it. */
 export const AGENTX_READY = /> \s*(?:\r?\n[^\n]*context left[^\n]*\s*)?$/;
 
+/**
+ * Bundles agentx's TypeScript into one ES module for a bench: `entry`, a file of the repo, or
+ * `exports`, lines such as `export { x } from './src/…'` bundled from the repo root. `cjs` gives
+ * the bundle a `require` for the CommonJS it pulls in. esbuild is loaded here, on first use.
+ * @param {string} outfile
+ * @param {{ entry?: string, exports?: string[], external?: string[], cjs?: boolean, logLevel?: 'warning' | 'error' }} what
+ * @returns {Promise<string>} outfile
+ */
+export async function bundleForBench(outfile, { entry, exports = [], external = [], cjs = false, logLevel = 'warning' }) {
+  const { build } = await import('esbuild');
+  await build({
+    ...(entry !== undefined ? { entryPoints: [entry] } : { stdin: { contents: exports.join('\n'), resolveDir: REPO, loader: 'ts' } }),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel,
+    external,
+    ...(cjs ? { banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" } } : {}),
+  });
+  return outfile;
+}
+
 export const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
 export const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 export const x = (r) => `${r.toFixed(2)}×`;

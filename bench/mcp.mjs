@@ -11,8 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { REPO, fmt, interleave, load, startEmulatorProcess, stats, writeBenchSection } from './lib.mjs';
+import { REPO, bundleForBench, fmt, interleave, load, startEmulatorProcess, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 15));
 const WARMUP = 3;
@@ -94,16 +93,7 @@ try {
 
   log('== in-process probe');
   const probe = join(scratch, 'probe.mjs');
-  await build({
-    entryPoints: [join(REPO, 'bench/mcp-probe.ts')],
-    outfile: probe,
-    bundle: true,
-    splitting: false,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'error',
-  });
+  await bundleForBench(probe, { entry: join(REPO, 'bench/mcp-probe.ts'), logLevel: 'error' });
   const results = [];
   for (let i = 0; i < PROBES; i++) {
     results.push(JSON.parse(execFileSync(process.execPath, [probe, server, '200'], { cwd: project, env, encoding: 'utf8' })));

@@ -7,8 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { REPO, load, stats, writeBenchSection } from './lib.mjs';
+import { REPO, bundleForBench, load, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 30));
 const WARMUP = 5;
@@ -18,7 +17,7 @@ const loadBefore = load();
 
 // ---- the library under test, bundled from the current source ------------------------------
 const lib = join(scratch, 'patch.mjs');
-await build({ entryPoints: [join(REPO, 'src/tools/patch/index.ts')], bundle: true, platform: 'node', format: 'esm', outfile: lib, logLevel: 'warning' });
+await bundleForBench(lib, { entry: join(REPO, 'src/tools/patch/index.ts') });
 const cli = join(scratch, 'apply-cli.mjs');
 writeFileSync(
   cli,

@@ -5,8 +5,21 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { AGENTX_READY, HAVE_TIME, REPO, writeBenchSection, fmt, interleave, load, mib, pairedRatio, startEmulatorProcess, stats, x } from './lib.mjs';
+import {
+  AGENTX_READY,
+  HAVE_TIME,
+  REPO,
+  bundleForBench,
+  writeBenchSection,
+  fmt,
+  interleave,
+  load,
+  mib,
+  pairedRatio,
+  startEmulatorProcess,
+  stats,
+  x,
+} from './lib.mjs';
 import { CODEX_VERSION, codexEnv, codexExecArgs, codexHome, ensurePeer } from './peer.mjs';
 import { driveConversation, measureStart } from './interactive.mjs';
 import { compactionBench, compactionSection } from './compaction.mjs';
@@ -368,7 +381,7 @@ try {
   await section('state write', async () => {
     const dir = tmp('state');
     const out = join(dir, 'state-bench.mjs');
-    await build({ entryPoints: [join(REPO, 'bench/state-write.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+    await bundleForBench(out, { entry: join(REPO, 'bench/state-write.ts') });
     const { benchStateWrite } = await import(out);
     const w = benchStateWrite(dir, 200);
     row({

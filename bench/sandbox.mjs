@@ -7,8 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, hostname, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { REPO, load, pairedRatio, stats, writeBenchSection } from './lib.mjs';
+import { bundleForBench, load, pairedRatio, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 50));
 const WARMUP = 5;
@@ -18,22 +17,13 @@ const log = (m) => process.stderr.write(`${m}\n`);
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'agentx-bench-sandbox-')));
 try {
   const bundle = join(scratch, 'sandboxed.mjs');
-  await build({
-    stdin: {
-      contents: [
-        "export { createCommandRunner } from './src/tools/sandboxed.ts';",
-        "export { bwrapArgs } from './src/sandbox/bwrap.ts';",
-        "export { agentxPaths, buildPolicy, realPathProbe } from './src/sandbox/policy.ts';",
-        "export { unixSocketFilter } from './src/sandbox/seccomp.ts';",
-      ].join('\n'),
-      resolveDir: REPO,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: bundle,
-    logLevel: 'warning',
+  await bundleForBench(bundle, {
+    exports: [
+      "export { createCommandRunner } from './src/tools/sandboxed.ts';",
+      "export { bwrapArgs } from './src/sandbox/bwrap.ts';",
+      "export { agentxPaths, buildPolicy, realPathProbe } from './src/sandbox/policy.ts';",
+      "export { unixSocketFilter } from './src/sandbox/seccomp.ts';",
+    ],
   });
   const { createCommandRunner, bwrapArgs, agentxPaths, buildPolicy, realPathProbe, unixSocketFilter } = await import(bundle);
 

@@ -7,8 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { REPO, stats, writeBenchSection } from './lib.mjs';
+import { REPO, bundleForBench, stats, writeBenchSection } from './lib.mjs';
 
 const RUNS = Math.max(3, Number(process.env.SNAPSHOT_BENCH_RUNS ?? 15));
 const log = (m) => process.stderr.write(`${m}\n`);
@@ -23,7 +22,7 @@ const spread = (s) => `median ${ms(s.median)} (p10–p90 ${ms(s.p10)}–${ms(s.p
 
 try {
   const out = join(scratch, 'snapshot-cases.mjs');
-  await build({ entryPoints: [join(REPO, 'bench/snapshot-cases.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+  await bundleForBench(out, { entry: join(REPO, 'bench/snapshot-cases.ts') });
   const { benchSmallTree, benchStoreGrowth, lstatAll, makeSmallTree } = await import(out);
   const loadBefore = load();
 

@@ -4,13 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { REPO } from './lib.mjs';
+import { REPO, bundleForBench } from './lib.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentx-bench-state-io-'));
 try {
   const out = join(dir, 'state-io.mjs');
-  await build({ entryPoints: [join(REPO, 'bench/state-io.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+  await bundleForBench(out, { entry: join(REPO, 'bench/state-io.ts') });
   const { benchStateIo } = await import(out);
   const r = await benchStateIo();
   const n = r.tenCalls.calls;
