@@ -2,7 +2,7 @@
 // before it and one-shots from after it work), the seed that starts the new chain, our own
 // summary prompt, and the local summary used when no request can be made. Pure.
 import type { CompactionCheckpoint, SessionState } from '../store/state.ts';
-import { userMessage, type InputItem, type ToolOutputItem } from '../wire/items.ts';
+import { developerMessage, userMessage, type InputItem, type ToolOutputItem } from '../wire/items.ts';
 import { splitToolOutputs } from './new-chain.ts';
 
 /** The part of the session state compaction reads. */
@@ -123,7 +123,7 @@ export function seedWithEnvironment(
   environment: string | null,
 ): { seed: InputItem[]; input: InputItem[] } {
   if (environment === null) return { seed: [...seed], input: [...seed, ...pending] };
-  const note: InputItem = { type: 'message', role: 'developer', content: [{ type: 'input_text', text: environment }] };
+  const note: InputItem = developerMessage(environment);
   const withNote = [...seed, note];
   return { seed: withNote, input: [...withNote, ...pending.filter((i) => !isEnvironmentMessage(i))] };
 }

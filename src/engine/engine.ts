@@ -26,8 +26,8 @@ import {
 import type { Resolution } from '../tools/registry.ts';
 import { ModelError } from '../model/errors.ts';
 import type { DiffResult, RestorePlan, RestoreResult } from '../workspace/index.ts';
-import type { InputItem, LocalImagePart, MessageItem } from '../wire/items.ts';
-import { userMessage } from '../wire/items.ts';
+import type { InputItem, LocalImagePart } from '../wire/items.ts';
+import { developerMessage, userMessage } from '../wire/items.ts';
 import { restoredFilesMessage } from '../workspace/notices.ts';
 import { chainStart } from './compaction-seed.ts';
 import { EnvironmentAnnouncer, environmentText } from './environment.ts';
@@ -78,10 +78,6 @@ export interface FilesPlan {
   plan: RestorePlan;
   /** Whether there is anything to show or ask about (actions or skipped files). */
   relevant: boolean;
-}
-
-function developerMessage(text: string): MessageItem {
-  return { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] };
 }
 
 export class Engine {

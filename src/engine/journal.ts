@@ -4,7 +4,7 @@
 // (recordApproval). A completed call is never run again; its recorded output is resent. Calls
 // that never completed are answered here too (unfinishedCallOutput, leftoverOutputs), with the
 // one "not run" wording of tools/wire-output.ts. The store keeps the entry's type and reads it
-// back from disk; the output budget is store/output-budget.ts (issue 22 reworks it).
+// back from disk; completed outputs live in the conversation log (store/journal-outputs.ts).
 import type { JournaledApproval, SessionState, ToolJournalEntry } from '../store/state.ts';
 import { notRunOutput } from '../tools/wire-output.ts';
 import { cloneJson } from '../lib/clone-json.ts';

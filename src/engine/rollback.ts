@@ -5,6 +5,7 @@
 // so running it twice is harmless) and makes the conversation change in the same write that ends
 // the journal — never files rolled back under a conversation that was not, and `/rollback undo`
 // kept.
+import { cloneJson } from '../lib/clone-json.ts';
 import { filesOnlyBackup, rollbackTo, undoRollback, withFilesUndo, type FileSpan, type SessionState } from '../store/state.ts';
 import type { RestorePlan, RestoreResult } from '../workspace/index.ts';
 import { snapshotOrNull, type WorkspaceFiles } from './files.ts';
@@ -57,12 +58,12 @@ export function rollbackInProgress(s: SessionState): RollbackInProgress | null {
 
 /** The state with a rollback journaled: nothing else changes yet. */
 export function beginRollback(s: SessionState, r: RollbackInProgress): SessionState {
-  return { ...s, [KEY]: structuredClone(r) };
+  return { ...s, [KEY]: cloneJson(r) };
 }
 
 function withoutJournal(s: SessionState): SessionState {
   const { [KEY]: _done, ...rest } = s;
-  return { ...rest, rollback_backup: s.rollback_backup };
+  return rest;
 }
 
 /** Ends the journal and makes the conversation change, in one transition (one write). */

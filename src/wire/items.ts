@@ -382,6 +382,11 @@ export function userMessage(context: readonly string[], text: string, images: re
   return { type: 'message', role: 'user', content: [...parts, ...images] };
 }
 
+/** A developer message of one text (notes for the model: the environment context, hook output). */
+export function developerMessage(text: string): MessageItem {
+  return { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] };
+}
+
 // ── The conversation as agentx's log keeps it and a replay resends it ──────────────────────
 /** The model's text, in the input form a replay sends back. */
 export interface OutputText {
