@@ -1,7 +1,6 @@
 // The node:http transport through a real forward proxy written here (CONNECT for https,
 // absolute-URI requests for http), with TLS terminated by a throwaway CA made with openssl.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +10,7 @@ import tls from 'node:tls';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
+import { makeLocalhostCa, tlsFront } from '../../test/support/tls.ts';
 import { classifyFailure } from './errors.ts';
 import { createNodeFetch } from './node-fetch.ts';
 
@@ -86,45 +86,13 @@ let tlsServer: tls.Server;
 let tlsPort = 0;
 let emu: Emulator;
 
-function openssl(...args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'agentx-proxy-'));
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx test CA');
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '1',
-    '-extfile',
-    'ext.cnf',
-  );
-  caFile = path.join(dir, 'ca.pem');
+  const certificate = makeLocalhostCa(dir, 'agentx test CA');
+  caFile = certificate.caFile;
   emu = await startEmulator();
-  const { readFileSync } = await import('node:fs');
   // TLS in front of the emulator: the private CA's certificate for localhost, plaintext behind.
-  tlsServer = tls.createServer({ key: readFileSync(path.join(dir, 'server.key')), cert: readFileSync(path.join(dir, 'server.pem')) }, (socket) => {
-    const up = net.connect(emu.port, '127.0.0.1');
-    socket.pipe(up);
-    up.pipe(socket);
-    up.on('error', () => socket.destroy());
-    socket.on('error', () => up.destroy());
-  });
-  await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.1', r));
-  tlsPort = (tlsServer.address() as AddressInfo).port;
+  ({ server: tlsServer, port: tlsPort } = await tlsFront(certificate, emu.port));
 });
 
 afterAll(async () => {

@@ -1,7 +1,6 @@
 // wss:// through a real forward proxy (CONNECT) with TLS verified against a private CA made here
 // with openssl, in front of the emulator's WebSocket mode; and a dead proxy named in one line.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +10,7 @@ import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
 import { runCli, sandbox } from '../../test/e2e/harness.ts';
+import { makeLocalhostCa, tlsFront } from '../../test/support/tls.ts';
 import { createOpenAIClient } from './client.ts';
 import type { ModelClient, ModelRequest } from './types.ts';
 
@@ -23,40 +23,10 @@ let tlsPort = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'agentx-ws-proxy-'));
-  const openssl = (...args: string[]): void => {
-    execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  };
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx ws test CA');
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '1',
-    '-extfile',
-    'ext.cnf',
-  );
+  const certificate = makeLocalhostCa(dir, 'agentx ws test CA');
   emu = await startEmulator();
   // TLS in front of the emulator (the private CA's certificate for localhost), plaintext behind.
-  tlsServer = tls.createServer({ key: readFileSync(path.join(dir, 'server.key')), cert: readFileSync(path.join(dir, 'server.pem')) }, (socket) => {
-    const up = net.connect(emu.port, '127.0.0.1');
-    socket.pipe(up);
-    up.pipe(socket);
-    up.on('error', () => socket.destroy());
-    socket.on('error', () => up.destroy());
-  });
-  await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.1', r));
-  tlsPort = (tlsServer.address() as AddressInfo).port;
+  ({ server: tlsServer, port: tlsPort } = await tlsFront(certificate, emu.port));
 });
 
 afterAll(async () => {

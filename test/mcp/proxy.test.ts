@@ -2,16 +2,14 @@
 // with absolute-URI requests, an https one through a CONNECT tunnel with TLS verified against a
 // private CA made here with openssl (AGENTX_CA_FILE), NO_PROXY going direct, and a dead proxy
 // named in one line without its credentials. The fetch is the front-end's (frontends/mcp-fetch.ts).
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpFetch } from '../../src/frontends/mcp-fetch.ts';
 import { McpManager } from '../../src/tools/mcp/manager.ts';
+import { makeLocalhostCa, tlsFront } from '../support/tls.ts';
 import { startForwardProxy, type ForwardProxy } from './fixtures/forward-proxy.ts';
 import { HTTP_SERVER, httpSpec, tempDir, waitUntil } from './helpers.ts';
 import type { TempDir } from './helpers.ts';
@@ -28,29 +26,7 @@ let manager: McpManager | undefined;
 
 beforeAll(async () => {
   dir = tempDir('agentx-mcp-proxy-');
-  const openssl = (...args: string[]): void => {
-    execFileSync('openssl', args, { cwd: dir.path, stdio: 'ignore' });
-  };
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=agentx mcp test CA');
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  execFileSync('sh', ['-c', 'echo "subjectAltName=DNS:localhost,IP:127.0.0.1" > ext.cnf'], { cwd: dir.path });
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '1',
-    '-extfile',
-    'ext.cnf',
-  );
+  const certificate = makeLocalhostCa(dir.path, 'agentx mcp test CA');
   server = spawn(process.execPath, [HTTP_SERVER, '--token', 'tok-123'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   server.stdout?.on('data', (c: Buffer) => {
@@ -58,15 +34,7 @@ beforeAll(async () => {
   });
   port = Number(await waitUntil(() => /listening (\d+)/.exec(out)?.[1], 'the HTTP test server'));
   // TLS in front of the MCP server: the private CA's certificate for localhost, plaintext behind.
-  tlsServer = tls.createServer({ key: readFileSync(join(dir.path, 'server.key')), cert: readFileSync(join(dir.path, 'server.pem')) }, (socket) => {
-    const up = net.connect(port, '127.0.0.1');
-    socket.pipe(up);
-    up.pipe(socket);
-    up.on('error', () => socket.destroy());
-    socket.on('error', () => up.destroy());
-  });
-  await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.1', r));
-  tlsPort = (tlsServer.address() as AddressInfo).port;
+  ({ server: tlsServer, port: tlsPort } = await tlsFront(certificate, port));
 });
 
 afterAll(async () => {
