@@ -209,8 +209,32 @@ export class ConversationLog {
     }
   }
 
+  /**
+   * Makes every record appended so far durable: one fsync for all the records appended with
+   * `sync: false` since the last one (journal-outputs.ts batches a turn's outputs this way).
+   * Throws LogWriteError when it could not.
+   */
+  sync(): void {
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.path, 'r');
+      fsyncSync(fd);
+      this.stats.fsyncs++;
+    } catch (err) {
+      throw new LogWriteError(`could not sync the conversation log ${this.path}: ${errorMessage(err)}`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
   /** A tool output logged under `id` (outputRecordId), reading what was appended since when needed. */
   findOutput(id: string): ToolOutputItem | undefined {
+    const item = this.findItem(id);
+    return isToolOutputItem(item) ? item : undefined;
+  }
+
+  /** The one item a record the session files point at holds (an output, or an item of a failed request). */
+  findItem(id: string): ConversationItem | undefined {
     let record = this.outputs.get(id);
     if (record === undefined) {
       this.readNew();
@@ -220,8 +244,7 @@ export class ConversationLog {
       this.readArchive();
       record = this.outputs.get(id);
     }
-    const item = record?.input[0];
-    return record?.input.length === 1 && isToolOutputItem(item) ? item : undefined;
+    return record?.input.length === 1 ? record.input[0] : undefined;
   }
 
   /** The record that came with a response, reading what other processes appended when needed. */
