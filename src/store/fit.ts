@@ -1,8 +1,8 @@
 // The session file's last line of defence against its size limit (20 MiB). Pure.
 //
 // Why it is still needed, and why this little (issue 22 §6): the conversation log holds what
-// used to make the file big — completed tool outputs and the big items of a failed request's
-// retry data are pointers into it (journal-outputs.ts), checkpoints are previews, the rollback
+// used to make the file big — completed tool outputs, and the outputs and long messages of a
+// failed request's retry data, are pointers into it (journal-outputs.ts), checkpoints are previews, the rollback
 // backup a branch point — and what stays has its own cap: the transcript (24 KiB), the history
 // (20 entries), `!command` output (64 KiB), error bodies. What can still grow without bound is
 // text the file keeps whole: a huge pasted message (`last_user_message`, the interrupted turn's

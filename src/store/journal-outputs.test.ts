@@ -198,7 +198,7 @@ describe('completed tool outputs live in the conversation log; the state file po
   });
 });
 
-describe('a failed request kept for Retry: its big items live in the log too', () => {
+describe('a failed request kept for Retry: its tool outputs and long messages live in the log too', () => {
   const longPaste = `please look at this log:\n${'L'.repeat(200 * 1024)}`;
   const pasted = { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: longPaste }] };
   const short = { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: 'and a short note' }] };
@@ -218,7 +218,7 @@ describe('a failed request kept for Retry: its big items live in the log too', (
     );
   }
 
-  it('the file holds pointers for the big items and the small ones inline; the next start resends exactly the same request', () => {
+  it('the file holds pointers for the outputs and the long paste, the short message inline; the next start resends exactly the same request', () => {
     const s = store(withCalls(['c1']));
     failedFollowUp(s);
     const sent = s.state.pending_transaction?.input;
@@ -239,6 +239,16 @@ describe('a failed request kept for Retry: its big items live in the log too', (
     expect(log.stats.appends).toBe(0);
   });
 
+  it('every tool output of the retry data is a pointer, however short (as in the journal); a message under 4 KiB stays in the file', () => {
+    const s = store(withCalls(['c1']));
+    const note = { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: 'n'.repeat(3000) }] };
+    s.update((st) => recordFailure(st, { error: '500', input: [output('c1', 'tiny'), note], previousResponseId: 'resp_1', userMessage: 'go', now: NOW }));
+    const onDisk = fs.readFileSync(statePath, 'utf8');
+    expect(onDisk).not.toContain('tiny');
+    expect(onDisk).toContain('nnnnnnnnnn');
+    expect(reopen().state.pending_transaction?.input).toEqual([output('c1', 'tiny'), note]);
+  });
+
   it('each item is appended once, however many writes carry the retry data', () => {
     const log = new ConversationLog(logPath);
     const s = store(withCalls(['c1']), log);
@@ -246,7 +256,7 @@ describe('a failed request kept for Retry: its big items live in the log too', (
     const appends = log.stats.appends;
     for (let i = 0; i < 3; i++) s.update((st) => ({ ...st, last_assistant_message: `write ${i}` }));
     expect(log.stats.appends).toBe(appends);
-    // c1's journal output, then the retry data's two big items (the output again: it may differ from the journal's, trimmed or capped).
+    // c1's journal output, then the retry data's output and long paste (the output again: it may differ from the journal's, trimmed or capped).
     expect(appends).toBe(3);
   });
 
@@ -275,7 +285,7 @@ describe('a failed request kept for Retry: its big items live in the log too', (
     expect(reopen().state.pending_transaction).toBeNull();
   });
 
-  it('a file an earlier version wrote, with the retry data inline, still loads; the next write moves its big items to the log', () => {
+  it('a file an earlier version wrote, with the retry data inline, still loads; the next write moves its long paste to the log', () => {
     const older = recordFailure(withCalls(['c1']), { error: '500', input: [pasted], previousResponseId: 'resp_1', userMessage: 'run them', now: NOW });
     saveState(statePath, older, { durable: true });
     expect(fs.readFileSync(statePath, 'utf8')).toContain('LLLLLLLLLL');

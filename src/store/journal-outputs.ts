@@ -1,10 +1,10 @@
 // What the session file does not need to carry lives in the conversation log (issue 22 §6): the
-// completed tool outputs of the journal, and the big items (tool outputs, a long pasted message)
-// of a failed request's retry data (`pending_transaction`). The journal keeps what the
+// completed tool outputs of the journal, and the tool outputs and long pasted messages of a
+// failed request's retry data (`pending_transaction`). The journal keeps what the
 // exactly-once rules need — each call's status — and, for a call that ran but whose output has
 // not gone to the server yet, where its output is: a log record (`output_log`). The retry data
-// keeps its small items and a pointer per big one (`input_log`, in order, so Retry resends the
-// same request). In memory the state holds the items as before (the engine resends them); only
+// keeps its short messages and a pointer for each other item (`input_log`, in order, so Retry
+// resends the same request). In memory the state holds the items as before (the engine resends them); only
 // the file changes. A session file used to carry up to 2 MiB of outputs and rewrote them with
 // every transition of the turn; it now carries a pointer per item.
 //
@@ -31,8 +31,11 @@ import { LogWriteError, outputRecordId, type ConversationLog } from './log/conve
 import type { LoggedItem, PendingTransaction, SessionSnapshot, SessionState, ToolJournalEntry } from './types.ts';
 import { isInputItem, isToolOutputItem, type InputItem, type ToolOutputItem } from '../wire/items.ts';
 
-/** Items of the retry data smaller than this stay in the file: a pointer would save nothing. */
-const LOGGED_ITEM_MIN_BYTES = 512;
+/**
+ * Other items of the retry data (messages) go to the log from this size on: a long paste. The
+ * person's usual message, and the environment context, stay readable in the file.
+ */
+const LOGGED_MESSAGE_MIN_BYTES = 4 * 1024;
 
 /** Whether an output answers this call (a record found under the call's id must not answer another). */
 function answers(output: ToolOutputItem, callId: string): boolean {
@@ -57,7 +60,7 @@ export class JournalOutputs {
   private readonly unsynced = new Set<string>();
   /** The log's fsync count while `unsynced` were appended: a higher count means an fsync after all of them. */
   private fsyncsAtUnsynced = 0;
-  /** Record ids of the retry data's items by item (null: small, stays inline); the state's items are immutable. */
+  /** Record ids of the retry data's items by item (null: it stays inline); the state's items are immutable. */
   private readonly itemIds = new WeakMap<InputItem, string | null>();
 
   constructor(
@@ -68,7 +71,7 @@ export class JournalOutputs {
   ) {}
 
   /**
-   * The state as its file holds it: each completed output and each big item of the retry data
+   * The state as its file holds it: each completed output and each output and long message of the retry data
    * appended to the log (once) and replaced by a pointer. An item the log cannot take (disk full)
    * stays in the file: it is never lost to save bytes.
    */
@@ -182,15 +185,16 @@ export class JournalOutputs {
     return out;
   }
 
-  /** A big item's record id, named by its content (the same item is appended once); null for a small one. */
+  /**
+   * The record id of an item the log keeps (every tool output, as the journal's; a message from
+   * 4 KiB on), named by its content: the same item is appended once. Null: it stays in the file.
+   */
   private itemId(prev: string | null, item: InputItem): string | null {
     const known = this.itemIds.get(item);
     if (known !== undefined) return known;
     const json = JSON.stringify(item);
-    const id =
-      Buffer.byteLength(json) < LOGGED_ITEM_MIN_BYTES
-        ? null
-        : outputRecordId(prev, `item-${nodeCrypto().createHash('sha256').update(json).digest('hex').slice(0, 32)}`);
+    const logged = isToolOutputItem(item) || Buffer.byteLength(json) >= LOGGED_MESSAGE_MIN_BYTES;
+    const id = logged ? outputRecordId(prev, `item-${nodeCrypto().createHash('sha256').update(json).digest('hex').slice(0, 32)}`) : null;
     this.itemIds.set(item, id);
     return id;
   }

@@ -37,8 +37,8 @@ export interface SessionStoreOptions {
   warn(message: string): void;
   now?: () => Date;
   /**
-   * The project's conversation log: completed tool outputs and the big items of a failed
-   * request's retry data are kept there and the state file points at them (journal-outputs.ts).
+   * The project's conversation log: completed tool outputs, and the outputs and long messages of
+   * a failed request's retry data, are kept there; the state file points at them (journal-outputs.ts).
    * Without it (no private state store) they stay inline.
    */
   outputLog?: OutputLog;

@@ -23,7 +23,7 @@ const fastRetries = { AGENTX_RETRY_BASE_MS: '10' };
 
 interface FullState extends StateFile {
   failed_response: { error: string; status?: number } | null;
-  pending_transaction: { input: unknown[]; previous_response_id: string | null; user_message: string | null } | null;
+  pending_transaction: (NonNullable<StateFile['pending_transaction']> & { user_message: string | null }) | null;
 }
 
 const state = (sb: Sandbox): FullState => readState(sb) as FullState;
@@ -179,8 +179,10 @@ describe('a failure after a tool ran', () => {
     const s = state(sb);
     expect(s.pending_tool_calls.map((c) => c.status)).toEqual(['completed']);
     expect(s.pending_transaction?.previous_response_id).toBe(toolResponse);
-    const input = s.pending_transaction?.input ?? [];
-    expect((input as { type?: string }[]).filter((i) => i.type === 'shell_call_output')).toHaveLength(1);
+    // The file points at the tool output in the conversation log; what is resent is what was sent.
+    expect(s.pending_transaction?.input_log?.filter((i) => i.output_log !== undefined)).toHaveLength(1);
+    const input = body(suite.emu.requests[n + 1]).input as { type?: string }[];
+    expect(input.filter((i) => i.type === 'shell_call_output')).toHaveLength(1);
     expect(s.history).toEqual([]);
     return { n, toolResponse, input };
   }
