@@ -154,3 +154,26 @@ describe('/clear', () => {
     await a.waitFor('Your message is kept: "the first words"');
   });
 });
+
+describe('/rollback undo after a restart', () => {
+  it('nothing remembered: the copy the rollback kept is found in the list and taken out', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'alpha', 'You said: alpha');
+    await turn(a, 'beta', 'You said: beta');
+    a.line('/rollback 2');
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    a.line('quit');
+    await a.exited;
+    expect(readdirSync(archiveDir(sb))).toHaveLength(1);
+    const b = suite.start(sb);
+    await prompt(b);
+    b.line('/rollback undo');
+    await b.waitFor('Undid the rollback');
+    await prompt(b);
+    expect(readState(sb).usage.turns).toBe(2);
+    expect(readdirSync(archiveDir(sb))).toEqual([]);
+  });
+});
