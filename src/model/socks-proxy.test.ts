@@ -5,6 +5,8 @@
 // named in one line without credentials.
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type tls from 'node:tls';
@@ -130,6 +132,42 @@ describe('the API through a SOCKS5 proxy', () => {
     for (const base of [`http://localhost:${emu.port}/v1`, `https://localhost:${tlsPort}/v1`]) {
       const line = await failure(client(base, caFile));
       expect(line).toBe(`connection failed: proxy ${dead.url} could not be reached: ECONNREFUSED`);
+    }
+  });
+
+  it('socks5:// with a name that does not resolve here, and a server that is not a SOCKS proxy: one line each', async () => {
+    socks = await startSocks5Server();
+    process.env.ALL_PROXY = socks.url.replace('socks5h:', 'socks5:');
+    const unresolved = await failure(client('http://nowhere.invalid/v1'));
+    expect(unresolved).toBe(
+      `connection failed: proxy ${process.env.ALL_PROXY} could not be used: nowhere.invalid did not resolve here (ENOTFOUND; socks5h:// lets the proxy resolve names)`,
+    );
+    expect(socks.connects).toEqual([]);
+    // The emulator is an HTTP server: it answers the greeting with an HTTP error.
+    process.env.ALL_PROXY = `socks5h://127.0.0.1:${emu.port}`;
+    expect(await failure(client(`http://localhost:${emu.port}/v1`))).toBe(
+      `connection failed: proxy socks5h://127.0.0.1:${emu.port} did not answer as a SOCKS5 proxy`,
+    );
+  });
+
+  it('a proxy that never answers the handshake: cancelling the request ends it (no hang, the socket closed)', async () => {
+    // Reads what it gets (so it sees the client's end) and answers nothing.
+    const silent = net.createServer((socket) => socket.on('error', () => undefined).resume());
+    const closed: Promise<void>[] = [];
+    silent.on('connection', (socket) => closed.push(new Promise((r) => socket.on('close', () => r()))));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      process.env.ALL_PROXY = `socks5h://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const err = await client(`http://localhost:${emu.port}/v1`)
+        .models.list({ signal: controller.signal })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
+      expect(closed).toHaveLength(1);
+      await closed[0];
+    } finally {
+      await new Promise((r) => silent.close(r));
     }
   });
 
