@@ -151,7 +151,11 @@ async function handshake(socket: net.Socket, reader: HandshakeReader, proxy: URL
   const [version, method] = await reader.read(2);
   if (version !== VERSION) throw new SocksRefusal('did not answer as a SOCKS5 proxy');
   if (method === NO_ACCEPTABLE) {
-    throw new SocksRefusal(withCredentials ? 'accepted none of the offered authentication methods' : 'wants a username and password (none in the proxy URL)');
+    throw new SocksRefusal(
+      withCredentials
+        ? 'accepted none of the offered authentication methods'
+        : 'accepts no connection without authentication (no username and password in the proxy URL)',
+    );
   }
   if (method === USER_PASS) {
     if (!withCredentials) throw new SocksRefusal('asked for a username and password it was not offered');

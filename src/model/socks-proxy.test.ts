@@ -114,7 +114,7 @@ describe('the API through a SOCKS5 proxy', () => {
     expect(refused).toBe(`connection failed: proxy ${socks.url} refused the username and password`);
     process.env.ALL_PROXY = socks.url;
     const none = await failure(client(`http://localhost:${emu.port}/v1`));
-    expect(none).toBe(`connection failed: proxy ${socks.url} wants a username and password (none in the proxy URL)`);
+    expect(none).toBe(`connection failed: proxy ${socks.url} accepts no connection without authentication (no username and password in the proxy URL)`);
     expect(socks.connects).toEqual([]);
   });
 
