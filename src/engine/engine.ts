@@ -229,10 +229,7 @@ export class Engine {
     if (choice === 'run') {
       // One Turn runs the calls and continues: the re-run calls' transcript lines and files belong to the turn they finish.
       const turn = new Turn(this.deps, userText, signal);
-      return this.guard(turn, async () => {
-        const outputs = await turn.executePending();
-        return turn.run({ input: outputs, previousResponseId: this.state.response_id });
-      });
+      return this.guard(turn, () => turn.resume());
     }
     for (const c of this.state.pending_tool_calls) {
       if (c.status === 'completed') continue;

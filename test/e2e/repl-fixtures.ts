@@ -49,6 +49,8 @@ export interface StateFile {
   pending_transaction: { input: unknown[]; previous_response_id: string | null } | null;
   failed_response: { error: string; code?: string } | null;
   interrupted_turn: { user_message: string } | null;
+  /** The snapshots around files a turn changed that has no checkpoint yet (an interrupted or failed turn). */
+  pending_files: { from: string; to: string } | null;
   rollback_backup: unknown;
   context_tokens: number;
   compaction: { mechanism: string; from_response_id: string | null } | null;
