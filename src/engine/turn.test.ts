@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../model/errors.ts';
 import { recordToolCalls, type SessionState } from '../store/state.ts';
+import { loadState } from '../store/store.ts';
 import { createPatchTool } from '../tools/patch-tool.ts';
 import type { ToolCallItem } from '../wire/items.ts';
 import { Engine } from './engine.ts';
@@ -164,6 +165,35 @@ describe('a failed turn and its retry', () => {
     expect((await engine.retryFailed(signal())).kind).toBe('done');
     expect(runs).toEqual(['before']);
     expect(transcript(h.dir)).toEqual(['go', 'echo before', 'done']);
+  });
+
+  it('Retry in a new process (agentx restarted after the failure): the lines come from the state file, not from memory', async () => {
+    const runs: string[] = [];
+    const h = harness([{ text: '', calls: [echoCall('a', 'before')] }, { fail: new ModelError('boom', 'fatal') }], [echoTool(runs)]);
+    expect((await new Engine(h.deps).message('go', [], signal())).kind).toBe('failed');
+    // A new process: the state from disk, a fresh engine and store over the same file.
+    const loaded = loadState(h.store.path, new Date());
+    const again = harness([{ text: 'done' }], [echoTool(runs)], { initial: loaded.state });
+    expect((await new Engine(again.deps).retryFailed(signal())).kind).toBe('done');
+    expect(runs).toEqual(['before']);
+    expect(transcript(again.dir)).toEqual(['go', 'echo before', 'done']);
+  });
+
+  it('a failed Retry keeps the lines of both attempts for the next one', async () => {
+    const runs: string[] = [];
+    const h = harness(
+      [
+        { text: '', calls: [echoCall('a', 'first')] },
+        { fail: new ModelError('boom', 'fatal') },
+        { text: '', calls: [echoCall('b', 'second')] },
+        { fail: new ModelError('boom again', 'fatal') },
+      ],
+      [echoTool(runs)],
+    );
+    const engine = new Engine(h.deps);
+    expect((await engine.message('go', [], signal())).kind).toBe('failed');
+    expect((await engine.retryFailed(signal())).kind).toBe('failed');
+    expect(h.store.state.pending_transaction?.tool_summaries).toEqual(['echo first', 'echo second']);
   });
 });
 

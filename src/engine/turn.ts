@@ -482,6 +482,7 @@ export class Turn {
               previousResponseId: failed.previousResponseId,
               userMessage: this.userText,
               now: deps.now(),
+              toolSummaries: this.summaries,
             }),
           );
           throw new TurnFailed(failure);

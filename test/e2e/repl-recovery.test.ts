@@ -227,4 +227,32 @@ describe('a failed request', () => {
     expect(s.pending_transaction).toBeNull();
     expect(s.history).toHaveLength(2);
   });
+
+  it('a turn whose calls ran before the request failed: Retry after a restart keeps their lines in the turn', async () => {
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const a = start(sb);
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'calls', calls: [{ commands: ['echo ran-before-failure'] }] }, { kind: 'http_error', status: 503, times: 5 });
+    a.line('run then fail');
+    await a.waitFor('What now?');
+    expect(readState(sb).pending_transaction?.tool_summaries?.join('\n')).toContain('echo ran-before-failure');
+    a.write('5');
+    a.write(KEY.enter);
+    await a.waitFor('Kept for later');
+    await prompt(a);
+    a.line('quit');
+    await a.exited;
+
+    const b = start(sb);
+    await b.waitFor('What now?');
+    b.write('1');
+    b.write(KEY.enter);
+    await b.waitFor('Ran it');
+    await prompt(b);
+    const s = readState(sb);
+    expect(s.pending_transaction).toBeNull();
+    const turnLines = s.transcript.map((e) => `${e.role}: ${e.text}`);
+    expect(turnLines[0]).toBe('user: run then fail');
+    expect(turnLines.some((l) => l.startsWith('tool: ') && l.includes('echo ran-before-failure'))).toBe(true);
+  });
 });
