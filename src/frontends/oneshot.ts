@@ -62,7 +62,7 @@ export async function composeMessage(
  */
 function answerInOneshot(flag: string, notice: (line: string) => void): AnswerQuestion {
   return (question) => {
-    if (question.kind === 'remote_mcp' && question.remote !== undefined) {
+    if (question.kind === 'remote_mcp') {
       const q = question.remote;
       notice(
         `remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`,

@@ -269,12 +269,19 @@ function normalizeTransaction(value: unknown): PendingTransaction | null | undef
   const input: unknown[] = value.input;
   if (!input.every(isInputItem)) return undefined;
   const prev = value.previous_response_id;
+  const lines = capToolSummaries(Array.isArray(value.tool_summaries) ? value.tool_summaries.filter((l) => typeof l === 'string') : []);
   return {
     input: input.filter(isInputItem),
     previous_response_id: isResponseId(prev) ? prev : null,
     user_message: optString(value.user_message),
     timestamp: optString(value.timestamp) ?? '',
+    ...(lines.length > 0 ? { tool_summaries: lines } : {}),
   };
+}
+
+/** A failed turn's call lines, bounded as the transcript they are headed for bounds them. */
+export function capToolSummaries(lines: readonly string[]): string[] {
+  return capTranscript(lines.map((text) => ({ role: 'tool' as const, text }))).map((e) => e.text);
 }
 
 function normalizeInterrupted(value: unknown): InterruptedTurn | null | undefined {

@@ -152,6 +152,12 @@ export interface PendingTransaction {
   previous_response_id: string | null;
   user_message: string | null;
   timestamp: string;
+  /**
+   * Transcript lines of the calls the failed turn ran before it failed: the operation that
+   * finishes it (Retry, new chain, trim) records them with the turn, also after a restart.
+   * Absent in files written before agentx kept them (read as none).
+   */
+  tool_summaries?: string[];
 }
 
 export interface InterruptedTurn {

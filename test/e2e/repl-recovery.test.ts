@@ -175,6 +175,42 @@ describe('restart after agentx died during a tool call', () => {
   });
 });
 
+describe('Retry of a call a dead session left, interrupted with Ctrl-C', () => {
+  it('the file the re-run call wrote is in /diff, and the turn is recorded as interrupted', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    // The call writes out.txt only once `go` exists (after the kill), then keeps running.
+    const sleeper = `sleep 26.${process.pid % 1000}4`;
+    suite.emu.enqueue({ kind: 'calls', calls: [{ commands: [`while [ ! -f go ]; do sleep 0.05; done; echo written > out.txt; ${sleeper}`] }] });
+    a.line('write out.txt');
+    await a.waitFor('echo written > out.txt');
+    a.kill('SIGKILL');
+    await a.exited;
+    writeFileSync(join(sb.cwd, 'go'), '');
+    expect(readState(sb).pending_tool_calls.map((c) => c.status)).toEqual(['started']);
+
+    const b = start(sb);
+    await b.waitFor('How do you want to go on?');
+    b.write('3');
+    b.write(KEY.enter);
+    await expect.poll(() => existsSync(join(sb.cwd, 'out.txt')), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => alive(sleeper), { timeout: 5000 }).toBe(true);
+    b.write(KEY.ctrlC);
+    await b.waitFor('interrupted');
+    await prompt(b, 5000);
+    const s = readState(sb);
+    expect(s.interrupted_turn?.user_message).toBe('write out.txt');
+    expect(s.pending_files).not.toBeNull();
+
+    b.line('/diff');
+    await b.waitFor('Files changed by tool calls in the last turn:');
+    await b.waitFor(/A out\.txt/);
+    await b.waitFor('+written');
+    await prompt(b);
+  });
+});
+
 describe('a failed request', () => {
   it('offers the recovery menu; Cancel keeps it for the next start, where Retry resends it exactly', async () => {
     const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
@@ -214,5 +250,33 @@ describe('a failed request', () => {
     const s = readState(sb);
     expect(s.pending_transaction).toBeNull();
     expect(s.history).toHaveLength(2);
+  });
+
+  it('a turn whose calls ran before the request failed: Retry after a restart keeps their lines in the turn', async () => {
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const a = start(sb);
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'calls', calls: [{ commands: ['echo ran-before-failure'] }] }, { kind: 'http_error', status: 503, times: 5 });
+    a.line('run then fail');
+    await a.waitFor('What now?');
+    expect(readState(sb).pending_transaction?.tool_summaries?.join('\n')).toContain('echo ran-before-failure');
+    a.write('5');
+    a.write(KEY.enter);
+    await a.waitFor('Kept for later');
+    await prompt(a);
+    a.line('quit');
+    await a.exited;
+
+    const b = start(sb);
+    await b.waitFor('What now?');
+    b.write('1');
+    b.write(KEY.enter);
+    await b.waitFor('Ran it');
+    await prompt(b);
+    const s = readState(sb);
+    expect(s.pending_transaction).toBeNull();
+    const turnLines = s.transcript.map((e) => `${e.role}: ${e.text}`);
+    expect(turnLines[0]).toBe('user: run then fail');
+    expect(turnLines.some((l) => l.startsWith('tool: ') && l.includes('echo ran-before-failure'))).toBe(true);
   });
 });
