@@ -85,12 +85,6 @@ export class Engine {
   private nextDeveloperNotes: string[] = [];
   /** What the model was last told about its environment (environment.ts). */
   private readonly environment = new EnvironmentAnnouncer();
-  /**
-   * Transcript lines of the calls a failed turn ran, for the operation that finishes that turn
-   * (Retry, new chain, trim): its record keeps them. In memory only: after a restart they are lost.
-   */
-  private failedTurnLines: readonly string[] = [];
-
   constructor(private deps: TurnDeps) {}
 
   /**
@@ -183,21 +177,21 @@ export class Engine {
   /** Resends exactly the request that failed (no command is re-run). */
   retryFailed(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
-    return this.run(pending.user_message ?? '', { input: pending.input, previousResponseId: pending.previous_response_id }, signal, {}, this.failedTurnLines);
+    return this.run(pending.user_message ?? '', { input: pending.input, previousResponseId: pending.previous_response_id }, signal, {}, pending.tool_summaries);
   }
 
   /** Sends the failed request on a new server-side chain seeded with the local context (as much as the window allows). */
   newChain(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
     const input = newChainInput(this.state, pending.input, newChainBudgetChars(this.deps.compaction.window()));
-    return this.run(pending.user_message ?? '', { input, previousResponseId: null }, signal, {}, this.failedTurnLines);
+    return this.run(pending.user_message ?? '', { input, previousResponseId: null }, signal, {}, pending.tool_summaries);
   }
 
   /** After an overflow: resends the failed request with its tool outputs cut to a short head and tail. */
   retryTrimmed(signal: AbortSignal): Promise<TurnOutcome> {
     const pending = this.requirePendingTransaction();
     const input = trimToolOutputs(pending.input, this.deps.compaction.window());
-    return this.run(pending.user_message ?? '', { input, previousResponseId: pending.previous_response_id }, signal, {}, this.failedTurnLines);
+    return this.run(pending.user_message ?? '', { input, previousResponseId: pending.previous_response_id }, signal, {}, pending.tool_summaries);
   }
 
   /** /compact: compacts the conversation now (the next message starts from the compacted chain). */
@@ -229,10 +223,7 @@ export class Engine {
     if (choice === 'run') {
       // One Turn runs the calls and continues: the re-run calls' transcript lines and files belong to the turn they finish.
       const turn = new Turn(this.deps, userText, signal);
-      return this.guard(turn, async () => {
-        const outputs = await turn.executePending();
-        return turn.run({ input: outputs, previousResponseId: this.state.response_id });
-      });
+      return this.guard(turn, () => turn.resume());
     }
     for (const c of this.state.pending_tool_calls) {
       if (c.status === 'completed') continue;
@@ -366,23 +357,21 @@ export class Engine {
     return pending;
   }
 
-  /** `earlier`: the lines of the failed turn this operation finishes (retryFailed, newChain, retryTrimmed). */
+  /** `earlier`: the lines of the failed turn this operation finishes (retryFailed, newChain, retryTrimmed: its pending_transaction's). */
   private run(userText: string, attempt: Attempt, signal: AbortSignal, options: TurnOptions = {}, earlier: readonly string[] = []): Promise<TurnOutcome> {
     const turn = new Turn(this.deps, userText, signal, options, earlier);
     return this.guard(turn, () => turn.run(attempt));
   }
 
-  /** Turn exceptions become outcomes; an interrupted turn is recorded so the next request tells the model. */
+  /**
+   * Turn exceptions become outcomes; an interrupted turn is recorded so the next request tells the
+   * model. A failed turn's call lines are in its pending_transaction (recordFailure), not here.
+   */
   private async guard(turn: Turn, body: () => Promise<TurnResult>): Promise<TurnOutcome> {
-    // Only the operation right after a failure may finish that turn.
-    this.failedTurnLines = [];
     try {
       return { kind: 'done', result: await body() };
     } catch (err) {
-      if (err instanceof TurnFailed) {
-        this.failedTurnLines = [...turn.summaries];
-        return { kind: 'failed', failure: err };
-      }
+      if (err instanceof TurnFailed) return { kind: 'failed', failure: err };
       if (err instanceof TurnInterrupted) {
         this.deps.session.update((s) => recordInterruption(s, { userMessage: turn.userText, now: this.deps.now() }));
         return { kind: 'interrupted' };

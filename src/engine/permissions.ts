@@ -6,7 +6,7 @@
 import { decide, applyAnswer, type ApprovalMode, type EscalationFields, type Question } from '../tools/permissions/escalation.ts';
 import { appendRule, ruleJson, type CommandRule } from '../tools/permissions/rules.ts';
 import type { Authorization, CommandRequest } from '../tools/tool.ts';
-import { COMMAND_CHOICES, type Decided, type PersonQuestion, type QuestionKind } from './questions.ts';
+import { COMMAND_CHOICES, type Decided, type PersonQuestion } from './questions.ts';
 
 /** Asks the person (the question channel, after the journal is on disk). */
 export type AskPerson = (question: PersonQuestion, signal: AbortSignal) => Promise<Decided>;
@@ -114,7 +114,7 @@ export class Permissions {
 
   private async askPerson(request: CallCommandRequest, question: Question, unsandboxed: boolean, ask: AskPerson, signal: AbortSignal): Promise<Authorization> {
     const offer = question.offerPrefix;
-    const kind: QuestionKind = request.sandboxRefusal !== undefined ? 'sandbox_refusal' : 'command';
+    const kind = request.sandboxRefusal !== undefined ? 'sandbox_refusal' : 'command';
     const decided = await ask(
       {
         kind,

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIRM_CHOICES, QuestionChannel, refuseAll, YES_NO_CHOICES, type AnswerQuestion, type PersonQuestion, type QuestionEvent } from './questions.ts';
 
-function question(over: Partial<PersonQuestion> = {}): PersonQuestion {
+/** A patch confirmation (kind `confirm`), with `over` changed. */
+function question(over: Partial<Omit<PersonQuestion, 'kind' | 'remote'>> = {}): PersonQuestion {
   return {
     kind: 'confirm',
     callId: 'c1',
@@ -47,7 +48,8 @@ describe('QuestionChannel', () => {
 
   it('an answer the question does not offer counts as no (a remote MCP approval cannot be "tell")', async () => {
     const { ch, events } = channel(() => Promise.resolve({ answer: { kind: 'tell', text: 'x' }, decidedBy: 'person' }));
-    const decided = await ch.ask(question({ kind: 'remote_mcp', choices: YES_NO_CHOICES }), signal());
+    const remote = { server: 'docs', tool: 'search', arguments: '{}' };
+    const decided = await ch.ask({ ...question({ choices: YES_NO_CHOICES }), kind: 'remote_mcp', remote }, signal());
     expect(decided.answer).toEqual({ kind: 'no' });
     expect(events[1]).toMatchObject({ decision: 'no', text: undefined });
   });

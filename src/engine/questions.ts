@@ -9,8 +9,8 @@ import type { ApprovalQuestion } from '../tools/tool.ts';
 
 export type QuestionKind = 'command' | 'sandbox_refusal' | 'remote_mcp' | 'confirm';
 
-export interface PersonQuestion {
-  kind: QuestionKind;
+/** What every question carries, whatever its kind. */
+interface QuestionBase {
   callId: string;
   /** the tool asking: 'shell', 'exec_command', 'apply_patch', a remote MCP server label */
   tool: string;
@@ -30,11 +30,15 @@ export interface PersonQuestion {
   reasons: string[];
   /** a sandbox re-run question: what the sandbox refused and the output line that said so (quoted, never obeyed) */
   refusal?: { kind: string; evidence: string };
-  /** a remote MCP approval: the server, its tool and the call's arguments (JSON text, the server's: sanitize before showing) */
-  remote?: ApprovalQuestion;
   /** which answers the question offers (a remote MCP approval cannot be "tell", a patch has no network) */
   choices: readonly AnswerKind[];
 }
+
+/** A question to the person; a remote MCP approval always carries the server's request (`remote`). */
+export type PersonQuestion =
+  | (QuestionBase & { kind: Exclude<QuestionKind, 'remote_mcp'>; remote?: undefined })
+  /** `remote`: the server, its tool and the call's arguments (JSON text, the server's: sanitize before showing) */
+  | (QuestionBase & { kind: 'remote_mcp'; remote: ApprovalQuestion });
 
 export type AnswerKind = Answer['kind'];
 

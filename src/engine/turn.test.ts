@@ -1,17 +1,19 @@
 // The Turn (one per operation) against a scripted model client and a real session store in a
 // temp dir: it owns the per-turn values (the message, the signal, the files, the transcript
 // lines, the new-chain budget), and every question it has goes through the question channel.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../model/errors.ts';
 import { recordToolCalls, type SessionState } from '../store/state.ts';
+import { loadState } from '../store/store.ts';
 import { createPatchTool } from '../tools/patch-tool.ts';
 import type { ToolCallItem } from '../wire/items.ts';
 import { Engine } from './engine.ts';
 import { journalEntry } from './journal.ts';
 import { MAX_NEW_CHAINS_PER_TURN, Turn, TurnFailed } from './turn.ts';
-import { echoCall, echoTool, harness, permissionsIn, scriptedPerson } from '../../test/support/engine.ts';
+import { echoCall, echoTool, harness, permissionsIn, scriptedPerson, type Harness } from '../../test/support/engine.ts';
+import { makeSandbox } from '../../test/support/workspace.ts';
 
 const signal = (): AbortSignal => new AbortController().signal;
 const transcript = (dir: string): string[] => (JSON.parse(readFileSync(join(dir, '.agentx_responseid'), 'utf8')) as SessionState).transcript.map((e) => e.text);
@@ -21,6 +23,20 @@ function patchCall(callId: string, file: string): ToolCallItem {
   return { type: 'function_call', call_id: callId, name: 'apply_patch', arguments: JSON.stringify({ input }) };
 }
 const patchTool = (): ReturnType<typeof createPatchTool> => createPatchTool({ form: 'function', readOnly: false });
+
+/** A dead session left the call `text` of the turn "go" unfinished (journaled, not completed). */
+function leftUnfinished(h: Harness, callId: string, text: string): void {
+  h.store.update((s) =>
+    recordToolCalls(s, {
+      responseId: 'resp_dead',
+      calls: [journalEntry(echoCall(callId, text))],
+      usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+      userMessage: 'go',
+      assistantText: '',
+      contextTokens: 1,
+    }),
+  );
+}
 
 describe('Turn', () => {
   it('owns the transcript lines of every call it ran, across rounds, and records them with the turn', async () => {
@@ -33,24 +49,13 @@ describe('Turn', () => {
     expect(transcript(h.dir)).toEqual(['go', 'echo one', 'echo two', 'done']);
   });
 
-  it('executePending then run on the same Turn: the re-run call and the calls of the continuation are in one record', async () => {
+  it('resume on one Turn: the re-run call and the calls of the continuation are in one record', async () => {
     const runs: string[] = [];
     const h = harness([{ text: '', calls: [echoCall('c', 'after')] }, { text: 'finished' }], [echoTool(runs)]);
-    // A dead session left one call of the turn unfinished.
-    h.store.update((s) =>
-      recordToolCalls(s, {
-        responseId: 'resp_dead',
-        calls: [journalEntry(echoCall('b', 'half'))],
-        usage: { inputTokens: 1, cachedTokens: 0, outputTokens: 1, reasoningTokens: 0 },
-        userMessage: 'go',
-        assistantText: '',
-        contextTokens: 1,
-      }),
-    );
-    const turn = new Turn(h.deps, 'go', signal());
-    const outputs = await turn.executePending();
-    await turn.run({ input: outputs, previousResponseId: 'resp_dead' });
+    leftUnfinished(h, 'b', 'half');
+    await new Turn(h.deps, 'go', signal()).resume();
     expect(runs).toEqual(['half', 'after']);
+    expect(h.client.requests[0]?.previous_response_id).toBe('resp_dead');
     expect(transcript(h.dir)).toEqual(['go', 'echo half', 'echo after', 'finished']);
   });
 
@@ -160,5 +165,61 @@ describe('a failed turn and its retry', () => {
     expect((await engine.retryFailed(signal())).kind).toBe('done');
     expect(runs).toEqual(['before']);
     expect(transcript(h.dir)).toEqual(['go', 'echo before', 'done']);
+  });
+
+  it('Retry in a new process (agentx restarted after the failure): the lines come from the state file, not from memory', async () => {
+    const runs: string[] = [];
+    const h = harness([{ text: '', calls: [echoCall('a', 'before')] }, { fail: new ModelError('boom', 'fatal') }], [echoTool(runs)]);
+    expect((await new Engine(h.deps).message('go', [], signal())).kind).toBe('failed');
+    // A new process: the state from disk, a fresh engine and store over the same file.
+    const loaded = loadState(h.store.path, new Date());
+    const again = harness([{ text: 'done' }], [echoTool(runs)], { initial: loaded.state });
+    expect((await new Engine(again.deps).retryFailed(signal())).kind).toBe('done');
+    expect(runs).toEqual(['before']);
+    expect(transcript(again.dir)).toEqual(['go', 'echo before', 'done']);
+  });
+
+  it('a failed Retry keeps the lines of both attempts for the next one', async () => {
+    const runs: string[] = [];
+    const h = harness(
+      [
+        { text: '', calls: [echoCall('a', 'first')] },
+        { fail: new ModelError('boom', 'fatal') },
+        { text: '', calls: [echoCall('b', 'second')] },
+        { fail: new ModelError('boom again', 'fatal') },
+      ],
+      [echoTool(runs)],
+    );
+    const engine = new Engine(h.deps);
+    expect((await engine.message('go', [], signal())).kind).toBe('failed');
+    expect((await engine.retryFailed(signal())).kind).toBe('failed');
+    expect(h.store.state.pending_transaction?.tool_summaries).toEqual(['echo first', 'echo second']);
+  });
+});
+
+describe('Retry of the calls a dead session left, interrupted', () => {
+  it('Ctrl-C while a re-run call writes: the turn is reported interrupted and /diff shows the write', async () => {
+    const sb = makeSandbox();
+    try {
+      const interrupt = new AbortController();
+      const runs: string[] = [];
+      // The re-run call writes a file, then the person presses Ctrl-C while it is still running.
+      const writesThenInterrupted = echoTool(runs, (call, ctx) => {
+        writeFileSync(join(ctx.cwd, 'written.txt'), `${call.text}\n`);
+        interrupt.abort();
+      });
+      const h = harness([], [writesThenInterrupted]);
+      h.deps.workspace = await sb.open({ workspace: h.dir });
+      leftUnfinished(h, 'b', 'half');
+      const engine = new Engine(h.deps);
+      expect((await engine.resumePendingCalls('run', interrupt.signal)).kind).toBe('interrupted');
+      expect(runs).toEqual(['half']);
+      expect(h.events.map((e) => e.type)).toContain('turn_interrupted');
+      expect(h.events).toContainEqual({ type: 'workspace_changed', changes: [{ status: 'A', path: 'written.txt' }] });
+      expect(h.store.state.pending_files).not.toBeNull();
+      expect((await engine.diffFiles())?.changes.map((c) => c.path)).toEqual(['written.txt']);
+    } finally {
+      sb.cleanup();
+    }
   });
 });

@@ -112,8 +112,8 @@ type CallStep = { output: ToolOutputItem; interrupted: boolean; attachments?: Lo
  * One operation's turn: the request/tool loop and the values that belong to it alone — the
  * person's message, the abort signal, the files its calls changed, the transcript lines of the
  * calls it ran, what it used of the automatic recovery. The engine makes one per operation; a
- * resumed turn runs the calls a dead session left (executePending) and then continues (run) on
- * the same Turn, so its record keeps the re-run calls' lines.
+ * resumed turn (`resume`) runs the calls a dead session left and then continues on the same Turn,
+ * so its record keeps the re-run calls' lines and files.
  */
 export class Turn {
   /** Transcript lines of the calls this turn ran, in order: the turn's record keeps them (a lost chain is rebuilt from them). */
@@ -137,10 +137,26 @@ export class Turn {
   }
 
   /** Runs the request/tool loop from a prepared first request (a new message, a retry, pending outputs) until the model answers. */
-  async run(first: Attempt): Promise<TurnResult> {
+  run(first: Attempt): Promise<TurnResult> {
+    return this.settled(() => this.loop(first));
+  }
+
+  /**
+   * Finishes the turn a dead session left (the recovery menu's Retry): runs its calls that did
+   * not complete, then continues from the chain head with their outputs. Both parts are inside
+   * the same settling as `run`, so a Ctrl-C during a re-run call still records the files it
+   * wrote (/diff, /rollback) and reports the turn interrupted.
+   */
+  resume(): Promise<TurnResult> {
+    const previousResponseId = this.deps.session.state.response_id;
+    return this.settled(async () => this.loop({ input: await this.executePending(), previousResponseId }));
+  }
+
+  /** How a turn ends without an answer: what its calls wrote is recorded, and renderers are told. */
+  private async settled(body: () => Promise<TurnResult>): Promise<TurnResult> {
     const deps = this.deps;
     try {
-      return await this.loop(first);
+      return await body();
     } catch (err) {
       // The files changed so far are recorded even without a checkpoint: the next one adopts them.
       if (err instanceof TurnInterrupted || err instanceof TurnFailed) {
@@ -207,9 +223,9 @@ export class Turn {
   /**
    * Runs every journaled call of the chain head that is not completed, in order, and returns the
    * outputs of all of them (then any images they attached). `completed` calls are never re-run:
-   * their recorded output is reused.
+   * their recorded output is reused. Only inside `settled` (run's loop, resume).
    */
-  async executePending(): Promise<InputItem[]> {
+  private async executePending(): Promise<InputItem[]> {
     const deps = this.deps;
     const outputs: ToolOutputItem[] = [];
     let interrupted = false;
@@ -466,6 +482,7 @@ export class Turn {
               previousResponseId: failed.previousResponseId,
               userMessage: this.userText,
               now: deps.now(),
+              toolSummaries: this.summaries,
             }),
           );
           throw new TurnFailed(failure);

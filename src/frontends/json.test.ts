@@ -112,10 +112,6 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
     { type: 'hosted_mcp_call', id: 'm', server: 'docs', tool: 'search', arguments: '{}', ok: false, error: 'boom', outputBytes: 0 },
     { type: 'remote_mcp_call', id: 'm', server: 'docs', tool: 'search', arguments: '{}', ok: false, error: 'boom', output_bytes: 0 },
   ],
-  mcp_approval: [
-    { type: 'mcp_approval', callId: 'a', server: 'docs', tool: 'search', approved: false, decidedBy: 'policy', reason: 'one-shot' },
-    { type: 'mcp_approval', call_id: 'a', server: 'docs', tool: 'search', approved: false, decided_by: 'policy', reason: 'one-shot' },
-  ],
   approval_requested: [
     {
       type: 'approval_requested',
@@ -144,6 +140,7 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
       offer_prefix: ['npm', 'install'],
       reasons: ['"npm install" matches no rule'],
       choices: ['once', 'once-network', 'prefix', 'no', 'tell'],
+      remote: null,
     },
   ],
   approval_decided: [
@@ -231,6 +228,28 @@ const cases: { [T in AgentEventType]: [Extract<AgentEvent, { type: T }>, JsonLin
 describe('--json contract', () => {
   it.each(Object.entries(cases))('%s', (_type, [event, expected]) => {
     expect(toJsonLine(event)).toEqual(expected);
+  });
+
+  it('a remote MCP approval request names the server, its tool and the arguments (what the older mcp_approval line carried)', () => {
+    const remote = { server: 'docs', tool: 'search', arguments: '{"q":"a"}' };
+    const line = toJsonLine({
+      type: 'approval_requested',
+      question: {
+        kind: 'remote_mcp',
+        callId: 'mcpr_1',
+        tool: 'docs',
+        title: 'docs.search',
+        commands: [],
+        preview: ['{"q":"a"}'],
+        escalated: false,
+        justification: undefined,
+        offerPrefix: undefined,
+        reasons: ['remote MCP server docs asks before it runs search'],
+        remote,
+        choices: ['once', 'no'],
+      },
+    });
+    expect(line).toMatchObject({ type: 'approval_requested', call_id: 'mcpr_1', kind: 'remote_mcp', tool: 'docs', choices: ['once', 'no'], remote });
   });
 
   it('session and error lines, one object per line', () => {

@@ -38,7 +38,6 @@ export type JsonLine =
   | { type: 'sources'; sources: { index: number; url: string; title: string }[] }
   | { type: 'remote_mcp_tools'; id: string; server: string; tools: string[]; error: string | null }
   | { type: 'remote_mcp_call'; id: string; server: string; tool: string; arguments: string; ok: boolean; error: string | null; output_bytes: number }
-  | { type: 'mcp_approval'; call_id: string; server: string; tool: string; approved: boolean; decided_by: string; reason: string | null }
   | {
       type: 'approval_requested';
       call_id: string;
@@ -50,6 +49,8 @@ export type JsonLine =
       offer_prefix: string[] | null;
       reasons: string[];
       choices: string[];
+      /** A remote MCP approval (kind `remote_mcp`): the server, the tool it wants to run and the arguments (JSON text, the server's). */
+      remote: { server: string; tool: string; arguments: string } | null;
     }
   | { type: 'approval_decided'; call_id: string; kind: string; decision: string; decided_by: string; text: string | null; reason: string | null }
   | { type: 'permission_applied'; call_id: string; scope: string | null; why: string }
@@ -152,16 +153,6 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
         error: ev.error ?? null,
         output_bytes: ev.outputBytes,
       };
-    case 'mcp_approval':
-      return {
-        type: 'mcp_approval',
-        call_id: ev.callId,
-        server: ev.server,
-        tool: ev.tool,
-        approved: ev.approved,
-        decided_by: ev.decidedBy,
-        reason: ev.reason ?? null,
-      };
     case 'approval_requested': {
       const q = ev.question;
       return {
@@ -175,6 +166,7 @@ export function toJsonLine(ev: AgentEvent): JsonLine | null {
         offer_prefix: q.offerPrefix?.prefix ?? null,
         reasons: q.reasons,
         choices: [...q.choices],
+        remote: q.remote === undefined ? null : { server: q.remote.server, tool: q.remote.tool, arguments: q.remote.arguments },
       };
     }
     case 'approval_decided':

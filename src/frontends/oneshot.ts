@@ -25,7 +25,7 @@ import type { AnswerQuestion } from '../engine/questions.ts';
 import { startHooks } from './hooks/session.ts';
 import { finishInterruptedRestore, startSnapshotSession } from './workspace-session.ts';
 import { homeDir } from '../paths.ts';
-import { finishOneshot, loadOneshotStart, openSessionStore, useSessionSeal } from './session-startup.ts';
+import { finishOneshot, loadOneshotStart, openConversationLog, openSessionStore, useSessionSeal } from './session-startup.ts';
 import { messageFromInput } from './stdin.ts';
 import { resolveLimits, type Limits } from '../config/limits.ts';
 
@@ -62,7 +62,7 @@ export async function composeMessage(
  */
 function answerInOneshot(flag: string, notice: (line: string) => void): AnswerQuestion {
   return (question) => {
-    if (question.kind === 'remote_mcp' && question.remote !== undefined) {
+    if (question.kind === 'remote_mcp') {
       const q = question.remote;
       notice(
         `remote MCP server ${q.server} asked to run ${q.tool} ${argumentsPreview(q.arguments, 80)}: denied (a one-shot cannot ask; "require_approval": "never" in the MCP config lets it run unasked)`,
@@ -129,24 +129,6 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   const sayUnlessQuiet = (m: string): void => {
     if (!cli.quiet) stderrLine(m);
   };
-  // The message is in the isolated file from the start: a one-shot killed before the first
-  // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
-  const session = openSessionStore({
-    dir: cwd,
-    path: statePath,
-    env,
-    persistence: 'fast',
-    publishesCheckpoint: false,
-    // Right after a compaction the checkpoint holds its seed instead of a response: the branch starts from it.
-    initial: stateFromCheckpoint(checkpoint, { ...emptyState(), last_user_message: message }),
-    warn: sayUnlessQuiet,
-    excluded: sayUnlessQuiet,
-  });
-  // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
-  // warn once and keep the isolated state in memory.
-  const problem = session.saveOrGoMemory();
-  if (problem !== undefined && !cli.quiet) stderrLine(`${problem}; keeping this one-shot's state in memory`);
-
   const theme = pickTheme(cli.color, process.stderr, env);
   await prepareTerminalOutput(cli, process.stdout, env);
   const renderer = new Renderer(process.stdout, process.stderr, theme, {
@@ -171,11 +153,32 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     retries.see(ev);
     show(ev);
   };
+  // Right after a compaction the checkpoint holds its seed instead of a response: the branch starts from it.
+  const initial = stateFromCheckpoint(checkpoint, { ...emptyState(), last_user_message: message });
   if (cli.json) {
     // Exec sessions the model starts report their start, output and end as they happen.
     execManager().subscribe((ev) => process.stdout.write(jsonLine(execEventLine(ev, (t) => redactSecrets(t, [config.apiKey ?? ''])))));
-    process.stdout.write(jsonLine(sessionLine({ cwd, model: config.model, previousResponseId: session.state.response_id, stateFile: statePath })));
+    process.stdout.write(jsonLine(sessionLine({ cwd, model: config.model, previousResponseId: initial.response_id, stateFile: statePath })));
   }
+  // One conversation log for the one-shot, shared by its store and its engine. A repaired log is
+  // a context notice, like the engine's others: a `context_notice` line with --json, else stderr.
+  const log = openConversationLog(env, cwd, (line) => emit({ type: 'context_notice', message: line }));
+  // The message is in the isolated file from the start: a one-shot killed before the first
+  // response (no tool call or failure recorded yet) still leaves what was asked, for diagnosis.
+  const session = openSessionStore({
+    dir: cwd,
+    path: statePath,
+    log,
+    persistence: 'fast',
+    publishesCheckpoint: false,
+    initial,
+    warn: sayUnlessQuiet,
+    excluded: sayUnlessQuiet,
+  });
+  // A directory the one-shot cannot write to (a read-only checkout) must not stop the answer:
+  // warn once and keep the isolated state in memory.
+  const problem = session.saveOrGoMemory();
+  if (problem !== undefined && !cli.quiet) stderrLine(`${problem}; keeping this one-shot's state in memory`);
 
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
@@ -233,6 +236,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
       cli,
       env,
       session,
+      log,
       emit,
       policy: withRetryLimits(ONESHOT_POLICY, limits),
       cwd: () => cwd,

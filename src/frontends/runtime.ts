@@ -25,8 +25,8 @@ import { systemPrompt } from '../engine/instructions.ts';
 import { withLocalImages } from '../model/local-images.ts';
 import { scrubSecrets } from '../model/scrub.ts';
 import { sanitizeLine, sanitizeLines } from '../ui/sanitize.ts';
-import { conversationLogPath, homeDir, logDir, projectName } from '../paths.ts';
-import { ConversationLog } from '../store/log/conversation-log.ts';
+import { homeDir, logDir, projectName } from '../paths.ts';
+import type { ConversationLog } from '../store/log/conversation-log.ts';
 import { sessionConversation } from '../engine/conversation.ts';
 import { createImageGenerationTool } from '../tools/hosted/image-generation.ts';
 import { createRemoteMcpTool, type RemoteMcpServer } from '../tools/hosted/remote-mcp.ts';
@@ -144,6 +144,12 @@ export interface RuntimeInput {
   cli: CliOptions;
   env: NodeJS.ProcessEnv;
   session: SessionHandle;
+  /**
+   * The session's conversation log (session-startup.ts openConversationLog), the one the store
+   * keeps tool outputs in: the record a lost or stateless chain is replayed from. Opened once per
+   * session by the front-end, never here: a reconfigured engine keeps the same log.
+   */
+  log: ConversationLog;
   emit: EmitEvent;
   policy: RetryPolicy;
   cwd: () => string;
@@ -276,10 +282,8 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
   // (directory, date, sandbox) goes in the environment context instead.
   const instructions = systemPrompt({ tools: registry.definitions(), mcp: mcp !== undefined, planMode, skills, agentsFiles: readAgentsFiles(r.cwd(), home) });
   const context = { windowSetting: r.config.contextWindow, autoCompact: r.config.autoCompact, capabilities };
-  // The project's conversation log: the record a lost or stateless chain is replayed from. The
-  // prompt cache key is the project's hash only (its directory name stays on this machine).
+  // The prompt cache key is the project's hash only (its directory name stays on this machine).
   const project = projectName(r.workspaceRoot);
-  const log = new ConversationLog(conversationLogPath(r.env, home, r.workspaceRoot), (line) => r.emit({ type: 'context_notice', message: line }));
   const wrap = r.wrapClient ?? ((c: ModelClient): ModelClient => c);
   const deps: TurnDeps = {
     // Attached images are read and inlined here, just before sending (the state holds path + hash).
@@ -298,7 +302,7 @@ export async function createTurnDeps(r: RuntimeInput): Promise<TurnDeps> {
     policy: withBaseDelay(r.policy, envNumber(r.env, 'AGENTX_RETRY_BASE_MS')),
     // Reads `deps` when used: the REPL wraps the client, /model switches the model, MCP adds tools.
     compaction: turnCompaction(() => deps, context),
-    conversation: sessionConversation(() => deps, { log, setting: r.config.store, capabilities, promptCacheKey: `agentx-${project.slice(-16)}` }),
+    conversation: sessionConversation(() => deps, { log: r.log, setting: r.config.store, capabilities, promptCacheKey: `agentx-${project.slice(-16)}` }),
     sleep,
     now,
     random: Math.random,

@@ -8,7 +8,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyState } from '../store/state.ts';
 import { sealingEnabled, useStateKey } from '../store/seal.ts';
 import { oneshotStatePath } from '../store/store.ts';
-import { finishOneshot, loadOneshotStart, loadReplSession, lockSession, openSessionStore, replStatePath, useSessionSeal } from './session-startup.ts';
+import {
+  finishOneshot,
+  loadOneshotStart,
+  loadReplSession,
+  lockSession,
+  openConversationLog,
+  openSessionStore,
+  replStatePath,
+  useSessionSeal,
+} from './session-startup.ts';
 
 let dir: string;
 /** A pid no process has (above Linux's pid_max): its files count as left by a dead one-shot. */
@@ -99,7 +108,7 @@ describe('openSessionStore and finishOneshot', () => {
     const store = openSessionStore({
       dir,
       path: statePath,
-      env: { HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') },
+      log: openConversationLog({ HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') }, dir, (line) => warned.push(line)),
       initial: { ...emptyState(), last_user_message: 'hello' },
       persistence: 'fast',
       publishesCheckpoint: false,

@@ -7,8 +7,10 @@
 //      then drops one-shot leftovers of the last hour silently (loadReplSession); a one-shot drops
 //      leftovers older than a week, saying so, then reads the checkpoint it branches from
 //      (loadOneshotStart);
-//   4. the store opens (openSessionStore): tool outputs go to the project's conversation log, and
-//      the first save adds the agentx files to .git/info/exclude;
+//   4. the project's conversation log opens, once for the session (openConversationLog), and the
+//      store opens with it (openSessionStore): tool outputs go to that log, and the first save adds
+//      the agentx files to .git/info/exclude. The engine is given the same log (runtime.ts): one
+//      in-memory index of the file, one repair of a torn tail, said once in the caller's channel;
 //   5. a rollback or restore a killed session left half done is finished before the first turn
 //      (REPL: repl/rollback.ts finishLeftRollback, through the engine; one-shot:
 //      workspace-session.ts finishInterruptedRestore) — both need the engine or the snapshot
@@ -119,22 +121,34 @@ export function loadOneshotStart(dir: string, started: Date, pid: number, fresh:
   return { statePath: oneshotStatePath(dir, pid, started), checkpoint, notices: [...(pruned === undefined ? [] : [pruned]), ...notices] };
 }
 
+/**
+ * Step 4a: the project's conversation log, one per session: the store keeps tool outputs in it
+ * and the engine appends and replays exchanges through it (runtime.ts). Two instances would be
+ * two indexes of one file, each re-reading it whole after the other repaired or pruned it.
+ * `notice` is where a repaired log is said — the front-end's channel for it: the REPL's warning
+ * lines, a one-shot's `context_notice` event (a `--json` line, or stderr).
+ */
+export function openConversationLog(env: NodeJS.ProcessEnv, dir: string, notice: (line: string) => void): ConversationLog {
+  return new ConversationLog(conversationLogPath(env, homeDir(env), dir), notice);
+}
+
 export interface SessionStoreSetup {
   dir: string;
   path: string;
-  env: NodeJS.ProcessEnv;
   initial: SessionState;
+  /** The session's conversation log (openConversationLog), shared with the engine. */
+  log: ConversationLog;
   persistence: Persistence;
   /** The REPL publishes the checkpoint one-shots branch from; a one-shot does not. */
   publishesCheckpoint: boolean;
-  /** The store's and the conversation log's warnings. */
+  /** The store's warnings (the log says its own through its notice). */
   warn: (line: string) => void;
   /** The .git/info/exclude notice, if the first save had one. */
   excluded: (line: string) => void;
 }
 
 /**
- * Step 4: the session's store. Completed tool outputs go to the project's conversation log (the
+ * Step 4b: the session's store. Completed tool outputs go to the session's conversation log (the
  * state file points at them); the first save adds agentx's files to .git/info/exclude.
  */
 export function openSessionStore(setup: SessionStoreSetup): SessionStore {
@@ -145,7 +159,7 @@ export function openSessionStore(setup: SessionStoreSetup): SessionStore {
     persistence: setup.persistence,
     publishesCheckpoint: setup.publishesCheckpoint,
     warn: setup.warn,
-    outputLog: new ConversationLog(conversationLogPath(setup.env, homeDir(setup.env), setup.dir), setup.warn),
+    outputLog: setup.log,
   });
   store.onFirstSave = () => {
     const notice = excludeNotice(ensureGitExclude(setup.dir));

@@ -57,7 +57,12 @@ describe('proxyFor', () => {
   });
   it('keeps credentials from the URL and refuses schemes it cannot speak in one line', () => {
     expect(proxyFor(https, { HTTPS_PROXY: 'http://me:s%40cret@p:1' })?.password).toBe('s%40cret');
-    expect(() => parseProxyUrl('socks5://p:1080', 'ALL_PROXY')).toThrow('ALL_PROXY: socks5 proxies are not supported (use an http:// proxy)');
+    expect(parseProxyUrl('socks5://p:1080', 'ALL_PROXY').protocol).toBe('socks5:');
+    expect(parseProxyUrl('socks5h://me:pw@p', 'ALL_PROXY').username).toBe('me');
+    expect(() => parseProxyUrl('socks4://p:1080', 'ALL_PROXY')).toThrow(
+      'ALL_PROXY: socks4 proxies are not supported (use an http://, socks5:// or socks5h:// proxy)',
+    );
+    expect(() => parseProxyUrl('https://p:443', 'HTTPS_PROXY')).toThrow('HTTPS_PROXY: https proxies are not supported');
     expect(() => parseProxyUrl('http://[bad', 'HTTPS_PROXY')).toThrow('HTTPS_PROXY: not a URL');
   });
 });

@@ -13,6 +13,14 @@ function pick(env: Env, name: string): string | undefined {
 
 export class ProxyConfigError extends Error {}
 
+/**
+ * What agentx speaks to a proxy: HTTP (CONNECT and absolute-URI requests, proxy-tunnel.ts) and
+ * SOCKS5 (socks-tunnel.ts; socks5h:// lets the proxy resolve names). Not socks4/socks4a (no
+ * IPv6, no authentication; ssh -D, Tor and Dante speak SOCKS5 too), nor https://
+ * (TLS to the proxy itself).
+ */
+const SUPPORTED_SCHEMES = new Set(['http:', 'socks5:', 'socks5h:']);
+
 /** A proxy URL as the environment gives it; a bare `host:port` means http. Throws a one-line error. */
 export function parseProxyUrl(raw: string, variable: string): URL {
   let url: URL;
@@ -21,8 +29,8 @@ export function parseProxyUrl(raw: string, variable: string): URL {
   } catch {
     throw new ProxyConfigError(`${variable}: not a URL`);
   }
-  if (url.protocol !== 'http:') {
-    throw new ProxyConfigError(`${variable}: ${url.protocol.replace(/:$/, '')} proxies are not supported (use an http:// proxy)`);
+  if (!SUPPORTED_SCHEMES.has(url.protocol)) {
+    throw new ProxyConfigError(`${variable}: ${url.protocol.replace(/:$/, '')} proxies are not supported (use an http://, socks5:// or socks5h:// proxy)`);
   }
   return url;
 }
@@ -94,7 +102,7 @@ function inCidr(host: string, cidr: string): boolean {
 }
 
 /** An IPv4 or IPv6 address as bytes (IPv4-mapped IPv6 kept as 16 bytes). */
-function addressBytes(addr: string): number[] | undefined {
+export function addressBytes(addr: string): number[] | undefined {
   const kind = isIP(addr);
   if (kind === 4) return addr.split('.').map(Number);
   if (kind !== 6) return undefined;
@@ -124,4 +132,11 @@ function addressBytes(addr: string): number[] | undefined {
 /** The proxy as it may be shown: no credentials. */
 export function displayProxy(proxy: URL): string {
   return `${proxy.protocol}//${proxy.host}`;
+}
+
+/** An error whose message names the proxy (and the code a connection failure had). */
+export function proxyError(proxy: URL, what: string, cause?: NodeJS.ErrnoException): Error {
+  const code = cause?.code !== undefined ? `: ${cause.code}` : '';
+  // No `cause`: the one-line error shows the innermost cause, and this line is the one that names the proxy.
+  return new Error(`proxy ${displayProxy(proxy)} ${what}${code}`);
 }

@@ -1,9 +1,11 @@
 // An HTTP CONNECT tunnel through a forward proxy, for https (and wss) targets: the proxy sees
-// only host:port, TLS runs end to end inside the tunnel. Credentials in the proxy URL become a
+// only host:port, TLS runs end to end inside the tunnel. A SOCKS5 proxy gets its own handshake
+// (socks-tunnel.ts) behind the same openTunnel. Credentials in the proxy URL become a
 // Basic Proxy-Authorization header; they never appear in an error (displayProxy).
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { displayProxy } from './proxy-env.ts';
+import { proxyError } from './proxy-env.ts';
+import { isSocksProxy, openSocksTunnel } from './socks-tunnel.ts';
 
 export function proxyAuthorization(proxy: URL): string | undefined {
   if (proxy.username === '' && proxy.password === '') return undefined;
@@ -12,15 +14,16 @@ export function proxyAuthorization(proxy: URL): string | undefined {
   return `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 }
 
-/** An error whose message names the proxy (and the code a connection failure had). */
-export function proxyError(proxy: URL, what: string, cause?: NodeJS.ErrnoException): Error {
-  const code = cause?.code !== undefined ? `: ${cause.code}` : '';
-  // No `cause`: the one-line error shows the innermost cause, and this line is the one that names the proxy.
-  return new Error(`proxy ${displayProxy(proxy)} ${what}${code}`);
+/**
+ * Opens a raw socket to host:port through the proxy (TLS is the caller's): a SOCKS5 handshake
+ * for socks5:// and socks5h:// (socks-tunnel.ts), an HTTP CONNECT otherwise.
+ */
+export function openTunnel(proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<Socket> {
+  if (isSocksProxy(proxy)) return openSocksTunnel(proxy, host, port, signal);
+  return openConnectTunnel(proxy, host, port, signal);
 }
 
-/** Opens a raw socket to host:port through the proxy (TLS is the caller's). */
-export function openTunnel(proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<Socket> {
+function openConnectTunnel(proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<Socket> {
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const headers: Record<string, string> = { host: authority };
   const auth = proxyAuthorization(proxy);

@@ -12,8 +12,9 @@ import type https from 'node:https';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
-import { proxyFor } from '../lib/proxy-env.ts';
-import { openTunnel, proxyAuthorization, proxyError } from '../lib/proxy-tunnel.ts';
+import { proxyError, proxyFor } from '../lib/proxy-env.ts';
+import { openTunnel, proxyAuthorization } from '../lib/proxy-tunnel.ts';
+import { isSocksProxy } from '../lib/socks-tunnel.ts';
 import { isRedirect, nextHop, type HopRequest } from './redirect.ts';
 import { LiteHeaders, LiteResponse } from './web-lite.ts';
 
@@ -74,8 +75,9 @@ async function httpsTransport(caFile: string | undefined): Promise<HttpsTranspor
 type Transport = { request: typeof http.request; options: http.RequestOptions; url: URL; viaProxy?: URL };
 
 /**
- * How one request leaves the process: directly; to an http target through the proxy with an
- * absolute URI; or to an https target inside a CONNECT tunnel (proxy-tunnel.ts). The proxy
+ * How one request leaves the process: directly; to an http target through an HTTP proxy with
+ * an absolute URI; or inside a tunnel (proxy-tunnel.ts): CONNECT for an https target, SOCKS5 for
+ * any target. The proxy
  * environment is read per request, so a changed environment (tests, setup) is honoured.
  */
 async function transportFor(url: URL, headers: Record<string, string>, signal: AbortSignal | undefined, caFile: string | undefined): Promise<Transport> {
@@ -87,6 +89,8 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
   }
   if (url.protocol !== 'https:') {
     if (proxy === undefined) return { request: http.request, options: { agent: httpAgent }, url };
+    // A SOCKS proxy relays bytes only: plain http goes inside a tunnel too, as https does.
+    if (isSocksProxy(proxy)) return { request: http.request, options: tunnelled(proxy, url, signal, undefined), url };
     const auth = proxyAuthorization(proxy);
     const viaProxy = new URL(url.href);
     return {
@@ -103,14 +107,23 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
   }
   const t = await httpsTransport(caFile);
   if (proxy === undefined) return { request: t.https.request, options: { agent: t.agent }, url };
-  const ca = t.ca;
+  return { request: t.https.request, options: tunnelled(proxy, url, signal, t), url };
+}
+
+/**
+ * Request options that open a tunnel through the proxy (CONNECT or SOCKS5, proxy-tunnel.ts) for
+ * each request, with TLS inside it for https. No keep-alive through a tunnel: a proxy may drop
+ * idle ones. With no agent, node:http calls this createConnection (agent: false would make a
+ * fresh Agent and ignore it).
+ */
+function tunnelled(proxy: URL, url: URL, signal: AbortSignal | undefined, t: HttpsTransport | undefined): http.RequestOptions {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port === '' ? 443 : Number(url.port);
-  // No keep-alive through a tunnel: each request opens its own (a proxy may drop idle tunnels).
-  // With no agent, node:http calls this createConnection (agent: false would make a fresh Agent and ignore it).
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const ca = t?.ca;
   const createConnection = (_opts: unknown, done: (err: Error | null, socket?: Duplex) => void): undefined => {
     openTunnel(proxy, host, port, signal).then(
       (raw) => {
+        if (t === undefined) return done(null, raw);
         const secure = t.tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ...(ca ? { ca } : {}) });
         secure.once('secureConnect', () => done(null, secure));
         secure.once('error', (err: Error) => done(err));
@@ -119,7 +132,7 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
     );
     return undefined;
   };
-  return { request: t.https.request, options: { agent: undefined, createConnection } as http.RequestOptions, url };
+  return { agent: undefined, createConnection } as http.RequestOptions;
 }
 
 type FetchInit = { method?: string; headers?: unknown; body?: unknown; signal?: AbortSignal | null };

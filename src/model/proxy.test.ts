@@ -241,14 +241,14 @@ describe('proxies and a private CA', () => {
   });
 
   it('an unsupported proxy scheme and an unreadable CA file are one-line errors', async () => {
-    process.env.ALL_PROXY = 'socks5://127.0.0.1:1080';
+    process.env.ALL_PROXY = 'socks4://127.0.0.1:1080';
     const socks = classifyFailure(
       await client(`https://localhost:${tlsPort}/v1`)
         .models.list()
         .catch((e: unknown) => e),
       'connection',
     ).message;
-    expect(socks).toBe('connection failed: ALL_PROXY: socks5 proxies are not supported (use an http:// proxy)');
+    expect(socks).toBe('connection failed: ALL_PROXY: socks4 proxies are not supported (use an http://, socks5:// or socks5h:// proxy)');
     delete process.env.ALL_PROXY;
     const ca = classifyFailure(
       await client(`https://localhost:${tlsPort}/v1`, path.join(dir, 'missing.pem'))

@@ -1,5 +1,7 @@
 // wss:// through a real forward proxy (CONNECT) with TLS verified against a private CA made here
 // with openssl, in front of the emulator's WebSocket mode; and a dead proxy named in one line.
+// The same through a real SOCKS5 server (test/support/socks5-server.ts), with the built CLI's
+// one-shots over HTTP and WebSocket through it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -10,6 +12,7 @@ import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
 import { runCli, sandbox } from '../../test/e2e/harness.ts';
+import { startSocks5Server } from '../../test/support/socks5-server.ts';
 import { makeLocalhostCa, tlsFront } from '../../test/support/tls.ts';
 import { createOpenAIClient } from './client.ts';
 import type { ModelClient, ModelRequest } from './types.ts';
@@ -177,4 +180,66 @@ describe('wss settings errors', () => {
       message: `connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT (https://localhost:${tlsPort}/v1)`,
     });
   });
+});
+
+describe('ws and wss through a SOCKS5 proxy', () => {
+  it('wss via ALL_PROXY=socks5h:// with username/password: TLS verified against AGENTX_CA_FILE, the name sent to the proxy', async () => {
+    const socks = await startSocks5Server({ credentials: { username: 'alice', password: 's:cret' } });
+    try {
+      process.env.ALL_PROXY = socks.url.replace('//', '//alice:s%3Acret@');
+      const before = emu.requests.length;
+      expect(await text(await wsClient(path.join(dir, 'ca.pem')))).toBe('You said: over wss');
+      expect(socks.connects).toEqual([{ atyp: 'domain', host: 'localhost', port: tlsPort }]);
+      expect(socks.usernames).toEqual(['alice']);
+      expect(emu.requests.slice(before).map((q) => q.transport)).toEqual(['websocket']);
+    } finally {
+      await socks.close();
+    }
+  });
+
+  it('plain ws via socks5:// (the address resolved here)', async () => {
+    const socks = await startSocks5Server();
+    try {
+      process.env.ALL_PROXY = socks.url.replace('socks5h:', 'socks5:');
+      const client = await createOpenAIClient({ apiKey: 'sk-test', baseUrl: `http://127.0.0.1:${emu.port}/v1`, idleTimeoutMs: 5000, transport: 'websocket' });
+      const before = emu.requests.length;
+      expect(await text(client)).toBe('You said: over wss');
+      expect(socks.connects).toEqual([{ atyp: 'ipv4', host: '127.0.0.1', port: emu.port }]);
+      expect(emu.requests.slice(before).map((q) => q.transport)).toEqual(['websocket']);
+    } finally {
+      await socks.close();
+    }
+  });
+
+  it('a dead SOCKS proxy is named, its password never', async () => {
+    const dead = await startSocks5Server();
+    await dead.close();
+    process.env.ALL_PROXY = dead.url.replace('//', '//bob:hunter2@');
+    const failure = await text(await wsClient()).catch((e: unknown) => e as Error);
+    expect(failure).toMatchObject({ message: `connection failed: proxy ${dead.url} could not be reached: ECONNREFUSED (https://localhost:${tlsPort}/v1)` });
+  });
+
+  it.each(['http', 'websocket'])(
+    'the built CLI: a one-shot over %s through ALL_PROXY=socks5h:// with credentials, TLS with the private CA',
+    async (transport) => {
+      const socks = await startSocks5Server({ credentials: { username: 'alice', password: 'pw' } });
+      try {
+        const box = sandbox(`https://localhost:${tlsPort}/v1`, {
+          AGENTX_TRANSPORT: transport,
+          ALL_PROXY: socks.url.replace('//', '//alice:pw@'),
+          AGENTX_CA_FILE: path.join(dir, 'ca.pem'),
+        });
+        const before = emu.requests.length;
+        const r = await runCli(['run: echo hi'], { ...box, timeoutMs: 15_000 });
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(/Ran it/);
+        expect(socks.connects.length).toBeGreaterThan(0);
+        expect(socks.connects.every((c) => c.atyp === 'domain' && c.host === 'localhost' && c.port === tlsPort)).toBe(true);
+        expect(emu.requests.slice(before).map((q) => q.transport)).toEqual([transport, transport]);
+        expect(`${r.stdout}${r.stderr}`).not.toContain('pw@');
+      } finally {
+        await socks.close();
+      }
+    },
+  );
 });

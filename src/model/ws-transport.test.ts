@@ -160,6 +160,23 @@ describe('WebSocket transport', () => {
     expect(emu.webSocketConnections()).toBe(1);
   });
 
+  it('an error event without a status, before any event of the request, with a bad-request type: the 400 it stands for', async () => {
+    const { emu, client } = await setup({ websocketErrorStatus: false });
+    emu.enqueue({ kind: 'http_error', status: 400, code: 'previous_response_not_found', message: 'gone' });
+    await expect(completed(client, request(user('x')))).rejects.toMatchObject({ kind: 'chain_broken', details: { status: 400 } });
+    emu.enqueue({ kind: 'http_error', status: 400, message: 'unsupported tool type: shell' });
+    await expect(completed(client, request(user('x')))).rejects.toMatchObject({ kind: 'fatal', details: { status: 400 } });
+    // After the response began, the same error is one of the stream: no status is made up.
+    emu.enqueue({
+      kind: 'raw',
+      body: 'data: {"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}\n\ndata: {"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"late"}}\n\n',
+    });
+    const late = await completed(client, request(user('x'))).catch((e: unknown) => e as ModelError);
+    expect(late).toMatchObject({ kind: 'fatal', message: 'late (bad)' });
+    expect((late as ModelError).details.status).toBeUndefined();
+    expect((await completed(client, request(user('ok')))).text).toBe('You said: ok');
+  });
+
   it('a refused upgrade falls back to HTTP for the session and is remembered', async () => {
     const { emu, client, support } = await setup({ websocket: false });
     expect((await completed(client, request(user('one')))).text).toBe('You said: one');

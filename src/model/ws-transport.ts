@@ -63,6 +63,22 @@ export function socketUrl(baseUrl: string, query: Record<string, string>): URL {
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
+/** Error types that name a refused request (a 400): OpenAI's, and vLLM's (the Python exception's name). */
+const BAD_REQUEST_TYPES = new Set(['invalid_request_error', 'BadRequestError']);
+
+/**
+ * The HTTP status an `error` event without one stands for. OpenAI's schema makes `status`
+ * optional, and a server may send a refusal of the request as it sends an error of the stream,
+ * the error alone. One that arrives before the request's first event, with a bad-request type,
+ * is the refusal the same request over HTTP gets as a 400: classified like it (a refused
+ * built-in tool type, engine/tool-fallback.ts; a lost previous response). Anything else stays an
+ * error of the stream.
+ */
+export function refusalStatus(error: Record<string, unknown>, sawEvent: boolean): number | undefined {
+  if (sawEvent || typeof error.type !== 'string') return undefined;
+  return BAD_REQUEST_TYPES.has(error.type) ? 400 : undefined;
+}
+
 /** The socket closed under a request; a cut stream unless it happened before any event. */
 class SocketClosed extends Error {
   constructor(readonly code: number) {
@@ -260,9 +276,10 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
             yield* once(request, signal, true);
             return;
           }
-          if (typeof event.status === 'number') {
+          const status = typeof event.status === 'number' ? event.status : refusalStatus(error, sawEvent);
+          if (status !== undefined) {
             finished = true;
-            throw opts.apiError(event.status, error);
+            throw opts.apiError(status, error);
           }
           // Without a status: the stream's own error event, read by client.ts at the top level.
           finished = true;

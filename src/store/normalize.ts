@@ -271,10 +271,12 @@ function normalizeTransaction(value: unknown): PendingTransaction | null | undef
   if (value === null || value === undefined) return null;
   if (!isRecord(value)) return undefined;
   const prev = value.previous_response_id;
+  const lines = capToolSummaries(Array.isArray(value.tool_summaries) ? value.tool_summaries.filter((l) => typeof l === 'string') : []);
   const rest = {
     previous_response_id: isResponseId(prev) ? prev : null,
     user_message: optString(value.user_message),
     timestamp: optString(value.timestamp) ?? '',
+    ...(lines.length > 0 ? { tool_summaries: lines } : {}),
   };
   // Resending a request with an item dropped would change what it asks: all items or none.
   // Items kept in the conversation log are read back when the session is loaded (journal-outputs.ts).
@@ -287,6 +289,11 @@ function normalizeTransaction(value: unknown): PendingTransaction | null | undef
   const input: unknown[] = value.input;
   if (!input.every(isInputItem)) return undefined;
   return { input: input.filter(isInputItem), ...rest };
+}
+
+/** A failed turn's call lines, bounded as the transcript they are headed for bounds them. */
+export function capToolSummaries(lines: readonly string[]): string[] {
+  return capTranscript(lines.map((text) => ({ role: 'tool' as const, text }))).map((e) => e.text);
 }
 
 function normalizeInterrupted(value: unknown): InterruptedTurn | null | undefined {

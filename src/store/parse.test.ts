@@ -169,6 +169,16 @@ describe('parseState: version 1', () => {
     expect(r.state.extra).toEqual([null]);
   });
 
+  it("a failed turn's call lines (pending_transaction.tool_summaries): kept as strings, others dropped; absent stays absent", () => {
+    const failed = (extra: object): string =>
+      JSON.stringify({ version: 1, pending_transaction: { input: [], previous_response_id: 'resp_1', user_message: 'go', timestamp: 't', ...extra } });
+    expect(ok(failed({ tool_summaries: ['$ ls → exit 0', 7, null, 'echo x'] })).state.pending_transaction?.tool_summaries).toEqual(['$ ls → exit 0', 'echo x']);
+    expect(ok(failed({ tool_summaries: 'oops' })).state.pending_transaction).not.toHaveProperty('tool_summaries');
+    const before = ok(failed({})).state;
+    expect(before.pending_transaction).not.toHaveProperty('tool_summaries');
+    expect(serializeState(before)).not.toContain('tool_summaries');
+  });
+
   it('treats unknown or output-less completed journal statuses as started', () => {
     const calls = [
       { call_id: 'a', type: 'shell_call', action: { commands: ['x'] }, status: 'weird' },

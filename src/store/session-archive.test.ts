@@ -2,8 +2,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ARCHIVE_MAX, archiveSession, firstPromptOf, listArchive, removeFromArchive, setAsideRefused } from './session-archive.ts';
-import { useStateKey } from './seal.ts';
+import { ARCHIVE_MAX, archiveSession, firstPromptOf, listArchive, readArchivedState, removeFromArchive, setAsideRefused } from './session-archive.ts';
+import { sealJson, useStateKey } from './seal.ts';
+import { stateForDisk } from './parse.ts';
 import { emptyState, recordToolCalls, recordTurn, type SessionState } from './state.ts';
 import { markToolCall } from '../engine/journal.ts';
 
@@ -51,8 +52,9 @@ describe('the archive of earlier conversations', () => {
     expect(sessions.map((e) => e.firstPrompt)).toEqual(['fix the parser', 'older one']);
     const newest = sessions[0];
     expect(newest?.turns).toBe(2);
-    expect(newest?.state.response_id).toBe('resp_calls');
-    expect(newest?.state.pending_tool_calls.map((c) => [c.call_id, c.status, c.output])).toEqual([
+    expect(newest?.responseId).toBe('resp_calls');
+    expect(newest?.lastMessage).toBe('run it');
+    expect(readArchivedState(newest ?? { file: '' })?.pending_tool_calls.map((c) => [c.call_id, c.status, c.output])).toEqual([
       ['c1', 'completed', { type: 'function_call_output', call_id: 'c1', output: 'ok' }],
       ['c2', 'started', undefined],
     ]);
@@ -114,6 +116,29 @@ describe('the archive of earlier conversations', () => {
     useStateKey(undefined);
     writeFileSync(file, JSON.stringify({ archived_at: 'x', first_prompt: 'x', turns: 1, state: { response_id: 42 } }));
     expect(listArchive(dir).refused).toEqual([file]);
+  });
+
+  it("the list reads only the entry's own fields: the state is parsed for the one chosen", () => {
+    const file = archiveSession(dir, conversation('listed', 2), new Date('2026-12-01T10:00:00Z')) ?? '';
+    // Sealed, its small fields intact, its state unusable: listed (its state was not parsed), refused when chosen.
+    const entry = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    delete entry.agentx_seal;
+    writeFileSync(file, sealJson(file, `${JSON.stringify({ ...entry, state: { response_id: 42 } }, null, 2)}\n`));
+    const [listed] = listArchive(dir).sessions;
+    expect(listed).toMatchObject({ firstPrompt: 'listed', turns: 2, responseId: 'resp_6_1', lastMessage: 'message 1' });
+    expect(readArchivedState(listed ?? { file: '' })).toBeNull();
+  });
+
+  it('an entry written before the small fields existed is listed from its state, and loads', () => {
+    mkdirSync(dir, { recursive: true });
+    const state = conversation('from an older agentx', 3);
+    const file = join(dir, '2026-11-01T00-00-00-000Z-0123abcd.json');
+    const old = { archived_at: '2026-11-01T00:00:00.000Z', first_prompt: 'from an older agentx', turns: 3, state: stateForDisk(state) };
+    writeFileSync(file, sealJson(file, `${JSON.stringify(old, null, 2)}\n`));
+    const { sessions, refused } = listArchive(dir);
+    expect(refused).toEqual([]);
+    expect(sessions[0]).toMatchObject({ file, turns: 3, responseId: state.response_id, lastMessage: 'message 2' });
+    expect(readArchivedState({ file })?.history).toHaveLength(3);
   });
 
   it("the first prompt is the oldest checkpoint's message, else the oldest in the local context", () => {

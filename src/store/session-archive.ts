@@ -9,6 +9,15 @@
 // never runs a call again: a call that completed has its output, one that did not is offered in
 // the pending-calls menu, as after a crash.
 //
+// The state is kept as a file holds it (the caller passes it through SessionStore.toFile):
+// completed tool outputs stay in the log and the entry points at them, and resuming reads them
+// back (SessionStore.fromFile) instead of appending them to the log a second time.
+//
+// What the /resume menu shows — when it was left, how it began and ended, its chain head, the
+// files it changed — is in the entry's own small fields, so listing reads only those; the state
+// is parsed for the one entry chosen (readArchivedState). Entries written before those fields
+// existed are listed from their state, as before.
+//
 // Each file carries a seal (store/seal.ts) over its content and its path: a file agentx did not
 // write there (copied from another project, edited, planted) does not verify and is refused.
 import * as fs from 'node:fs';
@@ -18,6 +27,7 @@ import { errorCode, fileStamp, randomHex, unlinkQuiet } from '../lib/fsutil.ts';
 import { inspect, readChecked } from './fs.ts';
 import { parseState, stateForDisk } from './parse.ts';
 import { sealJson, unsealJson } from './seal.ts';
+import { isEmptyConversation } from './state.ts';
 import { MAX_STATE_FILE_BYTES, type SessionState } from './types.ts';
 
 /** Conversations kept per project (issue 26): enough to find last week's work, bounded on disk. */
@@ -42,8 +52,10 @@ export interface ArchivedSession {
    * undefined for an entry written without snapshots or by an earlier version.
    */
   filesChanged?: { paths: string[]; count: number };
-  /** The state to resume, without a rollback backup (a resume starts its own). */
-  state: SessionState;
+  /** The chain head it was left at (null: none, e.g. right after a compaction or a failed first request). */
+  responseId: string | null;
+  /** The person's last message (not yet sanitized), null when there is none. */
+  lastMessage: string | null;
 }
 
 export interface ArchiveListing {
@@ -51,11 +63,6 @@ export interface ArchiveListing {
   sessions: ArchivedSession[];
   /** Files that are not agentx's archive entries (forged, damaged, foreign): never offered. */
   refused: string[];
-}
-
-/** Nothing worth keeping: no conversation on the server and nothing journaled. */
-export function isEmptyConversation(s: SessionState): boolean {
-  return s.response_id === null && s.usage.turns === 0 && s.pending_tool_calls.length === 0 && s.pending_transaction === null && s.compaction === null;
 }
 
 /**
@@ -70,9 +77,11 @@ export function firstPromptOf(s: SessionState): string {
 }
 
 /**
- * Keeps `state` in the archive (a no-op for an empty conversation) and prunes it to ARCHIVE_MAX.
- * Returns the file written, or undefined. Throws when it cannot write: the caller must then not
- * drop the conversation it was about to leave.
+ * Keeps `state` in the archive (a no-op for an empty conversation, isEmptyConversation) and
+ * prunes it to ARCHIVE_MAX. `state` is as its file would hold it (SessionStore.toFile: outputs
+ * in the log, pointers here). Returns the file written — `/rollback undo` removes that copy —
+ * or undefined. Throws when it cannot write: the caller must then not drop the conversation it
+ * was about to leave.
  */
 export function archiveSession(dir: string, state: SessionState, now: Date, filesChanged?: readonly string[]): string | undefined {
   if (isEmptyConversation(state)) return undefined;
@@ -82,6 +91,8 @@ export function archiveSession(dir: string, state: SessionState, now: Date, file
     archived_at: now.toISOString(),
     first_prompt: Array.from(firstPromptOf(state).replace(/\s+/g, ' ').trim()).slice(0, FIRST_PROMPT_CHARS).join(''),
     turns: state.usage.turns,
+    response_id: state.response_id,
+    last_message: state.last_user_message,
     ...(filesChanged === undefined ? {} : { files_changed: { paths: filesChanged.slice(0, FILES_KEPT), count: filesChanged.length } }),
     state: stateForDisk({ ...state, rollback_backup: null }),
   };
@@ -126,7 +137,8 @@ export function listArchive(dir: string): ArchiveListing {
   return { sessions: sessions.slice(0, ARCHIVE_MAX), refused };
 }
 
-function readEntry(file: string): ArchivedSession | null {
+/** The entry's verified JSON object, or null when it is not agentx's (no seal, a seal that fails) or not an object. */
+function readSealed(file: string): Record<string, unknown> | null {
   const found = inspect(file);
   if (found.kind !== 'file') return null;
   const read = readChecked(found.readPath, MAX_STATE_FILE_BYTES);
@@ -140,20 +152,43 @@ function readEntry(file: string): ArchivedSession | null {
   } catch {
     return null;
   }
-  if (typeof value !== 'object' || value === null) return null;
-  const v = value as Record<string, unknown>;
-  if (typeof v.archived_at !== 'string' || typeof v.first_prompt !== 'string' || typeof v.turns !== 'number') return null;
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+}
+
+/** The entry's state, parsed and checked like a state file (null: unusable), without a rollback backup. */
+function stateOf(v: Record<string, unknown>): SessionState | null {
   const parsed = parseState(JSON.stringify(v.state ?? null));
-  if (!parsed.ok) return null;
+  return parsed.ok ? { ...parsed.state, rollback_backup: null } : null;
+}
+
+/** What the menu shows, from the entry's own fields; the state is parsed only for an entry written before they existed. */
+function readEntry(file: string): ArchivedSession | null {
+  const v = readSealed(file);
+  if (v === null) return null;
+  if (typeof v.archived_at !== 'string' || typeof v.first_prompt !== 'string' || typeof v.turns !== 'number') return null;
   const filesChanged = readFilesChanged(v.files_changed);
-  return {
-    file,
-    archivedAt: v.archived_at,
-    firstPrompt: v.first_prompt,
-    turns: v.turns,
-    ...(filesChanged === undefined ? {} : { filesChanged }),
-    state: { ...parsed.state, rollback_backup: null },
-  };
+  const base = { file, archivedAt: v.archived_at, firstPrompt: v.first_prompt, turns: v.turns, ...(filesChanged === undefined ? {} : { filesChanged }) };
+  if ('response_id' in v && 'last_message' in v) {
+    const { response_id: responseId, last_message: lastMessage } = v;
+    if (!nullOrString(responseId) || !nullOrString(lastMessage)) return null;
+    return { ...base, responseId, lastMessage };
+  }
+  const state = stateOf(v);
+  return state === null ? null : { ...base, responseId: state.response_id, lastMessage: state.last_user_message };
+}
+
+function nullOrString(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+/**
+ * The state of the entry chosen, read again and parsed whole: null when it no longer verifies
+ * or parses (changed since it was listed). As its file holds it: the caller reads the outputs
+ * it points at back from the log (SessionStore.fromFile).
+ */
+export function readArchivedState(entry: Pick<ArchivedSession, 'file'>): SessionState | null {
+  const v = readSealed(entry.file);
+  return v === null ? null : stateOf(v);
 }
 
 /** The entry's files_changed, or undefined when absent or not the shape agentx writes. */

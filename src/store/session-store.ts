@@ -128,6 +128,27 @@ export class SessionStore {
     return problem;
   }
 
+  /**
+   * A state as a file holds it — completed outputs in the conversation log (appended once),
+   * pointers in their place — for what keeps a state elsewhere than the state file (an archive
+   * entry, session-archive.ts).
+   */
+  toFile(state: SessionState): SessionState {
+    return this.outputs?.toFile(state) ?? state;
+  }
+
+  /**
+   * A state read from a file other than the state file (an archive entry being resumed): its
+   * pointers read back into outputs from the log, which then counts them as logged, so the next
+   * save does not append them again. An output the log no longer has is said through `warn`.
+   */
+  fromFile(state: SessionState): SessionState {
+    if (this.outputs === undefined) return state;
+    const loaded = this.outputs.fromFile(state);
+    for (const notice of loaded.notices) this.opts.warn(notice);
+    return loaded.state;
+  }
+
   publishCheckpoint(source: Checkpoint['source']): void {
     if (!this.opts.publishesCheckpoint || !this.persistent) return;
     const cp = checkpointFromState(this.current, source, this.now());

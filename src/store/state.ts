@@ -15,7 +15,7 @@ import type {
   TurnUsage,
   Usage,
 } from './types.ts';
-import { capCliTranscript, capHistory, capText, capTranscript, normalizeCliEntry } from './normalize.ts';
+import { capCliTranscript, capHistory, capText, capToolSummaries, capTranscript, normalizeCliEntry } from './normalize.ts';
 import { backupOf, restoreBackup } from './backup.ts';
 import { preview } from '../lib/text.ts';
 import { isRecord } from '../lib/guards.ts';
@@ -164,10 +164,21 @@ export function recordTurn(
  */
 export function recordFailure(
   s: SessionState,
-  p: { error: string; status?: number; code?: string; input: InputItem[]; previousResponseId: string | null; userMessage: string | null; now: Date },
+  p: {
+    error: string;
+    status?: number;
+    code?: string;
+    input: InputItem[];
+    previousResponseId: string | null;
+    userMessage: string | null;
+    now: Date;
+    /** Transcript lines of the calls the turn ran before it failed (kept for the operation that finishes it). */
+    toolSummaries?: readonly string[];
+  },
 ): SessionState {
   const timestamp = p.now.toISOString();
   const failed: FailedResponse = { timestamp, error: capText(p.error, ERROR_MAX_BYTES) };
+  const lines = capToolSummaries(p.toolSummaries ?? []);
   if (p.status !== undefined) failed.status = p.status;
   if (p.code !== undefined) failed.code = p.code;
   return {
@@ -178,6 +189,8 @@ export function recordFailure(
       previous_response_id: p.previousResponseId,
       user_message: p.userMessage,
       timestamp,
+      // Only when calls ran: a failed first request writes the same record as before.
+      ...(lines.length > 0 ? { tool_summaries: lines } : {}),
     },
   };
 }
@@ -261,6 +274,15 @@ export function withCompaction(s: SessionState, checkpoint: CompactionCheckpoint
 }
 
 /** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */
+/**
+ * Nothing worth keeping or clearing: no conversation on the server, no turn, and nothing
+ * journaled — no tool calls, no failed request waiting for the recovery menu, no compaction.
+ * The one definition for `/clear` ("Nothing to clear") and the archive (nothing to keep).
+ */
+export function isEmptyConversation(s: SessionState): boolean {
+  return s.response_id === null && s.usage.turns === 0 && s.pending_tool_calls.length === 0 && s.pending_transaction === null && s.compaction === null;
+}
+
 export function clearConversation(s: SessionState): SessionState {
   const fresh = emptyState();
   return { ...fresh, rollback_backup: backupOf(s, fresh) };

@@ -159,6 +159,12 @@ export interface PendingTransaction {
   previous_response_id: string | null;
   user_message: string | null;
   timestamp: string;
+  /**
+   * Transcript lines of the calls the failed turn ran before it failed: the operation that
+   * finishes it (Retry, new chain, trim) records them with the turn, also after a restart.
+   * Absent in files written before agentx kept them (read as none).
+   */
+  tool_summaries?: string[];
 }
 
 /** An item of a failed request kept in the conversation log: the record's id (store/journal-outputs.ts). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolProgress } from './tool.ts';
 import { parsePlan, type Plan } from './plan.ts';
 import { createPlanTool } from './plan-tool.ts';
+import { unexpectedApproval } from '../../test/support/tools.ts';
 
 const call = (args: unknown) => ({
   type: 'function_call' as const,
@@ -33,6 +34,7 @@ describe('update_plan', () => {
       signal: new AbortController().signal,
       progress: (e) => events.push(e),
       retry: false,
+      approve: unexpectedApproval,
     });
     expect(result.reply).toEqual({ ok: true, text: 'Plan updated' });
     expect(saved[0]?.steps.map((s) => s.status)).toEqual(['completed', 'in_progress', 'pending']);

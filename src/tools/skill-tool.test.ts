@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSkillTool } from './skill-tool.ts';
+import { unexpectedApproval } from '../../test/support/tools.ts';
 
 let root = '';
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -18,7 +19,14 @@ describe('load_skill', () => {
     const tool = createSkillTool([{ name: 'release', description: 'cut a release', path: join(dir, 'SKILL.md') }]);
     const parsed = tool.parse({ type: 'function_call', call_id: 'c1', name: 'load_skill', arguments: JSON.stringify({ name: 'release' }) });
     if (!parsed.ok) throw new Error(parsed.error);
-    const r = await tool.run(parsed.call, { cwd: root, workspaceRoot: root, signal: new AbortController().signal, retry: false, progress: () => undefined });
+    const r = await tool.run(parsed.call, {
+      cwd: root,
+      workspaceRoot: root,
+      signal: new AbortController().signal,
+      retry: false,
+      progress: () => undefined,
+      approve: unexpectedApproval,
+    });
     const output = r.reply.text;
     expect(output).toContain(`relative to ${dir}`);
     expect(output).toContain('Run scripts/bump.sh first.');
@@ -31,7 +39,14 @@ describe('load_skill', () => {
     const tool = createSkillTool([{ name: 'big', description: 'big one', path }]);
     const parsed = tool.parse({ type: 'function_call', call_id: 'c2', name: 'load_skill', arguments: JSON.stringify({ name: 'big' }) });
     if (!parsed.ok) throw new Error(parsed.error);
-    const r = await tool.run(parsed.call, { cwd: root, workspaceRoot: root, signal: new AbortController().signal, retry: false, progress: () => undefined });
+    const r = await tool.run(parsed.call, {
+      cwd: root,
+      workspaceRoot: root,
+      signal: new AbortController().signal,
+      retry: false,
+      progress: () => undefined,
+      approve: unexpectedApproval,
+    });
     const output = r.reply.text;
     expect(output).not.toContain('TAIL');
     expect(output).toMatch(/\[skill cut: .*only the first 32/);

@@ -70,7 +70,7 @@ export type ToolProgress =
   | { type: 'image_attached'; callId: string; path: string; mime: string; bytes: number; sha256: string }
   | HostedProgress;
 
-/** What hosted tools report about the server's items (and remote MCP approvals); see tools/hosted/. */
+/** What hosted tools report about the server's items; see tools/hosted/ (remote MCP approvals are questions: engine/questions.ts). */
 export type HostedProgress =
   /** A web search as it starts (`searching`, query usually unknown yet) and when it is done. */
   | { type: 'web_search'; id: string; status: 'searching' | 'done' | 'failed'; action: string; query?: string; url?: string }
@@ -78,8 +78,6 @@ export type HostedProgress =
   | { type: 'hosted_mcp_tools'; id: string; server: string; tools: string[]; error?: string }
   /** A remote MCP tool call the server made. */
   | { type: 'hosted_mcp_call'; id: string; server: string; tool: string; arguments: string; ok: boolean; error?: string; outputBytes: number }
-  /** The answer to a remote MCP approval request, and who gave it. */
-  | { type: 'mcp_approval'; callId: string; server: string; tool: string; approved: boolean; decidedBy: 'person' | 'policy'; reason?: string }
   /** A generated image: `generating` while the server works, then `saved` (path) or `failed`. */
   | { type: 'image_generation'; id: string; status: 'generating' | 'saved' | 'failed'; path?: string; bytes?: number; error?: string };
 
@@ -123,10 +121,10 @@ export interface ToolContext {
   authorize?(request: CommandRequest): Promise<Authorization>;
   /**
    * Asks the person to approve what a server wants to do (a remote MCP approval request), on the
-   * engine's question channel: the REPL shows it, a one-shot's policy answers. Absent: nobody can
-   * approve (the answer is no).
+   * engine's question channel: the REPL shows it, a one-shot's policy answers (no). The channel
+   * reports the question and the decision itself (`approval_requested` / `approval_decided`).
    */
-  approve?(question: ApprovalQuestion): Promise<ApprovalDecision>;
+  approve(question: ApprovalQuestion): Promise<ApprovalDecision>;
 }
 
 /** A server's request to run one of its tools (remote MCP `mcp_approval_request`). */

@@ -248,8 +248,6 @@ export class Renderer {
       case 'hosted_mcp_call':
         this.note(remoteMcpCallLine(ev, t));
         break;
-      case 'mcp_approval':
-        break; // the person's answer is on screen; a policy's is said by the front-end that applies it
       case 'image_generation':
         this.note(imageGenerationLine(ev, t));
         break;

@@ -2,11 +2,12 @@
 // after a command ran, or stores nothing at all, agentx resends the conversation from its log —
 // the calls and their outputs included — so nothing runs twice and the turn ends with the
 // model's answer. Real CLI processes against the emulator over HTTP+SSE, real files, real bwrap.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import type { LoggedRequest } from '../emulator/wire.ts';
+import { conversationLogPath } from '../../src/paths.ts';
 import { runCli, sandbox, type Sandbox } from './harness.ts';
 
 let emu: Emulator;
@@ -172,5 +173,34 @@ describe('a server that stores nothing', () => {
     const r = await runCli(['go'], { cwd: box.cwd, env: { ...box.env, AGENTX_STORE: 'maybe' } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/AGENTX_STORE must be on, off or auto/);
+  });
+});
+
+/** The project's conversation log, with a last line a crash cut short (no newline, no valid checksum). */
+function tearLogTail(sb: Sandbox): void {
+  appendFileSync(conversationLogPath(sb.env, sb.home, sb.cwd), '0123456789abcdef {"prev":null,"response_id":"resp_cut');
+}
+
+describe('a torn log tail (one log per session: the store and the engine share it)', () => {
+  it('--json: repaired and said once, as a context_notice line; nothing on stderr', async () => {
+    emu.enqueue({ kind: 'text', text: 'first' });
+    expect((await runCli(['start'], box)).code).toBe(0);
+    tearLogTail(box);
+    emu.enqueue({ kind: 'shell', commands: ['echo ran >> count.txt'] }, { kind: 'text', text: 'json done' });
+    const r = await runCli(['--json', 'count it'], box);
+    expect(r.code).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: string });
+    const repaired = events.filter((e) => /damaged record/.test(JSON.stringify(e)));
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0]).toMatchObject({
+      type: 'context_notice',
+      message: expect.stringMatching(/had 1 damaged record .*repaired to its last good record/) as unknown,
+    });
+    expect(r.stderr).not.toMatch(/damaged record/);
+    expect(readFileSync(conversationLogPath(box.env, box.home, box.cwd), 'utf8')).not.toContain('resp_cut');
+    expect(runs(join(box.cwd, 'count.txt'))).toBe(1);
   });
 });

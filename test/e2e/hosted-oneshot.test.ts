@@ -163,7 +163,24 @@ describe('hosted tools in one-shots', () => {
     const out = lines(r.stdout);
     expect(ofType(out, 'remote_mcp_tools')).toMatchObject([{ server: 'docs', tools: ['search'] }]);
     expect(ofType(out, 'tool_call')).toMatchObject([{ kind: 'mcp_approval_request', tool: 'remote_mcp', title: 'docs.search {"q":"x"}' }]);
-    expect(ofType(out, 'mcp_approval')).toMatchObject([{ server: 'docs', tool: 'search', approved: false, decided_by: 'policy' }]);
+    // Reported once, on the question channel: one request/decision pair (the older mcp_approval line is gone).
+    const approvals = out.filter((l) => ['approval_requested', 'approval_decided', 'mcp_approval'].includes(String(l.type)));
+    expect(approvals).toEqual([
+      expect.objectContaining({
+        type: 'approval_requested',
+        kind: 'remote_mcp',
+        tool: 'docs',
+        remote: { server: 'docs', tool: 'search', arguments: '{"q":"x"}' },
+      }),
+      expect.objectContaining({
+        type: 'approval_decided',
+        kind: 'remote_mcp',
+        decision: 'no',
+        decided_by: 'policy',
+        reason: expect.stringMatching(/^denied/) as unknown,
+      }),
+    ]);
+    expect(approvals[0]?.call_id).toBe(approvals[1]?.call_id);
     expect(bodyOf(before + 1).input).toEqual([
       {
         type: 'mcp_approval_response',

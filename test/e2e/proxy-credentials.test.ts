@@ -1,11 +1,13 @@
 // Proxy credentials never land on disk: a one-shot with --debug (the debug log writes request
 // bodies and events) through a forward proxy whose URL holds a password, then every file under
-// HOME (config, private state store, logs) and the project directory is searched for it.
+// HOME (config, private state store, logs) and the project directory is searched for it. The
+// same through a SOCKS5 proxy (username/password, RFC 1929).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
 import { startForwardProxy, type ForwardProxy } from '../mcp/fixtures/forward-proxy.ts';
+import { startSocks5Server } from '../support/socks5-server.ts';
 import { runCli, sandbox } from './harness.ts';
 
 const PASSWORD = 'pr0xy-pa55-9f3c1e';
@@ -44,5 +46,21 @@ describe('proxy credentials', () => {
       expect(text.includes(PASSWORD) || text.includes(b64), f).toBe(false);
     }
     expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+  });
+
+  it.each(['http', 'websocket'])('a --debug one-shot over %s through a SOCKS5 proxy with a password leaves it in no file', async (transport) => {
+    const socks = await startSocks5Server({ credentials: { username: 'alice', password: PASSWORD } });
+    try {
+      const box = sandbox(emu.baseUrl, { ALL_PROXY: socks.url.replace('//', `//alice:${PASSWORD}@`), AGENTX_TRANSPORT: transport });
+      const r = await runCli(['--debug', 'run: echo hi'], { ...box, timeoutMs: 15_000 });
+      expect(r.code).toBe(0);
+      expect(socks.usernames.length).toBeGreaterThanOrEqual(1);
+      const files = [...filesUnder(box.home), ...filesUnder(box.cwd)];
+      expect(files.some((f) => /log/i.test(f))).toBe(true);
+      for (const f of files) expect(readFileSync(f, 'latin1').includes(PASSWORD), f).toBe(false);
+      expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    } finally {
+      await socks.close();
+    }
   });
 });

@@ -47,9 +47,12 @@ export interface StateFile {
   pending_tool_calls: { call_id: string; status: string; output?: unknown }[];
   pending_cli_transcript: unknown[];
   /** `input_log` in place of `input` when the retry data holds a tool output or a long paste (kept in the conversation log). */
-  pending_transaction: { input?: unknown[]; input_log?: { output_log?: string }[]; previous_response_id: string | null } | null;
+  pending_transaction: { input?: unknown[]; input_log?: { output_log?: string }[]; previous_response_id: string | null; tool_summaries?: string[] } | null;
+  transcript: { role: string; text: string }[];
   failed_response: { error: string; code?: string } | null;
   interrupted_turn: { user_message: string } | null;
+  /** The snapshots around files a turn changed that has no checkpoint yet (an interrupted or failed turn). */
+  pending_files: { from: string; to: string } | null;
   rollback_backup: unknown;
   context_tokens: number;
   compaction: { mechanism: string; from_response_id: string | null } | null;

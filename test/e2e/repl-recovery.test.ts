@@ -4,12 +4,19 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { conversationLogPath, sessionArchiveDir } from '../../src/paths.ts';
 import { sandbox, type Sandbox } from './harness.ts';
 import { KEY, type PtyRun } from './pty.ts';
 import { body, prompt, readState, toolOutputs, turn, replSuite } from './repl-fixtures.ts';
 
 const suite = replSuite();
 const start = suite.start;
+
+/** Tool-output records in the project's conversation log (journal-outputs.ts). */
+const outputRecordsIn = (sb: Sandbox): number =>
+  readFileSync(conversationLogPath(sb.env, sb.home, sb.cwd), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"response_id":"agentx-output:')).length;
 
 const ledger = (sb: Sandbox): string => {
   try {
@@ -131,6 +138,19 @@ describe('restart after agentx died during a tool call', () => {
     expect(body(suite.emu.requests[n]).previous_response_id).toBeUndefined();
     expect(ledger(sb)).toBe('A\nB-start\n');
 
+    // The entry keeps the journal as the state file does: A's output stays in the conversation
+    // log, the entry points at it (issue 22 §6), nothing of it inline.
+    const [entryName] = readdirSync(sessionArchiveDir(sb.env, sb.home, sb.cwd));
+    const entry = JSON.parse(readFileSync(join(sessionArchiveDir(sb.env, sb.home, sb.cwd), entryName ?? ''), 'utf8')) as {
+      state: { pending_tool_calls: { call_id: string; status: string; output?: unknown; output_log?: string }[] };
+    };
+    const [archivedA] = entry.state.pending_tool_calls;
+    expect(archivedA?.status).toBe('completed');
+    expect(archivedA?.output).toBeUndefined();
+    expect(archivedA?.output_log).toMatch(/^agentx-output:/);
+    const outputRecords = outputRecordsIn(sb);
+    expect(outputRecords).toBeGreaterThan(0);
+
     // The abandoned session was kept among the earlier ones: /resume brings it back with its
     // journal, so the same menu is offered again and nothing that completed runs twice.
     const m = suite.emu.requests.length;
@@ -141,13 +161,53 @@ describe('restart after agentx died during a tool call', () => {
     await b.waitFor('resumed the conversation');
     await b.waitFor(/echo A >> ledger\s+completed/);
     await b.waitFor('How do you want to go on?');
+    // Resuming read A's output back from the log: it was not appended a second time.
+    expect(outputRecordsIn(sb)).toBe(outputRecords);
     b.write('1');
     b.write(KEY.enter);
     await b.waitFor('Ran it');
     await prompt(b);
     expect(body(suite.emu.requests[m]).previous_response_id).toBe(toolResponse);
     expect(JSON.stringify(toolOutputs(suite.emu.requests[m])[1]?.output)).toContain('agentx stopped while this call was running');
+    // The resumed conversation still has A's output: sent as recorded, for A's call.
+    expect(toolOutputs(suite.emu.requests[m])[0]).toMatchObject({ type: 'shell_call_output', call_id: archivedA?.call_id });
     expect(ledger(sb)).toBe('A\nB-start\n');
+  });
+});
+
+describe('Retry of a call a dead session left, interrupted with Ctrl-C', () => {
+  it('the file the re-run call wrote is in /diff, and the turn is recorded as interrupted', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = start(sb);
+    await prompt(a);
+    // The call writes out.txt only once `go` exists (after the kill), then keeps running.
+    const sleeper = `sleep 26.${process.pid % 1000}4`;
+    suite.emu.enqueue({ kind: 'calls', calls: [{ commands: [`while [ ! -f go ]; do sleep 0.05; done; echo written > out.txt; ${sleeper}`] }] });
+    a.line('write out.txt');
+    await a.waitFor('echo written > out.txt');
+    a.kill('SIGKILL');
+    await a.exited;
+    writeFileSync(join(sb.cwd, 'go'), '');
+    expect(readState(sb).pending_tool_calls.map((c) => c.status)).toEqual(['started']);
+
+    const b = start(sb);
+    await b.waitFor('How do you want to go on?');
+    b.write('3');
+    b.write(KEY.enter);
+    await expect.poll(() => existsSync(join(sb.cwd, 'out.txt')), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => alive(sleeper), { timeout: 5000 }).toBe(true);
+    b.write(KEY.ctrlC);
+    await b.waitFor('interrupted');
+    await prompt(b, 5000);
+    const s = readState(sb);
+    expect(s.interrupted_turn?.user_message).toBe('write out.txt');
+    expect(s.pending_files).not.toBeNull();
+
+    b.line('/diff');
+    await b.waitFor('Files changed by tool calls in the last turn:');
+    await b.waitFor(/A out\.txt/);
+    await b.waitFor('+written');
+    await prompt(b);
   });
 });
 
@@ -190,5 +250,33 @@ describe('a failed request', () => {
     const s = readState(sb);
     expect(s.pending_transaction).toBeNull();
     expect(s.history).toHaveLength(2);
+  });
+
+  it('a turn whose calls ran before the request failed: Retry after a restart keeps their lines in the turn', async () => {
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const a = start(sb);
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'calls', calls: [{ commands: ['echo ran-before-failure'] }] }, { kind: 'http_error', status: 503, times: 5 });
+    a.line('run then fail');
+    await a.waitFor('What now?');
+    expect(readState(sb).pending_transaction?.tool_summaries?.join('\n')).toContain('echo ran-before-failure');
+    a.write('5');
+    a.write(KEY.enter);
+    await a.waitFor('Kept for later');
+    await prompt(a);
+    a.line('quit');
+    await a.exited;
+
+    const b = start(sb);
+    await b.waitFor('What now?');
+    b.write('1');
+    b.write(KEY.enter);
+    await b.waitFor('Ran it');
+    await prompt(b);
+    const s = readState(sb);
+    expect(s.pending_transaction).toBeNull();
+    const turnLines = s.transcript.map((e) => `${e.role}: ${e.text}`);
+    expect(turnLines[0]).toBe('user: run then fail');
+    expect(turnLines.some((l) => l.startsWith('tool: ') && l.includes('echo ran-before-failure'))).toBe(true);
   });
 });

@@ -124,3 +124,56 @@ describe('/resume', () => {
     expect(body(suite.emu.requests[m]).previous_response_id).toBe(firstId);
   });
 });
+
+describe('/clear', () => {
+  it('a failed first request is a conversation: /clear asks, keeps it for /resume, which brings the failed request back', async () => {
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const a = suite.start(sb);
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
+    a.line('the first words');
+    await a.waitFor('What now?');
+    a.write('5');
+    a.write(KEY.enter);
+    await a.waitFor('Kept for later');
+    await prompt(a);
+    // No turn yet and no chain head, but a failed request waits for the recovery menu: not empty.
+    expect(readState(sb).usage.turns).toBe(0);
+    expect(readState(sb).response_id).toBeNull();
+    expect(readState(sb).pending_transaction).not.toBeNull();
+    await clear(a);
+    expect(a.raw()).not.toContain('Nothing to clear');
+    expect(readState(sb).pending_transaction).toBeNull();
+    expect(readdirSync(archiveDir(sb))).toHaveLength(1);
+    // An empty conversation has nothing to clear.
+    a.line('/clear');
+    await a.waitFor('Nothing to clear: the conversation is empty.');
+    await prompt(a);
+    a.line('/resume 1');
+    await a.waitFor('resumed the conversation');
+    await a.waitFor('Your message is kept: "the first words"');
+  });
+});
+
+describe('/rollback undo after a restart', () => {
+  it('nothing remembered: the copy the rollback kept is found in the list and taken out', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = suite.start(sb);
+    await prompt(a);
+    await turn(a, 'alpha', 'You said: alpha');
+    await turn(a, 'beta', 'You said: beta');
+    a.line('/rollback 2');
+    await a.waitFor('Rolled back to checkpoint 2');
+    await prompt(a);
+    a.line('quit');
+    await a.exited;
+    expect(readdirSync(archiveDir(sb))).toHaveLength(1);
+    const b = suite.start(sb);
+    await prompt(b);
+    b.line('/rollback undo');
+    await b.waitFor('Undid the rollback');
+    await prompt(b);
+    expect(readState(sb).usage.turns).toBe(2);
+    expect(readdirSync(archiveDir(sb))).toEqual([]);
+  });
+});

@@ -8,7 +8,7 @@ import type { ContextOptions } from './context.ts';
 const USAGE =
   'usage: emulator [--port N] [--host H] [--latency MS] [--no-validate] [--no-auth] [--stateless]\n' +
   '                [--context-window TOKENS] [--overflow http|failed|error|error_nested] [--no-context-management] [--no-compact-endpoint]\n' +
-  '                [--no-websocket] [--websocket-limit MS] [--azure [API_VERSION]]\n' +
+  '                [--no-websocket] [--websocket-limit MS] [--websocket-errors-without-status] [--azure [API_VERSION]]\n' +
   '                [--refuse-tool-types shell,apply_patch [--refusal-style openai|vllm]]';
 
 function parseArgs(argv: string[]): EmulatorOptions {
@@ -28,6 +28,7 @@ function parseArgs(argv: string[]): EmulatorOptions {
     else if (arg === '--no-auth') opts.requireAuth = false;
     else if (arg === '--stateless') opts.stateless = true;
     else if (arg === '--no-websocket') opts.websocket = false;
+    else if (arg === '--websocket-errors-without-status') opts.websocketErrorStatus = false;
     else if (arg === '--refuse-tool-types') opts.refuseToolTypes = { ...opts.refuseToolTypes, types: (argv[++i] ?? '').split(',').filter((t) => t !== '') };
     else if (arg === '--refusal-style') {
       const style = argv[++i];

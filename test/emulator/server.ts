@@ -59,6 +59,11 @@ export interface EmulatorOptions {
   stateless?: boolean;
   /** Accept the WebSocket mode on /v1/responses (default true); false answers the upgrade like a plain GET (404). */
   websocket?: boolean;
+  /**
+   * Whether WebSocket `error` events carry the HTTP status of the error (default true, as the
+   * service sends them); false sends the error alone, as a server may (the field is optional).
+   */
+  websocketErrorStatus?: boolean;
   /** The WebSocket connection limit (the service's is 60 minutes); unset: none. */
   websocketLimitMs?: number;
   /**
@@ -285,6 +290,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
           state,
           closing: closing.signal,
           limitMs: () => websocketLimitMs,
+          errorStatus: opts.websocketErrorStatus !== false,
           logRequest: (req, raw, body) => logRequest(req, 'POST', '/v1/responses', raw, body, 'websocket', newId('req_', 16)),
           checkUpgrade: (req) => {
             const azure = azureRefusal(req, opts.azure);

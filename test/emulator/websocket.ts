@@ -2,7 +2,9 @@
 // message per response. Each one runs through handleCreate exactly like POST /v1/responses
 // (same checks, same scripted steps, same fault injection), its SSE output turned into one
 // WebSocket message per event by SocketResponse below: a `cut` step drops the socket mid-stream,
-// an HTTP error becomes an `error` event with its status, as the service sends it.
+// an HTTP error becomes an `error` event with its status, as the service sends it (or, with
+// `errorStatus: false`, without one: OpenAI's schema makes the event's `status` optional, and a
+// server may send a refusal the way it sends an error of the stream, the error alone).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -20,7 +22,10 @@ class SocketResponse {
   private pending = '';
   readonly socket = { destroy: (): void => this.destroy() };
 
-  constructor(private readonly ws: WebSocket) {}
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly errorStatus: boolean,
+  ) {}
 
   get writable(): boolean {
     return !this.destroyed && this.ws.readyState === this.ws.OPEN;
@@ -70,16 +75,24 @@ class SocketResponse {
     }
   }
 
-  /** An HTTP error body `{ error }` as the WebSocket `error` event, with the status it had. */
+  /**
+   * An HTTP error body as the WebSocket `error` event, with the status it had (unless this server
+   * leaves it out). OpenAI's envelope `{ error }` gives the error; a body that is the error itself
+   * (vLLM's `{ object: "error", message, type, … }`) gives its fields.
+   */
   private sendErrorBody(): void {
     let error: unknown = { message: this.pending };
     try {
       const parsed: unknown = JSON.parse(this.pending);
       if (isRecord(parsed) && isRecord(parsed.error)) error = parsed.error;
+      else if (isRecord(parsed) && parsed.object === 'error' && typeof parsed.message === 'string') {
+        error = { type: parsed.type ?? null, code: parsed.code ?? null, message: parsed.message, param: parsed.param ?? null };
+      }
     } catch {
       // A non-JSON body (a raw step) goes out as the message.
     }
-    if (this.writable) this.ws.send(JSON.stringify({ type: 'error', status: this.status, error }));
+    const event = this.errorStatus ? { type: 'error', status: this.status, error } : { type: 'error', error };
+    if (this.writable) this.ws.send(JSON.stringify(event));
     this.pending = '';
   }
 }
@@ -90,6 +103,8 @@ export interface WebSocketHooks {
   checkUpgrade(req: IncomingMessage): { status: number; body: unknown } | undefined;
   /** Logs one response.create as a request of the log (transport websocket). */
   logRequest(req: IncomingMessage, raw: Buffer, body: ParsedBody): import('./wire.ts').LoggedRequest;
+  /** Whether `error` events carry the HTTP status of the error they stand for (the service's do). */
+  errorStatus: boolean;
   /** A connection older than this answers its next response.create with the limit error and closes. */
   limitMs(): number | undefined;
   closing: AbortSignal;
@@ -171,7 +186,7 @@ export function attachWebSocket(server: Server, hooks: WebSocketHooks): WebSocke
       const stop = (): void => current?.abort();
       hooks.closing.addEventListener('abort', stop);
       try {
-        await handleCreate(hooks.state, new SocketResponse(ws) as unknown as ServerResponse, current.signal, entry, streaming);
+        await handleCreate(hooks.state, new SocketResponse(ws, hooks.errorStatus) as unknown as ServerResponse, current.signal, entry, streaming);
       } finally {
         hooks.closing.removeEventListener('abort', stop);
       }

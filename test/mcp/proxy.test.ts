@@ -2,6 +2,7 @@
 // with absolute-URI requests, an https one through a CONNECT tunnel with TLS verified against a
 // private CA made here with openssl (AGENTX_CA_FILE), NO_PROXY going direct, and a dead proxy
 // named in one line without its credentials. The fetch is the front-end's (frontends/mcp-fetch.ts).
+// The same through a real SOCKS5 server (test/support/socks5-server.ts).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpFetch } from '../../src/frontends/mcp-fetch.ts';
 import { McpManager } from '../../src/tools/mcp/manager.ts';
+import { startSocks5Server } from '../support/socks5-server.ts';
 import { makeLocalhostCa, tlsFront } from '../support/tls.ts';
 import { startForwardProxy, type ForwardProxy } from './fixtures/forward-proxy.ts';
 import { HTTP_SERVER, httpSpec, tempDir, waitUntil } from './helpers.ts';
@@ -150,5 +152,61 @@ describe('MCP over HTTP through a proxy', () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe('MCP over HTTP through a SOCKS5 proxy', () => {
+  it('http via ALL_PROXY=socks5://, username/password to the proxy alone; the older SSE protocol too', async () => {
+    const socks = await startSocks5Server({ credentials: { username: 'alice', password: 's:cret' } });
+    try {
+      process.env.ALL_PROXY = socks.url.replace('socks5h://', 'socks5://alice:s%3Acret@');
+      manager = await start(`http://127.0.0.1:${port}/mcp`);
+      expect(manager.servers()[0]).toMatchObject({ state: 'ready', transport: 'http' });
+      expect(await echo(manager, 'via socks')).toBe('via socks');
+      expect(socks.connects.length).toBeGreaterThan(0);
+      expect(socks.connects.every((c) => c.atyp === 'ipv4' && c.host === '127.0.0.1' && c.port === port)).toBe(true);
+      expect(new Set(socks.usernames)).toEqual(new Set(['alice']));
+      expect(JSON.stringify(manager.servers())).not.toContain('cret');
+      await manager.close();
+      manager = await start(`http://127.0.0.1:${port}/sse`, 'sse');
+      expect(await echo(manager, 'old protocol')).toBe('old protocol');
+      expect(proxy.forwarded).toEqual([]);
+    } finally {
+      await socks.close();
+    }
+  });
+
+  it('https via HTTPS_PROXY=socks5h://: the name to the proxy, TLS verified against AGENTX_CA_FILE', async () => {
+    const socks = await startSocks5Server();
+    try {
+      process.env.HTTPS_PROXY = socks.url;
+      manager = await start(`https://localhost:${tlsPort}/mcp`, 'http', caPem());
+      expect(await echo(manager, 'socks tls')).toBe('socks tls');
+      expect(socks.connects.length).toBeGreaterThan(0);
+      expect(socks.connects.every((c) => c.atyp === 'domain' && c.host === 'localhost' && c.port === tlsPort)).toBe(true);
+    } finally {
+      await socks.close();
+    }
+  });
+
+  it('NO_PROXY goes direct; a dead SOCKS proxy fails the server in one line naming it, never its password', async () => {
+    const socks = await startSocks5Server();
+    try {
+      process.env.ALL_PROXY = socks.url;
+      process.env.NO_PROXY = '127.0.0.1';
+      manager = await start(`http://127.0.0.1:${port}/mcp`);
+      expect(await echo(manager, 'direct')).toBe('direct');
+      expect(socks.methods).toEqual([]);
+      await manager.close();
+    } finally {
+      await socks.close();
+    }
+    delete process.env.NO_PROXY;
+    process.env.ALL_PROXY = socks.url.replace('//', '//alice:s%3Acret@');
+    manager = await start(`http://127.0.0.1:${port}/mcp`);
+    const [line = ''] = manager.startupReport();
+    expect(line).toMatch(new RegExp(`^mcp: server web failed to start: .*proxy ${socks.url} could not be reached: ECONNREFUSED`));
+    expect(line).not.toContain('\n');
+    expect(line).not.toContain('cret');
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runShellCommand } from '../../src/tools/shell.ts';
 import type { ShellRunOptions, ShellRunResult } from '../../src/tools/shell.ts';
+import type { ApprovalDecision, ApprovalQuestion } from '../../src/tools/tool.ts';
 
 /**
  * True while `pid` runs. Zombies count as gone: here PID 1 may reap orphans late or never,
@@ -78,4 +79,9 @@ export function run(dir: TempDir, command: string, extra: Partial<ShellRunOption
     killGraceMs: 500,
     ...extra,
   });
+}
+
+/** `ToolContext.approve` for a tool that never asks the person: a question fails the test. */
+export function unexpectedApproval(question: ApprovalQuestion): Promise<ApprovalDecision> {
+  return Promise.reject(new Error(`unexpected approval question: ${question.server}.${question.tool}`));
 }

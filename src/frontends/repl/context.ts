@@ -7,6 +7,7 @@ import type { LoadedRules } from '../../config/permission-rules.ts';
 import type { Permissions } from '../../engine/permissions.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { SessionHooks } from '../../engine/hooks.ts';
+import type { ConversationLog } from '../../store/log/conversation-log.ts';
 import type { SessionStore } from '../../store/session-store.ts';
 import type { McpManager } from '../../tools/mcp/manager.ts';
 import type { LocalImagePart } from '../../wire/items.ts';
@@ -29,6 +30,8 @@ export interface ReplContext {
   theme: Theme;
   term: TerminalInput;
   session: SessionStore;
+  /** The session's conversation log, shared by the store and the engine (session-startup.ts openConversationLog). */
+  log: ConversationLog;
   config: Config & { apiKey: string };
   /** Built once for the session; /setup, /plan and MCP tools reconfigure it, /model changes its request shape. */
   engine: Engine;
@@ -60,6 +63,12 @@ export interface ReplContext {
   reviewPatchesOnce?: boolean;
   /** The person's hooks (frontends/hooks/), given to the engine (it keeps them across reconfiguration). */
   hooks?: SessionHooks;
+  /**
+   * The archive entry the last /clear, "New session", /rollback or /resume wrote of the
+   * conversation it left (resume-command.ts archiveCurrent): `/rollback undo` brings that
+   * conversation back and removes this copy, without listing the archive.
+   */
+  archivedCopy?: { file: string; responseId: string | null; turns: number };
   /** The last command's whole output, for Ctrl-O (the turn runner's, `!commands` recorded too). */
   lastOutput?: LastOutput;
 }

@@ -5,7 +5,7 @@ import type { PendingChoice } from '../../engine/engine.ts';
 import { hopelessOptions } from '../../engine/compaction.ts';
 import { needsPendingDecision } from '../../engine/journal.ts';
 import { CONTEXT_LENGTH_EXCEEDED } from '../../model/errors.ts';
-import { preview, type ToolJournalEntry } from '../../store/state.ts';
+import { isEmptyConversation, preview, type ToolJournalEntry } from '../../store/state.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { selectFromMenu, type MenuItem } from '../../ui/menu.ts';
 import { say, type ReplContext } from './context.ts';
@@ -41,7 +41,9 @@ function resetSession(ctx: ReplContext): void {
 export async function clearCommand(ctx: ReplContext): Promise<void> {
   const s = ctx.session.state;
   const t = ctx.theme;
-  if (s.usage.turns === 0 && s.response_id === null) {
+  // The archive's definition: a failed first request, calls left by a dead session or a
+  // compaction are worth clearing (and keeping for /resume) even before a turn has completed.
+  if (isEmptyConversation(s)) {
     say(ctx, 'Nothing to clear: the conversation is empty.');
     return;
   }

@@ -22,7 +22,7 @@ import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
 import { resumeCommand } from './resume-command.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
-import { loadReplSession, lockSession, openSessionStore, replStatePath, unsavedBanner, useSessionSeal } from '../session-startup.ts';
+import { loadReplSession, lockSession, openConversationLog, openSessionStore, replStatePath, unsavedBanner, useSessionSeal } from '../session-startup.ts';
 import { CostTracker } from './usage-view.ts';
 import { startMcpSession } from '../mcp-session.ts';
 import type { HostedInput } from '../runtime.ts';
@@ -93,10 +93,13 @@ async function session(
   afterPrompt.add(preloadModelClient);
   const term = new TerminalInput(process.stdin, out);
   const historyFile = historyPath(env);
+  // One conversation log for the session: the store and the engine (however often it is
+  // reconfigured) share it, so a repaired log is said once, here, among the REPL's warnings.
+  const log = openConversationLog(env, dir, (m) => say({ out }, theme.yellow(`⚠ ${sanitizeLines(m)}`)));
   const sessionStore = openSessionStore({
     dir,
     path: replStatePath(dir),
-    env,
+    log,
     initial: loaded.state,
     persistence: loaded.writable && unsaved === undefined ? 'durable' : 'memory',
     publishesCheckpoint: true,
@@ -134,6 +137,7 @@ async function session(
     out,
     theme,
     session: sessionStore,
+    log,
     costs,
     hosted,
     snapshots,

@@ -3,11 +3,9 @@ import { archivedLabel } from './resume-command.ts';
 
 describe('a line of the /resume list', () => {
   it('shows the date, the turns, the first message and the last one when it differs', () => {
-    const label = archivedLabel({ archivedAt: '2026-12-05T20:41:00Z', turns: 3, firstPrompt: 'fix the parser', state: { last_user_message: 'now the tests' } });
+    const label = archivedLabel({ archivedAt: '2026-12-05T20:41:00Z', turns: 3, firstPrompt: 'fix the parser', lastMessage: 'now the tests' });
     expect(label).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}3 turns {2}"fix the parser" … last: "now the tests"$/);
-    expect(archivedLabel({ archivedAt: '2026-12-05T20:41:00Z', turns: 1, firstPrompt: 'once', state: { last_user_message: 'once' } })).toMatch(
-      / 1 turn {2}"once"$/,
-    );
+    expect(archivedLabel({ archivedAt: '2026-12-05T20:41:00Z', turns: 1, firstPrompt: 'once', lastMessage: 'once' })).toMatch(/ 1 turn {2}"once"$/);
     expect(archivedLabel({ archivedAt: 'not a date', turns: 0, firstPrompt: '' })).toBe('????-??-?? ??:??  0 turns  (no message)');
   });
 
@@ -25,7 +23,7 @@ describe('a line of the /resume list', () => {
       archivedAt: '2026-12-05T20:41:00Z',
       turns: 1,
       firstPrompt: 'look \x1b[2J\x1b]0;pwned\x07here\r\nnow',
-      state: { last_user_message: 'bye \x1b[31mred' },
+      lastMessage: 'bye \x1b[31mred',
     });
     expect(label).not.toMatch(/[\x00-\x1f\x7f]/);
     expect(label).toContain('look');

@@ -6,12 +6,12 @@
 import { errorMessage } from '../../lib/fsutil.ts';
 import { preview } from '../../lib/text.ts';
 import { sessionArchiveDir } from '../../paths.ts';
-import { archiveSession, listArchive, removeFromArchive, setAsideRefused, type ArchivedSession } from '../../store/session-archive.ts';
+import { archiveSession, listArchive, readArchivedState, removeFromArchive, setAsideRefused, type ArchivedSession } from '../../store/session-archive.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
 
-type ArchiveContext = Pick<ReplContext, 'env' | 'home' | 'session' | 'engine'>;
+type ArchiveContext = Pick<ReplContext, 'env' | 'home' | 'session' | 'engine' | 'archivedCopy'>;
 
 function archiveDir(ctx: ArchiveContext): string {
   return sessionArchiveDir(ctx.env, ctx.home, ctx.session.dir);
@@ -19,15 +19,20 @@ function archiveDir(ctx: ArchiveContext): string {
 
 /**
  * Keeps the current conversation among the earlier ones before it is left. Returns false (said in
- * one line) when it could not: the caller then keeps the conversation rather than lose it.
+ * one line) when it could not: the caller then keeps the conversation rather than lose it. The
+ * entry written is remembered (`archivedCopy`): the conversation being left is what `/rollback
+ * undo` brings back, and then its copy goes.
  */
 export async function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'out' | 'theme'>): Promise<boolean> {
   if (!ctx.session.persistent) return true; // A session in memory only has nowhere to keep it either.
   // What its calls changed is listed with it; a snapshot store that cannot say (pruned, git
   // failing) leaves the list without it rather than keep the conversation from being kept.
   const files = await ctx.engine.conversationFileChanges().catch(() => undefined);
+  const state = ctx.session.state;
   try {
-    archiveSession(archiveDir(ctx), ctx.session.state, new Date(), files);
+    // As the state file holds it: outputs stay in the conversation log, the entry points at them.
+    const file = archiveSession(archiveDir(ctx), ctx.session.toFile({ ...state, rollback_backup: null }), new Date(), files);
+    ctx.archivedCopy = file === undefined ? undefined : { file, responseId: state.response_id, turns: state.usage.turns };
     return true;
   } catch (err) {
     say(ctx, ctx.theme.red(sanitizeLine(`✗ could not keep the conversation among the earlier ones (${archiveDir(ctx)}): ${errorMessage(err)}`)));
@@ -37,20 +42,29 @@ export async function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'ou
 
 /**
  * After `/rollback undo` the branch the rollback left is the session again: its copy among the
- * earlier conversations (kept by the rollback) would only list it twice. The newest entry with the
- * same chain head and turns goes; a failure to read the archive just leaves the copy.
+ * earlier conversations (kept by the rollback) would only list it twice. That copy is the one
+ * archiveCurrent remembered, if it is this conversation (same chain head and turns); after a
+ * restart nothing is remembered, and the newest entry listed with the same head and turns goes.
+ * A failure to read the archive just leaves the copy.
  */
 export function dropArchivedCopyOfCurrent(ctx: ArchiveContext): void {
   if (!ctx.session.persistent) return;
   const s = ctx.session.state;
+  const remembered = ctx.archivedCopy;
+  ctx.archivedCopy = undefined;
   if (s.response_id === null) return;
+  const same = (e: { responseId: string | null; turns: number }): boolean => e.responseId === s.response_id && e.turns === s.usage.turns;
+  if (remembered !== undefined) {
+    if (same(remembered)) removeFromArchive(remembered);
+    return;
+  }
   let listing;
   try {
     listing = listArchive(archiveDir(ctx));
   } catch {
     return;
   }
-  const copy = listing.sessions.find((e) => e.state.response_id === s.response_id && e.turns === s.usage.turns);
+  const copy = listing.sessions.find(same);
   if (copy !== undefined) removeFromArchive(copy);
 }
 
@@ -69,11 +83,9 @@ function shortDate(iso: string): string {
  * One earlier conversation in the list: when it was left, how long it was, how it began and
  * where it ended (sanitized: a message may hold anything pasted, or echoed by the model).
  */
-export function archivedLabel(
-  s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt' | 'filesChanged'> & { state?: Pick<ArchivedSession['state'], 'last_user_message'> },
-): string {
+export function archivedLabel(s: Pick<ArchivedSession, 'archivedAt' | 'turns' | 'firstPrompt' | 'filesChanged'> & { lastMessage?: string | null }): string {
   const first = s.firstPrompt === '' ? '(no message)' : `"${sanitizeLine(preview(s.firstPrompt))}"`;
-  const last = s.state?.last_user_message ?? '';
+  const last = s.lastMessage ?? '';
   const ending = last === '' || preview(last) === preview(s.firstPrompt) ? '' : ` … last: "${sanitizeLine(preview(last))}"`;
   return `${shortDate(s.archivedAt)}  ${s.turns} turn${s.turns === 1 ? '' : 's'}${filesLabel(s.filesChanged)}  ${first}${ending}`;
 }
@@ -152,8 +164,15 @@ async function choose(ctx: ReplContext, sessions: ArchivedSession[], arg: string
 }
 
 async function switchTo(ctx: ReplContext, entry: ArchivedSession): Promise<boolean> {
+  // Parsed whole only now, for the one chosen (the list read only the entries' small fields).
+  const state = readArchivedState(entry);
+  if (state === null) {
+    say(ctx, ctx.theme.red(sanitizeLine(`✗ the earlier conversation ${entry.file} can no longer be read (changed or damaged): nothing was switched`)));
+    return false;
+  }
   if (!(await archiveCurrent(ctx))) return false;
-  ctx.engine.resumeConversation(entry.state);
+  // Its outputs are read back from the conversation log, where they already are (not appended again).
+  ctx.engine.resumeConversation(ctx.session.fromFile(state));
   // It is the project's session now, no longer an earlier one (the current one took its place).
   removeFromArchive(entry);
   // One-shots beside the REPL go on from the resumed conversation (or start fresh if it has no head).

@@ -4,7 +4,7 @@
 import { contextLeft, formatContextLeft } from '../../engine/context.ts';
 import type { Engine, TurnOutcome } from '../../engine/engine.ts';
 import type { AgentEvent } from '../../engine/events.ts';
-import { argumentsPreview } from '../../tools/hosted/remote-mcp.ts';
+import { argumentsPreview, type ApprovalQuestion } from '../../tools/hosted/remote-mcp.ts';
 import { supportsHyperlinks } from '../../ui/hyperlink.ts';
 import { Renderer, type Writer } from '../../ui/render.ts';
 import { confirmPrompt } from '../../ui/command-view.ts';
@@ -120,7 +120,7 @@ export class TurnRunner {
     this.spinner.stop();
     if (!this.writer.atLineStart) this.writer.write('\n');
     if (q.kind === 'confirm') return this.confirm(q);
-    if (q.kind === 'remote_mcp') return this.approveRemote(q);
+    if (q.kind === 'remote_mcp') return this.approveRemote(q.remote);
     const decided = await askApproval(q, { term: this.ctx.term, out: this.ctx.out, theme: this.ctx.theme, write: (t) => this.writer.write(t) });
     if (decided.cancelled) this.controller?.abort();
     return { answer: decided.answer, decidedBy: decided.decidedBy };
@@ -142,9 +142,8 @@ export class TurnRunner {
   }
 
   /** A remote MCP server's approval request: the person says yes or no (Esc/Ctrl-C: no, and the turn stops). */
-  private async approveRemote(q: PersonQuestion): Promise<Decided> {
+  private async approveRemote(remote: ApprovalQuestion): Promise<Decided> {
     const t = this.ctx.theme;
-    const remote = q.remote ?? { server: q.tool, tool: q.title, arguments: '' };
     // Names and arguments come from the server: control characters are shown, never obeyed.
     this.writer.write(
       `${t.yellow('?')} remote MCP server ${t.cyan(showControls(remote.server))} wants to run ${t.cyan(showControls(remote.tool))} ${showControls(argumentsPreview(remote.arguments))}  [y]es / [n]o: `,

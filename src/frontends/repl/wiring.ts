@@ -41,7 +41,7 @@ export function replCommands(ctx: Pick<ReplContext, 'env' | 'session' | 'out' | 
  * runner, questions to its menus (the runner exists before the engine: nothing binds late).
  */
 export function replEngineDeps(
-  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots' | 'permissions'> & {
+  ctx: Pick<ReplContext, 'cli' | 'env' | 'session' | 'log' | 'costs' | 'out' | 'theme' | 'hosted' | 'snapshots' | 'permissions'> & {
     cwd: () => string;
     runner: TurnRunner;
   },
@@ -56,6 +56,7 @@ export function replEngineDeps(
     cli: ctx.cli,
     env: ctx.env,
     session: ctx.session,
+    log: ctx.log,
     commands,
     mcp,
     hosted: ctx.hosted,

@@ -53,6 +53,11 @@ export interface LogStats {
   fsyncs: number;
   /** Times this process rewrote the log smaller (prune.ts). */
   prunes?: number;
+  /**
+   * Bytes read into the in-memory index (the log and the archive a prune left). A second
+   * instance over the same file would read it all again after each repair or prune of the other.
+   */
+  bytesRead?: number;
 }
 
 /**
@@ -298,6 +303,7 @@ export class ConversationLog {
         const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - this.readOffset), this.readOffset);
         if (n <= 0) break;
         this.readOffset += n;
+        this.stats.bytesRead = (this.stats.bytesRead ?? 0) + n;
         this.take(chunk.subarray(0, n).toString('latin1'));
       }
     } finally {
@@ -397,6 +403,7 @@ export class ConversationLog {
         const n = readSync(fd, chunk, 0, Math.min(chunk.length, stats.size - offset), offset);
         if (n <= 0) break;
         offset += n;
+        this.stats.bytesRead = (this.stats.bytesRead ?? 0) + n;
         const lines = (partial + chunk.subarray(0, n).toString('latin1')).split('\n');
         partial = lines.pop() ?? '';
         for (const raw of lines) {

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FunctionCallItem } from '../../wire/items.ts';
 import type { Tool, ToolContext } from '../tool.ts';
 import { makeLayout, TEST_KEY, type Layout } from '../../../test/support/sandbox.ts';
+import { unexpectedApproval } from '../../../test/support/tools.ts';
 import { createCommandRunner, type CommandRunner } from '../sandboxed.ts';
 import { createExecTools } from './exec-tool.ts';
 import { ExecManager } from './manager.ts';
@@ -37,7 +38,14 @@ async function call(tool: Tool, args: Record<string, unknown>): Promise<string> 
   const item: FunctionCallItem = { type: 'function_call', call_id: 'c', name: tool.name, arguments: JSON.stringify(args) };
   const parsed = tool.parse(item);
   if (!parsed.ok) return parsed.error;
-  const ctx: ToolContext = { cwd: box.workspace, workspaceRoot: box.workspace, signal: new AbortController().signal, retry: false, progress: () => undefined };
+  const ctx: ToolContext = {
+    cwd: box.workspace,
+    workspaceRoot: box.workspace,
+    signal: new AbortController().signal,
+    retry: false,
+    progress: () => undefined,
+    approve: unexpectedApproval,
+  };
   const r = await tool.run(parsed.call, ctx);
   return r.reply.text;
 }

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FunctionCallItem } from '../../wire/items.ts';
 import type { Tool, ToolContext, ToolProgress } from '../tool.ts';
-import { isAlive, makeTempDir, waitFor, waitForPids, type TempDir } from '../../../test/support/tools.ts';
+import { isAlive, makeTempDir, unexpectedApproval, waitFor, waitForPids, type TempDir } from '../../../test/support/tools.ts';
 import { createExecTools } from './exec-tool.ts';
 import { ExecManager } from './manager.ts';
 
@@ -27,7 +27,7 @@ afterAll(() => manager.killAllNow());
 
 let n = 0;
 function ctx(signal = new AbortController().signal, progress: ToolProgress[] = []): ToolContext {
-  return { cwd: dir.path, workspaceRoot: dir.path, signal, retry: false, progress: (ev) => progress.push(ev) };
+  return { cwd: dir.path, workspaceRoot: dir.path, signal, retry: false, progress: (ev) => progress.push(ev), approve: unexpectedApproval };
 }
 
 async function call(tool: Tool, args: Record<string, unknown>, c: ToolContext = ctx()): Promise<string> {

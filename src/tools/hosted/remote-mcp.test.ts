@@ -69,7 +69,7 @@ describe('remote MCP', () => {
     });
   });
 
-  it('answers an approval request with the decision (a denial carries its reason)', async () => {
+  it('answers an approval request with the decision (a denial carries its reason), and reports nothing itself', async () => {
     const tool = createRemoteMcpTool([]);
     const request: ToolCallItem = { type: 'mcp_approval_request', call_id: 'r1', server_label: 'd', name: 'search', arguments: '{"q": "a"}' };
     const parsed = tool.parse(request);
@@ -85,7 +85,8 @@ describe('remote MCP', () => {
       approve: () => Promise.resolve({ approve: false, decidedBy: 'policy', reason: 'one-shot' }),
     });
     expect(outputForCall(request, result.reply)).toEqual({ type: 'mcp_approval_response', approval_request_id: 'r1', approve: false, reason: 'one-shot' });
-    expect(events).toEqual([{ type: 'mcp_approval', callId: 'r1', server: 'd', tool: 'search', approved: false, decidedBy: 'policy', reason: 'one-shot' }]);
+    // The question channel reports the question and the decision (approval_requested / approval_decided).
+    expect(events).toEqual([]);
     expect(tool.asksPerson).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 // approval request is journaled like a call (its answer is recorded before it is sent), so a crash
 // neither loses nor repeats an answer.
 import type { HostedItem, HostedMcpToolDefinition, McpApprovalPolicy, McpApprovalRequestItem, ToolDefinition } from '../../wire/items.ts';
-import type { ApprovalDecision, HostedProgress, HostedTool, LocalTool, ParsedCall, ToolContext, ToolResult } from '../tool.ts';
+import type { HostedProgress, HostedTool, LocalTool, ParsedCall, ToolContext, ToolResult } from '../tool.ts';
 
 /** A remote server ready to offer: headers already expanded (they hold secrets: never logged or stored). */
 export interface RemoteMcpServer {
@@ -66,25 +66,12 @@ export function remoteMcpProgress(item: HostedItem): HostedProgress | undefined 
   return undefined;
 }
 
-/** Without anyone to ask (a context without `approve`): denied, and the model is told why. */
-const NOBODY_TO_ASK: ApprovalDecision = { approve: false, decidedBy: 'policy', reason: 'denied: nobody could approve this call' };
-
 export function createRemoteMcpTool(servers: readonly RemoteMcpServer[]): LocalTool<ApprovalCall> & HostedTool {
   async function run(call: ApprovalCall, ctx: ToolContext): Promise<ToolResult> {
     const { item } = call;
-    // Asked on the engine's question channel: the REPL's menu, a one-shot's policy (ctx.approve).
-    const question = { server: item.server_label, tool: item.name, arguments: item.arguments };
-    const decision = ctx.approve !== undefined ? await ctx.approve(question) : NOBODY_TO_ASK;
-    const progress: HostedProgress = {
-      type: 'mcp_approval',
-      callId: item.call_id,
-      server: item.server_label,
-      tool: item.name,
-      approved: decision.approve,
-      decidedBy: decision.decidedBy,
-    };
-    if (decision.reason !== undefined) progress.reason = decision.reason;
-    ctx.progress(progress);
+    // Asked on the engine's question channel (the REPL's menu, a one-shot's policy), which also
+    // reports the question and the decision: the tool emits nothing of its own about it.
+    const decision = await ctx.approve({ server: item.server_label, tool: item.name, arguments: item.arguments });
     return {
       // A refusal's reason goes back to the server; an approval carries none.
       reply: { ok: decision.approve, text: decision.approve ? '' : (decision.reason ?? '') },
