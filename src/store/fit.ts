@@ -57,7 +57,8 @@ function cutLongTexts(s: SessionState): SessionState {
   return {
     ...s,
     pending_tool_calls: s.pending_tool_calls.map((c) => (c.output === undefined ? c : { ...c, output: shrinkOutput(c.output) })),
-    pending_transaction: t === null ? null : { ...t, input: t.input.map(shrinkInput), user_message: cut(t.user_message) },
+    // A state on its way to the file may hold `input_log` (small pointers) in place of `input` (journal-outputs.ts).
+    pending_transaction: t === null ? null : { ...t, ...('input' in t ? { input: t.input.map(shrinkInput) } : {}), user_message: cut(t.user_message) },
     interrupted_turn: it === null ? null : { ...it, user_message: cutString(it.user_message, KEPT_TEXT_BYTES, REASON) },
     last_user_message: cut(s.last_user_message),
     last_assistant_message: cut(s.last_assistant_message),

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationLog, LogWriteError, outputRecordId } from './log/conversation-log.ts';
 import { JournalOutputs } from './journal-outputs.ts';
 import { SessionStore } from './session-store.ts';
-import { emptyState, recordFailure, recordToolCalls, recordTurn, rollbackTo, undoRollback, type SessionState } from './state.ts';
+import { emptyState, MAX_STATE_FILE_BYTES, recordFailure, recordToolCalls, recordTurn, rollbackTo, undoRollback, type SessionState } from './state.ts';
 import { markToolCall } from '../engine/journal.ts';
 import { loadState, saveState, STATE_FILE } from './store.ts';
 import type { ToolOutputItem } from '../wire/items.ts';
@@ -373,5 +373,19 @@ describe('fsyncs: one for a batch of outputs, and power loss', () => {
     s.update((st) => markToolCall(st, 'c1', 'started'), { required: true });
     s.update((st) => markToolCall(st, 'c1', 'completed', output('c1', 'inline after all')));
     expect(fs.readFileSync(statePath, 'utf8')).toContain('inline after all');
+  });
+});
+
+describe('a state over the size limit with its retry data in the log', () => {
+  it('is fitted on save (the person’s long texts cut), and its retry data still resends the whole paste', () => {
+    const paste = 'P'.repeat(8 * 1024 * 1024);
+    const pasted = { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: paste }] };
+    const s = store({ ...emptyState(), response_id: 'resp_1', last_user_message: paste, interrupted_turn: { user_message: paste, timestamp: 't' } });
+    s.update((st) => recordFailure(st, { error: '500', input: [pasted], previousResponseId: 'resp_1', userMessage: paste, now: NOW }));
+    expect(warnings).toEqual([]);
+    expect(fs.statSync(statePath).size).toBeLessThan(MAX_STATE_FILE_BYTES);
+    const again = reopen();
+    expect(again.state.pending_transaction?.input).toEqual([pasted]);
+    expect(again.state.last_user_message?.length).toBeLessThan(64 * 1024);
   });
 });
