@@ -389,3 +389,28 @@ describe('a state over the size limit with its retry data in the log', () => {
     expect(again.state.last_user_message?.length).toBeLessThan(64 * 1024);
   });
 });
+
+describe('retry data of a request that started a chain (no previous response)', () => {
+  it('survives a prune of the log: its records are as recent as what the prune keeps', () => {
+    const log = new ConversationLog(logPath, () => {}, { pruneAtBytes: 64 * 1024 });
+    const paste = { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: `first words ${'w'.repeat(8 * 1024)}` }] };
+    const old = (i: number): Parameters<ConversationLog['append']>[0] => ({
+      prev: null,
+      response_id: `old_${i}`,
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'y'.repeat(2000) }] }],
+      output: [],
+      stored: true,
+      at: new Date(NOW.getTime() - 1e6 + i).toISOString(),
+    });
+    // Old branches, then the session's failed first request, then more branches until the log is pruned.
+    for (let i = 0; i < 20; i++) log.append(old(i));
+    const s = store(emptyState(), log);
+    s.update((st) => recordFailure(st, { error: '500', input: [paste], previousResponseId: null, userMessage: 'first words', now: NOW }));
+    for (let i = 0; i < 60; i++) log.append({ ...old(100 + i), at: new Date(NOW.getTime() + 1000 + i).toISOString() });
+    expect(log.stats.prunes ?? 0).toBeGreaterThan(0);
+    // In the pruned log itself, not only in the archive the prune keeps beside it.
+    fs.rmSync(log.archivePath, { force: true });
+    expect(reopen().state.pending_transaction?.input).toEqual([paste]);
+    expect(warnings).toEqual([]);
+  });
+});
