@@ -21,6 +21,7 @@ try {
   console.log(
     `state file at the end of the session: ${r.stateFileBytes.toLocaleString('en')} B; after /rollback 3: ${r.rolledBackBytes.toLocaleString('en')} B`,
   );
+  console.log(`state file while a failed follow-up of 10 × 32 KiB outputs waits for Retry: ${r.failedFollowUpBytes.toLocaleString('en')} B`);
   console.log(line(['', 'state file', 'checkpoint', 'conversation log', 'fsyncs (state / checkpoint / log / directory)']));
   console.log(line(['---', '---', '---', '---', '---']));
   for (const [name, t] of [

@@ -9,6 +9,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { basename, join } from 'node:path';
 import { ConversationLog } from '../src/store/log/conversation-log.ts';
 import { Engine } from '../src/engine/engine.ts';
+import { ModelError } from '../src/model/errors.ts';
 import { echoCall, echoTool, harness, type Step } from '../test/support/engine.ts';
 import type { Tool } from '../src/tools/tool.ts';
 
@@ -92,9 +93,10 @@ function longOutputTool(bytes: number): Tool<ReturnType<typeof echoTool> extends
   const base = echoTool([]);
   return {
     ...base,
+    // A tool says what happened in its reply; the turn loop makes the output item from it.
     run: async (call, ctx) => {
       const r = await base.run(call, ctx);
-      return { ...r, output: { type: 'function_call_output', call_id: call.callId, output: `${call.text}\n${'y'.repeat(bytes)}` } };
+      return { ...r, reply: { ok: true, text: `${call.text}\n${'y'.repeat(bytes)}` } };
     },
   };
 }
@@ -130,7 +132,33 @@ async function measureTurn(calls: number, long = false): Promise<TurnIo> {
   return { calls, io: measured };
 }
 
+/**
+ * The state file while a failed request waits for Retry (`pending_transaction`): the measured
+ * turn's 10 short commands with 32 KiB of output each, then its follow-up request fails. Every
+ * write until the person chooses rewrites this file.
+ */
+async function failedFollowUpBytes(): Promise<number> {
+  const steps: Step[] = [];
+  for (let t = 0; t < WARM_TURNS; t++) steps.push(...turnSteps(t, 2));
+  const [calls] = longTurnSteps(WARM_TURNS, 10);
+  // Fatal: no automatic retry, the failure is recorded at once.
+  steps.push(calls as Step, { fail: new ModelError('bad gateway', 'fatal', { status: 400 }) });
+  const logDir = fs.mkdtempSync(join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'agentx-state-io-log-'));
+  const h = harness(steps, [longOutputTool(LONG_OUTPUT_BYTES)], { log: new ConversationLog(join(logDir, 'project.log')) });
+  const engine = new Engine(h.deps);
+  const signal = new AbortController().signal;
+  for (let t = 0; t < WARM_TURNS; t++) await engine.message(`question ${t}: why does the build fail on CI but not locally?`, [], signal);
+  const outcome = await engine.message(`question ${WARM_TURNS}: and now?`, [], signal);
+  if (h.store.state.pending_transaction === null) throw new Error(`the failing turn ended ${outcome.kind} without retry data`);
+  const bytes = fs.statSync(h.store.path).size;
+  fs.rmSync(h.dir, { recursive: true, force: true });
+  fs.rmSync(logDir, { recursive: true, force: true });
+  return bytes;
+}
+
 export interface StateIoResult {
+  /** The state file while a failed follow-up of 10 × 32 KiB outputs waits for Retry. */
+  failedFollowUpBytes: number;
   stateFileBytes: number;
   /** The same session after `/rollback 3`: what every later write rewrites until the next rollback or /clear. */
   rolledBackBytes: number;
@@ -155,5 +183,5 @@ export async function benchStateIo(): Promise<StateIoResult> {
   await engine.rollback(3);
   const rolledBackBytes = fs.statSync(h.store.path).size;
   fs.rmSync(h.dir, { recursive: true, force: true });
-  return { stateFileBytes, rolledBackBytes, noCalls, tenCalls, tenLong };
+  return { stateFileBytes, rolledBackBytes, failedFollowUpBytes: await failedFollowUpBytes(), noCalls, tenCalls, tenLong };
 }

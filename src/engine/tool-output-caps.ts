@@ -1,8 +1,7 @@
 // Tool outputs capped by tokens relative to the context window, before they are sent: the shell
 // tool caps each command's output in bytes, which alone can exceed a small window. The cut keeps
-// the head and tail of each long text and says why (store/shrink.ts, the same cut the session
-// file's output budget makes).
-import { shrinkLongStrings } from '../store/shrink.ts';
+// the head and tail of each long text and says why (lib/shrink-json.ts).
+import { shrinkLongStrings } from '../lib/shrink-json.ts';
 import { isToolOutputItem, type InputItem } from '../wire/items.ts';
 import type { ContextWindow } from './context.ts';
 

@@ -21,6 +21,7 @@ import type {
   FileSpan,
   HistoryEntry,
   InterruptedTurn,
+  LoggedItem,
   PendingTransaction,
   SessionSnapshot,
   ShellAction,
@@ -33,7 +34,7 @@ import type {
 } from './types.ts';
 import { isResponseId, preview, truncateMiddle, utf8Length } from '../lib/text.ts';
 import { nonNegativeCount } from '../usage/tokens.ts';
-import { isInputItem, isLocalImagePart, isToolCallItem, isToolOutputItem, type ToolCallItem } from '../wire/items.ts';
+import { isInputItem, isLocalImagePart, isToolCallItem, isToolOutputItem, type InputItem, type ToolCallItem } from '../wire/items.ts';
 import { isRecord } from '../lib/guards.ts';
 
 export type Raw = Record<string, unknown>;
@@ -262,21 +263,32 @@ export function normalizeCompaction(value: unknown): CompactionCheckpoint | null
   return checkpoint;
 }
 
+function isLoggedItem(v: unknown): v is LoggedItem {
+  return isRecord(v) && isOutputLogId(v.output_log) && Object.keys(v).length === 1;
+}
+
 function normalizeTransaction(value: unknown): PendingTransaction | null | undefined {
   if (value === null || value === undefined) return null;
-  if (!isRecord(value) || !Array.isArray(value.input)) return undefined;
-  // Resending a request with an item dropped would change what it asks: all items or none.
-  const input: unknown[] = value.input;
-  if (!input.every(isInputItem)) return undefined;
+  if (!isRecord(value)) return undefined;
   const prev = value.previous_response_id;
   const lines = capToolSummaries(Array.isArray(value.tool_summaries) ? value.tool_summaries.filter((l) => typeof l === 'string') : []);
-  return {
-    input: input.filter(isInputItem),
+  const rest = {
     previous_response_id: isResponseId(prev) ? prev : null,
     user_message: optString(value.user_message),
     timestamp: optString(value.timestamp) ?? '',
     ...(lines.length > 0 ? { tool_summaries: lines } : {}),
   };
+  // Resending a request with an item dropped would change what it asks: all items or none.
+  // Items kept in the conversation log are read back when the session is loaded (journal-outputs.ts).
+  if (Array.isArray(value.input_log)) {
+    const items: unknown[] = value.input_log;
+    const logged = items.filter((i): i is InputItem | LoggedItem => isInputItem(i) || isLoggedItem(i));
+    return logged.length === items.length ? { input: [], input_log: logged, ...rest } : undefined;
+  }
+  if (!Array.isArray(value.input)) return undefined;
+  const input: unknown[] = value.input;
+  if (!input.every(isInputItem)) return undefined;
+  return { input: input.filter(isInputItem), ...rest };
 }
 
 /** A failed turn's call lines, bounded as the transcript they are headed for bounds them. */

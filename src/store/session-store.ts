@@ -37,8 +37,9 @@ export interface SessionStoreOptions {
   warn(message: string): void;
   now?: () => Date;
   /**
-   * The project's conversation log: completed tool outputs are kept there and the state file
-   * points at them (journal-outputs.ts). Without it (no private state store) they stay inline.
+   * The project's conversation log: completed tool outputs, and the outputs and long messages of
+   * a failed request's retry data, are kept there; the state file points at them (journal-outputs.ts).
+   * Without it (no private state store) they stay inline.
    */
   outputLog?: OutputLog;
 }
@@ -92,7 +93,8 @@ export class SessionStore {
 
   update(transition: (s: SessionState) => SessionState, options: UpdateOptions = {}): void {
     const next = transition(this.current);
-    const problem = this.write(next, !options.required);
+    const required = options.required === true;
+    const problem = this.write(next, { reportFailure: !required, urgent: required });
     if (problem !== undefined && options.required) throw new SessionSaveError(problem);
     this.current = next;
     if (problem === undefined) this.unsaved = false;
@@ -121,7 +123,7 @@ export class SessionStore {
    * written must not stop the session.
    */
   saveOrGoMemory(): string | undefined {
-    const problem = this.write(this.current, false);
+    const problem = this.write(this.current, { reportFailure: false });
     if (problem !== undefined) this.persistence = 'memory';
     return problem;
   }
@@ -181,11 +183,16 @@ export class SessionStore {
     }
   }
 
-  private write(state: SessionState, reportFailure = true): string | undefined {
+  /**
+   * `urgent`: the write guards an effect (a `required` transition: a call's `started` mark), so it
+   * does not wait for the log's fsync of the records it points at (journal-outputs.ts says why
+   * that is safe); every other write syncs them first.
+   */
+  private write(state: SessionState, { reportFailure = true, urgent = false }: { reportFailure?: boolean; urgent?: boolean } = {}): string | undefined {
     if (this.persistence === 'memory') return undefined;
     try {
-      // The outputs go to the log first: the file never points at a record that is not there.
-      saveState(this.opts.path, this.outputs?.toFile(state) ?? state, { durable: this.persistence === 'durable' });
+      // The records go to the log first: the file never points at a record that is not there.
+      saveState(this.opts.path, this.outputs?.toFile(state, { urgent }) ?? state, { durable: this.persistence === 'durable' });
       this.saves++;
       this.lastProblem = undefined;
       const first = this.onFirstSave;

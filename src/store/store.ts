@@ -17,7 +17,7 @@ import { prettyJsonParts } from './pretty-json.ts';
 import { parseCheckpoint, serializeCheckpoint } from './checkpoint.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { currentUid, errorCode, fileStamp, isPidAlive } from '../lib/fsutil.ts';
-import { oversizeNotice, partsOverLimit, REPAIRABLE_MAX_BYTES, repairTarget, trimStateToLimit } from './trim.ts';
+import { fitStateToLimit, fitTarget, oversizeNotice, partsOverLimit, READABLE_MAX_BYTES } from './fit.ts';
 import { sealingEnabled, sealJson, unsealJson } from './seal.ts';
 import { assertReplaceable, inspect, moveAside, readChecked, untouchable } from './fs.ts';
 import { writeFileAtomicSync, type WriteOptions } from '../lib/atomic-file.ts';
@@ -48,13 +48,13 @@ export function loadState(p: string, now: Date): LoadResult {
       : `${name} ${found.reason}: not using or changing it; this session is kept in memory only.`;
     return { state: emptyState(), existed: false, notices: [notice], writable: found.replaceable };
   }
-  // An oversized state file is repaired by trimming (trim.ts), not moved aside whole.
-  const read = readChecked(found.readPath, REPAIRABLE_MAX_BYTES);
+  // An oversized state file is fitted under the limit (fit.ts), not moved aside whole.
+  const read = readChecked(found.readPath, READABLE_MAX_BYTES);
   const seal = 'text' in read ? unsealJson(p, read.text) : undefined;
   if (seal?.status === 'forged') return setAsideForged(p, name, now);
   const parsed =
     seal !== undefined && 'text' in seal
-      ? parseState(seal.text, REPAIRABLE_MAX_BYTES)
+      ? parseState(seal.text, READABLE_MAX_BYTES)
       : { ok: false as const, reason: 'error' in read ? read.error : 'unreadable' };
   if (!parsed.ok) {
     try {
@@ -82,7 +82,7 @@ export function loadState(p: string, now: Date): LoadResult {
   }
   let state = parsed.state;
   if ('size' in read && read.size > MAX_STATE_FILE_BYTES) {
-    const repair = trimStateToLimit(state, repairTarget(MAX_STATE_FILE_BYTES));
+    const repair = fitStateToLimit(state, fitTarget(MAX_STATE_FILE_BYTES));
     state = repair.state;
     notices.push(oversizeNotice(name, read.size, MAX_STATE_FILE_BYTES, repair.trimmed));
     try {
@@ -127,9 +127,9 @@ export function saveState(p: string, state: SessionState, opts: WriteOptions = {
   assertReplaceable(p);
   // Same bytes as serializeState(state), built from small pieces (see pretty-json.ts).
   let parts = [...prettyJsonParts(stateForDisk(state)), '\n'];
-  // Last line of defence (tool outputs have their own budget): never write a file over the limit.
+  // Last line of defence (fit.ts says what can still be big): never write a file over the limit.
   if (partsOverLimit(parts, MAX_STATE_FILE_BYTES)) {
-    parts = [...prettyJsonParts(stateForDisk(trimStateToLimit(state, repairTarget(MAX_STATE_FILE_BYTES)).state)), '\n'];
+    parts = [...prettyJsonParts(stateForDisk(fitStateToLimit(state, fitTarget(MAX_STATE_FILE_BYTES)).state)), '\n'];
   }
   writeFileAtomicSync(p, sealingEnabled() ? [sealJson(p, parts.join(''))] : parts, 0o600, opts);
 }

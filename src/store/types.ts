@@ -148,7 +148,14 @@ export interface CompactionCheckpoint {
 }
 
 export interface PendingTransaction {
+  /** The failed request's items, resent exactly by Retry. */
   input: InputItem[];
+  /**
+   * On disk only, in place of `input`: its items in order, each big one (a tool output, a long
+   * pasted message) as a pointer to the conversation-log record that holds it
+   * (store/journal-outputs.ts). Read back into `input` when the session is loaded.
+   */
+  input_log?: (InputItem | LoggedItem)[];
   previous_response_id: string | null;
   user_message: string | null;
   timestamp: string;
@@ -158,6 +165,11 @@ export interface PendingTransaction {
    * Absent in files written before agentx kept them (read as none).
    */
   tool_summaries?: string[];
+}
+
+/** An item of a failed request kept in the conversation log: the record's id (store/journal-outputs.ts). */
+export interface LoggedItem {
+  output_log: string;
 }
 
 export interface InterruptedTurn {

@@ -23,7 +23,7 @@ const fastRetries = { AGENTX_RETRY_BASE_MS: '10' };
 
 interface FullState extends StateFile {
   failed_response: { error: string; status?: number } | null;
-  pending_transaction: { input: unknown[]; previous_response_id: string | null; user_message: string | null } | null;
+  pending_transaction: (NonNullable<StateFile['pending_transaction']> & { user_message: string | null }) | null;
 }
 
 const state = (sb: Sandbox): FullState => readState(sb) as FullState;
@@ -179,8 +179,10 @@ describe('a failure after a tool ran', () => {
     const s = state(sb);
     expect(s.pending_tool_calls.map((c) => c.status)).toEqual(['completed']);
     expect(s.pending_transaction?.previous_response_id).toBe(toolResponse);
-    const input = s.pending_transaction?.input ?? [];
-    expect((input as { type?: string }[]).filter((i) => i.type === 'shell_call_output')).toHaveLength(1);
+    // The file points at the tool output in the conversation log; what is resent is what was sent.
+    expect(s.pending_transaction?.input_log?.filter((i) => i.output_log !== undefined)).toHaveLength(1);
+    const input = body(suite.emu.requests[n + 1]).input as { type?: string }[];
+    expect(input.filter((i) => i.type === 'shell_call_output')).toHaveLength(1);
     expect(s.history).toEqual([]);
     return { n, toolResponse, input };
   }
@@ -230,6 +232,42 @@ describe('a failure after a tool ran', () => {
     await b.waitFor('Ran it. Output:\nappended');
     await prompt(b);
     expectResentOnce(sb, f);
+  });
+});
+
+describe('a failure after a tool with a long output ran, then kill -9', () => {
+  it('the retry data points into the conversation log; after SIGKILL at the menu the next start offers it again and Retry resends the same request: the command ran once', async () => {
+    const sb = sandbox(suite.emu.baseUrl, fastRetries);
+    const a = start(sb);
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'shell', commands: ['echo ran >> ledger; seq 100000 102000'] }, { kind: 'http_error', status: 500, times: 3 });
+    const n = suite.emu.requests.length;
+    a.line('a long listing, once');
+    await a.waitFor('What now?');
+    const toolResponse = suite.emu.requests[n]?.responseId ?? '';
+    const failedInput = body(suite.emu.requests[n + 1]).input as { type: string; output?: { stdout: string }[] }[];
+    const stdout = failedInput.find((i) => i.type === 'shell_call_output')?.output?.[0]?.stdout ?? '';
+    expect(stdout).toContain('101999');
+    // The file holds a pointer, not the output (issue 22 §6): the log has it.
+    const raw = readFileSync(join(sb.cwd, '.agentx_responseid'), 'utf8');
+    expect(raw).toContain('"input_log"');
+    expect(raw).not.toContain('101999');
+    a.kill('SIGKILL');
+    await a.exited;
+
+    const b = start(sb);
+    await b.waitFor('The last request failed');
+    await b.waitFor('Your message is kept: "a long listing, once"');
+    await b.waitFor('What now?');
+    expect(b.screen()).not.toContain('How do you want to go on?');
+    choose(b, 1);
+    await b.waitFor('Ran it. Output:');
+    await prompt(b);
+    const followUps = since(n + 1);
+    expect(followUps.map((r) => r.status)).toEqual([500, 500, 500, 200]);
+    for (const r of followUps) expect(body(r)).toEqual(expect.objectContaining({ previous_response_id: toolResponse, input: failedInput }));
+    expect(readFileSync(join(sb.cwd, 'ledger'), 'utf8')).toBe('ran\n');
+    expect(state(sb).pending_transaction).toBeNull();
   });
 });
 

@@ -46,7 +46,8 @@ export interface StateFile {
   history: { response_id: string; user_preview: string; usage: StateFile['usage'] }[];
   pending_tool_calls: { call_id: string; status: string; output?: unknown }[];
   pending_cli_transcript: unknown[];
-  pending_transaction: { input: unknown[]; previous_response_id: string | null; tool_summaries?: string[] } | null;
+  /** `input_log` in place of `input` when the retry data holds a tool output or a long paste (kept in the conversation log). */
+  pending_transaction: { input?: unknown[]; input_log?: { output_log?: string }[]; previous_response_id: string | null; tool_summaries?: string[] } | null;
   transcript: { role: string; text: string }[];
   failed_response: { error: string; code?: string } | null;
   interrupted_turn: { user_message: string } | null;

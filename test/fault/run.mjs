@@ -60,6 +60,7 @@ const intro = [
   'Written by `npm run fault` (test/fault/run.mjs): each promise of SPEC §3 (session state) and §6 (security)',
   'gets a check that tries to break it, at full size. `npm test` runs the same checks with a few iterations each.',
   'A run rewrites the rows and sections of the checks it ran; the others stay as their last run left them.',
+  'Power loss is not what these checks simulate (SIGKILL keeps the page cache); what a power loss can cost is written down in docs/state-files.md ("Power loss"): at most the output of the call before a `started` mark (one log fsync per batch of outputs), which then loads as `started` and never runs again without Retry — src/store/journal-outputs.test.ts tests it by truncating the log to what was synced.',
 ];
 const runLines = [
   `- Last run: ${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), checks ${reports.map((r) => r.id).join(', ') || 'none'}, total ${minutes(totalMs)} including the build.`,

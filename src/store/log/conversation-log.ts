@@ -30,7 +30,7 @@ import {
 import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
-import { hasCompaction, recordsToKeep } from './prune.ts';
+import { hasCompaction, MAX_TIPS, recordsToKeep } from './prune.ts';
 import { isToolOutputItem, type ConversationItem, type ToolOutputItem } from '../../wire/items.ts';
 import { decodeRecord, encodeRecord, isOutputRecord, type LogRecord } from './record.ts';
 
@@ -172,9 +172,17 @@ export class ConversationLog {
       const all = [...this.records.values()];
       const limit = this.options.pruneAtBytes ?? PRUNE_AT_BYTES;
       const exchanges = recordsToKeep(all, { maxBytes: limit / 2, size: (r) => Buffer.byteLength(encodeRecord(r)) });
-      // A tool output stays with the response that asked for the call.
+      // A tool output stays with the response that asked for the call. An item of a failed request
+      // that started a chain has no response to stay with (`prev` null: journal-outputs.ts): the
+      // newest MAX_TIPS of those stay (there is one per failed first request, and a state file may
+      // wait long for its Retry).
       const keptIds = new Set(exchanges.map((r) => r.response_id));
-      const kept = [...exchanges, ...[...this.outputs.values()].filter((o) => o.prev !== null && keptIds.has(o.prev))];
+      const outputs = [...this.outputs.values()];
+      const unchained = outputs
+        .filter((o) => o.prev === null)
+        .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
+        .slice(0, MAX_TIPS);
+      const kept = [...exchanges, ...outputs.filter((o) => o.prev !== null && keptIds.has(o.prev)), ...unchained];
       const text = kept.map(encodeRecord).join('');
       const bytes = Buffer.byteLength(text);
       if (bytes > size * 0.9) {
@@ -214,8 +222,32 @@ export class ConversationLog {
     }
   }
 
+  /**
+   * Makes every record appended so far durable: one fsync for all the records appended with
+   * `sync: false` since the last one (journal-outputs.ts batches a turn's outputs this way).
+   * Throws LogWriteError when it could not.
+   */
+  sync(): void {
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.path, 'r');
+      fsyncSync(fd);
+      this.stats.fsyncs++;
+    } catch (err) {
+      throw new LogWriteError(`could not sync the conversation log ${this.path}: ${errorMessage(err)}`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
   /** A tool output logged under `id` (outputRecordId), reading what was appended since when needed. */
   findOutput(id: string): ToolOutputItem | undefined {
+    const item = this.findItem(id);
+    return isToolOutputItem(item) ? item : undefined;
+  }
+
+  /** The one item a record the session files point at holds (an output, or an item of a failed request). */
+  findItem(id: string): ConversationItem | undefined {
     let record = this.outputs.get(id);
     if (record === undefined) {
       this.readNew();
@@ -225,8 +257,7 @@ export class ConversationLog {
       this.readArchive();
       record = this.outputs.get(id);
     }
-    const item = record?.input[0];
-    return record?.input.length === 1 && isToolOutputItem(item) ? item : undefined;
+    return record?.input.length === 1 ? record.input[0] : undefined;
   }
 
   /** The record that came with a response, reading what other processes appended when needed. */

@@ -1,7 +1,8 @@
 // Fitting a JSON value into a byte budget by shortening its long strings (head and tail kept,
 // the cut marked), so its shape and every short field (ids, exit codes, types) stay intact.
-// Used for tool outputs stored in the session file and for repairing an oversized file. Pure.
-import { cutMiddle, utf8Length } from '../lib/text.ts';
+// Used for tool outputs capped to the context window (engine/tool-output-caps.ts) and for the
+// session file's last line of defence against its size limit (store/fit.ts). Pure.
+import { cutMiddle, utf8Length } from './text.ts';
 
 /** Strings shorter than this are never cut: ids, commands, exit codes, short messages. */
 const LONG_STRING_BYTES = 512;
