@@ -53,6 +53,20 @@ describe('fitStateToLimit', () => {
     expect(fitted.state.pending_tool_calls).toEqual(s.pending_tool_calls);
   });
 
+  it('cuts the retry items kept inline in the file form (input_log), and leaves its pointers', () => {
+    const s = bigState();
+    const paste = 'p'.repeat(3 * MiB);
+    const pointer = { output_log: 'agentx-output:resp_keep:item-abc' };
+    const inline = { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: paste }] };
+    const fileForm = { previous_response_id: 'resp_keep', user_message: null, timestamp: 't', input_log: [pointer, inline] };
+    const r = fitStateToLimit({ ...s, pending_transaction: fileForm as unknown as SessionState['pending_transaction'] }, 1 * MiB);
+    const t = r.state.pending_transaction as unknown as { input_log: unknown[]; input?: unknown };
+    expect(t.input).toBeUndefined();
+    expect(t.input_log[0]).toEqual(pointer);
+    expect(JSON.stringify(t.input_log[1]).length).toBeLessThan(64 * 1024);
+    expect(r.bytes).toBeLessThanOrEqual(1 * MiB);
+  });
+
   it('partsOverLimit counts UTF-8 bytes exactly near the limit', () => {
     expect(partsOverLimit(['a'.repeat(10)], 10)).toBe(false);
     expect(partsOverLimit(['€'.repeat(4)], 10)).toBe(true);

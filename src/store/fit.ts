@@ -19,7 +19,7 @@ import { serializeState } from './parse.ts';
 import { cutString, shrinkLongStrings } from '../lib/shrink-json.ts';
 import { utf8Length } from '../lib/text.ts';
 import { isInputItem, isToolOutputItem, type InputItem, type ToolOutputItem } from '../wire/items.ts';
-import { STATE_KEYS, type SessionState } from './types.ts';
+import { STATE_KEYS, type PendingTransaction, type SessionState } from './types.ts';
 
 const REASON = 'shortened to keep the session file under its size limit';
 /** Unknown fields bigger than this are dropped by the repair (they are not agentx's). */
@@ -57,12 +57,22 @@ function cutLongTexts(s: SessionState): SessionState {
   return {
     ...s,
     pending_tool_calls: s.pending_tool_calls.map((c) => (c.output === undefined ? c : { ...c, output: shrinkOutput(c.output) })),
-    // A state on its way to the file may hold `input_log` (small pointers) in place of `input` (journal-outputs.ts).
-    pending_transaction: t === null ? null : { ...t, ...('input' in t ? { input: t.input.map(shrinkInput) } : {}), user_message: cut(t.user_message) },
+    pending_transaction: t === null ? null : { ...t, ...retryItemsCut(t, shrinkInput), user_message: cut(t.user_message) },
     interrupted_turn: it === null ? null : { ...it, user_message: cutString(it.user_message, KEPT_TEXT_BYTES, REASON) },
     last_user_message: cut(s.last_user_message),
     last_assistant_message: cut(s.last_assistant_message),
   };
+}
+
+/**
+ * The retry data's items, long ones cut. A state on its way to the file may hold `input_log` in
+ * place of `input` (journal-outputs.ts): small pointers, and inline the items the log could not take.
+ */
+function retryItemsCut(t: PendingTransaction, shrinkInput: (i: InputItem) => InputItem): Partial<PendingTransaction> {
+  const inMemoryForm: { input?: InputItem[] } = t;
+  if (inMemoryForm.input !== undefined) return { input: inMemoryForm.input.map(shrinkInput) };
+  if (t.input_log === undefined) return {};
+  return { input_log: t.input_log.map((i) => ('output_log' in i ? i : shrinkInput(i))) };
 }
 
 const STEPS: Step[] = [

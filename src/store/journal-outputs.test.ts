@@ -194,7 +194,7 @@ describe('completed tool outputs live in the conversation log; the state file po
     // In the pruned log itself, not only in the archive the prune keeps beside it.
     fs.rmSync(log.archivePath, { force: true });
     expect(fs.statSync(logPath).size).toBeLessThan(64 * 1024);
-    expect(new ConversationLog(logPath).findOutput(outputRecordId('resp_1', 'c1'))).toEqual(output('c1', 'survives the prune'));
+    expect(new ConversationLog(logPath).findItem(outputRecordId('resp_1', 'c1'))).toEqual(output('c1', 'survives the prune'));
   });
 });
 
@@ -271,6 +271,23 @@ describe('a failed request kept for Retry: its tool outputs and long messages li
     expect(again.state.pending_tool_calls[0]?.status).toBe('started');
     expect(warnings).toHaveLength(2);
     expect(warnings.some((w) => /failed request kept for Retry is not whole in the conversation log/.test(w))).toBe(true);
+  });
+
+  it('one item object carried by retry data after two different responses is pointed at under each one (the id names prev)', () => {
+    const paste = { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: 'p'.repeat(8 * 1024) }] };
+    const outputs = new JournalOutputs(new ConversationLog(logPath), true, () => NOW);
+    const failed = (prev: string): SessionState => ({
+      ...emptyState(),
+      response_id: prev,
+      pending_transaction: { input: [paste], previous_response_id: prev, user_message: null, timestamp: NOW.toISOString() },
+    });
+    outputs.toFile(failed('resp_a'));
+    const file = outputs.toFile(failed('resp_b'));
+    const pointers = (file.pending_transaction as unknown as { input_log: { output_log: string }[] }).input_log;
+    expect(pointers[0]?.output_log).toContain('resp_b');
+    const loaded = new JournalOutputs(new ConversationLog(logPath), true, () => NOW).fromFile(file);
+    expect(loaded.notices).toEqual([]);
+    expect(loaded.state.pending_transaction?.input).toEqual([paste]);
   });
 
   it('a record under the pointer that is not the item it named is not resent', () => {
@@ -361,6 +378,35 @@ describe('fsyncs: one for a batch of outputs, and power loss', () => {
     fs.truncateSync(logPath, log.durableBytes);
     expect(reopen().state.pending_tool_calls[0]).toMatchObject({ status: 'completed', output: output('c1', 'kept') });
     expect(warnings).toEqual([]);
+  });
+
+  it('kill -9 right after the next call was marked started, then a power loss later: the next start syncs the records it found before a write points at them again', () => {
+    const first = new DurableSizeLog(logPath);
+    const s = store(withCalls(['c1', 'c2']), first);
+    s.update((st) => markToolCall(st, 'c1', 'started'), { required: true });
+    s.stage((st) => markToolCall(st, 'c1', 'completed', output('c1', 'ran once')));
+    s.update((st) => markToolCall(st, 'c2', 'started'), { required: true });
+    // kill -9: c1's record is in the page cache, not on disk. The next start finds it.
+    const log = new DurableSizeLog(logPath);
+    const again = store(loadState(statePath, NOW).state, log);
+    expect(again.state.pending_tool_calls[0]).toMatchObject({ status: 'completed' });
+    // A write that is not urgent (nothing new appended): it must not point at c1's record unsynced.
+    again.update((st) => ({ ...st, last_user_message: 'next' }));
+    expect(log.stats.fsyncs).toBe(1);
+    fs.truncateSync(logPath, log.durableBytes);
+    expect(reopen().state.pending_tool_calls[0]).toMatchObject({ status: 'completed', output: output('c1', 'ran once') });
+  });
+
+  it('a sync after another process renamed the log aside (its prune) also syncs the archive, where this process’s records are', () => {
+    const log = new ConversationLog(logPath);
+    log.append({ prev: 'resp_1', response_id: 'agentx-output:resp_1:c1', input: [output('c1', 'x')], output: [], stored: false, at: NOW.toISOString() }, { sync: false });
+    // Another process's prune: the old file becomes the archive, a new file takes the path.
+    fs.renameSync(logPath, log.archivePath);
+    fs.writeFileSync(logPath, '');
+    log.sync();
+    expect(log.stats.fsyncs).toBe(2);
+    log.sync();
+    expect(log.stats.fsyncs).toBe(3);
   });
 
   it('a log that cannot be synced keeps the outputs of a write that is not urgent in the file', () => {

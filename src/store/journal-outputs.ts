@@ -22,8 +22,9 @@
 // the outputs are sent, before any wait for the person or a hook) syncs the log first, and so
 // does the next model response's record. A power loss in that window can leave a pointer whose
 // record is gone: the call loads as `started`, the safe degradation above (never run again
-// without Retry; its output is lost, as it would be had the power gone while it ran). Nothing is
-// sent to the server before the records it carries are synced. One fsync per batch of calls
+// without Retry; its output is lost although the call finished — the price of one fsync per batch).
+// Records found at load may be ones a killed process never synced: they count as unsynced too.
+// Nothing is sent to the server before the records it carries are synced. One fsync per batch of calls
 // instead of one per call (BENCHMARKS.md, State I/O). A one-shot's file is not fsync'd, nor are
 // its records.
 import { nodeCrypto } from '../lib/builtins.ts';
@@ -60,8 +61,12 @@ export class JournalOutputs {
   private readonly unsynced = new Set<string>();
   /** The log's fsync count while `unsynced` were appended: a higher count means an fsync after all of them. */
   private fsyncsAtUnsynced = 0;
-  /** Record ids of the retry data's items by item (null: it stays inline); the state's items are immutable. */
-  private readonly itemIds = new WeakMap<InputItem, string | null>();
+  /**
+   * Content hashes of the retry data's items (null: it stays inline); the state's items are
+   * immutable. Only the hash: the record id also names `prev`, and one item object may be resent
+   * after another response.
+   */
+  private readonly itemHashes = new WeakMap<InputItem, string | null>();
 
   constructor(
     private readonly log: OutputLog,
@@ -88,8 +93,13 @@ export class JournalOutputs {
    */
   fromFile(state: SessionState): { state: SessionState; notices: string[] } {
     const notices: string[] = [];
+    const before = new Set(this.logged);
     const live = this.snapshotFromFile(state, notices);
     const backup = state.rollback_backup === null ? null : this.snapshotFromFile(state.rollback_backup, notices);
+    // A record found here may have been appended by a process killed before its fsync (kill -9
+    // keeps the page cache, not the disk): count it unsynced, so the next write that is not
+    // urgent makes it durable before the file points at it again and its output is sent.
+    for (const id of this.logged) if (!before.has(id)) this.markUnsynced(id);
     return { state: { ...live, rollback_backup: backup }, notices };
   }
 
@@ -190,13 +200,14 @@ export class JournalOutputs {
    * 4 KiB on), named by its content: the same item is appended once. Null: it stays in the file.
    */
   private itemId(prev: string | null, item: InputItem): string | null {
-    const known = this.itemIds.get(item);
-    if (known !== undefined) return known;
-    const json = JSON.stringify(item);
-    const logged = isToolOutputItem(item) || Buffer.byteLength(json) >= LOGGED_MESSAGE_MIN_BYTES;
-    const id = logged ? outputRecordId(prev, `item-${nodeCrypto().createHash('sha256').update(json).digest('hex').slice(0, 32)}`) : null;
-    this.itemIds.set(item, id);
-    return id;
+    let hash = this.itemHashes.get(item);
+    if (hash === undefined) {
+      const json = JSON.stringify(item);
+      const logged = isToolOutputItem(item) || Buffer.byteLength(json) >= LOGGED_MESSAGE_MIN_BYTES;
+      hash = logged ? nodeCrypto().createHash('sha256').update(json).digest('hex').slice(0, 32) : null;
+      this.itemHashes.set(item, hash);
+    }
+    return hash === null ? null : outputRecordId(prev, `item-${hash}`);
   }
 
   /** Appends the record once (without an fsync: syncLog makes a write's records durable together); false when the log cannot take it. */
@@ -209,14 +220,17 @@ export class JournalOutputs {
       throw err;
     }
     this.logged.add(id);
-    if (this.sync) {
-      // An fsync since the others were appended made them durable: the window starts again here,
-      // so every record in it was appended before any fsync that ends it.
-      if (this.log.stats.fsyncs !== this.fsyncsAtUnsynced) this.unsynced.clear();
-      this.fsyncsAtUnsynced = this.log.stats.fsyncs;
-      this.unsynced.add(id);
-    }
+    this.markUnsynced(id);
     return true;
+  }
+
+  private markUnsynced(id: string): void {
+    if (!this.sync) return;
+    // An fsync since the others were appended made them durable: the window starts again here,
+    // so every record in it was appended before any fsync that ends it.
+    if (this.log.stats.fsyncs !== this.fsyncsAtUnsynced) this.unsynced.clear();
+    this.fsyncsAtUnsynced = this.log.stats.fsyncs;
+    this.unsynced.add(id);
   }
 
   /** One fsync for every record appended since the last (none when the log was fsync'd since, by any append). */

@@ -9,9 +9,11 @@
 // never runs a call again: a call that completed has its output, one that did not is offered in
 // the pending-calls menu, as after a crash.
 //
-// The state is kept as a file holds it (the caller passes it through SessionStore.toFile):
-// completed tool outputs stay in the log and the entry points at them, and resuming reads them
-// back (SessionStore.fromFile) instead of appending them to the log a second time.
+// The state is kept whole, unlike the state file: the journal's completed outputs and the retry
+// data's items inline, not as pointers into the log. An entry may wait weeks for /resume while the
+// log is pruned to its newest branches (log/prune.ts); a lost output would turn its call back into
+// `started`. Resuming goes through SessionStore.fromFile all the same (entries written as pointers
+// by an earlier build are read back from the log); the next save appends the outputs to the log again.
 //
 // What the /resume menu shows — when it was left, how it began and ended, its chain head, the
 // files it changed — is in the entry's own small fields, so listing reads only those; the state

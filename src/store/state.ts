@@ -273,7 +273,6 @@ export function withCompaction(s: SessionState, checkpoint: CompactionCheckpoint
   };
 }
 
-/** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */
 /**
  * Nothing worth keeping or clearing: no conversation on the server, no turn, and nothing
  * journaled — no tool calls, no failed request waiting for the recovery menu, no compaction.
@@ -283,6 +282,7 @@ export function isEmptyConversation(s: SessionState): boolean {
   return s.response_id === null && s.usage.turns === 0 && s.pending_tool_calls.length === 0 && s.pending_transaction === null && s.compaction === null;
 }
 
+/** /clear: a fresh conversation; the old one becomes the rollback backup, so `/rollback undo` brings it back. */
 export function clearConversation(s: SessionState): SessionState {
   const fresh = emptyState();
   return { ...fresh, rollback_backup: backupOf(s, fresh) };

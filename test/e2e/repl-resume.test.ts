@@ -155,6 +155,28 @@ describe('/clear', () => {
   });
 });
 
+describe('/rollback undo after /clear of a failed first request', () => {
+  it('takes the copy /clear kept out of the earlier conversations, though it has no chain head', async () => {
+    const sb = sandbox(suite.emu.baseUrl, { AGENTX_RETRY_BASE_MS: '10' });
+    const a = suite.start(sb);
+    await prompt(a);
+    suite.emu.enqueue({ kind: 'http_error', status: 503, times: 5 });
+    a.line('the first words');
+    await a.waitFor('What now?');
+    a.write('5');
+    a.write(KEY.enter);
+    await a.waitFor('Kept for later');
+    await prompt(a);
+    await clear(a);
+    expect(readdirSync(archiveDir(sb))).toHaveLength(1);
+    a.line('/rollback undo');
+    await a.waitFor('Undid the rollback');
+    await prompt(a);
+    expect(readState(sb).pending_transaction).not.toBeNull();
+    expect(readdirSync(archiveDir(sb))).toEqual([]);
+  });
+});
+
 describe('/rollback undo after a restart', () => {
   it('nothing remembered: the copy the rollback kept is found in the list and taken out', async () => {
     const sb = sandbox(suite.emu.baseUrl);

@@ -30,8 +30,10 @@ export async function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'ou
   const files = await ctx.engine.conversationFileChanges().catch(() => undefined);
   const state = ctx.session.state;
   try {
-    // As the state file holds it: outputs stay in the conversation log, the entry points at them.
-    const file = archiveSession(archiveDir(ctx), ctx.session.toFile({ ...state, rollback_backup: null }), new Date(), files);
+    // Whole, outputs and retry data inline, unlike the state file: an entry may wait weeks for
+    // /resume while the conversation log is pruned (log/prune.ts keeps the newest branches), and a
+    // completed output lost with it would turn its call back into `started` — offered to run again.
+    const file = archiveSession(archiveDir(ctx), { ...state, rollback_backup: null }, new Date(), files);
     ctx.archivedCopy = file === undefined ? undefined : { file, responseId: state.response_id, turns: state.usage.turns };
     return true;
   } catch (err) {
@@ -52,12 +54,13 @@ export function dropArchivedCopyOfCurrent(ctx: ArchiveContext): void {
   const s = ctx.session.state;
   const remembered = ctx.archivedCopy;
   ctx.archivedCopy = undefined;
-  if (s.response_id === null) return;
   const same = (e: { responseId: string | null; turns: number }): boolean => e.responseId === s.response_id && e.turns === s.usage.turns;
   if (remembered !== undefined) {
     if (same(remembered)) removeFromArchive(remembered);
     return;
   }
+  // Without a chain head the newest entry with 0 turns could be any conversation left early.
+  if (s.response_id === null) return;
   let listing;
   try {
     listing = listArchive(archiveDir(ctx));

@@ -31,7 +31,7 @@ import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
 import { hasCompaction, MAX_TIPS, recordsToKeep } from './prune.ts';
-import { isToolOutputItem, type ConversationItem, type ToolOutputItem } from '../../wire/items.ts';
+import type { ConversationItem } from '../../wire/items.ts';
 import { decodeRecord, encodeRecord, isOutputRecord, type LogRecord } from './record.ts';
 
 export { decodeRecord, encodeRecord, outputRecordId, type LogRecord } from './record.ts';
@@ -89,6 +89,12 @@ export class ConversationLog {
   /** A prune that kept nearly everything is not tried again until the file has grown this far. */
   private nextPruneAt: number;
   readonly stats: LogStats = { appends: 0, bytesWritten: 0, fsyncs: 0 };
+  /**
+   * The file (inode) this process appended to without an fsync since its last one. Another
+   * process's prune or repair may have renamed it to the archive meanwhile: an fsync of the new
+   * file at the path would not cover those records, so the archive is fsync'd too.
+   */
+  private unsyncedIno: number | undefined;
 
   constructor(
     readonly path: string,
@@ -105,9 +111,10 @@ export class ConversationLog {
   }
 
   /**
-   * Appends one exchange durably (written and fsync'd) before returning. Throws LogWriteError
-   * when it could not: disk full, no permission — the caller then does not act on the response.
-   * `sync: false` (a one-shot's outputs, whose own file is not fsync'd either) skips the fsync.
+   * Appends one exchange, written and fsync'd, before returning. Throws LogWriteError when it
+   * could not: disk full, no permission — the caller then does not act on the response.
+   * `sync: false` skips the fsync: tool outputs, which journal-outputs.ts makes durable together
+   * with sync() (one fsync per batch), and a one-shot's (whose own file is not fsync'd either).
    */
   append(record: LogRecord, options: { sync?: boolean } = {}): void {
     const line = encodeRecord(record);
@@ -133,10 +140,8 @@ export class ConversationLog {
       const bytes = Buffer.from(text, 'utf8');
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written);
-      if (options.sync !== false) {
-        fsyncSync(fd);
-        this.stats.fsyncs++;
-      }
+      if (options.sync !== false) this.fsyncCovering(fd, before.ino);
+      else this.unsyncedIno ??= before.ino;
       sizeAfter = before.size + bytes.length;
       this.stats.appends++;
       this.stats.bytesWritten += bytes.length;
@@ -174,8 +179,8 @@ export class ConversationLog {
       const exchanges = recordsToKeep(all, { maxBytes: limit / 2, size: (r) => Buffer.byteLength(encodeRecord(r)) });
       // A tool output stays with the response that asked for the call. An item of a failed request
       // that started a chain has no response to stay with (`prev` null: journal-outputs.ts): the
-      // newest MAX_TIPS of those stay (there is one per failed first request, and a state file may
-      // wait long for its Retry).
+      // newest MAX_TIPS of those stay (one per item a failed first request logged — its outputs and
+      // long messages — and a state file may wait long for its Retry).
       const keptIds = new Set(exchanges.map((r) => r.response_id));
       const outputs = [...this.outputs.values()];
       const unchained = outputs
@@ -231,8 +236,7 @@ export class ConversationLog {
     let fd: number | undefined;
     try {
       fd = openSync(this.path, 'r');
-      fsyncSync(fd);
-      this.stats.fsyncs++;
+      this.fsyncCovering(fd, fstatSync(fd).ino);
     } catch (err) {
       throw new LogWriteError(`could not sync the conversation log ${this.path}: ${errorMessage(err)}`);
     } finally {
@@ -240,10 +244,30 @@ export class ConversationLog {
     }
   }
 
-  /** A tool output logged under `id` (outputRecordId), reading what was appended since when needed. */
-  findOutput(id: string): ToolOutputItem | undefined {
-    const item = this.findItem(id);
-    return isToolOutputItem(item) ? item : undefined;
+  /**
+   * fsyncs the open log file `fd` (inode `ino`) and, when this process's unsynced appends went to
+   * another inode (renamed to the archive by another process's prune or repair), the archive too,
+   * so the fsync count journal-outputs.ts relies on covers every record appended before it.
+   */
+  private fsyncCovering(fd: number, ino: number): void {
+    fsyncSync(fd);
+    this.stats.fsyncs++;
+    if (this.unsyncedIno !== undefined && this.unsyncedIno !== ino) this.fsyncArchive();
+    this.unsyncedIno = undefined;
+  }
+
+  /** Best effort: a file gone from the archive path was pruned again, its records copied and synced by that prune. */
+  private fsyncArchive(): void {
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.archivePath, 'r');
+      fsyncSync(fd);
+      this.stats.fsyncs++;
+    } catch {
+      /* not there any more */
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
   }
 
   /** The one item a record the session files point at holds (an output, or an item of a failed request). */
