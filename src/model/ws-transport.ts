@@ -157,7 +157,8 @@ function tunnelConnection(
       if (url.protocol !== 'wss:') return done(null, raw);
       const { default: tls } = await import('node:tls');
       const secure = tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
-      const onAbort = (): void => void secure.destroy(new Error('TLS handshake aborted'));
+      const onAbort = (): void =>
+        void secure.destroy(new Error(timeout.aborted ? `the TLS handshake did not finish within ${seconds(bounds.timeoutMs)}` : 'TLS handshake aborted'));
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
       secure.once('secureConnect', () => {
@@ -166,7 +167,7 @@ function tunnelConnection(
       });
       secure.once('error', (err: Error) => {
         signal.removeEventListener('abort', onAbort);
-        failed(err);
+        done(err);
       });
     }, failed);
     return undefined;
