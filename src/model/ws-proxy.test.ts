@@ -288,6 +288,22 @@ describe('a proxy that accepts and goes silent', () => {
   });
 });
 
+describe('malformed proxy credentials', () => {
+  it.each(['http', 'socks5h'])('%s: a malformed percent-escape in the URL is one line naming the proxy, never the credentials', async (scheme) => {
+    const proxy = await startProxy();
+    const port = new URL(proxy.url).port;
+    try {
+      process.env.HTTPS_PROXY = `${scheme}://al%zz:hunter2@127.0.0.1:${port}`;
+      await expect(text(await wsClient())).rejects.toMatchObject({
+        message: `connection failed: proxy ${scheme}://127.0.0.1:${port} has a malformed %-escape in its username or password (https://localhost:${tlsPort}/v1)`,
+      });
+      expect(proxy.tunnels).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('wss settings errors', () => {
   it('an unreadable AGENTX_CA_FILE is one fatal line naming it', async () => {
     await expect(text(await wsClient(path.join(dir, 'missing.pem')))).rejects.toMatchObject({
