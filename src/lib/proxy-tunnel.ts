@@ -5,12 +5,12 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { proxyError } from './proxy-env.ts';
-import { isSocksProxy, openSocksTunnel } from './socks-tunnel.ts';
+import { isSocksProxy, openSocksTunnel, proxyCredentials } from './socks-tunnel.ts';
 
+/** The Basic Proxy-Authorization for the URL's credentials; throws the proxy's one line for a malformed %-escape. */
 export function proxyAuthorization(proxy: URL): string | undefined {
   if (proxy.username === '' && proxy.password === '') return undefined;
-  const user = decodeURIComponent(proxy.username);
-  const pass = decodeURIComponent(proxy.password);
+  const { user, pass } = proxyCredentials(proxy);
   return `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 }
 
@@ -25,10 +25,11 @@ export function openTunnel(proxy: URL, host: string, port: number, signal?: Abor
 
 function openConnectTunnel(proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<Socket> {
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const headers: Record<string, string> = { host: authority };
-  const auth = proxyAuthorization(proxy);
-  if (auth !== undefined) headers['proxy-authorization'] = auth;
   return new Promise((resolve, reject) => {
+    // Inside the promise: a malformed credential is this tunnel's rejection, not a throw at the caller.
+    const headers: Record<string, string> = { host: authority };
+    const auth = proxyAuthorization(proxy);
+    if (auth !== undefined) headers['proxy-authorization'] = auth;
     const req = http.request({
       host: proxy.hostname.replace(/^\[|\]$/g, ''),
       port: proxy.port === '' ? 80 : Number(proxy.port),

@@ -13,6 +13,8 @@ import { addressBytes, proxyError } from './proxy-env.ts';
 const VERSION = 5;
 const NO_AUTH = 0x00;
 const USER_PASS = 0x02;
+/** RFC 1929's own version byte, in its request and its reply. */
+const USER_PASS_VERSION = 0x01;
 const NO_ACCEPTABLE = 0xff;
 const CONNECT = 0x01;
 const ATYP_IPV4 = 0x01;
@@ -97,6 +99,19 @@ class HandshakeReader {
   };
 }
 
+/**
+ * The username and password in the proxy URL, percent-decoded. A malformed escape (`%zz`) is
+ * the proxy URL's fault: one line naming the proxy (never the credentials), not a bare
+ * "URI malformed". Shared with the CONNECT tunnel's Proxy-Authorization (proxy-tunnel.ts).
+ */
+export function proxyCredentials(proxy: URL): { user: string; pass: string } {
+  try {
+    return { user: decodeURIComponent(proxy.username), pass: decodeURIComponent(proxy.password) };
+  } catch {
+    throw proxyError(proxy, 'has a malformed %-escape in its username or password');
+  }
+}
+
 /** The greeting: the methods offered (username/password only when there are credentials). */
 export function greeting(withCredentials: boolean): Buffer {
   return Buffer.from(withCredentials ? [VERSION, 2, NO_AUTH, USER_PASS] : [VERSION, 1, NO_AUTH]);
@@ -107,7 +122,7 @@ export function userPassRequest(user: string, pass: string): Buffer {
   const u = Buffer.from(user, 'utf8');
   const p = Buffer.from(pass, 'utf8');
   if (u.length > 255 || p.length > 255) throw new SocksRefusal('cannot take a username or password longer than 255 bytes');
-  return Buffer.concat([Buffer.from([1, u.length]), u, Buffer.from([p.length]), p]);
+  return Buffer.concat([Buffer.from([USER_PASS_VERSION, u.length]), u, Buffer.from([p.length]), p]);
 }
 
 /** The CONNECT request for an address (IPv4/IPv6 literal) or a host name the proxy resolves. */
@@ -115,13 +130,24 @@ export function connectRequest(host: string, port: number): Buffer {
   const kind = net.isIP(host);
   let address: Buffer;
   if (kind === 4) address = Buffer.from([ATYP_IPV4, ...host.split('.').map(Number)]);
-  else if (kind === 6) address = Buffer.from([ATYP_IPV6, ...(addressBytes(host) ?? [])]);
+  else if (kind === 6) address = Buffer.from([ATYP_IPV6, ...ipv6Bytes(host)]);
   else {
     const name = Buffer.from(host, 'utf8');
     if (name.length > 255) throw new SocksRefusal(`cannot take a host name longer than 255 bytes (${host.slice(0, 40)}…)`);
     address = Buffer.concat([Buffer.from([ATYP_DOMAIN, name.length]), name]);
   }
   return Buffer.concat([Buffer.from([VERSION, CONNECT, 0]), address, Buffer.from([port >> 8, port & 0xff])]);
+}
+
+/**
+ * The 16 bytes of an IPv6 literal. SOCKS5 has no field for a zone (`fe80::1%eth0`), and
+ * addressBytes would drop it silently (or misread the group holding it): such an address is
+ * refused rather than sent as some other address.
+ */
+function ipv6Bytes(host: string): number[] {
+  const bytes = host.includes('%') ? undefined : addressBytes(host);
+  if (bytes?.length !== 16) throw new SocksRefusal(`cannot be sent the address ${host} (SOCKS5 has no form for a scoped IPv6 address)`);
+  return bytes;
 }
 
 /** Length of the bound address in a reply, after its ATYP byte (the domain form reads one more byte). */
@@ -143,9 +169,21 @@ async function destination(proxy: URL, host: string): Promise<string> {
   }
 }
 
-async function handshake(socket: net.Socket, reader: HandshakeReader, proxy: URL, host: string, port: number, authority: string): Promise<void> {
-  const user = decodeURIComponent(proxy.username);
-  const pass = decodeURIComponent(proxy.password);
+interface Target {
+  host: string;
+  port: number;
+  /** host:port as the error lines show it. */
+  authority: string;
+}
+
+async function handshake(
+  socket: net.Socket,
+  reader: HandshakeReader,
+  proxy: URL,
+  { user, pass }: { user: string; pass: string },
+  target: Target,
+): Promise<void> {
+  const { host, port, authority } = target;
   const withCredentials = user !== '' || pass !== '';
   socket.write(greeting(withCredentials));
   const [version, method] = await reader.read(2);
@@ -160,7 +198,11 @@ async function handshake(socket: net.Socket, reader: HandshakeReader, proxy: URL
   if (method === USER_PASS) {
     if (!withCredentials) throw new SocksRefusal('asked for a username and password it was not offered');
     socket.write(userPassRequest(user, pass));
-    const [, status] = await reader.read(2);
+    const [authVersion, status] = await reader.read(2);
+    // RFC 1929 §2: the reply's first byte is the sub-negotiation's version, 1.
+    if (authVersion !== USER_PASS_VERSION) {
+      throw new SocksRefusal(`did not answer the username and password as RFC 1929 asks (version ${String(authVersion)}, not 1)`);
+    }
     if (status !== 0) throw new SocksRefusal('refused the username and password');
   } else if (method !== NO_AUTH) {
     throw new SocksRefusal(`chose an authentication method it was not offered (${String(method)})`);
@@ -182,6 +224,8 @@ export function openSocksTunnel(proxy: URL, host: string, port: number, signal?:
       reject(signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
       return;
     }
+    // Before any connection: a malformed credential throws here, which rejects this promise.
+    const credentials = proxyCredentials(proxy);
     const socket = net.connect({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxy.port === '' ? 1080 : Number(proxy.port) });
     const reader = new HandshakeReader(socket);
     let connected = false;
@@ -203,7 +247,7 @@ export function openSocksTunnel(proxy: URL, host: string, port: number, signal?:
     socket.on('error', onError);
     socket.once('connect', () => {
       connected = true;
-      handshake(socket, reader, proxy, host, port, authority).then(
+      handshake(socket, reader, proxy, credentials, { host, port, authority }).then(
         () => {
           settle();
           reader.release();

@@ -118,6 +118,22 @@ describe('the API through a SOCKS5 proxy', () => {
     expect(socks.connects).toEqual([]);
   });
 
+  it('a username/password reply with a version other than RFC 1929’s 1: one line naming the proxy, no request sent', async () => {
+    socks = await startSocks5Server({ credentials: { username: 'alice', password: 'pw' }, authReplyVersion: 5 });
+    process.env.ALL_PROXY = socks.url.replace('//', '//alice:pw@');
+    const line = await failure(client(`http://localhost:${emu.port}/v1`));
+    expect(line).toBe(`connection failed: proxy ${socks.url} did not answer the username and password as RFC 1929 asks (version 5, not 1)`);
+    expect(socks.connects).toEqual([]);
+  });
+
+  it('a malformed %-escape in the proxy URL’s credentials: one line naming the proxy, nothing sent to it', async () => {
+    socks = await startSocks5Server();
+    process.env.ALL_PROXY = socks.url.replace('//', '//al%zz:hunter2@');
+    const line = await failure(client(`http://localhost:${emu.port}/v1`));
+    expect(line).toBe(`connection failed: proxy ${socks.url} has a malformed %-escape in its username or password`);
+    expect(socks.methods).toEqual([]);
+  });
+
   it('a refused CONNECT names the proxy and what the SOCKS reply means', async () => {
     socks = await startSocks5Server({ refuseWith: 2 });
     process.env.HTTPS_PROXY = socks.url.replace('//', '//bob:hunter2@');

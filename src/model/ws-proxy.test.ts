@@ -173,6 +173,137 @@ describe('wss through a proxy', () => {
   });
 });
 
+describe('a proxy that accepts and goes silent', () => {
+  /** Accepts TCP, reads what it gets (so it sees the client's end) and answers nothing. */
+  async function startSilentProxy(): Promise<{ port: number; accepted: Promise<void>; closed: Promise<void>[]; close(): Promise<void> }> {
+    const closed: Promise<void>[] = [];
+    const sockets = new Set<net.Socket>();
+    let onAccept = (): void => undefined;
+    const accepted = new Promise<void>((r) => (onAccept = r));
+    const server = net.createServer((socket) => {
+      onAccept();
+      sockets.add(socket);
+      closed.push(new Promise((r) => socket.on('close', () => r())));
+      socket.on('error', () => undefined).resume();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      port: (server.address() as AddressInfo).port,
+      accepted,
+      closed,
+      close: () => {
+        for (const s of sockets) s.destroy();
+        return new Promise((r) => server.close(() => r()));
+      },
+    };
+  }
+
+  // ws's handshakeTimeout fails the connection but cannot reach the tunnel still being opened
+  // under it: without a bound of its own that socket stayed open (and referenced) for good.
+  it.each(['http', 'socks5h'])('%s: the handshake timeout fails the connection and closes the tunnel socket', async (scheme) => {
+    const silent = await startSilentProxy();
+    try {
+      process.env.HTTPS_PROXY = `${scheme}://127.0.0.1:${silent.port}`;
+      const client = await createOpenAIClient({
+        apiKey: 'sk-test',
+        baseUrl: `https://localhost:${tlsPort}/v1`,
+        idleTimeoutMs: 5000,
+        headersTimeoutMs: 300,
+        transport: 'websocket',
+      });
+      await expect(text(client)).rejects.toMatchObject({
+        kind: 'retryable',
+        message: `connection failed: proxy ${scheme}://127.0.0.1:${silent.port} did not open a tunnel within 0.3 s (https://localhost:${tlsPort}/v1)`,
+      });
+      expect(silent.closed).toHaveLength(1);
+      // The proxy sees the client's end of the socket: nothing is left to keep the process alive.
+      await silent.closed[0];
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it.each(['http', 'socks5h'])('%s: cancelling the request while the tunnel opens closes the tunnel socket', async (scheme) => {
+    const silent = await startSilentProxy();
+    try {
+      process.env.HTTPS_PROXY = `${scheme}://127.0.0.1:${silent.port}`;
+      const client = await createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${tlsPort}/v1`, idleTimeoutMs: 60_000, transport: 'websocket' });
+      const controller = new AbortController();
+      // Cancelled once the tunnel is being opened (the proxy holds the connection).
+      void silent.accepted.then(() => controller.abort());
+      const run = async (): Promise<void> => {
+        for await (const _ of client.stream(REQUEST, controller.signal));
+      };
+      await expect(run()).rejects.toMatchObject({ kind: 'aborted' });
+      expect(silent.closed).toHaveLength(1);
+      await silent.closed[0];
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('a tunnel opened in time outlives the handshake timeout: the next request reuses it', async () => {
+    const proxy = await startProxy();
+    try {
+      process.env.HTTPS_PROXY = proxy.url;
+      const client = await createOpenAIClient({
+        apiKey: 'sk-test',
+        baseUrl: `https://localhost:${tlsPort}/v1`,
+        idleTimeoutMs: 5000,
+        headersTimeoutMs: 300,
+        caFile: path.join(dir, 'ca.pem'),
+        transport: 'websocket',
+      });
+      expect(await text(client)).toBe('You said: over wss');
+      await new Promise((r) => setTimeout(r, 600));
+      expect(await text(client)).toBe('You said: over wss');
+      expect(proxy.tunnels).toEqual([`localhost:${tlsPort}`]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a tunnel to a server that never answers TLS: the handshake timeout closes it', async () => {
+    const proxy = await startProxy();
+    const silentServer = await startSilentProxy();
+    try {
+      process.env.HTTPS_PROXY = proxy.url;
+      const client = await createOpenAIClient({
+        apiKey: 'sk-test',
+        baseUrl: `https://localhost:${silentServer.port}/v1`,
+        idleTimeoutMs: 5000,
+        headersTimeoutMs: 300,
+        transport: 'websocket',
+      });
+      await expect(text(client)).rejects.toMatchObject({
+        kind: 'retryable',
+        message: `connection failed: the TLS handshake did not finish within 0.3 s (https://localhost:${silentServer.port}/v1)`,
+      });
+      expect(proxy.tunnels).toEqual([`localhost:${silentServer.port}`]);
+      await silentServer.closed[0];
+    } finally {
+      await proxy.close();
+      await silentServer.close();
+    }
+  });
+});
+
+describe('malformed proxy credentials', () => {
+  it.each(['http', 'socks5h'])('%s: a malformed percent-escape in the URL is one line naming the proxy, never the credentials', async (scheme) => {
+    const proxy = await startProxy();
+    const port = new URL(proxy.url).port;
+    try {
+      process.env.HTTPS_PROXY = `${scheme}://al%zz:hunter2@127.0.0.1:${port}`;
+      await expect(text(await wsClient())).rejects.toMatchObject({
+        message: `connection failed: proxy ${scheme}://127.0.0.1:${port} has a malformed %-escape in its username or password (https://localhost:${tlsPort}/v1)`,
+      });
+      expect(proxy.tunnels).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('wss settings errors', () => {
   it('an unreadable AGENTX_CA_FILE is one fatal line naming it', async () => {
     await expect(text(await wsClient(path.join(dir, 'missing.pem')))).rejects.toMatchObject({

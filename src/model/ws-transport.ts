@@ -16,7 +16,7 @@ import type { ClientRequestArgs, IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
-import { proxyFor } from '../lib/proxy-env.ts';
+import { proxyError, proxyFor } from '../lib/proxy-env.ts';
 import { openTunnel } from '../lib/proxy-tunnel.ts';
 import { isRecord } from '../lib/guards.ts';
 import { ModelError } from './errors.ts';
@@ -130,29 +130,52 @@ async function loadWs(): Promise<WsModule> {
   return wsModule;
 }
 
-/** ws's createConnection, async: through a CONNECT tunnel when a proxy applies (callback form, see node:http). */
+/**
+ * ws's createConnection, async: through a tunnel when a proxy applies (callback form, see
+ * node:http). ws's handshakeTimeout and its terminate() on cancel reach only the socket handed
+ * back, so the tunnel and the TLS inside it are bounded here by the same timeout and the
+ * caller's signal: a proxy that accepts and goes silent would otherwise hold a referenced
+ * socket for good (one per attempt, keeping a finished process alive).
+ */
 function tunnelConnection(
   proxy: URL,
   url: URL,
   ca: string[] | undefined,
+  bounds: { signal: AbortSignal; timeoutMs: number },
   onTunnel: (raw: Socket) => void,
 ): (opts: ClientRequestArgs, done: (err: Error | null, s?: Duplex) => void) => undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? (url.protocol === 'wss:' ? 443 : 80) : Number(url.port);
   return (_opts, done) => {
-    openTunnel(proxy, host, port).then(
-      async (raw) => {
-        onTunnel(raw);
-        if (url.protocol !== 'wss:') return done(null, raw);
-        const { default: tls } = await import('node:tls');
-        const secure = tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
-        secure.once('secureConnect', () => done(null, secure));
-        secure.once('error', (err: Error) => done(err));
-      },
-      (err: Error) => done(err),
-    );
+    const timeout = AbortSignal.timeout(bounds.timeoutMs);
+    const signal = AbortSignal.any([bounds.signal, timeout]);
+    // The timeout's own reason is a bare "aborted due to timeout": say whose it was.
+    const failed = (err: Error): void =>
+      done(timeout.aborted && !bounds.signal.aborted ? proxyError(proxy, `did not open a tunnel within ${seconds(bounds.timeoutMs)}`) : err);
+    openTunnel(proxy, host, port, signal).then(async (raw) => {
+      onTunnel(raw);
+      if (url.protocol !== 'wss:') return done(null, raw);
+      const { default: tls } = await import('node:tls');
+      const secure = tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
+      const onAbort = (): void =>
+        void secure.destroy(new Error(timeout.aborted ? `the TLS handshake did not finish within ${seconds(bounds.timeoutMs)}` : 'TLS handshake aborted'));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      secure.once('secureConnect', () => {
+        signal.removeEventListener('abort', onAbort);
+        done(null, secure);
+      });
+      secure.once('error', (err: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        done(err);
+      });
+    }, failed);
     return undefined;
   };
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
@@ -196,7 +219,11 @@ export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
       maxPayload: 256 * 1024 * 1024,
       ...(ca ? { ca } : {}),
       ...(proxy
-        ? { createConnection: tunnelConnection(proxy, url, ca, (raw) => sockets.push(raw)) as unknown as WebSocket.ClientOptions['createConnection'] }
+        ? {
+            createConnection: tunnelConnection(proxy, url, ca, { signal, timeoutMs: opts.handshakeTimeoutMs }, (raw) =>
+              sockets.push(raw),
+            ) as unknown as WebSocket.ClientOptions['createConnection'],
+          }
         : {}),
     });
     const entry: NonNullable<typeof current> = { ws, sockets };

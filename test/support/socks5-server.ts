@@ -1,7 +1,7 @@
 // A small SOCKS5 server for proxy tests (RFC 1928 CONNECT, RFC 1929 username/password), over
 // real sockets, recording what each client asked for: the methods offered, the usernames tried,
-// and each CONNECT's address type, host and port. It can require credentials and can refuse
-// every CONNECT with a given reply code.
+// and each CONNECT's address type, host and port. It can require credentials, answer them with
+// a wrong version byte, and refuse every CONNECT with a given reply code.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -26,6 +26,8 @@ export interface Socks5Options {
   credentials?: { username: string; password: string };
   /** Answer every CONNECT with this reply code (RFC 1928 §6, e.g. 2 "not allowed by ruleset"). */
   refuseWith?: number;
+  /** The version byte of the username/password reply (RFC 1929 says 1; a broken proxy may send another). */
+  authReplyVersion?: number;
 }
 
 /** Reads exact byte counts from a socket as the handshake goes. */
@@ -91,7 +93,7 @@ export async function startSocks5Server(opts: Socks5Options = {}): Promise<Socks
       const pass = (await reader.read(plen)).toString('utf8');
       usernames.push(user);
       const ok = user === opts.credentials.username && pass === opts.credentials.password;
-      client.write(Buffer.from([1, ok ? 0 : 1]));
+      client.write(Buffer.from([opts.authReplyVersion ?? 1, ok ? 0 : 1]));
       if (!ok) return void client.end();
     }
     const [, , , atyp] = await reader.read(4);
