@@ -6,6 +6,7 @@ import type * as Sdk from '@modelcontextprotocol/client';
 import type { CallToolResult, Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { resolveSpec } from './resolve.ts';
 import type { ResolvedHttpServer, ResolvedStdioServer } from './resolve.ts';
+import type { SendOptions } from './call.ts';
 import type { McpServerSpec } from './spec.ts';
 import { SupervisedStdioTransport } from './stdio-transport.ts';
 import { StoredOAuthProvider } from './oauth-provider.ts';
@@ -298,10 +299,16 @@ export class McpConnection {
   }
 
   /** Throws when the server is not ready or the request fails (timeout, abort, server gone). */
-  async callTool(tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+  async callTool(tool: string, args: Record<string, unknown>, options: SendOptions): Promise<CallToolResult> {
     const client = this.client;
     if (!client || this.state !== 'ready') throw new Error(`server is ${this.state}${this.error ? ` (${this.error})` : ''}`);
-    return client.callTool({ name: tool, arguments: args }, { signal: options.signal, timeout: options.timeoutMs });
+    // `onprogress` makes the SDK send a progressToken; each report then restarts the tool
+    // timeout, so a call that keeps saying it is alive is not cut off. The total cap is
+    // call.ts's own timer (why: runMcpCall).
+    return client.callTool(
+      { name: tool, arguments: args },
+      { signal: options.signal, timeout: options.timeoutMs, onprogress: options.onProgress, resetTimeoutOnProgress: true },
+    );
   }
 
   private async closeClient(): Promise<void> {
