@@ -52,6 +52,27 @@ export function oneLine(text: string): string {
   return flat.length <= MAX_REASON_CHARS ? flat : `${flat.slice(0, MAX_REASON_CHARS - 1)}…`;
 }
 
+/**
+ * Delivers a server's answers a turn of the event loop later than the messages read with them.
+ * The SDK handles a notification in a microtask but an answer at once, and on an answer it
+ * forgets the request's progress handler: the progress reports read in the same chunk as the
+ * answer (a server that reports its last state and answers right away) were dropped as "unknown
+ * token", and the person never saw the last state. Answers keep their order among themselves, and
+ * the end of the connection is reported after them (a server that answers and exits has still
+ * answered); a notification sent after its request's answer was never shown anyway.
+ */
+function answersAfterNotifications(transport: Transport): void {
+  const deliver = transport.onmessage;
+  const closed = transport.onclose;
+  if (deliver === undefined) return;
+  transport.onmessage = (message, extra) => {
+    const isAnswer = 'id' in message && !('method' in message);
+    if (isAnswer) setImmediate(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
+  if (closed !== undefined) transport.onclose = () => setImmediate(closed);
+}
+
 /** The HTTP status the SDK attaches to transport errors (SdkHttpError.data.status), if any. */
 function httpStatus(err: unknown): number | undefined {
   if (typeof err !== 'object' || err === null || !('data' in err)) return undefined;
@@ -249,6 +270,7 @@ export class McpConnection {
       signal.addEventListener('abort', () => reject(new StartTimeout()), { once: true });
     });
     await Promise.race([client.connect(transport, { signal, timeout: this.startTimeoutMs }), aborted]);
+    answersAfterNotifications(transport);
   }
 
   /** The connection ended without close(): the server exited or the HTTP session broke. */
