@@ -4,6 +4,8 @@
 import type { FunctionOutputPart } from '../wire/items.ts';
 import type { McpCallRecord } from './mcp/call.ts';
 import type { McpManager } from './mcp/manager.ts';
+import { ProgressThrottle, progressLabel, progressLine } from './mcp/progress.ts';
+import type { ProgressReport } from './mcp/progress.ts';
 import type { ParsedCall, Tool, ToolContext, ToolResult } from './tool.ts';
 
 export interface McpCall extends ParsedCall {
@@ -12,7 +14,15 @@ export interface McpCall extends ParsedCall {
 
 export function createMcpTool(manager: McpManager): Tool<McpCall> {
   async function run(call: McpCall, ctx: ToolContext): Promise<ToolResult> {
-    const outcome = await manager.call(call.record, { signal: ctx.signal });
+    // The server's progress reports, one line a second at most (tools/mcp/progress.ts); the
+    // state still waiting is shown by end(), before the call's result, and nothing after it.
+    const label = progressLabel(call.record.server, call.record.tool);
+    const throttle = new ProgressThrottle((message) => ctx.progress({ type: 'tool_progress', callId: call.callId, tool: label, message }));
+    const onProgress = (report: ProgressReport): void => {
+      const line = progressLine(report);
+      if (line !== undefined) throttle.push(line);
+    };
+    const outcome = await manager.call(call.record, { signal: ctx.signal, onProgress }).finally(() => throttle.end());
     ctx.progress({
       type: 'mcp_call_done',
       callId: call.callId,

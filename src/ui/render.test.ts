@@ -246,3 +246,41 @@ describe('Renderer: the plan checklist', () => {
     expect(err).toContain('✓ read');
   });
 });
+
+describe('Renderer: progress lines', () => {
+  const progress = (callId: string, message: string): AgentEvent => ({ type: 'tool_progress', callId, tool: 'kit.index', message });
+  function counting() {
+    let text = '';
+    const w = {
+      isTTY: true,
+      writes: 0,
+      write: (s: string) => {
+        text += s;
+        w.writes++;
+      },
+      text: () => text,
+    };
+    return w;
+  }
+  const run = (events: AgentEvent[], columns = 80): string => {
+    const w = counting();
+    const r = new Renderer(w, w, PLAIN_THEME, { ...BASE, columns: () => columns });
+    for (const ev of events) r.handle(ev);
+    return w.text();
+  };
+
+  it("on a terminal a call's new state replaces its previous line when nothing came between", () => {
+    const shown = run([progress('c1', '1/10 — a'), progress('c1', '2/10 — b'), progress('c1', '3/10 — c')]);
+    expect(shown.match(/\x1b\[1A\r\x1b\[J/g)).toHaveLength(2);
+    expect(shown.endsWith('  kit.index: 3/10 — c\n')).toBe(true);
+    // A line that wraps (63 characters on 30 columns: 3 rows) is cleared whole.
+    expect(run([progress('c1', 'x'.repeat(50)), progress('c1', 'y')], 30)).toContain('\x1b[3A\r\x1b[J');
+  });
+
+  it('stays when something else was written in between, or for another call, and where writes are not counted', () => {
+    expect(run([progress('c1', '1/10'), ...text('note'), progress('c1', '2/10')])).not.toContain('\x1b[1A');
+    expect(run([progress('c1', '1/10'), progress('c2', '1/5')])).not.toContain('\x1b[1A');
+    const { err } = render([progress('c1', '1/10'), progress('c1', '2/10 \x1b]0;x\x07')]);
+    expect(err).toBe('  kit.index: 1/10\n  kit.index: 2/10 \n');
+  });
+});

@@ -80,6 +80,8 @@ export class Renderer {
   private searchLine = false;
   /** The last plan checklist: its rows on screen and the writer's count right after it. */
   private planShown: { rows: number; writes: number } | undefined;
+  /** The last progress line: its call, its rows on screen and the writer's count right after it. */
+  private progressShown: { callId: string; rows: number; writes: number } | undefined;
 
   constructor(
     private readonly out: Writer,
@@ -217,7 +219,7 @@ export class Renderer {
         this.showPlan(ev.plan);
         break;
       case 'tool_progress':
-        this.note(t.dim(`  ${sanitizeLine(ev.tool)}: ${sanitizeLine(ev.message)}`));
+        this.showProgress(ev);
         break;
       case 'tool_reused':
         if (this.opts.showShellCalls) this.note(t.dim(`↺ already ran, sending its recorded output: ${sanitizeLine(ev.title)}`));
@@ -360,6 +362,26 @@ export class Renderer {
     const columns = Math.max(1, this.columns());
     const rows = planLines(plan, PLAIN_THEME).reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / columns)), 0);
     this.planShown = this.err.writes === undefined || rows > PLAN_REDRAW_MAX_ROWS ? undefined : { rows, writes: this.err.writes };
+  }
+
+  /**
+   * A call's progress is a live status, not a log: on a terminal, when nothing was written since
+   * the call's previous progress line, the new state replaces it in place (as the plan checklist
+   * does), so a call that reports for minutes keeps one line on screen instead of scrolling
+   * everything else away. Where writes are not counted (a pipe, a log file) each state stays on
+   * its own line, which is what a log wants. (Tools throttle their reports: tools/mcp/progress.ts.)
+   */
+  private showProgress(ev: Extract<AgentEvent, { type: 'tool_progress' }>): void {
+    if (this.opts.quiet) return;
+    const shown = this.progressShown;
+    const writes = this.err.writes;
+    if (shown !== undefined && shown.callId === ev.callId && this.err.isTTY === true && writes !== undefined && writes === shown.writes) {
+      this.err.write(`\x1b[${shown.rows}A\r\x1b[J`);
+    }
+    this.note(this.theme.dim(`  ${sanitizeLine(ev.tool)}: ${sanitizeLine(ev.message)}`));
+    const width = stringWidth(`  ${sanitizeLine(ev.tool)}: ${sanitizeLine(ev.message)}`);
+    const rows = Math.max(1, Math.ceil(width / Math.max(1, this.columns())));
+    this.progressShown = this.err.writes === undefined ? undefined : { callId: ev.callId, rows, writes: this.err.writes };
   }
 
   private endSearchLine(): void {

@@ -170,6 +170,38 @@ describe('stdio servers', () => {
     await waitUntil(() => (readMarks(dir.path).some((l) => l.startsWith('slow-aborted')) ? true : undefined), 'the server to see the cancellation');
   });
 
+  it('every progress report reaches the caller, also the ones read together with the answer; the messages are redacted', async () => {
+    dir = tempDir();
+    manager = await McpManager.start({ specs: [stdioSpec('t', ['serve', 't', 'progress'])], env: process.env, projectDir: dir.path, secrets: ['all done'] });
+    const reports: { progress?: unknown; message?: unknown }[] = [];
+    const outcome = await manager.call(record(manager, 'mcp__t__progress', { count: 300 }), { onProgress: (r) => reports.push(r) });
+    expect(outcome).toMatchObject({ status: 'ok', output: 'reported 300' });
+    // 299 steps, 2 nonsense reports (at 100 and 200: dropped later, by progress.ts), the last state.
+    expect(reports).toHaveLength(302);
+    expect(reports.at(-1)).toMatchObject({ progress: 300, total: 300 });
+    expect(reports.at(-1)?.message).toMatch(/^\[REDACTED\] /);
+  });
+
+  it('a call that keeps reporting progress is not cut off by the tool timeout; the total cap ends it', async () => {
+    dir = tempDir();
+    manager = await McpManager.start({
+      specs: [stdioSpec('t', ['serve', 't', 'ticker'])],
+      env: { ...process.env, MCP_TEST_MARK_DIR: dir.path },
+      projectDir: dir.path,
+    });
+    const alive = await manager.call(record(manager, 'mcp__t__ticker', { everyMs: 100, forMs: 1000 }), { timeoutMs: 400, onProgress: () => undefined });
+    expect(alive).toMatchObject({ status: 'ok' });
+    expect(alive.durationMs).toBeGreaterThanOrEqual(1000);
+    const capped = await manager.call(record(manager, 'mcp__t__ticker', { everyMs: 100, forMs: 60_000 }), { timeoutMs: 400, totalTimeoutMs: 1500 });
+    expect(capped.status).toBe('timeout');
+    expect(capped.output).toBe(
+      'MCP tool ticker on server t: still running after 1.5 s, the most a call may take however much progress it reports; the server was asked to cancel the call.',
+    );
+    expect(capped.durationMs).toBeGreaterThanOrEqual(1500);
+    expect(capped.durationMs).toBeLessThan(5000);
+    await waitUntil(() => (readMarks(dir.path).some((l) => l.startsWith('ticker-cancelled')) ? true : undefined), 'the server to see the cancellation');
+  });
+
   it('a server that dies during a call: the call fails with the reason, the server is reported and its tools withdrawn', async () => {
     dir = tempDir();
     const events: McpEvent[] = [];

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { oneLine } from './connection.ts';
 import type { LocalImagePart } from '../../wire/items.ts';
 import type { ImageLimits } from './images.ts';
+import type { ProgressReport } from './progress.ts';
 import { resultToContent } from './result.ts';
 
 /** What the journal's `started` record holds for an MCP call: enough to show it and to resend it. */
@@ -75,11 +76,24 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** What the connection is asked to do with one call (connection.ts callTool). */
+export interface SendOptions {
+  signal?: AbortSignal;
+  /** Without an answer or a progress report for this long, the call times out. */
+  timeoutMs: number;
+  onProgress: (report: ProgressReport) => void;
+}
+
 export interface RunContext {
   server: string;
   tool: string;
   signal?: AbortSignal;
+  /** The tool timeout: it starts again with each progress report the server sends. */
   timeoutMs: number;
+  /** However much progress is reported, the call ends after this long. */
+  totalTimeoutMs: number;
+  /** The server's progress reports, as they come (not checked: progress.ts does that). */
+  onProgress?: (report: ProgressReport) => void;
   maxOutputBytes: number;
   /** Where images are kept and how large one may be; undefined: images become notes. */
   imageLimits?: ImageLimits;
@@ -87,15 +101,29 @@ export interface RunContext {
   unavailable?: string;
   /** Reason given when the server went away during the call. */
   serverError: () => string | undefined;
-  send: (args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<CallToolResult>;
+  send: (args: Record<string, unknown>, options: SendOptions) => Promise<CallToolResult>;
 }
 
-function failureOutcome(err: unknown, ctx: RunContext): Pick<McpCallOutcome, 'status' | 'output'> {
+/** How the call went, for the words of a failure. */
+interface CallFacts {
+  /** The total cap ended it (progress kept the tool timeout from doing so). */
+  overTotal: boolean;
+  progressReports: number;
+}
+
+function failureOutcome(err: unknown, ctx: RunContext, facts: CallFacts): Pick<McpCallOutcome, 'status' | 'output'> {
   const where = `MCP tool ${ctx.tool} on server ${ctx.server}`;
   if (ctx.signal?.aborted) return { status: 'interrupted', output: `${where}: interrupted by the user; the server was asked to cancel the call.` };
+  if (facts.overTotal) {
+    return {
+      status: 'timeout',
+      output: `${where}: still running after ${seconds(ctx.totalTimeoutMs)}, the most a call may take however much progress it reports; the server was asked to cancel the call.`,
+    };
+  }
   const code = errorCode(err);
   if (code === 'REQUEST_TIMEOUT') {
-    return { status: 'timeout', output: `${where}: no answer within ${seconds(ctx.timeoutMs)}; the server was asked to cancel the call.` };
+    const silence = facts.progressReports === 0 ? `no answer within ${seconds(ctx.timeoutMs)}` : `no answer and no progress for ${seconds(ctx.timeoutMs)}`;
+    return { status: 'timeout', output: `${where}: ${silence}; the server was asked to cancel the call.` };
   }
   if (code === 'CONNECTION_CLOSED' || code === 'NOT_CONNECTED') {
     const why = ctx.serverError();
@@ -127,12 +155,27 @@ export async function runMcpCall(argsJson: string, ctx: RunContext): Promise<Mcp
       cutBytes: 0,
       durationMs: 0,
     };
+  // The total cap is our own timer, not the SDK's `maxTotalTimeout`: the SDK checks that only
+  // when a progress report arrives, and then fails the call without telling the server, which
+  // would go on working. Aborting goes through the SDK's cancel path, which sends
+  // notifications/cancelled like Ctrl-C and the tool timeout do.
+  const overTotal = new AbortController();
+  const totalTimer = setTimeout(() => overTotal.abort(), ctx.totalTimeoutMs);
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, overTotal.signal]) : overTotal.signal;
+  const facts: CallFacts = { overTotal: false, progressReports: 0 };
+  const onProgress = (report: ProgressReport): void => {
+    facts.progressReports++;
+    ctx.onProgress?.(report);
+  };
   try {
-    const result = await ctx.send(args.value, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    const result = await ctx.send(args.value, { signal, timeoutMs: ctx.timeoutMs, onProgress });
     const content = await resultToContent(result, ctx.maxOutputBytes, ctx.imageLimits);
     return { status: content.isError ? 'tool_error' : 'ok', output: content.text, images: content.images, cutBytes: content.cutBytes, durationMs: elapsed() };
   } catch (err) {
-    return { ...failureOutcome(err, ctx), images: [], cutBytes: 0, durationMs: elapsed() };
+    facts.overTotal = overTotal.signal.aborted && !(ctx.signal?.aborted ?? false);
+    return { ...failureOutcome(err, ctx, facts), images: [], cutBytes: 0, durationMs: elapsed() };
+  } finally {
+    clearTimeout(totalTimer);
   }
 }
 

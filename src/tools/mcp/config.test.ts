@@ -56,7 +56,7 @@ describe('parseMcpFile', () => {
   it('reads stdio and HTTP servers in the common shape', () => {
     const r = parse({
       mcpServers: {
-        fs: { command: 'npx', args: ['-y', 'server-fs'], env: { T: '${T}' }, cwd: 'sub', startupTimeoutMs: 5000 },
+        fs: { command: 'npx', args: ['-y', 'server-fs'], env: { T: '${T}' }, cwd: 'sub', startupTimeoutMs: 5000, toolTotalTimeoutMs: 3_600_000 },
         web: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
         old: { type: 'sse', url: 'http://localhost:1/sse' },
       },
@@ -73,6 +73,7 @@ describe('parseMcpFile', () => {
         env: { T: '${T}' },
         cwd: 'sub',
         startupTimeoutMs: 5000,
+        toolTotalTimeoutMs: 3_600_000,
       },
       { name: 'web', file: '/p/.mcp.json', scope: 'project', transport: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
       { name: 'old', file: '/p/.mcp.json', scope: 'project', transport: 'sse', url: 'http://localhost:1/sse', headers: {} },
@@ -91,6 +92,7 @@ describe('parseMcpFile', () => {
         type: { type: 'websocket', url: 'http://x' },
         mixed: { url: 'http://x', cwd: '/' },
         timeout: { command: 'x', startupTimeoutMs: -1 },
+        total: { command: 'x', toolTotalTimeoutMs: 'long' },
         notobj: 'x',
         '': { command: 'x' },
       },
@@ -105,6 +107,7 @@ describe('parseMcpFile', () => {
       'mcp: /p/.mcp.json: server "type": unknown "type" "websocket" (expected stdio, http, sse or remote)',
       'mcp: /p/.mcp.json: server "mixed": "cwd" only applies to a server with a "command"',
       'mcp: /p/.mcp.json: server "timeout": "startupTimeoutMs" must be a positive number of milliseconds',
+      'mcp: /p/.mcp.json: server "total": "toolTotalTimeoutMs" must be a positive number of milliseconds',
       'mcp: /p/.mcp.json: server "notobj": must be an object',
       'mcp: /p/.mcp.json: server "": server names must not be empty',
     ]);

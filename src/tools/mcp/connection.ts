@@ -6,6 +6,7 @@ import type * as Sdk from '@modelcontextprotocol/client';
 import type { CallToolResult, Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { resolveSpec } from './resolve.ts';
 import type { ResolvedHttpServer, ResolvedStdioServer } from './resolve.ts';
+import type { SendOptions } from './call.ts';
 import type { McpServerSpec } from './spec.ts';
 import { SupervisedStdioTransport } from './stdio-transport.ts';
 import { StoredOAuthProvider } from './oauth-provider.ts';
@@ -49,6 +50,27 @@ export function oneLine(text: string): string {
     .trim()
     .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return flat.length <= MAX_REASON_CHARS ? flat : `${flat.slice(0, MAX_REASON_CHARS - 1)}…`;
+}
+
+/**
+ * Delivers a server's answers a turn of the event loop later than the messages read with them.
+ * The SDK handles a notification in a microtask but an answer at once, and on an answer it
+ * forgets the request's progress handler: the progress reports read in the same chunk as the
+ * answer (a server that reports its last state and answers right away) were dropped as "unknown
+ * token", and the person never saw the last state. Answers keep their order among themselves, and
+ * the end of the connection is reported after them (a server that answers and exits has still
+ * answered); a notification sent after its request's answer was never shown anyway.
+ */
+function answersAfterNotifications(transport: Transport): void {
+  const deliver = transport.onmessage;
+  const closed = transport.onclose;
+  if (deliver === undefined) return;
+  transport.onmessage = (message, extra) => {
+    const isAnswer = 'id' in message && !('method' in message);
+    if (isAnswer) setImmediate(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
+  if (closed !== undefined) transport.onclose = () => setImmediate(closed);
 }
 
 /** The HTTP status the SDK attaches to transport errors (SdkHttpError.data.status), if any. */
@@ -248,6 +270,7 @@ export class McpConnection {
       signal.addEventListener('abort', () => reject(new StartTimeout()), { once: true });
     });
     await Promise.race([client.connect(transport, { signal, timeout: this.startTimeoutMs }), aborted]);
+    answersAfterNotifications(transport);
   }
 
   /** The connection ended without close(): the server exited or the HTTP session broke. */
@@ -298,10 +321,16 @@ export class McpConnection {
   }
 
   /** Throws when the server is not ready or the request fails (timeout, abort, server gone). */
-  async callTool(tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+  async callTool(tool: string, args: Record<string, unknown>, options: SendOptions): Promise<CallToolResult> {
     const client = this.client;
     if (!client || this.state !== 'ready') throw new Error(`server is ${this.state}${this.error ? ` (${this.error})` : ''}`);
-    return client.callTool({ name: tool, arguments: args }, { signal: options.signal, timeout: options.timeoutMs });
+    // `onprogress` makes the SDK send a progressToken; each report then restarts the tool
+    // timeout, so a call that keeps saying it is alive is not cut off. The total cap is
+    // call.ts's own timer (why: runMcpCall).
+    return client.callTool(
+      { name: tool, arguments: args },
+      { signal: options.signal, timeout: options.timeoutMs, onprogress: options.onProgress, resetTimeoutOnProgress: true },
+    );
   }
 
   private async closeClient(): Promise<void> {

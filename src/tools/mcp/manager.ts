@@ -16,9 +16,12 @@ import { redactionSecrets } from './manager-secrets.ts';
 import { defaultImageLimits } from './images.ts';
 import { oauthStorePath } from './oauth-store.ts';
 import type { ImageLimits } from './images.ts';
+import type { ProgressReport } from './progress.ts';
 
 export const DEFAULT_START_TIMEOUT_MS = 10_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+/** However much progress a call reports, it ends after this long (per server: `toolTotalTimeoutMs`). */
+export const DEFAULT_CALL_TOTAL_TIMEOUT_MS = 30 * 60_000;
 export const DEFAULT_MCP_OUTPUT_BYTES = 64 * 1024;
 
 /** Variables that hold agentx's own credentials: never passed to a server unless its config names them. */
@@ -36,6 +39,7 @@ export interface McpManagerOptions {
   wrapCommand?: (argv: string[], server: { name: string; cwd: string }) => string[];
   startTimeoutMs?: number;
   callTimeoutMs?: number;
+  callTotalTimeoutMs?: number;
   maxOutputBytes?: number;
   maxDescriptionChars?: number;
   /** Where images from tools are kept and their size limit (default: the private state store, 5 MB); false: notes only. */
@@ -182,17 +186,24 @@ export class McpManager {
    * Runs a journaled call. Takes the record, not the function name, so a call journaled before
    * a restart goes to the same server and tool even if names were reassigned since.
    */
-  async call(record: McpCallRecord, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<McpCallOutcome> {
+  async call(
+    record: McpCallRecord,
+    opts: { signal?: AbortSignal; timeoutMs?: number; totalTimeoutMs?: number; onProgress?: (report: ProgressReport) => void } = {},
+  ): Promise<McpCallOutcome> {
     const connection = this.connections.find((c) => c.name === record.server);
     let unavailable: string | undefined;
     if (!connection) unavailable = `server ${record.server} is not configured`;
     else if (connection.state !== 'ready') unavailable = `server ${record.server} is ${connection.state}${connection.error ? ` (${connection.error})` : ''}`;
     else if (!connection.tools.some((t) => t.name === record.tool)) unavailable = `server ${record.server} has no tool ${record.tool} (any more)`;
+    // A progress message is server text like the output: redacted the same way before anyone sees it.
+    const onProgress = opts.onProgress;
     const outcome = await runMcpCall(record.arguments, {
       server: record.server,
       tool: record.tool,
       signal: opts.signal,
       timeoutMs: opts.timeoutMs ?? connection?.spec.toolTimeoutMs ?? this.opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      totalTimeoutMs: opts.totalTimeoutMs ?? connection?.spec.toolTotalTimeoutMs ?? this.opts.callTotalTimeoutMs ?? DEFAULT_CALL_TOTAL_TIMEOUT_MS,
+      onProgress: onProgress && ((report) => onProgress(typeof report.message === 'string' ? { ...report, message: this.redact(report.message) } : report)),
       maxOutputBytes: this.opts.maxOutputBytes ?? DEFAULT_MCP_OUTPUT_BYTES,
       imageLimits: this.opts.images === false ? undefined : (this.opts.images ?? defaultImageLimits(this.opts.env)),
       unavailable,

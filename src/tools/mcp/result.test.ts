@@ -69,6 +69,7 @@ describe('call helpers', () => {
       server: 's',
       tool: 't',
       timeoutMs: 1000,
+      totalTimeoutMs: 10_000,
       maxOutputBytes: 100,
       serverError: () => undefined,
       send: () => {
@@ -96,6 +97,7 @@ describe('call helpers', () => {
       server: 's',
       tool: 't',
       timeoutMs: 1000,
+      totalTimeoutMs: 10_000,
       maxOutputBytes: 100,
       serverError: () => undefined,
       send: () => Promise.reject(err),

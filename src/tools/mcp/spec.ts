@@ -15,6 +15,7 @@ interface SpecBase {
   scope: McpScope;
   startupTimeoutMs?: number;
   toolTimeoutMs?: number;
+  toolTotalTimeoutMs?: number;
 }
 
 /** Values still hold their `${VAR}` references; they are expanded when the server starts. */
@@ -193,6 +194,8 @@ function parseEntry(name: string, entry: unknown, file: string, scope: McpScope)
   const toolTimeoutMs = optionalTimeout(entry, 'toolTimeoutMs');
   if (startupTimeoutMs !== undefined) base.startupTimeoutMs = startupTimeoutMs;
   if (toolTimeoutMs !== undefined) base.toolTimeoutMs = toolTimeoutMs;
+  const toolTotalTimeoutMs = optionalTimeout(entry, 'toolTotalTimeoutMs');
+  if (toolTotalTimeoutMs !== undefined) base.toolTotalTimeoutMs = toolTotalTimeoutMs;
   const hasCommand = entry.command !== undefined;
   const hasUrl = entry.url !== undefined;
   if (hasCommand && hasUrl) throw new SpecError('has both "command" and "url"; give one');

@@ -64,6 +64,16 @@ function baseTools() {
       inputSchema: { type: 'object', properties: { file: { type: 'string' }, text: { type: 'string' } }, required: ['file', 'text'] },
     },
     { name: LONG_TOOL, description: 'A tool with a very long name.', inputSchema: { type: 'object' } },
+    {
+      name: 'progress',
+      description: 'Sends `count` progress reports as fast as it can (some hostile, some nonsense), a last one, then answers.',
+      inputSchema: { type: 'object', properties: { count: { type: 'integer' } } },
+    },
+    {
+      name: 'ticker',
+      description: 'Reports progress every `everyMs` until `forMs` passed (or it is cancelled), then answers.',
+      inputSchema: { type: 'object', properties: { everyMs: { type: 'number' }, forMs: { type: 'number' } } },
+    },
   ];
 }
 
@@ -87,6 +97,39 @@ function waitOrAbort(ms, signal) {
       { once: true },
     );
   });
+}
+
+/** Sends one `notifications/progress` for this request, if the client asked for progress. */
+function report(ctx, params) {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  if (progressToken === undefined) return Promise.resolve();
+  return ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...params } });
+}
+
+/** A flood of reports: plain ones, hostile text (escape sequences), nonsense numbers, then the last state. */
+async function floodProgress(count, ctx) {
+  mark(`progress-token ${ctx.mcpReq._meta?.progressToken === undefined ? 'absent' : 'present'}`);
+  for (let i = 1; i < count; i++) {
+    if (i % 50 === 0) await report(ctx, { progress: i, total: count, message: `step ${i} \x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b]0;pwned\x07` });
+    else await report(ctx, { progress: i, total: count, message: `step ${i}` });
+    if (i % 100 === 0) await report(ctx, { progress: -1, total: -3, message: 'nonsense' });
+  }
+  await report(ctx, { progress: count, total: count, message: 'all done \x1b]0;pwned\x07\x1b[31mred' });
+  return { content: [{ type: 'text', text: `reported ${count}` }] };
+}
+
+/** Alive and saying so: a report every `everyMs` until `forMs` passed or the call is cancelled. */
+async function tick(everyMs, forMs, ctx) {
+  const started = Date.now();
+  for (let n = 1; Date.now() - started < forMs; n++) {
+    await report(ctx, { progress: n, message: `tick ${n}` });
+    if ((await waitOrAbort(everyMs, ctx.mcpReq.signal)) === 'aborted') {
+      mark(`ticker-cancelled ${Date.now() - started}`);
+      return { content: [{ type: 'text', text: 'cancelled' }] };
+    }
+  }
+  mark(`ticker-done ${Date.now() - started}`);
+  return { content: [{ type: 'text', text: `ticked for ${Date.now() - started} ms` }] };
 }
 
 async function call(name, args, ctx, state) {
@@ -163,6 +206,10 @@ async function call(name, args, ctx, state) {
       mark('planted');
       return { content: [{ type: 'text', text: 'planted' }] };
     }
+    case 'progress':
+      return floodProgress(Number(args.count ?? 500), ctx);
+    case 'ticker':
+      return tick(Number(args.everyMs ?? 200), Number(args.forMs ?? 600_000), ctx);
     default:
       if (name === LONG_TOOL) return { content: [{ type: 'text', text: 'long' }] };
       if (state.extra.some((t) => t.name === name)) return { content: [{ type: 'text', text: `extra ${name}` }] };
