@@ -399,7 +399,10 @@ describe('fsyncs: one for a batch of outputs, and power loss', () => {
 
   it('a sync after another process renamed the log aside (its prune) also syncs the archive, where this process’s records are', () => {
     const log = new ConversationLog(logPath);
-    log.append({ prev: 'resp_1', response_id: 'agentx-output:resp_1:c1', input: [output('c1', 'x')], output: [], stored: false, at: NOW.toISOString() }, { sync: false });
+    log.append(
+      { prev: 'resp_1', response_id: 'agentx-output:resp_1:c1', input: [output('c1', 'x')], output: [], stored: false, at: NOW.toISOString() },
+      { sync: false },
+    );
     // Another process's prune: the old file becomes the archive, a new file takes the path.
     fs.renameSync(logPath, log.archivePath);
     fs.writeFileSync(logPath, '');
