@@ -137,6 +137,8 @@ describe('/clear', () => {
     a.write(KEY.enter);
     await a.waitFor('Kept for later');
     await prompt(a);
+    // The failures the retries did not use must not reach the next test (one emulator per file).
+    suite.emu.clearQueue();
     // No turn yet and no chain head, but a failed request waits for the recovery menu: not empty.
     expect(readState(sb).usage.turns).toBe(0);
     expect(readState(sb).response_id).toBeNull();
@@ -167,6 +169,8 @@ describe('/rollback undo after /clear of a failed first request', () => {
     a.write(KEY.enter);
     await a.waitFor('Kept for later');
     await prompt(a);
+    // The failures the retries did not use must not reach the next test (one emulator per file).
+    suite.emu.clearQueue();
     await clear(a);
     expect(readdirSync(archiveDir(sb))).toHaveLength(1);
     a.line('/rollback undo');
