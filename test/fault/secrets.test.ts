@@ -137,7 +137,10 @@ it('a REPL session with the key from setup: hidden while typed, never echoed, fi
   a.line('');
   await a.waitFor(PROMPT, 30_000);
   await turn(a, 'run: echo from-the-repl');
-  a.line('!env');
+  // The end of the command's output, then the prompt: the status line drawn while `!env` runs
+  // matches PROMPT too, and a line typed before the command ended would go to it, not the REPL.
+  a.line('!env; echo env-$((40 + 2))-done');
+  await a.waitFor('env-42-done', 30_000);
   await a.waitFor(PROMPT, 30_000);
   emu.enqueue({ kind: 'http_error', status: 403, message: `forbidden for ${key}` });
   a.line('this one fails');
