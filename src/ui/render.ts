@@ -353,15 +353,27 @@ export class Renderer {
    */
   private showPlan(plan: Extract<AgentEvent, { type: 'plan_updated' }>['plan']): void {
     if (this.opts.quiet) return;
-    const shown = this.planShown;
+    this.eraseIfLastWritten(this.planShown);
+    for (const line of planLines(plan, this.theme)) this.note(line);
+    const rows = this.rowsOf(planLines(plan, PLAIN_THEME));
+    this.planShown = this.err.writes === undefined || rows > PLAN_REDRAW_MAX_ROWS ? undefined : { rows, writes: this.err.writes };
+  }
+
+  /**
+   * Erases a block drawn earlier (`rows` rows, the writer's count right after it) when it is still
+   * the last thing on a terminal, so its new state is drawn in its place.
+   */
+  private eraseIfLastWritten(shown: { rows: number; writes: number } | undefined): void {
     const writes = this.err.writes;
     if (shown !== undefined && this.err.isTTY === true && writes !== undefined && writes === shown.writes) {
       this.err.write(`\x1b[${shown.rows}A\r\x1b[J`);
     }
-    for (const line of planLines(plan, this.theme)) this.note(line);
+  }
+
+  /** Rows these plain (uncoloured) lines take on screen at the current width. */
+  private rowsOf(lines: readonly string[]): number {
     const columns = Math.max(1, this.columns());
-    const rows = planLines(plan, PLAIN_THEME).reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / columns)), 0);
-    this.planShown = this.err.writes === undefined || rows > PLAN_REDRAW_MAX_ROWS ? undefined : { rows, writes: this.err.writes };
+    return lines.reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / columns)), 0);
   }
 
   /**
@@ -374,13 +386,9 @@ export class Renderer {
   private showProgress(ev: Extract<AgentEvent, { type: 'tool_progress' }>): void {
     if (this.opts.quiet) return;
     const shown = this.progressShown;
-    const writes = this.err.writes;
-    if (shown !== undefined && shown.callId === ev.callId && this.err.isTTY === true && writes !== undefined && writes === shown.writes) {
-      this.err.write(`\x1b[${shown.rows}A\r\x1b[J`);
-    }
+    this.eraseIfLastWritten(shown?.callId === ev.callId ? shown : undefined);
     this.note(this.theme.dim(`  ${sanitizeLine(ev.tool)}: ${sanitizeLine(ev.message)}`));
-    const width = stringWidth(`  ${sanitizeLine(ev.tool)}: ${sanitizeLine(ev.message)}`);
-    const rows = Math.max(1, Math.ceil(width / Math.max(1, this.columns())));
+    const rows = this.rowsOf([`  ${sanitizeLine(ev.tool)}: ${sanitizeLine(ev.message)}`]);
     this.progressShown = this.err.writes === undefined ? undefined : { callId: ev.callId, rows, writes: this.err.writes };
   }
 
