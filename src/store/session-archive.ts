@@ -80,8 +80,7 @@ export function firstPromptOf(s: SessionState): string {
 
 /**
  * Keeps `state` in the archive (a no-op for an empty conversation, isEmptyConversation) and
- * prunes it to ARCHIVE_MAX. `state` is as its file would hold it (SessionStore.toFile: outputs
- * in the log, pointers here). Returns the file written — `/rollback undo` removes that copy —
+ * prunes it to ARCHIVE_MAX. `state` is kept whole, outputs inline (see the header). Returns the file written — `/rollback undo` removes that copy —
  * or undefined. Throws when it cannot write: the caller must then not drop the conversation it
  * was about to leave.
  */

@@ -129,18 +129,9 @@ export class SessionStore {
   }
 
   /**
-   * A state as a file holds it — completed outputs in the conversation log (appended once),
-   * pointers in their place — for what keeps a state elsewhere than the state file (an archive
-   * entry, session-archive.ts).
-   */
-  toFile(state: SessionState): SessionState {
-    return this.outputs?.toFile(state) ?? state;
-  }
-
-  /**
-   * A state read from a file other than the state file (an archive entry being resumed): its
-   * pointers read back into outputs from the log, which then counts them as logged, so the next
-   * save does not append them again. An output the log no longer has is said through `warn`.
+   * A state read from a file other than the state file (an archive entry being resumed; entries
+   * written by earlier builds hold pointers): its pointers read back into outputs from the log,
+   * which then counts them as logged, so the next save does not append them again. An output the log no longer has is said through `warn`.
    */
   fromFile(state: SessionState): SessionState {
     if (this.outputs === undefined) return state;
