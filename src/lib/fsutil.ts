@@ -80,12 +80,18 @@ export function isExecutableFile(path: string): boolean {
 
 /** Makes a rename in `dir` durable. Some filesystems refuse fsync on a directory; the rename is atomic regardless. */
 export function fsyncDirectory(dir: string): void {
+  fsyncQuiet(dir);
+}
+
+/** fsyncs the file or directory at `p`, best effort: whether it was synced (false: gone, or refused). */
+export function fsyncQuiet(p: string): boolean {
   let fd: number | undefined;
   try {
-    fd = fs.openSync(dir, 'r');
+    fd = fs.openSync(p, 'r');
     fs.fsyncSync(fd);
+    return true;
   } catch {
-    // see above: best effort
+    return false;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }

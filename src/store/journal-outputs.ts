@@ -81,9 +81,11 @@ export class JournalOutputs {
    * stays in the file: it is never lost to save bytes.
    */
   toFile(state: SessionState, options: ToFileOptions = {}): SessionState {
-    this.rewrite(state, (id, prev, item) => this.ensureLogged(id, prev, item));
-    if (options.urgent !== true) this.syncLog();
-    return this.rewrite(state, (id) => this.logged.has(id) && (options.urgent === true || !this.unsynced.has(id)));
+    const out = this.rewrite(state, (id, prev, item) => this.ensureLogged(id, prev, item));
+    if (options.urgent === true) return out;
+    this.syncLog();
+    // A log that could not be synced: the items it holds unsynced stay in this write.
+    return this.unsynced.size === 0 ? out : this.rewrite(state, (id) => this.logged.has(id) && !this.unsynced.has(id));
   }
 
   /**

@@ -66,13 +66,7 @@ export class SessionStore {
     this.persistence = opts.persistence;
     this.now = opts.now ?? (() => new Date());
     this.outputs = opts.outputLog === undefined ? undefined : new JournalOutputs(opts.outputLog, opts.persistence === 'durable', this.now);
-    if (this.outputs === undefined) {
-      this.current = opts.initial;
-    } else {
-      const loaded = this.outputs.fromFile(opts.initial);
-      this.current = loaded.state;
-      for (const notice of loaded.notices) opts.warn(notice);
-    }
+    this.current = this.fromFile(opts.initial);
   }
 
   get state(): SessionState {

@@ -33,7 +33,7 @@ export async function archiveCurrent(ctx: ArchiveContext & Pick<ReplContext, 'ou
     // Whole, outputs and retry data inline, unlike the state file: an entry may wait weeks for
     // /resume while the conversation log is pruned (log/prune.ts keeps the newest branches), and a
     // completed output lost with it would turn its call back into `started` — offered to run again.
-    const file = archiveSession(archiveDir(ctx), { ...state, rollback_backup: null }, new Date(), files);
+    const file = archiveSession(archiveDir(ctx), state, new Date(), files);
     ctx.archivedCopy = file === undefined ? undefined : { file, responseId: state.response_id, turns: state.usage.turns };
     return true;
   } catch (err) {

@@ -29,7 +29,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
-import { errorMessage, fsyncDirectory, unlinkQuiet } from '../../lib/fsutil.ts';
+import { errorMessage, fsyncDirectory, fsyncQuiet, unlinkQuiet } from '../../lib/fsutil.ts';
 import { hasCompaction, MAX_TIPS, recordsToKeep } from './prune.ts';
 import type { ConversationItem } from '../../wire/items.ts';
 import { decodeRecord, encodeRecord, isOutputRecord, type LogRecord } from './record.ts';
@@ -252,22 +252,9 @@ export class ConversationLog {
   private fsyncCovering(fd: number, ino: number): void {
     fsyncSync(fd);
     this.stats.fsyncs++;
-    if (this.unsyncedIno !== undefined && this.unsyncedIno !== ino) this.fsyncArchive();
+    // Best effort: a file gone from the archive path was pruned again, its records copied and synced by that prune.
+    if (this.unsyncedIno !== undefined && this.unsyncedIno !== ino && fsyncQuiet(this.archivePath)) this.stats.fsyncs++;
     this.unsyncedIno = undefined;
-  }
-
-  /** Best effort: a file gone from the archive path was pruned again, its records copied and synced by that prune. */
-  private fsyncArchive(): void {
-    let fd: number | undefined;
-    try {
-      fd = openSync(this.archivePath, 'r');
-      fsyncSync(fd);
-      this.stats.fsyncs++;
-    } catch {
-      /* not there any more */
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
   }
 
   /** The one item a record the session files point at holds (an output, or an item of a failed request). */
