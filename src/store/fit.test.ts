@@ -106,6 +106,25 @@ describe('the state file on disk', () => {
     expect(fs.statSync(p).size).toBeLessThanOrEqual(fitTarget(MAX_STATE_FILE_BYTES));
   });
 
+  it('an oversized file whose retry data keeps a long item inline beside its pointers (input_log) is fitted at load: that item is cut', () => {
+    const p = path.join(dir, STATE_FILE);
+    const huge = 'q'.repeat(25 * MiB);
+    const pointer = { output_log: 'agentx-output:resp_chain:item-abc' };
+    const inline = { type: 'message', role: 'user', content: [{ type: 'input_text', text: huge }] };
+    const state = {
+      ...emptyState(),
+      response_id: 'resp_chain',
+      pending_transaction: { input_log: [pointer, inline], previous_response_id: 'resp_chain', user_message: null, timestamp: 't' },
+    };
+    fs.writeFileSync(p, JSON.stringify(state));
+    const loaded = loadState(p, new Date());
+    expect(loaded.state.response_id).toBe('resp_chain');
+    const kept = loaded.state.pending_transaction?.input_log;
+    expect(kept?.[0]).toEqual(pointer);
+    expect(JSON.stringify(kept?.[1]).length).toBeLessThan(64 * 1024);
+    expect(fs.statSync(p).size).toBeLessThanOrEqual(fitTarget(MAX_STATE_FILE_BYTES));
+  });
+
   it('saveState never writes a file over the limit', () => {
     const p = path.join(dir, STATE_FILE);
     const s = emptyState();

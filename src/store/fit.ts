@@ -65,14 +65,13 @@ function cutLongTexts(s: SessionState): SessionState {
 }
 
 /**
- * The retry data's items, long ones cut. A state on its way to the file may hold `input_log` in
- * place of `input` (journal-outputs.ts): small pointers, and inline the items the log could not take.
+ * The retry data's items, long ones cut. A state in the file's form holds `input_log` (small
+ * pointers, and inline the items the log could not take; journal-outputs.ts) — on its way to the
+ * file without `input`, just loaded with an empty one (normalize.ts) — which is what is cut then.
  */
 function retryItemsCut(t: PendingTransaction, shrinkInput: (i: InputItem) => InputItem): Partial<PendingTransaction> {
-  const inMemoryForm: { input?: InputItem[] } = t;
-  if (inMemoryForm.input !== undefined) return { input: inMemoryForm.input.map(shrinkInput) };
-  if (t.input_log === undefined) return {};
-  return { input_log: t.input_log.map((i) => ('output_log' in i ? i : shrinkInput(i))) };
+  if (t.input_log !== undefined) return { input_log: t.input_log.map((i) => ('output_log' in i ? i : shrinkInput(i))) };
+  return { input: t.input.map(shrinkInput) };
 }
 
 const STEPS: Step[] = [
