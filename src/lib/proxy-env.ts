@@ -45,7 +45,8 @@ export function proxyFor(target: URL, env: Env): URL | undefined {
   return parseProxyUrl(raw, pick(env, name) !== undefined ? name.toUpperCase() : 'ALL_PROXY');
 }
 
-function defaultPort(url: URL): number {
+/** The port a URL names, or its scheme's default (443 for https and wss, else 80). */
+export function defaultPort(url: URL): number {
   if (url.port !== '') return Number(url.port);
   return url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80;
 }
@@ -139,4 +140,17 @@ export function proxyError(proxy: URL, what: string, cause?: NodeJS.ErrnoExcepti
   const code = cause?.code !== undefined ? `: ${cause.code}` : '';
   // No `cause`: the one-line error shows the innermost cause, and this line is the one that names the proxy.
   return new Error(`proxy ${displayProxy(proxy)} ${what}${code}`);
+}
+
+/**
+ * The username and password in the proxy URL, percent-decoded. A malformed escape (`%zz`) is
+ * the proxy URL's fault: one line naming the proxy (never the credentials), not a bare
+ * "URI malformed". Shared by the CONNECT tunnel's Proxy-Authorization (proxy-tunnel.ts) and the SOCKS5 one (socks-tunnel.ts).
+ */
+export function proxyCredentials(proxy: URL): { user: string; pass: string } {
+  try {
+    return { user: decodeURIComponent(proxy.username), pass: decodeURIComponent(proxy.password) };
+  } catch {
+    throw proxyError(proxy, 'has a malformed %-escape in its username or password');
+  }
 }

@@ -4,8 +4,8 @@
 // Basic Proxy-Authorization header; they never appear in an error (displayProxy).
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { proxyError } from './proxy-env.ts';
-import { isSocksProxy, openSocksTunnel, proxyCredentials } from './socks-tunnel.ts';
+import { proxyCredentials, proxyError } from './proxy-env.ts';
+import { isSocksProxy, openSocksTunnel } from './socks-tunnel.ts';
 
 /** The Basic Proxy-Authorization for the URL's credentials; throws the proxy's one line for a malformed %-escape. */
 export function proxyAuthorization(proxy: URL): string | undefined {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { connectRequest, greeting, proxyCredentials, socksReplyMeaning, userPassRequest } from './socks-tunnel.ts';
+import { proxyCredentials } from './proxy-env.ts';
+import { connectRequest, greeting, socksReplyMeaning, userPassRequest } from './socks-tunnel.ts';
 
 describe('SOCKS5 messages (RFC 1928, RFC 1929)', () => {
   it('offers username/password only when the URL has credentials', () => {

@@ -8,7 +8,7 @@
 // credentials (displayProxy) and, for a SOCKS refusal, what the reply code means.
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
-import { addressBytes, proxyError } from './proxy-env.ts';
+import { addressBytes, proxyCredentials, proxyError } from './proxy-env.ts';
 
 const VERSION = 5;
 const NO_AUTH = 0x00;
@@ -97,19 +97,6 @@ class HandshakeReader {
   #onEnd = (): void => {
     this.fail(new SocksRefusal('closed the connection during the SOCKS handshake'));
   };
-}
-
-/**
- * The username and password in the proxy URL, percent-decoded. A malformed escape (`%zz`) is
- * the proxy URL's fault: one line naming the proxy (never the credentials), not a bare
- * "URI malformed". Shared with the CONNECT tunnel's Proxy-Authorization (proxy-tunnel.ts).
- */
-export function proxyCredentials(proxy: URL): { user: string; pass: string } {
-  try {
-    return { user: decodeURIComponent(proxy.username), pass: decodeURIComponent(proxy.password) };
-  } catch {
-    throw proxyError(proxy, 'has a malformed %-escape in its username or password');
-  }
 }
 
 /** The greeting: the methods offered (username/password only when there are credentials). */
@@ -220,8 +207,9 @@ async function handshake(
 export function openSocksTunnel(proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<net.Socket> {
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   return new Promise((resolve, reject) => {
+    const abortError = (): Error => (signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
     if (signal?.aborted) {
-      reject(signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
+      reject(abortError());
       return;
     }
     // Before any connection: a malformed credential throws here, which rejects this promise.
@@ -231,7 +219,7 @@ export function openSocksTunnel(proxy: URL, host: string, port: number, signal?:
     let connected = false;
     const onAbort = (): void => {
       socket.destroy();
-      reject(signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
+      reject(abortError());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     const settle = (): void => {

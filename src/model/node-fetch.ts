@@ -12,7 +12,7 @@ import type https from 'node:https';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
-import { proxyError, proxyFor } from '../lib/proxy-env.ts';
+import { defaultPort, proxyError, proxyFor } from '../lib/proxy-env.ts';
 import { openTunnel, proxyAuthorization } from '../lib/proxy-tunnel.ts';
 import { isSocksProxy } from '../lib/socks-tunnel.ts';
 import { isRedirect, nextHop, type HopRequest } from './redirect.ts';
@@ -118,7 +118,7 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
  */
 function tunnelled(proxy: URL, url: URL, signal: AbortSignal | undefined, t: HttpsTransport | undefined): http.RequestOptions {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const port = defaultPort(url);
   const ca = t?.ca;
   const createConnection = (_opts: unknown, done: (err: Error | null, socket?: Duplex) => void): undefined => {
     openTunnel(proxy, host, port, signal).then(

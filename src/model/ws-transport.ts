@@ -16,7 +16,7 @@ import type { ClientRequestArgs, IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
-import { proxyError, proxyFor } from '../lib/proxy-env.ts';
+import { defaultPort, proxyError, proxyFor } from '../lib/proxy-env.ts';
 import { openTunnel } from '../lib/proxy-tunnel.ts';
 import { isRecord } from '../lib/guards.ts';
 import { ModelError } from './errors.ts';
@@ -145,7 +145,7 @@ function tunnelConnection(
   onTunnel: (raw: Socket) => void,
 ): (opts: ClientRequestArgs, done: (err: Error | null, s?: Duplex) => void) => undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port === '' ? (url.protocol === 'wss:' ? 443 : 80) : Number(url.port);
+  const port = defaultPort(url);
   return (_opts, done) => {
     const timeout = AbortSignal.timeout(bounds.timeoutMs);
     const signal = AbortSignal.any([bounds.signal, timeout]);
