@@ -278,10 +278,15 @@ describe('leftover one-shot files', () => {
   it('`agentx clean` removes every leftover now, never the file of a one-shot still running', async () => {
     const recent = leftover(deadPid(), 60_000);
     emu.enqueue({ kind: 'hang' });
+    const asked = emu.requests.length;
     const running = spawn(process.execPath, [CLI, 'wait for me'], { cwd: box.cwd, env: { ...box.env, AGENTX_STREAM_IDLE_MS: '60000' }, stdio: 'ignore' });
+    // The one-shot's own file, not the temporary file of its atomic write (`….tmp-PID-…`), which
+    // exists for an instant before the rename; by the time its request reached the server, the
+    // file is written.
+    const ownFile = (f: string): boolean => f.includes(`.oneshot-${running.pid}-`) && !f.includes('.tmp-');
     try {
-      await waitFor(() => oneshotFiles(box.cwd).some((f) => f.includes(`.oneshot-${running.pid}-`)));
-      const mine = oneshotFiles(box.cwd).find((f) => f.includes(`.oneshot-${running.pid}-`)) ?? '';
+      await waitFor(() => emu.requests.length > asked && oneshotFiles(box.cwd).some(ownFile));
+      const mine = oneshotFiles(box.cwd).find(ownFile) ?? '';
       // Even aged past the pruning limit, a running one-shot's file stays.
       const aged = new Date(Date.now() - 9 * DAY);
       utimesSync(join(box.cwd, mine), aged, aged);
