@@ -51,9 +51,19 @@ export function defaultPort(url: URL): number {
   return url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80;
 }
 
+/** A URL's host as sockets and TLS take it: an IPv6 literal without its brackets. */
+export function bareHostname(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+/** "host:port" as a CONNECT request and the error lines write it: an IPv6 literal in brackets. */
+export function hostAuthority(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** True when NO_PROXY says `target` is reached directly. */
 export function bypassesProxy(target: URL, noProxy: string): boolean {
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = bareHostname(target).toLowerCase();
   const port = defaultPort(target);
   for (const entry of noProxy.split(/[\s,]+/)) {
     if (entry === '') continue;

@@ -8,7 +8,7 @@
 // credentials (displayProxy) and, for a SOCKS refusal, what the reply code means.
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
-import { addressBytes, proxyCredentials, proxyError } from './proxy-env.ts';
+import { addressBytes, bareHostname, hostAuthority, proxyCredentials, proxyError } from './proxy-env.ts';
 
 const VERSION = 5;
 const NO_AUTH = 0x00;
@@ -205,7 +205,7 @@ async function handshake(
 
 /** Opens a raw socket to host:port through a SOCKS5 proxy (TLS is the caller's). */
 export function openSocksTunnel(proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<net.Socket> {
-  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const authority = hostAuthority(host, port);
   return new Promise((resolve, reject) => {
     const abortError = (): Error => (signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
     if (signal?.aborted) {
@@ -214,7 +214,7 @@ export function openSocksTunnel(proxy: URL, host: string, port: number, signal?:
     }
     // Before any connection: a malformed credential throws here, which rejects this promise.
     const credentials = proxyCredentials(proxy);
-    const socket = net.connect({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxy.port === '' ? 1080 : Number(proxy.port) });
+    const socket = net.connect({ host: bareHostname(proxy), port: proxy.port === '' ? 1080 : Number(proxy.port) });
     const reader = new HandshakeReader(socket);
     let connected = false;
     const onAbort = (): void => {

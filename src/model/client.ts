@@ -2,7 +2,7 @@
 // ModelEvent stream and every failure into a classified ModelError. The SDK moves its bytes
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
 import { classifyFailure, CONTEXT_LENGTH_EXCEEDED, contextOverflow, displayUrl, ModelError } from './errors.ts';
-import { createNodeFetch, nodeFetch } from './node-fetch.ts';
+import { createNodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
 import type { CompactedOutput, CompactRequest, CompletedResponse, ModelClient, ModelEvent, ModelRequest } from './types.ts';
@@ -278,7 +278,10 @@ export class ResponsesClient implements ModelClient {
       maxRetries: 0,
       // The SDK's timeout ends when fetch resolves, i.e. it is exactly a time-to-headers limit.
       timeout: opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-      fetch: opts.caFile === undefined ? nodeFetch : createNodeFetch({ caFile: opts.caFile }),
+      // A tunnel through a proxy and the TLS inside it get half the time to headers: the SDK's
+      // timeout cannot end a request still waiting for its socket (node:http emits nothing until
+      // the socket arrives), and, firing first, this bound names the proxy that stalled.
+      fetch: createNodeFetch({ caFile: opts.caFile, tunnelTimeoutMs: (opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS) / 2 }),
       // The SDK logs unparsable events to the console; we report them as one classified failure.
       logLevel: 'off',
     });

@@ -9,11 +9,10 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
-import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
-import { defaultPort, proxyError, proxyFor } from '../lib/proxy-env.ts';
-import { openTunnel, proxyAuthorization } from '../lib/proxy-tunnel.ts';
+import { proxyError, proxyFor } from '../lib/proxy-env.ts';
+import { openTunnelSocket, proxyAuthorization } from '../lib/proxy-tunnel.ts';
 import { isSocksProxy } from '../lib/socks-tunnel.ts';
 import { isRedirect, nextHop, type HopRequest } from './redirect.ts';
 import { LiteHeaders, LiteResponse } from './web-lite.ts';
@@ -21,7 +20,7 @@ import { LiteHeaders, LiteResponse } from './web-lite.ts';
 // node:https (and TLS under it) is loaded only for an https URL: a local or proxied http
 // endpoint does not pay for it. One keep-alive agent per scheme (and CA file) per process.
 const httpAgent = new http.Agent({ keepAlive: true });
-type HttpsTransport = { https: typeof https; tls: typeof tls; agent: https.Agent; ca: string[] | undefined };
+type HttpsTransport = { https: typeof https; agent: https.Agent; ca: string[] | undefined };
 const httpsTransports = new Map<string, HttpsTransport>();
 
 /**
@@ -65,7 +64,7 @@ async function httpsTransport(caFile: string | undefined): Promise<HttpsTranspor
   if (t === undefined) {
     const [{ default: mod }, { default: tlsMod }] = await Promise.all([import('node:https'), import('node:tls')]);
     const ca = extraCa(tlsMod, caFile);
-    t = { https: mod, tls: tlsMod, agent: new mod.Agent({ keepAlive: true, ...(ca ? { ca } : {}) }), ca };
+    t = { https: mod, agent: new mod.Agent({ keepAlive: true, ...(ca ? { ca } : {}) }), ca };
     httpsTransports.set(key, t);
   }
   return t;
@@ -77,10 +76,10 @@ type Transport = { request: typeof http.request; options: http.RequestOptions; u
 /**
  * How one request leaves the process: directly; to an http target through an HTTP proxy with
  * an absolute URI; or inside a tunnel (proxy-tunnel.ts): CONNECT for an https target, SOCKS5 for
- * any target. The proxy
- * environment is read per request, so a changed environment (tests, setup) is honoured.
+ * any target. The proxy environment is read per request, so a changed environment (tests,
+ * setup) is honoured.
  */
-async function transportFor(url: URL, headers: Record<string, string>, signal: AbortSignal | undefined, caFile: string | undefined): Promise<Transport> {
+async function transportFor(url: URL, headers: Record<string, string>, signal: AbortSignal | undefined, settings: Settings): Promise<Transport> {
   let proxy: URL | undefined;
   try {
     proxy = proxyFor(url, process.env);
@@ -90,7 +89,7 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
   if (url.protocol !== 'https:') {
     if (proxy === undefined) return { request: http.request, options: { agent: httpAgent }, url };
     // A SOCKS proxy relays bytes only: plain http goes inside a tunnel too, as https does.
-    if (isSocksProxy(proxy)) return { request: http.request, options: tunnelled(proxy, url, signal, undefined), url };
+    if (isSocksProxy(proxy)) return { request: http.request, options: tunnelled(proxy, url, signal, undefined, settings.tunnelTimeoutMs), url };
     const auth = proxyAuthorization(proxy);
     const viaProxy = new URL(url.href);
     return {
@@ -105,29 +104,21 @@ async function transportFor(url: URL, headers: Record<string, string>, signal: A
       },
     };
   }
-  const t = await httpsTransport(caFile);
+  const t = await httpsTransport(settings.caFile);
   if (proxy === undefined) return { request: t.https.request, options: { agent: t.agent }, url };
-  return { request: t.https.request, options: tunnelled(proxy, url, signal, t), url };
+  return { request: t.https.request, options: tunnelled(proxy, url, signal, t.ca, settings.tunnelTimeoutMs), url };
 }
 
 /**
- * Request options that open a tunnel through the proxy (CONNECT or SOCKS5, proxy-tunnel.ts) for
- * each request, with TLS inside it for https. No keep-alive through a tunnel: a proxy may drop
- * idle ones. With no agent, node:http calls this createConnection (agent: false would make a
- * fresh Agent and ignore it).
+ * Request options that open a tunnel through the proxy (CONNECT or SOCKS5, with TLS inside it
+ * for https: proxy-tunnel.ts) for each request, bounded by `timeoutMs` and the request's signal.
+ * No keep-alive through a tunnel: a proxy may drop idle ones. With no agent, node:http calls
+ * this createConnection (agent: false would make a fresh Agent and ignore it).
  */
-function tunnelled(proxy: URL, url: URL, signal: AbortSignal | undefined, t: HttpsTransport | undefined): http.RequestOptions {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = defaultPort(url);
-  const ca = t?.ca;
+function tunnelled(proxy: URL, url: URL, signal: AbortSignal | undefined, ca: string[] | undefined, timeoutMs: number): http.RequestOptions {
   const createConnection = (_opts: unknown, done: (err: Error | null, socket?: Duplex) => void): undefined => {
-    openTunnel(proxy, host, port, signal).then(
-      (raw) => {
-        if (t === undefined) return done(null, raw);
-        const secure = t.tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ...(ca ? { ca } : {}) });
-        secure.once('secureConnect', () => done(null, secure));
-        secure.once('error', (err: Error) => done(err));
-      },
+    openTunnelSocket(proxy, url, { timeoutMs, signal, ca }).then(
+      ({ socket }) => done(null, socket),
       (err: Error) => done(err),
     );
     return undefined;
@@ -189,8 +180,8 @@ function bodyOf(body: unknown): string | Uint8Array | undefined {
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EADDRNOTAVAIL']);
 
 /** One request without redirect handling; resolves with the raw response (headers received). */
-async function send(hop: HopRequest, signal: AbortSignal | undefined, caFile: string | undefined): Promise<http.IncomingMessage> {
-  const { request, options, url, viaProxy } = await transportFor(hop.url, hop.headers, signal, caFile);
+async function send(hop: HopRequest, signal: AbortSignal | undefined, settings: Settings): Promise<http.IncomingMessage> {
+  const { request, options, url, viaProxy } = await transportFor(hop.url, hop.headers, signal, settings);
   return new Promise((resolve, reject) => {
     const req = request(url, { method: hop.method, headers: hop.headers, ...options, signal }, (res) => {
       // Through a proxy with an absolute URI, 407 is the proxy's own answer (an origin server
@@ -224,22 +215,27 @@ async function send(hop: HopRequest, signal: AbortSignal | undefined, caFile: st
   });
 }
 
+/** How long a tunnel through a proxy and the TLS inside it may take when the caller sets no bound. */
+export const DEFAULT_TUNNEL_TIMEOUT_MS = 30_000;
+
 export interface NodeFetchOptions {
   /** AGENTX_CA_FILE as configured (environment or config file): a private CA trusted for https. */
-  caFile?: string;
+  caFile?: string | undefined;
+  /** Bound on opening a tunnel through a proxy and the TLS handshake inside it (DEFAULT_TUNNEL_TIMEOUT_MS). */
+  tunnelTimeoutMs?: number | undefined;
 }
+
+type Settings = { caFile: string | undefined; tunnelTimeoutMs: number };
 
 export type NodeFetch = (input: string | URL | Request, init?: FetchInit) => Promise<Response>;
 
 /** A fetch over node:http(s) with the given settings (the proxy comes from the environment per request). */
 export function createNodeFetch(opts: NodeFetchOptions = {}): NodeFetch {
-  return (input, init) => fetchOnce(input, init ?? {}, opts.caFile);
+  const settings: Settings = { caFile: opts.caFile, tunnelTimeoutMs: opts.tunnelTimeoutMs ?? DEFAULT_TUNNEL_TIMEOUT_MS };
+  return (input, init) => fetchOnce(input, init ?? {}, settings);
 }
 
-/** A fetch with no private CA (Node's default trust). */
-export const nodeFetch: NodeFetch = createNodeFetch();
-
-async function fetchOnce(input: string | URL | Request, init: FetchInit, caFile: string | undefined): Promise<Response> {
+async function fetchOnce(input: string | URL | Request, init: FetchInit, settings: Settings): Promise<Response> {
   let hop: HopRequest = {
     url: new URL(typeof input === 'string' || input instanceof URL ? input : input.url),
     method: (init.method ?? 'GET').toUpperCase(),
@@ -250,7 +246,7 @@ async function fetchOnce(input: string | URL | Request, init: FetchInit, caFile:
   // Redirects are followed here, as fetch would (redirect.ts: at most 5, credentials never
   // sent to another origin); the SDK only ever sees the final answer.
   for (let hops = 0; ; hops++) {
-    const res = await send(hop, signal, caFile);
+    const res = await send(hop, signal, settings);
     const status = res.statusCode ?? 0;
     if (isRedirect(status)) {
       const location = res.headers.location;

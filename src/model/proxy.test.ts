@@ -10,7 +10,9 @@ import tls from 'node:tls';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
+import { startSilentServer } from '../../test/support/silent-server.ts';
 import { makeLocalhostCa, tlsFront } from '../../test/support/tls.ts';
+import { createOpenAIClient } from './client.ts';
 import { classifyFailure } from './errors.ts';
 import { createNodeFetch } from './node-fetch.ts';
 
@@ -257,5 +259,34 @@ describe('proxies and a private CA', () => {
       'connection',
     ).message;
     expect(ca).toBe(`connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT`);
+  });
+
+  // The proxy opens the tunnel; the server behind it never answers the TLS ClientHello. The
+  // tunnel and the TLS inside it get half the headers timeout, so the proxy is named (not "no
+  // response headers") and the tunnel socket is closed, not left holding the process.
+  it('a tunnel whose TLS handshake never finishes: the request ends at its bound, one line naming the proxy, the socket closed', async () => {
+    const proxy = await startProxy();
+    const silent = await startSilentServer();
+    try {
+      process.env.HTTPS_PROXY = proxy.url.replace('http://', 'http://bob:hunter2@');
+      const base = `https://localhost:${silent.port}/v1`;
+      const model = await createOpenAIClient({ apiKey: 'sk-test', baseUrl: base, idleTimeoutMs: 5000, headersTimeoutMs: 600, transport: 'http' });
+      const run = async (): Promise<void> => {
+        for await (const _ of model.stream(
+          { model: 'gpt-5', instructions: '', input: [], stream: true, store: true, tools: [] },
+          new AbortController().signal,
+        ));
+      };
+      await expect(run()).rejects.toMatchObject({
+        kind: 'retryable',
+        message: `connection failed: proxy ${proxy.url} opened a tunnel to localhost:${silent.port}, but the TLS handshake inside it did not finish within 0.3 s (${base})`,
+      });
+      expect(proxy.tunnels).toEqual([`localhost:${silent.port}`]);
+      expect(silent.closed).toHaveLength(1);
+      await silent.closed[0];
+    } finally {
+      await proxy.close();
+      await silent.close();
+    }
   });
 });

@@ -5,16 +5,16 @@
 // named in one line without credentials.
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type tls from 'node:tls';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
+import { startSilentServer } from '../../test/support/silent-server.ts';
 import { startSocks5Server, type Socks5Server } from '../../test/support/socks5-server.ts';
 import { makeLocalhostCa, tlsFront } from '../../test/support/tls.ts';
+import { createOpenAIClient } from './client.ts';
 import { classifyFailure } from './errors.ts';
 import { createNodeFetch } from './node-fetch.ts';
 
@@ -167,23 +167,19 @@ describe('the API through a SOCKS5 proxy', () => {
   });
 
   it('a proxy that never answers the handshake: cancelling the request ends it (no hang, the socket closed)', async () => {
-    // Reads what it gets (so it sees the client's end) and answers nothing.
-    const silent = net.createServer((socket) => socket.on('error', () => undefined).resume());
-    const closed: Promise<void>[] = [];
-    silent.on('connection', (socket) => closed.push(new Promise((r) => socket.on('close', () => r()))));
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silent = await startSilentServer();
     try {
-      process.env.ALL_PROXY = `socks5h://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      process.env.ALL_PROXY = `socks5h://127.0.0.1:${silent.port}`;
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 100);
       const err = await client(`http://localhost:${emu.port}/v1`)
         .models.list({ signal: controller.signal })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
-      expect(closed).toHaveLength(1);
-      await closed[0];
+      expect(silent.closed).toHaveLength(1);
+      await silent.closed[0];
     } finally {
-      await new Promise((r) => silent.close(r));
+      await silent.close();
     }
   });
 
@@ -203,6 +199,33 @@ describe('the API through a SOCKS5 proxy', () => {
       expect(await failure(client(`https://localhost:${tlsPort}/v1`))).toBe(
         `connection failed: ALL_PROXY: ${scheme} proxies are not supported (use an http://, socks5:// or socks5h:// proxy)`,
       );
+    }
+  });
+
+  // The SOCKS twin of proxy.test.ts's case: the proxy connects, the server behind it never
+  // answers the TLS ClientHello; half the headers timeout bounds the tunnel and the TLS in it.
+  it('a tunnel whose TLS handshake never finishes: the request ends at its bound, one line naming the proxy, the socket closed', async () => {
+    socks = await startSocks5Server();
+    const silent = await startSilentServer();
+    try {
+      process.env.HTTPS_PROXY = socks.url.replace('//', '//bob:hunter2@');
+      const base = `https://localhost:${silent.port}/v1`;
+      const model = await createOpenAIClient({ apiKey: 'sk-test', baseUrl: base, idleTimeoutMs: 5000, headersTimeoutMs: 600, transport: 'http' });
+      const run = async (): Promise<void> => {
+        for await (const _ of model.stream(
+          { model: 'gpt-5', instructions: '', input: [], stream: true, store: true, tools: [] },
+          new AbortController().signal,
+        ));
+      };
+      await expect(run()).rejects.toMatchObject({
+        kind: 'retryable',
+        message: `connection failed: proxy ${socks.url} opened a tunnel to localhost:${silent.port}, but the TLS handshake inside it did not finish within 0.3 s (${base})`,
+      });
+      expect(socks.connects).toEqual([{ atyp: 'domain', host: 'localhost', port: silent.port }]);
+      expect(silent.closed).toHaveLength(1);
+      await silent.closed[0];
+    } finally {
+      await silent.close();
     }
   });
 });

@@ -12,6 +12,7 @@ import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../test/emulator/server.ts';
 import { runCli, sandbox } from '../../test/e2e/harness.ts';
+import { startSilentServer } from '../../test/support/silent-server.ts';
 import { startSocks5Server } from '../../test/support/socks5-server.ts';
 import { makeLocalhostCa, tlsFront } from '../../test/support/tls.ts';
 import { createOpenAIClient } from './client.ts';
@@ -174,34 +175,10 @@ describe('wss through a proxy', () => {
 });
 
 describe('a proxy that accepts and goes silent', () => {
-  /** Accepts TCP, reads what it gets (so it sees the client's end) and answers nothing. */
-  async function startSilentProxy(): Promise<{ port: number; accepted: Promise<void>; closed: Promise<void>[]; close(): Promise<void> }> {
-    const closed: Promise<void>[] = [];
-    const sockets = new Set<net.Socket>();
-    let onAccept = (): void => undefined;
-    const accepted = new Promise<void>((r) => (onAccept = r));
-    const server = net.createServer((socket) => {
-      onAccept();
-      sockets.add(socket);
-      closed.push(new Promise((r) => socket.on('close', () => r())));
-      socket.on('error', () => undefined).resume();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    return {
-      port: (server.address() as AddressInfo).port,
-      accepted,
-      closed,
-      close: () => {
-        for (const s of sockets) s.destroy();
-        return new Promise((r) => server.close(() => r()));
-      },
-    };
-  }
-
   // ws's handshakeTimeout fails the connection but cannot reach the tunnel still being opened
   // under it: without a bound of its own that socket stayed open (and referenced) for good.
   it.each(['http', 'socks5h'])('%s: the handshake timeout fails the connection and closes the tunnel socket', async (scheme) => {
-    const silent = await startSilentProxy();
+    const silent = await startSilentServer();
     try {
       process.env.HTTPS_PROXY = `${scheme}://127.0.0.1:${silent.port}`;
       const client = await createOpenAIClient({
@@ -224,7 +201,7 @@ describe('a proxy that accepts and goes silent', () => {
   });
 
   it.each(['http', 'socks5h'])('%s: cancelling the request while the tunnel opens closes the tunnel socket', async (scheme) => {
-    const silent = await startSilentProxy();
+    const silent = await startSilentServer();
     try {
       process.env.HTTPS_PROXY = `${scheme}://127.0.0.1:${silent.port}`;
       const client = await createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${tlsPort}/v1`, idleTimeoutMs: 60_000, transport: 'websocket' });
@@ -265,7 +242,7 @@ describe('a proxy that accepts and goes silent', () => {
 
   it('a tunnel to a server that never answers TLS: the handshake timeout closes it', async () => {
     const proxy = await startProxy();
-    const silentServer = await startSilentProxy();
+    const silentServer = await startSilentServer();
     try {
       process.env.HTTPS_PROXY = proxy.url;
       const client = await createOpenAIClient({
@@ -277,7 +254,7 @@ describe('a proxy that accepts and goes silent', () => {
       });
       await expect(text(client)).rejects.toMatchObject({
         kind: 'retryable',
-        message: `connection failed: the TLS handshake did not finish within 0.3 s (https://localhost:${silentServer.port}/v1)`,
+        message: `connection failed: proxy ${proxy.url} opened a tunnel to localhost:${silentServer.port}, but the TLS handshake inside it did not finish within 0.3 s (https://localhost:${silentServer.port}/v1)`,
       });
       expect(proxy.tunnels).toEqual([`localhost:${silentServer.port}`]);
       await silentServer.closed[0];

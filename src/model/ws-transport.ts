@@ -13,11 +13,11 @@
 //   the next request opens a new connection.
 // - Idle between requests the socket is unref'd: a finished one-shot exits without closing it.
 import type { ClientRequestArgs, IncomingMessage } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
-import { defaultPort, proxyError, proxyFor } from '../lib/proxy-env.ts';
-import { openTunnel } from '../lib/proxy-tunnel.ts';
+import { proxyFor } from '../lib/proxy-env.ts';
+import { openTunnelSocket } from '../lib/proxy-tunnel.ts';
 import { isRecord } from '../lib/guards.ts';
 import { ModelError } from './errors.ts';
 import { extraCa } from './node-fetch.ts';
@@ -133,9 +133,8 @@ async function loadWs(): Promise<WsModule> {
 /**
  * ws's createConnection, async: through a tunnel when a proxy applies (callback form, see
  * node:http). ws's handshakeTimeout and its terminate() on cancel reach only the socket handed
- * back, so the tunnel and the TLS inside it are bounded here by the same timeout and the
- * caller's signal: a proxy that accepts and goes silent would otherwise hold a referenced
- * socket for good (one per attempt, keeping a finished process alive).
+ * back, so openTunnelSocket bounds the tunnel and the TLS inside it by the same timeout and the
+ * caller's signal.
  */
 function tunnelConnection(
   proxy: URL,
@@ -144,38 +143,16 @@ function tunnelConnection(
   bounds: { signal: AbortSignal; timeoutMs: number },
   onTunnel: (raw: Socket) => void,
 ): (opts: ClientRequestArgs, done: (err: Error | null, s?: Duplex) => void) => undefined {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = defaultPort(url);
   return (_opts, done) => {
-    const timeout = AbortSignal.timeout(bounds.timeoutMs);
-    const signal = AbortSignal.any([bounds.signal, timeout]);
-    // The timeout's own reason is a bare "aborted due to timeout": say whose it was.
-    const failed = (err: Error): void =>
-      done(timeout.aborted && !bounds.signal.aborted ? proxyError(proxy, `did not open a tunnel within ${seconds(bounds.timeoutMs)}`) : err);
-    openTunnel(proxy, host, port, signal).then(async (raw) => {
-      onTunnel(raw);
-      if (url.protocol !== 'wss:') return done(null, raw);
-      const { default: tls } = await import('node:tls');
-      const secure = tls.connect({ socket: raw, servername: isIP(host) === 0 ? host : undefined, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
-      const onAbort = (): void =>
-        void secure.destroy(new Error(timeout.aborted ? `the TLS handshake did not finish within ${seconds(bounds.timeoutMs)}` : 'TLS handshake aborted'));
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-      secure.once('secureConnect', () => {
-        signal.removeEventListener('abort', onAbort);
-        done(null, secure);
-      });
-      secure.once('error', (err: Error) => {
-        signal.removeEventListener('abort', onAbort);
-        done(err);
-      });
-    }, failed);
+    openTunnelSocket(proxy, url, { ...bounds, ca, alpnProtocols: ['http/1.1'] }).then(
+      ({ socket, tunnel }) => {
+        onTunnel(tunnel);
+        done(null, socket);
+      },
+      (err: Error) => done(err),
+    );
     return undefined;
   };
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 export function createResponsesSocket(opts: SocketOptions): ResponsesSocket {
