@@ -289,4 +289,24 @@ describe('proxies and a private CA', () => {
       await silent.close();
     }
   });
+
+  it('cancelling a request whose TLS handshake inside the tunnel stalls ends it at once and closes the tunnel socket', async () => {
+    const proxy = await startProxy();
+    const silent = await startSilentServer();
+    try {
+      process.env.HTTPS_PROXY = proxy.url;
+      const model = await createOpenAIClient({ apiKey: 'sk-test', baseUrl: `https://localhost:${silent.port}/v1`, idleTimeoutMs: 60_000, transport: 'http' });
+      const controller = new AbortController();
+      // Cancelled once the ClientHello has reached the server behind the tunnel.
+      void silent.accepted.then(() => setTimeout(() => controller.abort(), 50));
+      const run = async (): Promise<void> => {
+        for await (const _ of model.stream({ model: 'gpt-5', instructions: '', input: [], stream: true, store: true, tools: [] }, controller.signal));
+      };
+      await expect(run()).rejects.toMatchObject({ kind: 'aborted', message: 'request cancelled' });
+      await silent.closed[0];
+    } finally {
+      await proxy.close();
+      await silent.close();
+    }
+  });
 });
