@@ -30,7 +30,7 @@ import {
 import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { errorMessage, fsyncDirectory, fsyncQuiet, unlinkQuiet } from '../../lib/fsutil.ts';
-import { hasCompaction, MAX_TIPS, recordsToKeep } from './prune.ts';
+import { hasCompaction, outputsToKeep, recordsToKeep } from './prune.ts';
 import type { ConversationItem } from '../../wire/items.ts';
 import { decodeRecord, encodeRecord, isOutputRecord, type LogRecord } from './record.ts';
 
@@ -74,6 +74,13 @@ export interface LogOptions {
   pruneAtBytes?: number;
 }
 
+/**
+ * The ids of the records the session files point at (response ids, output record ids), asked at
+ * each prune: a prune keeps their branches whatever their age (prune.ts). The log does not know
+ * the session files; whoever owns them says what they point at (store/log-pins.ts).
+ */
+export type PinSource = () => Iterable<string>;
+
 export class ConversationLog {
   private readonly records = new Map<string, LogRecord>();
   /** Tool outputs the session files point at (record.ts), apart from the exchanges: no replay or prune walk sees them. */
@@ -95,6 +102,7 @@ export class ConversationLog {
    * file at the path would not cover those records, so the archive is fsync'd too.
    */
   private unsyncedIno: number | undefined;
+  private readonly pinSources: PinSource[] = [];
 
   constructor(
     readonly path: string,
@@ -103,6 +111,22 @@ export class ConversationLog {
     private readonly options: LogOptions = {},
   ) {
     this.nextPruneAt = options.pruneAtBytes ?? PRUNE_AT_BYTES;
+  }
+
+  /** Adds a source of pinned ids (see PinSource): every prune from now on keeps what it names. */
+  pinWith(source: PinSource): void {
+    this.pinSources.push(source);
+  }
+
+  /** The ids every source pins; undefined when one could not say (then nothing is pruned: a pin could be missed). */
+  private pinned(): Set<string> | undefined {
+    const ids = new Set<string>();
+    try {
+      for (const source of this.pinSources) for (const id of source()) ids.add(id);
+    } catch {
+      return undefined;
+    }
+    return ids;
   }
 
   /** The previous generation, kept by the last prune: where a record a prune dropped (or a concurrent append landed) is still found. */
@@ -156,7 +180,8 @@ export class ConversationLog {
   }
 
   /**
-   * Rewrites the log with what replays can still need (prune.ts), atomically: the kept records
+   * Rewrites the log with what replays can still need (prune.ts: what the session files point at
+   * — the pin sources —, then the newest branches), atomically: the kept records
    * go to a new file renamed over the log; the old file stays whole as the archive (a hard link
    * made first), so a process appending to it at that moment loses nothing — its record is found
    * there. One prune at a time per log (an exclusive lock file); never throws.
@@ -172,22 +197,20 @@ export class ConversationLog {
       return;
     }
     try {
+      // The pins before the log: a file is written after the records it points at, so every
+      // record a pin read here names is in the file read next.
+      const pinned = this.pinned();
+      if (pinned === undefined) {
+        this.nextPruneAt = Math.max(this.nextPruneAt, size * 2);
+        return;
+      }
       this.readNew();
       this.readArchive();
-      const all = [...this.records.values()];
       const limit = this.options.pruneAtBytes ?? PRUNE_AT_BYTES;
-      const exchanges = recordsToKeep(all, { maxBytes: limit / 2, size: (r) => Buffer.byteLength(encodeRecord(r)) });
-      // A tool output stays with the response that asked for the call. An item of a failed request
-      // that started a chain has no response to stay with (`prev` null: journal-outputs.ts): the
-      // newest MAX_TIPS of those stay (one per item a failed first request logged — its outputs and
-      // long messages — and a state file may wait long for its Retry).
-      const keptIds = new Set(exchanges.map((r) => r.response_id));
-      const outputs = [...this.outputs.values()];
-      const unchained = outputs
-        .filter((o) => o.prev === null)
-        .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
-        .slice(0, MAX_TIPS);
-      const kept = [...exchanges, ...outputs.filter((o) => o.prev !== null && keptIds.has(o.prev)), ...unchained];
+      const recordBytes = (r: LogRecord): number => Buffer.byteLength(encodeRecord(r));
+      const exchanges = recordsToKeep([...this.records.values()], { pinned, maxBytes: limit / 2, size: recordBytes });
+      const outputs = outputsToKeep([...this.outputs.values()], new Set(exchanges.map((r) => r.response_id)), { pinned });
+      const kept = [...exchanges, ...outputs];
       const text = kept.map(encodeRecord).join('');
       const bytes = Buffer.byteLength(text);
       if (bytes > size * 0.9) {
