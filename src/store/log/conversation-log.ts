@@ -103,6 +103,14 @@ export class ConversationLog {
    */
   private unsyncedIno: number | undefined;
   private readonly pinSources: PinSource[] = [];
+  /** fsyncs of the log by this process so far (fsyncCovering). */
+  private fsyncGeneration = 0;
+  /**
+   * For each record this process appended or read: how many fsyncs it had made before. A later
+   * fsync made the record durable (it was in the file then); one read from the file may be a
+   * record a killed process never synced, so it counts as durable only after this process's next.
+   */
+  private readonly seenAtGeneration = new Map<string, number>();
 
   constructor(
     readonly path: string,
@@ -144,6 +152,7 @@ export class ConversationLog {
     const line = encodeRecord(record);
     let fd: number | undefined;
     let sizeAfter = 0;
+    const generation = this.fsyncGeneration;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       fd = openSync(this.path, 'a+', 0o600);
@@ -174,7 +183,7 @@ export class ConversationLog {
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
-    this.keep(record);
+    this.keep(record, generation);
     // After the record is safe: a prune that fails costs nothing but the space.
     if (sizeAfter >= this.nextPruneAt) this.prune(sizeAfter);
   }
@@ -232,7 +241,10 @@ export class ConversationLog {
       }
       this.records.clear();
       this.outputs.clear();
-      for (const r of kept) this.keep(r);
+      const seen = new Map(this.seenAtGeneration);
+      this.seenAtGeneration.clear();
+      // A record's durability stays what it was (the new file is fdatasync'd, so it errs on the safe side).
+      for (const r of kept) this.keep(r, seen.get(r.response_id));
       this.readIno = statSync(this.path).ino;
       this.readOffset = bytes;
       this.partial = '';
@@ -270,14 +282,25 @@ export class ConversationLog {
   /**
    * fsyncs the open log file `fd` (inode `ino`) and, when this process's unsynced appends went to
    * another inode (renamed to the archive by another process's prune or repair), the archive too,
-   * so the fsync count journal-outputs.ts relies on covers every record appended before it.
+   * so isDurable (which journal-outputs.ts relies on) holds for every record appended before it.
    */
   private fsyncCovering(fd: number, ino: number): void {
     fsyncSync(fd);
+    this.fsyncGeneration++;
     this.stats.fsyncs++;
     // Best effort: a file gone from the archive path was pruned again, its records copied and synced by that prune.
     if (this.unsyncedIno !== undefined && this.unsyncedIno !== ino && fsyncQuiet(this.archivePath)) this.stats.fsyncs++;
     this.unsyncedIno = undefined;
+  }
+
+  /**
+   * Whether the record is on disk for good: this process fsync'd the log after it appended or
+   * read it (journal-outputs.ts lets a file point at a record only then, except in a write that
+   * guards an effect). False for a record it does not know.
+   */
+  isDurable(id: string): boolean {
+    const seenAt = this.seenAtGeneration.get(id);
+    return seenAt !== undefined && seenAt < this.fsyncGeneration;
   }
 
   /** The one item a record the session files point at holds (an output, or an item of a failed request). */
@@ -471,8 +494,9 @@ export class ConversationLog {
     }
   }
 
-  private keep(record: LogRecord): void {
+  private keep(record: LogRecord, seenAt = this.fsyncGeneration): void {
     (isOutputRecord(record) ? this.outputs : this.records).set(record.response_id, record);
+    if (!this.seenAtGeneration.has(record.response_id)) this.seenAtGeneration.set(record.response_id, seenAt);
   }
 }
 
