@@ -5,7 +5,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emptyState } from '../store/state.ts';
+import { sessionArchiveDir } from '../paths.ts';
+import { outputRecordId, type ConversationLog, type LogRecord } from '../store/log/conversation-log.ts';
+import { archiveSession } from '../store/session-archive.ts';
+import { emptyState, type SessionState } from '../store/state.ts';
+import type { ConversationItem } from '../wire/items.ts';
 import { sealingEnabled, useStateKey } from '../store/seal.ts';
 import { oneshotStatePath } from '../store/store.ts';
 import {
@@ -124,5 +128,85 @@ describe('openSessionStore and finishOneshot', () => {
     finishOneshot(statePath);
     expect(fs.existsSync(statePath)).toBe(false);
     expect(replStatePath(dir)).toBe(path.join(dir, '.agentx_responseid'));
+  });
+});
+
+describe('the conversation log keeps what the session files point at', () => {
+  const user = (text: string): ConversationItem => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+  const said = (text: string): ConversationItem => ({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+  const compaction: ConversationItem = { type: 'compaction', encrypted_content: 'summary' };
+  // Written after the REPL's retry item (which the store stamps with the real clock): the one-shots' are newer.
+  let clock = Date.now() + 60_000;
+  const exchange = (id: string, prev: string | null, extra: ConversationItem[] = [], bytes = 300): LogRecord => ({
+    prev,
+    response_id: id,
+    input: [...extra, user(`say ${id} ${'x'.repeat(bytes)}`)],
+    output: [said(`answer ${id}`)],
+    stored: true,
+    at: new Date((clock += 1000)).toISOString(),
+  });
+
+  it('after 70 one-shots (each its own process, pruning a tiny log), a restarted REPL replays its head, its Retry is whole, and /resume’s entry replays', () => {
+    const env = { HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') };
+    useSessionSeal(env);
+    const logOptions = { pruneAtBytes: 8 * 1024 };
+    const notices: string[] = [];
+    const openStore = (statePath: string, log: ConversationLog, initial: SessionState, oneshot: boolean) =>
+      openSessionStore({
+        dir,
+        path: statePath,
+        log,
+        initial,
+        persistence: oneshot ? 'fast' : 'durable',
+        publishesCheckpoint: !oneshot,
+        warn: (line) => notices.push(line),
+        excluded: () => undefined,
+      });
+
+    // An earlier conversation, archived by /clear: its head is what /resume chains from or replays.
+    const repl = openConversationLog(env, dir, (line) => notices.push(line), logOptions);
+    repl.append(exchange('a1', null));
+    repl.append(exchange('arch', 'a1'));
+    archiveSession(sessionArchiveDir(env, dir, dir), { ...emptyState(), response_id: 'arch', usage: { ...emptyState().usage, turns: 2 } }, new Date());
+    // The REPL's conversation: a compaction, the turn the checkpoint names (h3), then a turn that
+    // left no checkpoint (head), and a failed request whose tool output waits for Retry in the log.
+    const store = openStore(replStatePath(dir), repl, emptyState(), false);
+    repl.append(exchange('h1', null));
+    repl.append(exchange('h2', 'h1', [compaction]));
+    repl.append(exchange('h3', 'h2'));
+    store.update((s) => ({ ...s, response_id: 'h3' }));
+    store.publishCheckpoint('turn');
+    repl.append(exchange('head', 'h3'));
+    const retryOutput: ConversationItem = { type: 'function_call_output', call_id: 'call_retry', output: 'ran once' };
+    const retry = { input: [retryOutput], previous_response_id: null, user_message: 'go on', timestamp: new Date().toISOString() };
+    store.update((s) => ({ ...s, response_id: 'head', pending_transaction: retry }));
+    const replay = repl.conversation('head');
+    expect(replay?.[0]).toEqual(compaction);
+
+    for (let i = 0; i < 70; i++) {
+      // A one-shot: its own log instance and isolated file, branching from the checkpoint.
+      const started = loadOneshotStart(dir, new Date(), process.pid + 1 + i, false);
+      expect(started.checkpoint?.response_id).toBe('h3');
+      const log = openConversationLog(env, dir, (line) => notices.push(line), logOptions);
+      const oneshot = openStore(started.statePath, log, emptyState(), true);
+      log.append(exchange(`one${i}`, 'h3', [], 3000));
+      // And an item of a failed first request (prev null), like the REPL's waiting for Retry: 70 newer ones than it.
+      const item: ConversationItem = { type: 'function_call_output', call_id: `call_${i}`, output: 'ok' };
+      log.append({ prev: null, response_id: outputRecordId(null, `item-${i}`), input: [item], output: [], stored: false, at: exchange('-', null).at });
+      oneshot.update((s) => ({ ...s, response_id: `one${i}` }));
+      finishOneshot(started.statePath);
+    }
+
+    // The REPL restarts: its state loads whole from the file and the log.
+    const loaded = loadReplSession(dir, new Date());
+    const log = openConversationLog(env, dir, (line) => notices.push(line), logOptions);
+    const restarted = openStore(replStatePath(dir), log, loaded.state, false);
+    expect(notices).toEqual([]);
+    expect(restarted.state.response_id).toBe('head');
+    expect(restarted.state.pending_transaction?.input).toEqual([retryOutput]);
+    expect(log.conversation('head')).toEqual(replay);
+    expect(log.conversation('arch')).toHaveLength(4);
+    // The log was pruned: the oldest one-shots are gone from it and from the archive beside it.
+    expect(log.find('one0')).toBeUndefined();
   });
 });

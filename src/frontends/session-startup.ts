@@ -22,9 +22,10 @@
 // theme; one-shot: stderrLine).
 import { join } from 'node:path';
 import { errorCode, unlinkQuiet } from '../lib/fsutil.ts';
-import { conversationLogPath, homeDir, stateKeyPath } from '../paths.ts';
+import { conversationLogPath, homeDir, sessionArchiveDir, stateKeyPath } from '../paths.ts';
 import { ensureGitExclude, excludeNotice } from '../store/git-exclude.ts';
-import { ConversationLog } from '../store/log/conversation-log.ts';
+import { ConversationLog, type LogOptions } from '../store/log/conversation-log.ts';
+import { sessionFilePins, statePins } from '../store/log-pins.ts';
 import { pruneOldOneshots } from '../store/oneshot-files.ts';
 import { useStateKey } from '../store/seal.ts';
 import { SessionStore, type Persistence } from '../store/session-store.ts';
@@ -126,10 +127,16 @@ export function loadOneshotStart(dir: string, started: Date, pid: number, fresh:
  * and the engine appends and replays exchanges through it (runtime.ts). Two instances would be
  * two indexes of one file, each re-reading it whole after the other repaired or pruned it.
  * `notice` is where a repaired log is said — the front-end's channel for it: the REPL's warning
- * lines, a one-shot's `context_notice` event (a `--json` line, or stderr).
+ * lines, a one-shot's `context_notice` event (a `--json` line, or stderr). A prune keeps what the
+ * project's session files point at (store/log-pins.ts): this directory's, and the archived
+ * sessions `/resume` offers. `options`: the prune threshold (tests make it small).
  */
-export function openConversationLog(env: NodeJS.ProcessEnv, dir: string, notice: (line: string) => void): ConversationLog {
-  return new ConversationLog(conversationLogPath(env, homeDir(env), dir), notice);
+export function openConversationLog(env: NodeJS.ProcessEnv, dir: string, notice: (line: string) => void, options: LogOptions = {}): ConversationLog {
+  const home = homeDir(env);
+  const log = new ConversationLog(conversationLogPath(env, home, dir), notice, options);
+  const archiveDir = sessionArchiveDir(env, home, dir);
+  log.pinWith(() => sessionFilePins(dir, archiveDir));
+  return log;
 }
 
 export interface SessionStoreSetup {
@@ -149,7 +156,8 @@ export interface SessionStoreSetup {
 
 /**
  * Step 4b: the session's store. Completed tool outputs go to the session's conversation log (the
- * state file points at them); the first save adds agentx's files to .git/info/exclude.
+ * state file points at them); the first save adds agentx's files to .git/info/exclude. A prune of
+ * the log keeps what the state in memory points at too (a session that cannot write its file).
  */
 export function openSessionStore(setup: SessionStoreSetup): SessionStore {
   const store = new SessionStore({
@@ -161,6 +169,7 @@ export function openSessionStore(setup: SessionStoreSetup): SessionStore {
     warn: setup.warn,
     outputLog: setup.log,
   });
+  setup.log.pinWith(() => statePins(store.state));
   store.onFirstSave = () => {
     const notice = excludeNotice(ensureGitExclude(setup.dir));
     if (notice !== undefined) setup.excluded(notice);

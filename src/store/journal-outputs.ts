@@ -23,7 +23,8 @@
 // does the next model response's record. A power loss in that window can leave a pointer whose
 // record is gone: the call loads as `started`, the safe degradation above (never run again
 // without Retry; its output is lost although the call finished — the price of one fsync per batch).
-// Records found at load may be ones a killed process never synced: they count as unsynced too.
+// Records found at load may be ones a killed process never synced: they count as unsynced too
+// (the log knows which records an fsync of its covered: ConversationLog.isDurable).
 // Nothing is sent to the server before the records it carries are synced. One fsync per batch of calls
 // instead of one per call (BENCHMARKS.md, State I/O). A one-shot's file is not fsync'd, nor are
 // its records.
@@ -43,8 +44,8 @@ function answers(output: ToolOutputItem, callId: string): boolean {
   return (output.type === 'mcp_approval_response' ? output.approval_request_id : output.call_id) === callId;
 }
 
-/** What the session store needs of the log: appending a record, syncing, and finding an item again. */
-export type OutputLog = Pick<ConversationLog, 'append' | 'sync' | 'findItem' | 'stats'>;
+/** What the session store needs of the log: appending a record, syncing, knowing it synced, and finding an item again. */
+export type OutputLog = Pick<ConversationLog, 'append' | 'sync' | 'isDurable' | 'findItem'>;
 
 export interface ToFileOptions {
   /** The write guards an effect (a call's `started` mark): it does not wait for the log's fsync (see the header). */
@@ -57,10 +58,6 @@ type Point = (id: string, prev: string | null, item: InputItem) => boolean;
 export class JournalOutputs {
   /** Log records this process knows hold an item (appended, or found at load), by record id. */
   private readonly logged = new Set<string>();
-  /** Records appended without an fsync since the log was last synced. */
-  private readonly unsynced = new Set<string>();
-  /** The log's fsync count while `unsynced` were appended: a higher count means an fsync after all of them. */
-  private fsyncsAtUnsynced = 0;
   /**
    * Content hashes of the retry data's items (null: it stays inline); the state's items are
    * immutable. Only the hash: the record id also names `prev`, and one item object may be resent
@@ -81,11 +78,23 @@ export class JournalOutputs {
    * stays in the file: it is never lost to save bytes.
    */
   toFile(state: SessionState, options: ToFileOptions = {}): SessionState {
-    const out = this.rewrite(state, (id, prev, item) => this.ensureLogged(id, prev, item));
-    if (options.urgent === true) return out;
-    this.syncLog();
+    const pointed: string[] = [];
+    const out = this.rewrite(state, (id, prev, item) => {
+      const logged = this.ensureLogged(id, prev, item);
+      if (logged) pointed.push(id);
+      return logged;
+    });
+    if (options.urgent === true || !this.sync) return out;
+    const durable = (): boolean => pointed.every((id) => this.log.isDurable(id));
+    // One fsync for every record this write points at (none when the log was fsync'd since, by any append).
+    if (durable()) return out;
+    try {
+      this.log.sync();
+    } catch (err) {
+      if (!(err instanceof LogWriteError)) throw err;
+    }
     // A log that could not be synced: the items it holds unsynced stay in this write.
-    return this.unsynced.size === 0 ? out : this.rewrite(state, (id) => this.logged.has(id) && !this.unsynced.has(id));
+    return durable() ? out : this.rewrite(state, (id) => this.logged.has(id) && this.log.isDurable(id));
   }
 
   /**
@@ -95,13 +104,11 @@ export class JournalOutputs {
    */
   fromFile(state: SessionState): { state: SessionState; notices: string[] } {
     const notices: string[] = [];
-    const before = new Set(this.logged);
     const live = this.snapshotFromFile(state, notices);
     const backup = state.rollback_backup === null ? null : this.snapshotFromFile(state.rollback_backup, notices);
     // A record found here may have been appended by a process killed before its fsync (kill -9
-    // keeps the page cache, not the disk): count it unsynced, so the next write that is not
-    // urgent makes it durable before the file points at it again and its output is sent.
-    for (const id of this.logged) if (!before.has(id)) this.markUnsynced(id);
+    // keeps the page cache, not the disk): the log counts it durable only after its own next
+    // fsync, so the next write that is not urgent syncs before the file points at it again.
     return { state: { ...live, rollback_backup: backup }, notices };
   }
 
@@ -212,7 +219,7 @@ export class JournalOutputs {
     return hash === null ? null : outputRecordId(prev, `item-${hash}`);
   }
 
-  /** Appends the record once (without an fsync: syncLog makes a write's records durable together); false when the log cannot take it. */
+  /** Appends the record once (without an fsync: toFile makes a write's records durable together); false when the log cannot take it. */
   private ensureLogged(id: string, prev: string | null, item: InputItem): boolean {
     if (this.logged.has(id)) return true;
     try {
@@ -222,28 +229,6 @@ export class JournalOutputs {
       throw err;
     }
     this.logged.add(id);
-    this.markUnsynced(id);
     return true;
-  }
-
-  private markUnsynced(id: string): void {
-    if (!this.sync) return;
-    // An fsync since the others were appended made them durable: the window starts again here,
-    // so every record in it was appended before any fsync that ends it.
-    if (this.log.stats.fsyncs !== this.fsyncsAtUnsynced) this.unsynced.clear();
-    this.fsyncsAtUnsynced = this.log.stats.fsyncs;
-    this.unsynced.add(id);
-  }
-
-  /** One fsync for every record appended since the last (none when the log was fsync'd since, by any append). */
-  private syncLog(): void {
-    if (this.unsynced.size === 0) return;
-    try {
-      if (this.log.stats.fsyncs === this.fsyncsAtUnsynced) this.log.sync();
-      this.unsynced.clear();
-    } catch (err) {
-      // The records stay unsynced: this write keeps those items in the file.
-      if (!(err instanceof LogWriteError)) throw err;
-    }
   }
 }

@@ -123,6 +123,26 @@ describe('conversation log', () => {
     expect(new ConversationLog(path).conversation('r1')?.[0]).toEqual(user(big));
   });
 
+  it('knows which records an fsync of its covered: its own after the next fsync, another process’s after its own next one', () => {
+    const path = freshPath();
+    const log = new ConversationLog(path);
+    log.append(record('o1', null, [user('one')]), { sync: false });
+    expect(log.isDurable('o1')).toBe(false);
+    log.append(record('r1', null, [user('two')]));
+    expect(log.isDurable('r1')).toBe(true);
+    expect(log.isDurable('o1')).toBe(true);
+    log.append(record('o2', 'r1', [user('three')]), { sync: false });
+    // Another process finds both in the file: it cannot know whether the writer synced them.
+    const other = new ConversationLog(path);
+    expect(other.find('o2')).toBeDefined();
+    expect(other.isDurable('o1')).toBe(false);
+    other.sync();
+    expect(other.isDurable('o1')).toBe(true);
+    expect(other.isDurable('o2')).toBe(true);
+    expect(log.isDurable('o2')).toBe(false);
+    expect(log.isDurable('nope')).toBe(false);
+  });
+
   it('an append that cannot be written throws (the caller must not act on the response)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentx-log-'));
     writeFileSync(join(dir, 'file'), '');

@@ -30,7 +30,7 @@ import {
 import { dirname } from 'node:path';
 import { createFileExclusive, writeTempFile } from '../../lib/atomic-file.ts';
 import { errorMessage, fsyncDirectory, fsyncQuiet, unlinkQuiet } from '../../lib/fsutil.ts';
-import { hasCompaction, MAX_TIPS, recordsToKeep } from './prune.ts';
+import { hasCompaction, outputsToKeep, recordsToKeep } from './prune.ts';
 import type { ConversationItem } from '../../wire/items.ts';
 import { decodeRecord, encodeRecord, isOutputRecord, type LogRecord } from './record.ts';
 
@@ -74,6 +74,13 @@ export interface LogOptions {
   pruneAtBytes?: number;
 }
 
+/**
+ * The ids of the records the session files point at (response ids, output record ids), asked at
+ * each prune: a prune keeps their branches whatever their age (prune.ts). The log does not know
+ * the session files; whoever owns them says what they point at (store/log-pins.ts).
+ */
+export type PinSource = () => Iterable<string>;
+
 export class ConversationLog {
   private readonly records = new Map<string, LogRecord>();
   /** Tool outputs the session files point at (record.ts), apart from the exchanges: no replay or prune walk sees them. */
@@ -95,6 +102,15 @@ export class ConversationLog {
    * file at the path would not cover those records, so the archive is fsync'd too.
    */
   private unsyncedIno: number | undefined;
+  private readonly pinSources: PinSource[] = [];
+  /** fsyncs of the log by this process so far (fsyncCovering). */
+  private fsyncGeneration = 0;
+  /**
+   * For each record this process appended or read: how many fsyncs it had made before. A later
+   * fsync made the record durable (it was in the file then); one read from the file may be a
+   * record a killed process never synced, so it counts as durable only after this process's next.
+   */
+  private readonly seenAtGeneration = new Map<string, number>();
 
   constructor(
     readonly path: string,
@@ -103,6 +119,22 @@ export class ConversationLog {
     private readonly options: LogOptions = {},
   ) {
     this.nextPruneAt = options.pruneAtBytes ?? PRUNE_AT_BYTES;
+  }
+
+  /** Adds a source of pinned ids (see PinSource): every prune from now on keeps what it names. */
+  pinWith(source: PinSource): void {
+    this.pinSources.push(source);
+  }
+
+  /** The ids every source pins; undefined when one could not say (then nothing is pruned: a pin could be missed). */
+  private pinned(): Set<string> | undefined {
+    const ids = new Set<string>();
+    try {
+      for (const source of this.pinSources) for (const id of source()) ids.add(id);
+    } catch {
+      return undefined;
+    }
+    return ids;
   }
 
   /** The previous generation, kept by the last prune: where a record a prune dropped (or a concurrent append landed) is still found. */
@@ -120,6 +152,7 @@ export class ConversationLog {
     const line = encodeRecord(record);
     let fd: number | undefined;
     let sizeAfter = 0;
+    const generation = this.fsyncGeneration;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       fd = openSync(this.path, 'a+', 0o600);
@@ -150,13 +183,14 @@ export class ConversationLog {
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
-    this.keep(record);
+    this.keep(record, generation);
     // After the record is safe: a prune that fails costs nothing but the space.
     if (sizeAfter >= this.nextPruneAt) this.prune(sizeAfter);
   }
 
   /**
-   * Rewrites the log with what replays can still need (prune.ts), atomically: the kept records
+   * Rewrites the log with what replays can still need (prune.ts: what the session files point at
+   * — the pin sources —, then the newest branches), atomically: the kept records
    * go to a new file renamed over the log; the old file stays whole as the archive (a hard link
    * made first), so a process appending to it at that moment loses nothing — its record is found
    * there. One prune at a time per log (an exclusive lock file); never throws.
@@ -172,22 +206,20 @@ export class ConversationLog {
       return;
     }
     try {
+      // The pins before the log: a file is written after the records it points at, so every
+      // record a pin read here names is in the file read next.
+      const pinned = this.pinned();
+      if (pinned === undefined) {
+        this.nextPruneAt = Math.max(this.nextPruneAt, size * 2);
+        return;
+      }
       this.readNew();
       this.readArchive();
-      const all = [...this.records.values()];
       const limit = this.options.pruneAtBytes ?? PRUNE_AT_BYTES;
-      const exchanges = recordsToKeep(all, { maxBytes: limit / 2, size: (r) => Buffer.byteLength(encodeRecord(r)) });
-      // A tool output stays with the response that asked for the call. An item of a failed request
-      // that started a chain has no response to stay with (`prev` null: journal-outputs.ts): the
-      // newest MAX_TIPS of those stay (one per item a failed first request logged — its outputs and
-      // long messages — and a state file may wait long for its Retry).
-      const keptIds = new Set(exchanges.map((r) => r.response_id));
-      const outputs = [...this.outputs.values()];
-      const unchained = outputs
-        .filter((o) => o.prev === null)
-        .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
-        .slice(0, MAX_TIPS);
-      const kept = [...exchanges, ...outputs.filter((o) => o.prev !== null && keptIds.has(o.prev)), ...unchained];
+      const recordBytes = (r: LogRecord): number => Buffer.byteLength(encodeRecord(r));
+      const exchanges = recordsToKeep([...this.records.values()], { pinned, maxBytes: limit / 2, size: recordBytes });
+      const outputs = outputsToKeep([...this.outputs.values()], new Set(exchanges.map((r) => r.response_id)), { pinned });
+      const kept = [...exchanges, ...outputs];
       const text = kept.map(encodeRecord).join('');
       const bytes = Buffer.byteLength(text);
       if (bytes > size * 0.9) {
@@ -209,7 +241,10 @@ export class ConversationLog {
       }
       this.records.clear();
       this.outputs.clear();
-      for (const r of kept) this.keep(r);
+      const seen = new Map(this.seenAtGeneration);
+      this.seenAtGeneration.clear();
+      // A record's durability stays what it was (the new file is fdatasync'd, so it errs on the safe side).
+      for (const r of kept) this.keep(r, seen.get(r.response_id));
       this.readIno = statSync(this.path).ino;
       this.readOffset = bytes;
       this.partial = '';
@@ -247,14 +282,25 @@ export class ConversationLog {
   /**
    * fsyncs the open log file `fd` (inode `ino`) and, when this process's unsynced appends went to
    * another inode (renamed to the archive by another process's prune or repair), the archive too,
-   * so the fsync count journal-outputs.ts relies on covers every record appended before it.
+   * so isDurable (which journal-outputs.ts relies on) holds for every record appended before it.
    */
   private fsyncCovering(fd: number, ino: number): void {
     fsyncSync(fd);
+    this.fsyncGeneration++;
     this.stats.fsyncs++;
     // Best effort: a file gone from the archive path was pruned again, its records copied and synced by that prune.
     if (this.unsyncedIno !== undefined && this.unsyncedIno !== ino && fsyncQuiet(this.archivePath)) this.stats.fsyncs++;
     this.unsyncedIno = undefined;
+  }
+
+  /**
+   * Whether the record is on disk for good: this process fsync'd the log after it appended or
+   * read it (journal-outputs.ts lets a file point at a record only then, except in a write that
+   * guards an effect). False for a record it does not know.
+   */
+  isDurable(id: string): boolean {
+    const seenAt = this.seenAtGeneration.get(id);
+    return seenAt !== undefined && seenAt < this.fsyncGeneration;
   }
 
   /** The one item a record the session files point at holds (an output, or an item of a failed request). */
@@ -448,8 +494,9 @@ export class ConversationLog {
     }
   }
 
-  private keep(record: LogRecord): void {
+  private keep(record: LogRecord, seenAt = this.fsyncGeneration): void {
     (isOutputRecord(record) ? this.outputs : this.records).set(record.response_id, record);
+    if (!this.seenAtGeneration.has(record.response_id)) this.seenAtGeneration.set(record.response_id, seenAt);
   }
 }
 

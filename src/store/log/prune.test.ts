@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConversationItem } from '../../wire/items.ts';
 import { ConversationLog, encodeRecord, type LogRecord } from './conversation-log.ts';
-import { recordsToKeep } from './prune.ts';
+import { MAX_TIPS, newestFirst, outputsToKeep, recordsToKeep } from './prune.ts';
+import { outputRecordId } from './record.ts';
 
 const user = (text: string): ConversationItem => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
 const said = (text: string): ConversationItem => ({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
@@ -41,10 +42,62 @@ describe('which records a prune keeps', () => {
     expect(ids(recordsToKeep(rs, { size, maxBytes: 10 }))).toEqual(['n1', 'n2', 'n3']);
   });
 
+  it('keeps a pinned branch (the REPL head) back to its last compaction beyond MAX_TIPS newer tips and beyond the byte limit', () => {
+    const rs = [rec('h1', null), rec('h2', 'h1', [compaction]), rec('h3', 'h2'), rec('head', 'h3')];
+    // More one-shots than MAX_TIPS after it, each its own branch from h3 (the checkpoint, a turn behind the REPL's head).
+    for (let i = 0; i < MAX_TIPS + 6; i++) rs.push(rec(`one${i}`, 'h3'));
+    const pinned = new Set(['head']);
+    const kept = ids(recordsToKeep(rs, { size, pinned }));
+    expect(kept).toEqual(expect.arrayContaining(['h2', 'h3', 'head']));
+    expect(kept).not.toContain('h1'); // before the compaction: no replay needs it
+    // The newest MAX_TIPS one-shots are kept beside it, the oldest beyond that are not.
+    expect(kept.filter((id) => id.startsWith('one'))).toHaveLength(MAX_TIPS);
+    expect(kept).not.toContain('one0');
+    // Unpinned, the head goes (what happened before pins).
+    expect(ids(recordsToKeep(rs, { size }))).not.toContain('head');
+    // Pins win over the byte limit: with room for nothing, the pinned branch and the newest one are kept, nothing else.
+    expect(ids(recordsToKeep(rs, { size, pinned, maxBytes: 10 }))).toEqual(['h2', 'h3', 'head', `one${MAX_TIPS + 5}`]);
+  });
+
+  it('a pin that is not a tip keeps its branch; an unknown pin changes nothing', () => {
+    const rs = [rec('p1', null), rec('p2', 'p1'), rec('p3', 'p2'), rec('n1', null)];
+    expect(ids(recordsToKeep(rs, { size, maxTips: 1, pinned: new Set(['p2', 'nope']) }))).toEqual(['p1', 'p2', 'n1']);
+  });
+
   it('survives a cycle in a hand-edited log', () => {
     const a = rec('c1', 'c2');
     const b = rec('c2', 'c1');
     expect(ids(recordsToKeep([a, b, rec('t', 'c2')], { size }))).toEqual(['c1', 'c2', 't']);
+  });
+});
+
+describe('which tool outputs a prune keeps', () => {
+  const output = (responseId: string | null, callId: string, at: string): LogRecord => ({
+    prev: responseId,
+    response_id: outputRecordId(responseId, callId),
+    input: [{ type: 'function_call_output', call_id: callId, output: 'out' }],
+    output: [],
+    stored: false,
+    at,
+  });
+
+  it('keeps those of kept responses, those a file points at, and the newest unchained ones', () => {
+    const at = '2026-12-04T00:00:00.000Z';
+    const later = '2026-12-05T00:00:00.000Z';
+    const outputs = [output('kept', 'c1', at), output('gone', 'c2', at), output(null, 'pinned', at), output(null, 'u1', at), output(null, 'u2', later)];
+    const keptIds = (pinned: string[], maxUnchained: number): string[] =>
+      ids(outputsToKeep(outputs, new Set(['kept']), { pinned: new Set(pinned), maxUnchained })).map((id) => id.replace(/^agentx-output:/, ''));
+    expect(keptIds([], 1)).toEqual(['kept:c1', '-:u2']);
+    // The retry data of a failed first request points at its output: kept however many newer ones there are.
+    expect(keptIds([outputRecordId(null, 'pinned')], 1)).toEqual(['kept:c1', '-:pinned', '-:u2']);
+    // Written at the same moment: the later in the file is the newer.
+    expect(keptIds([], 2)).toEqual(['kept:c1', '-:u1', '-:u2']);
+    expect(ids(outputsToKeep([output(null, 'a', at), output(null, 'b', at)], new Set(), { maxUnchained: 1 }))).toEqual([outputRecordId(null, 'b')]);
+  });
+
+  it('orders newest first by time, the later in the file first on a tie', () => {
+    const r = (id: string, at: string) => ({ id, at });
+    expect(newestFirst([r('a', '1'), r('b', '2'), r('c', '1'), r('d', '2')]).map((x) => x.id)).toEqual(['d', 'b', 'c', 'a']);
   });
 });
 
@@ -81,5 +134,39 @@ describe('pruning the file', () => {
     expect(writer.conversation('t40')).toHaveLength(2 + 2 * 20);
     // A record the prune dropped is still found in the archive until the next prune.
     expect(new ConversationLog(path).find('t19')).toBeDefined();
+  });
+});
+
+describe('pruning keeps what the session files point at', () => {
+  it('the REPL head’s branch and its retry data stay readable after 70 one-shots from other processes, with a tiny limit', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'agentx-prune-')), 'project.log');
+    const retryItem = outputRecordId(null, 'item-retry');
+    // What the REPL's state file points at, as store/log-pins.ts reads it for every process's prune.
+    const pins = (): string[] => ['head', retryItem];
+    const repl = new ConversationLog(path, () => undefined, { pruneAtBytes: 8 * 1024 });
+    repl.pinWith(pins);
+    repl.append(rec('h1', null));
+    repl.append(rec('h2', 'h1', [compaction]));
+    repl.append(rec('h3', 'h2'));
+    repl.append(rec('head', 'h3'));
+    // A failed first request's output, kept for Retry (prev null), written before the one-shots'.
+    const retryOutput: ConversationItem = { type: 'function_call_output', call_id: 'retry', output: 'ran once' };
+    repl.append({ prev: null, response_id: retryItem, input: [retryOutput], output: [], stored: false, at: rec('x', null).at }, { sync: false });
+    const replay = repl.conversation('head');
+    expect(replay?.[0]).toEqual(compaction);
+    for (let i = 0; i < 70; i++) {
+      // Each one-shot is a process of its own: it branches from the checkpoint (h3, a turn behind the head) and prunes.
+      const oneshot = new ConversationLog(path, () => undefined, { pruneAtBytes: 8 * 1024 });
+      oneshot.pinWith(pins);
+      oneshot.append(rec(`one${i}`, 'h3'));
+      oneshot.append({ ...rec(`one${i}-failed`, null), response_id: outputRecordId(null, `item-${i}`) }, { sync: false });
+    }
+    const fresh = new ConversationLog(path);
+    // In the live log itself, not only in the archive the last prune left.
+    expect(readFileSync(path, 'utf8')).toContain('"response_id":"head"');
+    expect(fresh.conversation('head')).toEqual(replay);
+    expect(fresh.findItem(retryItem)).toEqual(retryOutput);
+    // The log was pruned: the oldest one-shots are gone from it and from its archive.
+    expect(fresh.find('one0')).toBeUndefined();
   });
 });
