@@ -149,7 +149,9 @@ describe('the conversation log keeps what the session files point at', () => {
   it('after 70 one-shots (each its own process, pruning a tiny log), a restarted REPL replays its head, its Retry is whole, and /resume’s entry replays', () => {
     const env = { HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') };
     useSessionSeal(env);
-    const logOptions = { pruneAtBytes: 8 * 1024 };
+    // No grace for recent records (conversation-log.ts PIN_GRACE_MS): this test's records are stamped
+    // minutes ahead of the clock (`clock` above), so "recent" must start after all of them.
+    const logOptions = { pruneAtBytes: 8 * 1024, pinGraceMs: -60 * 60_000 };
     const notices: string[] = [];
     const openStore = (statePath: string, log: ConversationLog, initial: SessionState, oneshot: boolean) =>
       openSessionStore({

@@ -12,7 +12,17 @@ import { mergeReport } from './lib/report-doc.mjs';
 
 const repo = resolve(import.meta.dirname, '../..');
 const started = Date.now();
-const expected = ['1-crash', '2-concurrency', '3a-malformed-props', '3b-malformed-cli', '4-secrets', '5-log', '6-rollback-replay', '7-trust-boundary'];
+const expected = [
+  '1-crash',
+  '2-concurrency',
+  '3a-malformed-props',
+  '3b-malformed-cli',
+  '4-secrets',
+  '5-log',
+  '6-rollback-replay',
+  '7-trust-boundary',
+  '8-log-prune',
+];
 
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repo, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);

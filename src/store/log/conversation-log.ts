@@ -58,6 +58,8 @@ export interface LogStats {
    * instance over the same file would read it all again after each repair or prune of the other.
    */
   bytesRead?: number;
+  /** Records appended again because the file was replaced while they were written (append). */
+  reappends?: number;
 }
 
 /**
@@ -67,11 +69,23 @@ export interface LogStats {
  */
 export const PRUNE_AT_BYTES = 32 * 1024 * 1024;
 
+/**
+ * A record written this recently is kept by a prune like a pinned one: between its append and the
+ * session file that points at it (the pins a prune reads) there is a moment, longer for a process
+ * that is stopped or starved; a prune in that moment, or two of them, must not drop it.
+ */
+const PIN_GRACE_MS = 10 * 60_000;
+
+/** Appends of one record again after its file was replaced under it (append): one is nearly always enough. */
+const REAPPEND_ATTEMPTS = 3;
+
 /** A prune another process started this long ago and never finished (it died) no longer holds the next one off. */
 const PRUNE_LOCK_STALE_MS = 60_000;
 
 export interface LogOptions {
   pruneAtBytes?: number;
+  /** How recent a record a prune keeps like a pinned one (PIN_GRACE_MS); tests of what a prune drops lower it. */
+  pinGraceMs?: number;
 }
 
 /**
@@ -90,7 +104,8 @@ export class ConversationLog {
   private partial = '';
   /** The file `readOffset` counts in: another process's prune replaces it with a new one. */
   private readIno: number | undefined;
-  private archiveReadIno: number | undefined;
+  /** The archive file read so far and how far (readArchive). */
+  private archiveRead: { ino: number; offset: number } | undefined;
   private damaged = 0;
   private told = false;
   /** A prune that kept nearly everything is not tried again until the file has grown this far. */
@@ -150,11 +165,33 @@ export class ConversationLog {
    */
   append(record: LogRecord, options: { sync?: boolean } = {}): void {
     const line = encodeRecord(record);
-    let fd: number | undefined;
-    let sizeAfter = 0;
     const generation = this.fsyncGeneration;
+    let sizeAfter = 0;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      // Another process's prune or repair may replace the file between our open and our write:
+      // the record then lands in the old file, which that prune may not have read (it is the
+      // archive now, and the next prune replaces the archive). So when the file at the path is
+      // no longer the one written to, the record is appended again, to the new one. A copy too
+      // many is harmless: records are found by id.
+      for (let attempt = 0; ; attempt++) {
+        const landed = this.appendLine(line, options.sync !== false);
+        sizeAfter = landed.size;
+        if (attempt >= REAPPEND_ATTEMPTS || inodeAt(this.path) === landed.ino) break;
+        this.stats.reappends = (this.stats.reappends ?? 0) + 1;
+      }
+    } catch (err) {
+      throw new LogWriteError(`could not write the conversation log ${this.path}: ${errorMessage(err)}`);
+    }
+    this.keep(record, generation);
+    // After the record is safe: a prune that fails costs nothing but the space.
+    if (sizeAfter >= this.nextPruneAt) this.prune(sizeAfter);
+  }
+
+  /** One write of `line` at the end of the file at the path (repairing a torn tail first); where it landed. */
+  private appendLine(line: string, sync: boolean): { ino: number; size: number } {
+    let fd: number | undefined;
+    try {
       fd = openSync(this.path, 'a+', 0o600);
       let before = fstatSync(fd);
       if (endsInsideLine(fd, before)) {
@@ -173,19 +210,14 @@ export class ConversationLog {
       const bytes = Buffer.from(text, 'utf8');
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written);
-      if (options.sync !== false) this.fsyncCovering(fd, before.ino);
+      if (sync) this.fsyncCovering(fd, before.ino);
       else this.unsyncedIno ??= before.ino;
-      sizeAfter = before.size + bytes.length;
       this.stats.appends++;
       this.stats.bytesWritten += bytes.length;
-    } catch (err) {
-      throw new LogWriteError(`could not write the conversation log ${this.path}: ${errorMessage(err)}`);
+      return { ino: before.ino, size: before.size + bytes.length };
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
-    this.keep(record, generation);
-    // After the record is safe: a prune that fails costs nothing but the space.
-    if (sizeAfter >= this.nextPruneAt) this.prune(sizeAfter);
   }
 
   /**
@@ -217,8 +249,9 @@ export class ConversationLog {
       this.readArchive();
       const limit = this.options.pruneAtBytes ?? PRUNE_AT_BYTES;
       const recordBytes = (r: LogRecord): number => Buffer.byteLength(encodeRecord(r));
-      const exchanges = recordsToKeep([...this.records.values()], { pinned, maxBytes: limit / 2, size: recordBytes });
-      const outputs = outputsToKeep([...this.outputs.values()], new Set(exchanges.map((r) => r.response_id)), { pinned });
+      const recentSince = new Date(Date.now() - (this.options.pinGraceMs ?? PIN_GRACE_MS)).toISOString();
+      const exchanges = recordsToKeep([...this.records.values()], { pinned, recentSince, maxBytes: limit / 2, size: recordBytes });
+      const outputs = outputsToKeep([...this.outputs.values()], new Set(exchanges.map((r) => r.response_id)), { pinned, recentSince });
       const kept = [...exchanges, ...outputs];
       const text = kept.map(encodeRecord).join('');
       const bytes = Buffer.byteLength(text);
@@ -248,7 +281,7 @@ export class ConversationLog {
       this.readIno = statSync(this.path).ino;
       this.readOffset = bytes;
       this.partial = '';
-      this.archiveReadIno = undefined;
+      this.archiveRead = undefined;
       this.stats.prunes = (this.stats.prunes ?? 0) + 1;
       this.nextPruneAt = Math.max(limit, bytes * 2);
     } catch {
@@ -423,7 +456,13 @@ export class ConversationLog {
         else good.push(`${line}\n`);
       }
       if (removed === 0) return 0;
-      const text = Buffer.from(good.join(''), 'latin1');
+      // The old file replaces the archive below, and the archive may hold what only it has: records
+      // the last prune dropped that a session file still points at (published after the prune read
+      // its pins), or one appended to the file that prune replaced. The next prune reads the
+      // archive and keeps those; a repair does not choose, so it carries them all into the new
+      // file, before the current lines (they are older). Without this a repair between two prunes
+      // lost them (fault lane 8-log-prune found it).
+      const text = Buffer.from([...archiveOnlyLines(this.archivePath, good), ...good].join(''), 'latin1');
       const tmp = writeTempFile(this.path, text);
       const archiveTmp = `${this.archivePath}.tmp-${process.pid}`;
       try {
@@ -441,7 +480,7 @@ export class ConversationLog {
       this.readIno = statSync(this.path).ino;
       this.readOffset = text.length;
       this.partial = '';
-      this.archiveReadIno = undefined;
+      this.archiveRead = undefined;
       return removed;
     } catch {
       return 0; // The repair is housekeeping: the damaged lines stay skipped.
@@ -450,7 +489,11 @@ export class ConversationLog {
     }
   }
 
-  /** Reads the archive a prune left (once per archive file): records only it holds are found there. */
+  /**
+   * Reads what is new in the archive a prune left: records only it holds are found there. New,
+   * because the archive can still grow: an append that opened the log just before a prune
+   * renamed it writes into the archive (append then writes its record again to the new log).
+   */
   private readArchive(): void {
     let fd: number;
     try {
@@ -460,17 +503,19 @@ export class ConversationLog {
     }
     try {
       const stats = fstatSync(fd);
-      if (stats.ino === this.archiveReadIno) return;
-      this.archiveReadIno = stats.ino;
+      if (this.archiveRead?.ino !== stats.ino) this.archiveRead = { ino: stats.ino, offset: 0 };
+      const read = this.archiveRead;
       const chunk = Buffer.alloc(64 * 1024);
       let partial = '';
-      for (let offset = 0; offset < stats.size; ) {
+      for (let offset = read.offset; offset < stats.size; ) {
         const n = readSync(fd, chunk, 0, Math.min(chunk.length, stats.size - offset), offset);
         if (n <= 0) break;
         offset += n;
         this.stats.bytesRead = (this.stats.bytesRead ?? 0) + n;
         const lines = (partial + chunk.subarray(0, n).toString('latin1')).split('\n');
         partial = lines.pop() ?? '';
+        // Only whole lines count as read: a line still being written is read again next time.
+        read.offset = offset - partial.length;
         for (const raw of lines) {
           const record = raw === '' ? null : decodeRecord(Buffer.from(raw, 'latin1').toString('utf8'));
           // The live log's copy wins: the archive only fills gaps.
@@ -505,6 +550,34 @@ function endsInsideLine(fd: number, stats: Stats): boolean {
   const last = Buffer.alloc(1);
   readSync(fd, last, 0, 1, stats.size - 1);
   return last[0] !== 0x0a;
+}
+
+function inodeAt(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The good lines of the archive at `archivePath` that are not among `lines` (each with its newline); none when there is no archive. */
+function archiveOnlyLines(archivePath: string, lines: readonly string[]): string[] {
+  let raw: Buffer;
+  try {
+    raw = readFileSync(archivePath);
+  } catch {
+    return [];
+  }
+  const present = new Set(lines);
+  const only: string[] = [];
+  for (const line of raw.toString('latin1').split('\n')) {
+    const withEnd = `${line}\n`;
+    if (line === '' || present.has(withEnd)) continue;
+    if (decodeRecord(Buffer.from(line, 'latin1').toString('utf8')) === null) continue;
+    present.add(withEnd);
+    only.push(withEnd);
+  }
+  return only;
 }
 
 /** A compaction item stands for everything before it: a replay starts there. */

@@ -1,6 +1,6 @@
 // Pruning the conversation log: the policy (pure) and the rewrite on real files, with another
 // "process" (a second ConversationLog on the same file) appending and reading around it.
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,15 @@ describe('which records a prune keeps', () => {
   it('a pin that is not a tip keeps its branch; an unknown pin changes nothing', () => {
     const rs = [rec('p1', null), rec('p2', 'p1'), rec('p3', 'p2'), rec('n1', null)];
     expect(ids(recordsToKeep(rs, { size, maxTips: 1, pinned: new Set(['p2', 'nope']) }))).toEqual(['p1', 'p2', 'n1']);
+  });
+
+  it('keeps every branch written since `recentSince` like a pinned one, past the byte limit (a file may be about to point at it)', () => {
+    const rs = [rec('r1', null), rec('r2', null), rec('r3', null), rec('r4', null)];
+    expect(ids(recordsToKeep(rs, { size, maxBytes: 1 }))).toEqual(['r4']);
+    expect(ids(recordsToKeep(rs, { size, maxBytes: 1, recentSince: rs[1]?.at }))).toEqual(['r2', 'r3', 'r4']);
+    const unchained = { ...rec('u1', null), response_id: outputRecordId(null, 'u1'), prev: null };
+    expect(outputsToKeep([unchained], new Set(), { maxUnchained: 0 })).toEqual([]);
+    expect(outputsToKeep([unchained], new Set(), { maxUnchained: 0, recentSince: unchained.at })).toEqual([unchained]);
   });
 
   it('survives a cycle in a hand-edited log', () => {
@@ -168,5 +177,42 @@ describe('pruning keeps what the session files point at', () => {
     expect(fresh.findItem(retryItem)).toEqual(retryOutput);
     // The log was pruned: the oldest one-shots are gone from it and from its archive.
     expect(fresh.find('one0')).toBeUndefined();
+  });
+});
+
+describe('a prune or a repair racing other processes loses nothing (fault lane 8-log-prune found these)', () => {
+  const pruned = (): { path: string; writer: ConversationLog } => {
+    const path = join(mkdtempSync(join(tmpdir(), 'agentx-prune-')), 'project.log');
+    const writer = new ConversationLog(path, () => undefined, { pruneAtBytes: 8 * 1024 });
+    let prev: string | null = null;
+    for (let i = 0; i < 40; i++) {
+      writer.append(rec(`p${i}`, prev, i === 20 ? [compaction] : []));
+      prev = `p${i}`;
+    }
+    expect(writer.stats.prunes).toBeGreaterThanOrEqual(1);
+    expect(readFileSync(path, 'utf8')).not.toContain('"p5"');
+    return { path, writer };
+  };
+
+  it('a record appended to the archive after a reader read it (an append that opened the log just before the prune renamed it) is found', () => {
+    const { path, writer } = pruned();
+    const reader = new ConversationLog(path);
+    expect(reader.find('p5')).toBeDefined(); // read from the archive
+    appendFileSync(writer.archivePath, encodeRecord(rec('late', null)));
+    expect(reader.find('late')?.response_id).toBe('late');
+  });
+
+  it('a repair carries the records only the archive holds into the log before the old log replaces the archive', () => {
+    const { path, writer } = pruned();
+    appendFileSync(writer.archivePath, encodeRecord(rec('late', null)));
+    appendFileSync(path, '0123456789abcdef {"prev":"torn\n');
+    const notices: string[] = [];
+    expect(new ConversationLog(path, (l) => notices.push(l)).conversation('p39')?.[0]).toEqual(compaction);
+    expect(notices).toEqual([expect.stringMatching(/1 damaged record.*repaired/)]);
+    expect(readFileSync(writer.archivePath, 'utf8')).toContain('{"prev":"torn');
+    const after = new ConversationLog(path);
+    expect(after.find('late')?.response_id).toBe('late');
+    expect(after.conversation('p10')).toHaveLength(22);
+    expect(after.conversation('p39')).toEqual(writer.conversation('p39'));
   });
 });

@@ -53,6 +53,12 @@ function branchOf(from: LogRecord, byId: ReadonlyMap<string, LogRecord>): Set<st
 export interface KeepOptions {
   /** Ids the session files point at (exchanges or output records): kept whatever the limits. */
   pinned?: ReadonlySet<string>;
+  /**
+   * Records written at or after this time (`at`, ISO) are kept like pins: a session file points
+   * at a record only after it is appended, so a record this recent may be one that a file is
+   * about to point at (the prune runs inside an append, of its own process or another's).
+   */
+  recentSince?: string;
   maxTips?: number;
   /** Bytes the unpinned older branches may take, pins and the newest branch counted. */
   maxBytes?: number;
@@ -63,7 +69,8 @@ export interface KeepOptions {
 export function recordsToKeep(records: readonly LogRecord[], opts: KeepOptions): LogRecord[] {
   const byId = new Map(records.map((r) => [r.response_id, r]));
   const continued = new Set(records.map((r) => r.prev).filter((p): p is string => p !== null));
-  const tips = newestFirst(records.filter((r) => !continued.has(r.response_id))).slice(0, opts.maxTips ?? MAX_TIPS);
+  const allTips = newestFirst(records.filter((r) => !continued.has(r.response_id)));
+  const tips = allTips.slice(0, opts.maxTips ?? MAX_TIPS);
   const keep = new Set<string>();
   let bytes = 0;
   const add = (branch: Set<string>): void => {
@@ -75,6 +82,7 @@ export function recordsToKeep(records: readonly LogRecord[], opts: KeepOptions):
   };
   const pinned = [...(opts.pinned ?? [])].map((id) => byId.get(id)).filter((r): r is LogRecord => r !== undefined);
   for (const record of pinned) add(branchOf(record, byId));
+  for (const tip of allTips) if (isRecent(tip, opts.recentSince)) add(branchOf(tip, byId));
   const [newest, ...older] = tips;
   if (newest !== undefined) add(branchOf(newest, byId));
   for (const tip of older) {
@@ -96,8 +104,14 @@ export function recordsToKeep(records: readonly LogRecord[], opts: KeepOptions):
 export function outputsToKeep(
   outputs: readonly LogRecord[],
   keptResponses: ReadonlySet<string>,
-  opts: { pinned?: ReadonlySet<string>; maxUnchained?: number } = {},
+  opts: { pinned?: ReadonlySet<string>; recentSince?: string; maxUnchained?: number } = {},
 ): LogRecord[] {
   const unchained = new Set(newestFirst(outputs.filter((o) => o.prev === null)).slice(0, opts.maxUnchained ?? MAX_TIPS));
-  return outputs.filter((o) => opts.pinned?.has(o.response_id) === true || unchained.has(o) || (o.prev !== null && keptResponses.has(o.prev)));
+  return outputs.filter(
+    (o) => opts.pinned?.has(o.response_id) === true || isRecent(o, opts.recentSince) || unchained.has(o) || (o.prev !== null && keptResponses.has(o.prev)),
+  );
+}
+
+function isRecent(record: LogRecord, since: string | undefined): boolean {
+  return since !== undefined && record.at >= since;
 }
