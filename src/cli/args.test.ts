@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MODEL } from '../config/config.ts';
+import { OFF_IF_UNAVAILABLE, SANDBOX_MODES } from '../sandbox/policy.ts';
+import { APPROVAL_MODES } from '../tools/permissions/escalation.ts';
 import { helpText, jsonRequested, parseArgs } from './args.ts';
 import { UsageError } from './errors.ts';
 
@@ -131,6 +135,28 @@ describe('parseArgs', () => {
     expect(help).not.toMatch(/unknown[^\n]*\n?[^\n]*agentx mcp add\)/);
     expect(help).toContain('--fresh');
     expect(help).toContain('AGENTX_MAX_RETRIES');
+  });
+
+  it('help names every value a flag accepts and the real defaults', () => {
+    const help = helpText('0.0.0');
+    // The option's own row (its help follows on the same line when the names fit the column).
+    const row = (flag: string): string => help.split('\n').find((l) => new RegExp(`^ {2}(?:-\\w, | {4})--${flag}\\b`).test(l)) ?? '';
+    for (const value of [...SANDBOX_MODES, OFF_IF_UNAVAILABLE]) {
+      expect(row('sandbox')).toContain(value);
+      expect(() => parseArgs(['--sandbox', value, 'hi'])).not.toThrow();
+    }
+    for (const mode of APPROVAL_MODES) expect(row('approval')).toContain(mode);
+    // The model's default is config.ts's, named as it is resolved: flag, AGENTX_MODEL, then the default.
+    expect(row('model')).toContain(`else ${DEFAULT_MODEL})`);
+    expect(row('model')).toContain('AGENTX_MODEL');
+  });
+
+  it("every flag of the help is in docs/usage.md's flag table", () => {
+    const usage = readFileSync(new URL('../../docs/usage.md', import.meta.url), 'utf8');
+    const table = usage.slice(usage.indexOf('## Flags'), usage.indexOf('Short flags stack'));
+    const flags = [...helpText('0.0.0').matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((m) => m[1] ?? '');
+    expect(flags.length).toBeGreaterThan(20);
+    for (const flag of flags) expect(table, `--${flag} is missing from docs/usage.md`).toMatch(new RegExp(`\`--${flag}[\\s\`]`));
   });
 });
 

@@ -1,6 +1,6 @@
 // Flag parsing for agentx. Hand-written instead of a library: the grammar is small and every
 // millisecond of startup counts. Pure: takes argv, returns options or throws UsageError.
-import { parseSandboxValue, SANDBOX_VALUES_TEXT } from '../sandbox/policy.ts';
+import { DEFAULT_SANDBOX_MODE, OFF_IF_UNAVAILABLE, parseSandboxValue, SANDBOX_MODES, SANDBOX_VALUES_TEXT } from '../sandbox/policy.ts';
 import { APPROVAL_MODES, type ApprovalMode } from '../tools/permissions/escalation.ts';
 import { UsageError } from './errors.ts';
 
@@ -79,7 +79,8 @@ const FLAGS: FlagSpec[] = [
     long: 'model',
     short: 'm',
     value: 'NAME',
-    help: 'model to use (default from config)',
+    // config.ts's DEFAULT_MODEL (not imported: config.ts imports this module; args.test.ts checks it).
+    help: 'model to use (default: AGENTX_MODEL from the environment or the config file, else gpt-5.1)',
     apply: (o, v) => {
       o.model = v;
     },
@@ -140,7 +141,7 @@ const FLAGS: FlagSpec[] = [
   {
     long: 'approval',
     value: 'MODE',
-    help: 'untrusted (ask before commands no rule allows), on-request (REPL default), never (one-shot default)',
+    help: 'untrusted (ask before each command no rule allows and each other tool call), on-request (REPL default), never (one-shot default)',
     apply: (o, v) => {
       o.approval = checkApproval(v, '--approval');
     },
@@ -204,7 +205,7 @@ const FLAGS: FlagSpec[] = [
   {
     long: 'shell-tool',
     value: 'builtin|function',
-    help: 'how the shell tool is offered to the model',
+    help: 'how the shell tool is offered to the model (default builtin)',
     apply: (o, v) => {
       o.shellTool = checkShellTool(v, '--shell-tool');
     },
@@ -220,7 +221,7 @@ const FLAGS: FlagSpec[] = [
   {
     long: 'sandbox',
     value: 'MODE',
-    help: 'read-only, workspace-write (default) or danger-full-access',
+    help: `${SANDBOX_MODES.map((m) => (m === DEFAULT_SANDBOX_MODE ? `${m} (default)` : m)).join(', ')} or ${OFF_IF_UNAVAILABLE} (${DEFAULT_SANDBOX_MODE} where bubblewrap works, else no sandbox)`,
     apply: (o, v) => {
       o.sandbox = checkSandbox(v);
     },
@@ -475,8 +476,9 @@ export function helpText(version: string): string {
     '  ignored after this when a message is given, default 1000), AGENTX_MAX_STDIN_BYTES.',
     'File rollback: AGENTX_SNAPSHOTS=on|off (default on), AGENTX_SNAPSHOT_MAX_FILE_BYTES (default 5242880),',
     "  AGENTX_SNAPSHOT_STORE_MAX_BYTES (all projects' snapshots, default 2147483648).",
-    'Retries (one-shot: up to 10, none later than 60 s after the first failure; Retry-After honoured):',
-    '  AGENTX_MAX_RETRIES (retries after the first attempt), AGENTX_RETRY_MAX_MS (that 60 s, in ms).',
+    'Retries (interactive: 2, then a menu; one-shot: up to 10, none later than 60 s after the first failure;',
+    "  never earlier than a Retry-After asks): AGENTX_MAX_RETRIES (a one-shot's retries after the first attempt),",
+    '  AGENTX_RETRY_MAX_MS (that 60 s, in ms).',
     'Exit codes: 0 answered, 1 request failed, 2 usage/config error, 130 interrupted,',
     '  141 stdout closed early (agentx … | head -1) and the turn did not finish.',
     '',
