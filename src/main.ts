@@ -123,7 +123,13 @@ main(argv).then(
   (err: unknown) => {
     if (err instanceof AgentxError) {
       const kind = err instanceof UsageError ? 'usage' : err instanceof ConfigError ? 'config' : 'error';
-      report(err.message, kind, err.exitCode, err instanceof UsageError ? ' (see agentx --help)' : '');
+      const reportLine = (message: string): void => report(message, kind, err.exitCode, err instanceof UsageError ? ' (see agentx --help)' : '');
+      // A usage or configuration error quotes what argv, the environment or a config file holds
+      // (a base URL, a path): one sanitized line, like every line from outside.
+      void import('./ui/sanitize.ts').then(
+        (m) => reportLine(m.sanitizeLine(err.message)),
+        () => reportLine(err.message),
+      );
       return;
     }
     // An unexpected bug: one line for the user, the stack only with AGENTX_DEBUG_STACK. The

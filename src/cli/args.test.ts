@@ -106,6 +106,9 @@ describe('parseArgs', () => {
       [['--base-url', 'ftp://x'], /--base-url/],
       [['--quiet=yes'], /takes no value/],
       [['--api-key', 'k', 'hello'], /only accepted by `agentx setup`/],
+      // The same checks as the settings' at start (config/setting-checks.ts); the key is never shown.
+      [['setup', '--api-key', 'sk-4242\nX'], /^--api-key: contains a line break or another control character \(the key is not shown\)$/],
+      [['--base-url', 'not a url', 'x'], /^--base-url: not an http\(s\) URL: "not a url"$/],
     ];
     for (const [argv, re] of bad) {
       expect(() => parseArgs(argv)).toThrow(UsageError);

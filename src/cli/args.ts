@@ -2,6 +2,7 @@
 // millisecond of startup counts. Pure: takes argv, returns options or throws UsageError.
 import { DEFAULT_SANDBOX_MODE, OFF_IF_UNAVAILABLE, parseSandboxValue, SANDBOX_MODES, SANDBOX_VALUES_TEXT } from '../sandbox/policy.ts';
 import { APPROVAL_MODES, type ApprovalMode } from '../tools/permissions/escalation.ts';
+import { apiKeyProblem, baseUrlProblem } from '../config/setting-checks.ts';
 import { UsageError } from './errors.ts';
 
 export type ShellToolKind = 'builtin' | 'function';
@@ -98,7 +99,7 @@ const FLAGS: FlagSpec[] = [
     value: 'KEY',
     help: 'with `setup`: the API key to store',
     apply: (o, v) => {
-      o.apiKey = v;
+      o.apiKey = checkApiKey(v);
     },
   },
   {
@@ -269,14 +270,18 @@ export function checkShellTool(v: string, where: string): ShellToolKind {
   throw new UsageError(`${where}: expected "builtin" or "function", got "${v}"`);
 }
 
+/** The same check as AGENTX_BASE_URL's at start (config/connection-checks.ts). */
 function checkUrl(v: string): string {
-  try {
-    const u = new URL(v);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return v;
-  } catch {
-    /* reported below */
-  }
-  throw new UsageError(`--base-url: not an http(s) URL: "${v}"`);
+  const problem = baseUrlProblem(v);
+  if (problem !== undefined) throw new UsageError(`--base-url: ${problem}`);
+  return v;
+}
+
+/** The same check as AGENTX_API_KEY's at start: a key that cannot be sent is not saved. */
+function checkApiKey(v: string): string {
+  const problem = apiKeyProblem(v);
+  if (problem !== undefined) throw new UsageError(`--api-key: ${problem}`);
+  return v;
 }
 
 function defaults(): CliOptions {

@@ -9,6 +9,8 @@ import { configPath } from '../paths.ts';
 import { APPROVAL_MODES, type ApprovalMode } from '../tools/permissions/escalation.ts';
 import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
 import { parseDotenv } from './dotenv.ts';
+import { checkConnectionSettings } from './connection-checks.ts';
+import { firstSet } from './setting-checks.ts';
 import { resolveSnapshotSettings, type SnapshotSettings } from './snapshots.ts';
 import { errorMessage, errorCode } from '../lib/fsutil.ts';
 import { azureApiVersion, parseExtraHeaders, parseProvider, parseTransport, type Provider, type TransportSetting } from '../model/provider.ts';
@@ -51,6 +53,8 @@ export interface Config {
   caFile: string | undefined;
   /** --approval / --confirm, AGENTX_APPROVAL (env or config file); undefined: the front-end's default (docs/permissions.md). */
   approval: ApprovalMode | undefined;
+  /** One line each, for the front-end to show at start: settings that are wrong but not agentx's to refuse (setting-checks.ts). */
+  warnings?: readonly string[];
 }
 
 export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
@@ -129,8 +133,29 @@ export function resolveConfig(
 ): Config {
   const file = configPath(env);
   const fileValues = readConfigFile(file);
-  const apiKey = pick(env.AGENTX_API_KEY, env.agentx_api_key, env.OPENAI_API_KEY, fileValues.AGENTX_API_KEY, fileValues.OPENAI_API_KEY);
-  const baseUrl = pick(flags.baseUrl, env.AGENTX_BASE_URL, env.OPENAI_BASE_URL, fileValues.AGENTX_BASE_URL) ?? DEFAULT_BASE_URL;
+  const inFile = (key: string): string => `${key} in ${file}`;
+  const apiKeySetting = firstSet(
+    ['AGENTX_API_KEY', env.AGENTX_API_KEY],
+    ['agentx_api_key', env.agentx_api_key],
+    ['OPENAI_API_KEY', env.OPENAI_API_KEY],
+    [inFile('AGENTX_API_KEY'), fileValues.AGENTX_API_KEY],
+    [inFile('OPENAI_API_KEY'), fileValues.OPENAI_API_KEY],
+  );
+  const baseUrlSetting = firstSet(
+    ['--base-url', flags.baseUrl],
+    ['AGENTX_BASE_URL', env.AGENTX_BASE_URL],
+    ['OPENAI_BASE_URL', env.OPENAI_BASE_URL],
+    [inFile('AGENTX_BASE_URL'), fileValues.AGENTX_BASE_URL],
+  );
+  // Before anything else is read from them: a mistake here would fail every request (connection-checks.ts).
+  const warnings = checkConnectionSettings({
+    apiKey: apiKeySetting,
+    baseUrl: baseUrlSetting,
+    caFile: firstSet(['AGENTX_CA_FILE', env.AGENTX_CA_FILE], [inFile('AGENTX_CA_FILE'), fileValues.AGENTX_CA_FILE]),
+    env,
+  });
+  const apiKey = apiKeySetting?.value;
+  const baseUrl = baseUrlSetting?.value ?? DEFAULT_BASE_URL;
   const model = pick(flags.model, env.AGENTX_MODEL, fileValues.AGENTX_MODEL) ?? DEFAULT_MODEL;
   const effort = pick(env.AGENTX_REASONING_EFFORT, fileValues.AGENTX_REASONING_EFFORT);
   if (effort !== undefined && !EFFORTS.includes(effort)) {
@@ -140,11 +165,6 @@ export function resolveConfig(
   const shellTool = shellRaw === undefined ? 'builtin' : checkShellTool(shellRaw, 'AGENTX_SHELL_TOOL');
   const patchRaw = flags.patchTool ?? pick(env.AGENTX_PATCH_TOOL, fileValues.AGENTX_PATCH_TOOL);
   const patchTool = patchRaw === undefined ? 'builtin' : checkPatchTool(patchRaw, 'AGENTX_PATCH_TOOL');
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`base URL is not a URL: "${baseUrl}"`);
-  }
   const sandbox = resolveSandbox(flags.sandbox, env, fileValues);
   // Compatible servers (Ollama, vLLM, proxies) rarely have hosted web search: on only for OpenAI unless set.
   const webSearch = onOff(flags.webSearch, 'AGENTX_WEB_SEARCH', env, fileValues, isOpenAiBaseUrl(baseUrl));
@@ -175,6 +195,7 @@ export function resolveConfig(
     store,
     ...wire,
     approval: resolveApproval(flags.approval, env, fileValues),
+    warnings,
   };
 }
 

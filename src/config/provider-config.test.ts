@@ -32,9 +32,12 @@ describe('provider and transport settings', () => {
   });
 
   it('reads AGENTX_CA_FILE from the environment, else the config file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentx-ca-'));
+    const [corp, mine] = [join(dir, 'corp.pem'), join(dir, 'mine.pem')];
+    for (const f of [corp, mine]) writeFileSync(f, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
     expect(resolveConfig({}, env()).caFile).toBeUndefined();
-    expect(resolveConfig({}, env({}, 'AGENTX_CA_FILE=/etc/corp/ca.pem\n')).caFile).toBe('/etc/corp/ca.pem');
-    expect(resolveConfig({}, env({ AGENTX_CA_FILE: '/tmp/mine.pem' }, 'AGENTX_CA_FILE=/etc/corp/ca.pem\n')).caFile).toBe('/tmp/mine.pem');
+    expect(resolveConfig({}, env({}, `AGENTX_CA_FILE=${corp}\n`)).caFile).toBe(corp);
+    expect(resolveConfig({}, env({ AGENTX_CA_FILE: mine }, `AGENTX_CA_FILE=${corp}\n`)).caFile).toBe(mine);
     expect(caFileSetting(env({}, 'AGENTX_CA_FILE=/etc/corp/ca.pem\n'))).toBe('/etc/corp/ca.pem');
   });
 

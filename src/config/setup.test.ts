@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,5 +35,18 @@ describe('saveSetup', () => {
     expect(text).toContain('AGENTX_BASE_URL=http://x/v1\n');
     expect(text).toContain('AGENTX_MODEL=m1');
     expect(text).toContain('AGENTX_REASONING_EFFORT=high');
+  });
+});
+
+describe('saveSetup refuses what every request would fail with', () => {
+  it('a key with a line break or a non-http(s) base URL: one line, the key not shown, nothing written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentx-setup-'));
+    const path = join(dir, '.agentx');
+    expect(() => saveSetup(path, { apiKey: 'sk-secret-4242\nX' })).toThrow(
+      'API key: contains a line break or another control character (the key is not shown); nothing was saved',
+    );
+    expect(() => saveSetup(path, { apiKey: 'sk-ok', baseUrl: 'ftp://x' })).toThrow('base URL: not an http(s) URL: "ftp://x"; nothing was saved');
+    expect(existsSync(path)).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -7,6 +7,7 @@ import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { configPath } from '../paths.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readConfigFile } from './config.ts';
 import { serializeDotenv } from './dotenv.ts';
+import { apiKeyProblem, baseUrlProblem } from './setting-checks.ts';
 
 export interface SetupValues {
   apiKey?: string;
@@ -15,7 +16,15 @@ export interface SetupValues {
   reasoningEffort?: string;
 }
 
+/**
+ * Writes the values into the config file. A key or base URL that every request would fail with
+ * is refused here (one line, exit 2, the key never shown), not saved to fail at the next start.
+ */
 export function saveSetup(path: string, values: SetupValues): void {
+  const keyProblem = values.apiKey ? apiKeyProblem(values.apiKey) : undefined;
+  if (keyProblem !== undefined) throw new UsageError(`API key: ${keyProblem}; nothing was saved`);
+  const urlProblem = values.baseUrl ? baseUrlProblem(values.baseUrl) : undefined;
+  if (urlProblem !== undefined) throw new UsageError(`base URL: ${urlProblem}; nothing was saved`);
   const current = readConfigFile(path);
   if (values.apiKey) current.AGENTX_API_KEY = values.apiKey;
   if (values.model) current.AGENTX_MODEL = values.model;
@@ -129,13 +138,6 @@ export async function interactiveSetup(
   try {
     const model = await ask(`Model ${shown(modelNow, modelNow.value ?? DEFAULT_MODEL)}: `);
     const baseUrl = await ask(`Base URL ${shown(urlNow, urlNow.value ?? DEFAULT_BASE_URL)}: `);
-    if (baseUrl) {
-      try {
-        new URL(baseUrl);
-      } catch {
-        throw new UsageError(`not a URL: "${baseUrl}"`);
-      }
-    }
     const values: SetupValues = { apiKey: apiKey.trim() || undefined, model: model || undefined, baseUrl: baseUrl || undefined };
     saveSetup(path, values);
     output.write(`Saved to ${path} (mode 0600).\n`);

@@ -105,6 +105,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
   useSessionSeal(env);
   // Configuration first: a missing key is reported before stdin is drained.
   const resolved = resolveConfig(cli, env);
+  if (!cli.quiet) for (const warning of resolved.warnings ?? []) stderrLine(`warning: ${warning}`);
   // --plan: read-only commands, no edit tool, no MCP servers (they could change anything).
   const config = cli.plan === true ? planModeConfig(resolved) : resolved;
   if (!config.apiKey) throw new ConfigError(NO_KEY_MESSAGE);

@@ -21,28 +21,61 @@ export class ProxyConfigError extends Error {}
  */
 const SUPPORTED_SCHEMES = new Set(['http:', 'socks5:', 'socks5h:']);
 
-/** A proxy URL as the environment gives it; a bare `host:port` means http. Throws a one-line error. */
+/**
+ * A proxy URL as the environment gives it; a bare `host:port` means http. Throws a one-line
+ * error naming `variable`, never the value (it may hold a password).
+ */
 export function parseProxyUrl(raw: string, variable: string): URL {
   let url: URL;
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
   } catch {
-    throw new ProxyConfigError(`${variable}: not a URL`);
+    throw new ProxyConfigError(`${variable}: not a URL (expected scheme://[user:password@]host:port)`);
   }
   if (!SUPPORTED_SCHEMES.has(url.protocol)) {
     throw new ProxyConfigError(`${variable}: ${url.protocol.replace(/:$/, '')} proxies are not supported (use an http://, socks5:// or socks5h:// proxy)`);
   }
+  // socks5:// is not a scheme URL parsing knows, so `socks5://` or `socks5:///x` parse with no host.
+  if (url.hostname === '') throw new ProxyConfigError(`${variable}: no host in the proxy URL`);
   return url;
+}
+
+/** The proxy variable in effect for one kind of target, and its name as set (lower case first, as pick reads them). */
+function proxyVariable(env: Env, name: 'https_proxy' | 'http_proxy'): { variable: string; raw: string } | undefined {
+  const own = pick(env, name);
+  if (own !== undefined) return { variable: env[name] !== undefined ? name : name.toUpperCase(), raw: own };
+  const all = pick(env, 'all_proxy');
+  return all === undefined ? undefined : { variable: env.all_proxy !== undefined ? 'all_proxy' : 'ALL_PROXY', raw: all };
 }
 
 /** The proxy for `target` (undefined: connect directly). */
 export function proxyFor(target: URL, env: Env): URL | undefined {
   const https = target.protocol === 'https:' || target.protocol === 'wss:';
-  const name = https ? 'https_proxy' : 'http_proxy';
-  const raw = pick(env, name) ?? pick(env, 'all_proxy');
-  if (raw === undefined) return undefined;
+  const setting = proxyVariable(env, https ? 'https_proxy' : 'http_proxy');
+  if (setting === undefined) return undefined;
   if (bypassesProxy(target, pick(env, 'no_proxy') ?? '')) return undefined;
-  return parseProxyUrl(raw, pick(env, name) !== undefined ? name.toUpperCase() : 'ALL_PROXY');
+  return parseProxyUrl(setting.raw, setting.variable);
+}
+
+/**
+ * Checks, once at start, every proxy variable a request could use (HTTPS_PROXY, HTTP_PROXY, and
+ * ALL_PROXY where one of them is unset): a value agentx cannot use is a configuration mistake,
+ * refused before any request rather than retried as a connection failure. Unset or empty
+ * values, and a variable the others shadow, are fine; NO_PROXY cannot be wrong (an entry that
+ * matches nothing matches nothing). Throws ProxyConfigError.
+ */
+export function checkProxyEnv(env: Env): void {
+  for (const name of ['https_proxy', 'http_proxy'] as const) {
+    const setting = proxyVariable(env, name);
+    if (setting === undefined) continue;
+    const proxy = parseProxyUrl(setting.raw, setting.variable);
+    try {
+      proxyCredentials(proxy);
+    } catch (err) {
+      // The line proxyCredentials gives a request (naming the proxy, not its credentials), with the variable.
+      throw new ProxyConfigError(`${setting.variable}: ${(err as Error).message}`);
+    }
+  }
 }
 
 /** The port a URL names, or its scheme's default (443 for https and wss, else 80). */

@@ -6,11 +6,11 @@
 // third of a one-shot. node:http uses the C parser already inside the Node binary. The SDK
 // still does everything else (request building, SSE parsing, typed errors); this only moves
 // bytes. One keep-alive agent per process lets a tool loop reuse its connection.
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
+import { readCaFile } from '../lib/ca-file.ts';
 import { proxyError, proxyFor } from '../lib/proxy-env.ts';
 import { openTunnelSocket, proxyAuthorization } from '../lib/proxy-tunnel.ts';
 import { isSocksProxy } from '../lib/socks-tunnel.ts';
@@ -25,14 +25,14 @@ const httpsTransports = new Map<string, HttpsTransport>();
 
 /**
  * NODE_EXTRA_CA_CERTS's certificates. Node adds them to its default trust at start, but a `ca`
- * option replaces that default, so they are read again here. Unreadable: Node has already
- * warned at start and ignores it; so does this.
+ * option replaces that default, so they are read again here. Unusable: Node warns and ignores
+ * it (so did agentx's start, config/connection-checks.ts); so does this.
  */
 function nodeExtraCerts(): string[] {
   const file = process.env.NODE_EXTRA_CA_CERTS;
   if (file === undefined || file === '') return [];
   try {
-    return [readFileSync(file, 'utf8')];
+    return [readCaFile(file, 'NODE_EXTRA_CA_CERTS')];
   } catch {
     return [];
   }
@@ -42,18 +42,16 @@ function nodeExtraCerts(): string[] {
  * The trust list when AGENTX_CA_FILE (a setting: environment or config file) names a private CA:
  * Node's bundled roots, NODE_EXTRA_CA_CERTS's certificates and the file. A `ca` option replaces
  * Node's default list, so every part of it is named. Undefined: Node's default (bundled roots
- * plus NODE_EXTRA_CA_CERTS).
+ * plus NODE_EXTRA_CA_CERTS). The start already refused a file that cannot be used; one that
+ * went away since fails the connection with the same line.
  */
 export function extraCa(tlsMod: typeof tls, caFile: string | undefined): string[] | undefined {
   if (caFile === undefined || caFile === '') return undefined;
   let pem: string;
   try {
-    pem = readFileSync(caFile, 'utf8');
+    pem = readCaFile(caFile, 'AGENTX_CA_FILE');
   } catch (err) {
-    throw new TypeError('fetch failed', { cause: new Error(`AGENTX_CA_FILE ${caFile}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`) });
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new TypeError('fetch failed', { cause: new Error(`AGENTX_CA_FILE ${caFile}: no PEM certificate in it`) });
+    throw new TypeError('fetch failed', { cause: err });
   }
   return [...tlsMod.rootCertificates, ...nodeExtraCerts(), pem];
 }

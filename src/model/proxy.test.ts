@@ -258,7 +258,7 @@ describe('proxies and a private CA', () => {
         .catch((e: unknown) => e),
       'connection',
     ).message;
-    expect(ca).toBe(`connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT`);
+    expect(ca).toBe(`connection failed: AGENTX_CA_FILE: cannot read ${path.join(dir, 'missing.pem')} (ENOENT)`);
   });
 
   // The proxy opens the tunnel; the server behind it never answers the TLS ClientHello. The

@@ -285,7 +285,7 @@ describe('wss settings errors', () => {
   it('an unreadable AGENTX_CA_FILE is one fatal line naming it', async () => {
     await expect(text(await wsClient(path.join(dir, 'missing.pem')))).rejects.toMatchObject({
       kind: 'fatal',
-      message: `connection failed: AGENTX_CA_FILE ${path.join(dir, 'missing.pem')}: ENOENT (https://localhost:${tlsPort}/v1)`,
+      message: `connection failed: AGENTX_CA_FILE: cannot read ${path.join(dir, 'missing.pem')} (ENOENT) (https://localhost:${tlsPort}/v1)`,
     });
   });
 });

@@ -427,7 +427,21 @@ const CONFIG_CASES: ConfigCase[] = [
     make: (p) => writeFileSync(p, 'AGENTX_BASE_URL=not a url\n'),
     keyInEnv: false,
     exit: 2,
-    message: /base URL is not a URL/,
+    message: /AGENTX_BASE_URL in .*\.agentx: not an http\(s\) URL: "not a url"/,
+  },
+  {
+    name: 'a base URL agentx cannot speak',
+    make: (p) => writeFileSync(p, 'AGENTX_BASE_URL=ftp://example.com/v1\n'),
+    keyInEnv: true,
+    exit: 2,
+    message: /AGENTX_BASE_URL in .*\.agentx: not an http\(s\) URL: "ftp:\/\/example\.com\/v1"/,
+  },
+  {
+    name: 'an API key with a line break in it',
+    make: (p) => writeFileSync(p, 'AGENTX_API_KEY="sk-line-0123\\nbroken-4567"\n'),
+    keyInEnv: false,
+    exit: 2,
+    message: /^agentx: AGENTX_API_KEY in .*\.agentx: contains a line break or another control character \(the key is not shown\)\n$/,
   },
   {
     name: 'an unknown shell tool',

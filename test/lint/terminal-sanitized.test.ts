@@ -88,7 +88,8 @@ const REVIEWED: Record<string, string> = {
   'frontends/workspace-session.ts: `snapshot store upkeep failed: ${errorMessage(err)}`': 'opts.say: the REPL and one-shot sinks pass it through sanitizeLines',
   'main.ts: bytes.subarray(offset)': 'help and version text (printFixed)',
   'main.ts: `${line}\\n`': 'describeClean: counts and file names agentx made',
-  'main.ts: `agentx: ${message}${hint}\\n`': "AgentxError messages are agentx's own; an unexpected error's message is sanitizeLine'd before report()",
+  'main.ts: `agentx: ${message}${hint}\\n`':
+    "every message is sanitizeLine'd before report(): an AgentxError's (it may quote a setting's value) and an unexpected error's",
   "main.ts: `${e?.stack ?? ''}\\n`": 'AGENTX_DEBUG_STACK only: a developer asked for the raw stack',
   "ui/menu.ts: back + lines.join('\\n')": 'menu items pass fit() → sanitizeLine (menu.ts)',
   'ui/menu.ts: index !== null ? `\\n${t.dim(`→ ${fit(chosen, width - 2)}`)}\\': 'fit() sanitizes',

@@ -85,6 +85,7 @@ async function session(
     process.stderr.write(`agentx: ${config}\n`);
     return EXIT_USAGE;
   }
+  for (const warning of config.warnings ?? []) say({ out }, theme.yellow(`⚠ ${sanitizeLine(warning)}`));
 
   // What the first prompt does not need starts once it is drawn (after-prompt.ts).
   const afterPrompt = new AfterPrompt();
