@@ -28,9 +28,16 @@ function printFixed(text: string): void {
 
 let stdio: StdioGuard | undefined;
 
+/** `agentx mcp … --help` or `-h` before any `--` (after it, the words are a server's command line). */
+function mcpHelpAsked(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 async function main(argv: string[]): Promise<number> {
-  // `agentx mcp add|remove|get|login|logout …` has its own flags (--env, --url, --header) and a command after --.
-  if (argv[0] === 'mcp' && ['add', 'remove', 'get', 'login', 'logout'].includes(argv[1] ?? '')) {
+  // `agentx mcp add|remove|get|login|logout …` has its own flags (--env, --url, --header) and a command after --,
+  // and `agentx mcp --help` (`mcp help`, `mcp add --help`, `mcp list -h`) its own help.
+  if (argv[0] === 'mcp' && (['add', 'remove', 'get', 'login', 'logout', 'help'].includes(argv[1] ?? '') || mcpHelpAsked(argv))) {
     stdio = guardStdio(process);
     const [{ runMcpCommand }, { sanitizeLines }] = await Promise.all([import('./cli/mcp-command.ts'), import('./ui/sanitize.ts')]);
     // What it prints quotes config files a project may have written: sanitized like any notice.
@@ -123,7 +130,9 @@ main(argv).then(
   (err: unknown) => {
     if (err instanceof AgentxError) {
       const kind = err instanceof UsageError ? 'usage' : err instanceof ConfigError ? 'config' : 'error';
-      const reportLine = (message: string): void => report(message, kind, err.exitCode, err instanceof UsageError ? ' (see agentx --help)' : '');
+      // `agentx mcp …` has a help of its own, with the flags of mcp add.
+      const help = argv[0] === 'mcp' ? ' (see agentx mcp --help)' : ' (see agentx --help)';
+      const reportLine = (message: string): void => report(message, kind, err.exitCode, err instanceof UsageError ? help : '');
       // A usage or configuration error quotes what argv, the environment or a config file holds
       // (a base URL, a path): one sanitized line, like every line from outside.
       void import('./ui/sanitize.ts').then(

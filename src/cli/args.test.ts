@@ -49,12 +49,20 @@ describe('parseArgs', () => {
         'unknown command \'mcp serve\'; commands: setup, mcp list|add|get|remove|login|logout, resume, clean (to send it as a message, quote it: agentx "mcp serve x")',
       ),
     );
-    expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'; commands: setup, mcp list\|add/);
+    // Alone, `mcp` wants a subcommand; quoting one word changes nothing for the shell, so the hint is --, which works.
+    expect(() => parseArgs(['mcp'])).toThrow(
+      new UsageError("'mcp' needs a subcommand: list, add, get, remove, login, logout (to send it as a message: agentx -- mcp)"),
+    );
+    expect(parseArgs(['--', 'mcp'])).toMatchObject({ command: 'run', message: ['mcp'] });
     // `mcp add` is real (main.ts runs it before parsing); after options it is told to come first.
     expect(() => parseArgs(['--json', 'mcp', 'add', 'x'])).toThrow(/'mcp add' takes its own options: put it first/);
     expect(() => parseArgs(['setup', 'the', 'repo'])).toThrow(/unknown command 'setup the'/);
     expect(() => parseArgs(['clean', 'up'])).toThrow(/unknown command 'clean up'/);
-    expect(() => parseArgs(['mcp', 'list', 'all'])).toThrow(/unknown command 'mcp list'/);
+    // All of `mcp list` and more: that command, which takes no arguments; the quoted form is a message.
+    expect(() => parseArgs(['mcp', 'list', 'all', 'of them'])).toThrow(
+      new UsageError('\'mcp list\' takes no arguments, got "all" "of them" (to send it as a message, quote it: agentx "mcp list all of them")'),
+    );
+    expect(parseArgs(['mcp list all'])).toMatchObject({ command: 'run', message: ['mcp list all'] });
     // Quoted as one argument, or after --, it is a message.
     expect(parseArgs(['setup the repo'])).toMatchObject({ command: 'run', message: ['setup the repo'] });
     expect(parseArgs(['--', 'setup'])).toMatchObject({ command: 'run', message: ['setup'] });

@@ -362,7 +362,17 @@ function commandOf(words: readonly string[], bare: number): CliOptions['command'
   const known = COMMANDS.filter((c) => c.words[0] === first && c.loose !== true);
   const exact = COMMANDS.find((c) => bare === words.length && c.words.length === words.length && c.words.every((w, i) => w === words[i]));
   if (exact) return exact.command;
-  const asPrompt = `to send it as a message, quote it: agentx "${words.join(' ')}"`;
+  // Quoting one word changes nothing (the shell passes the same argument): only -- makes it a message.
+  const asPrompt = words.length === 1 ? `to send it as a message: agentx -- ${first}` : `to send it as a message, quote it: agentx "${words.join(' ')}"`;
+  if (first === 'mcp' && words.length === 1) {
+    throw new UsageError(`'mcp' needs a subcommand: list, add, get, remove, login, logout (${asPrompt})`);
+  }
+  // All of a command's words and more (`agentx mcp list extra`): that command, given arguments it does not take.
+  const withExtra = known.find((c) => c.words.length > 1 && words.length > c.words.length && c.words.every((w, i) => w === words[i]));
+  if (withExtra) {
+    const extra = words.slice(withExtra.words.length);
+    throw new UsageError(`'${withExtra.words.join(' ')}' takes no arguments, got ${extra.map((w) => JSON.stringify(w)).join(' ')} (${asPrompt})`);
+  }
   if (known.length > 0) {
     throw new UsageError(`unknown command '${words.slice(0, 2).join(' ')}'; commands: ${COMMAND_LIST} (${asPrompt})`);
   }
@@ -453,7 +463,7 @@ export function helpText(version: string): string {
     '  agentx - < prompt.txt       one-shot with the message read from stdin',
     '  cmd | agentx "message"      one-shot: the message, then what cmd printed',
     ...commands,
-    '  agentx mcp add|get|remove NAME  edit your MCP servers (agentx mcp add NAME -- cmd args…; docs/mcp.md)',
+    '  agentx mcp add|get|remove NAME  edit your MCP servers (agentx mcp add NAME -- cmd args…; flags: agentx mcp --help)',
     '  agentx mcp login|logout NAME    OAuth sign-in to a remote MCP server',
     '',
     'Unknown commands are errors, not prompts: a command word with other words (agentx setup eslint,',

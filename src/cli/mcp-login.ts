@@ -10,6 +10,7 @@ import { loadMcpConfig } from '../tools/mcp/config.ts';
 import { StoredOAuthProvider } from '../tools/mcp/oauth-provider.ts';
 import { oauthKey, oauthStorePath, readOAuthEntry, writeOAuthEntry } from '../tools/mcp/oauth-store.ts';
 import { resolveSpec } from '../tools/mcp/resolve.ts';
+import { redactUrls } from '../lib/display-url.ts';
 import { sanitizeLine } from '../ui/sanitize.ts';
 import { AgentxError, EXIT_FAILED } from './errors.ts';
 
@@ -127,7 +128,8 @@ export async function runMcpLogin(o: LoginOptions): Promise<number> {
       await sdk.auth(provider, { serverUrl: url, authorizationCode: code, fetchFn: o.fetch });
     }
   } catch (err) {
-    throw new AgentxError(sanitizeLine(`mcp login ${o.name}: ${err instanceof Error ? err.message : String(err)}`), EXIT_FAILED);
+    // The SDK's message may quote the server's URL (or a metadata URL built from it), query and all.
+    throw new AgentxError(sanitizeLine(`mcp login ${o.name}: ${redactUrls(err instanceof Error ? err.message : String(err))}`), EXIT_FAILED);
   } finally {
     callback.close();
   }

@@ -30,7 +30,7 @@ describe('--sandbox', () => {
 
   it('is in the help, with the environment variables', () => {
     const help = helpText('0');
-    expect(help).toMatch(/--sandbox MODE\s+read-only, workspace-write \(default\) or danger-full-access/);
+    expect(help).toMatch(/--sandbox MODE\s+read-only, workspace-write \(default\), danger-full-access or off-if-unavailable/);
     expect(help).toContain('AGENTX_SANDBOX_NETWORK=on|off');
     expect(help).toContain('AGENTX_SANDBOX_UNIX_SOCKETS=on|off');
   });

@@ -12,8 +12,8 @@ import { STDIO_SERVER } from './helpers.ts';
 describe('agentx mcp list', () => {
   it('parses only the exact words `mcp list` as the command; other `mcp …` words are unknown commands (issue 26)', () => {
     expect(parseArgs(['mcp', 'list']).command).toBe('mcp-list');
-    expect(() => parseArgs(['mcp', 'list', 'please'])).toThrow(/unknown command 'mcp list'/);
-    expect(() => parseArgs(['mcp'])).toThrow(/unknown command 'mcp'/);
+    expect(() => parseArgs(['mcp', 'list', 'please'])).toThrow(/^'mcp list' takes no arguments, got "please"/);
+    expect(() => parseArgs(['mcp'])).toThrow(/^'mcp' needs a subcommand: list, add, get, remove, login, logout/);
     expect(parseArgs(['--', 'mcp']).command).toBe('run');
   });
 

@@ -6,6 +6,7 @@
 // neither loses nor repeats an answer.
 import type { HostedItem, HostedMcpToolDefinition, McpApprovalPolicy, McpApprovalRequestItem, ToolDefinition } from '../../wire/items.ts';
 import type { HostedProgress, HostedTool, LocalTool, ParsedCall, ToolContext, ToolResult } from '../tool.ts';
+import { redactUrls } from '../../lib/display-url.ts';
 
 /** A remote server ready to offer: headers already expanded (they hold secrets: never logged or stored). */
 export interface RemoteMcpServer {
@@ -46,7 +47,8 @@ export function remoteDefinition(s: RemoteMcpServer): HostedMcpToolDefinition {
 export function remoteMcpProgress(item: HostedItem): HostedProgress | undefined {
   if (item.type === 'mcp_list_tools') {
     const ev: HostedProgress = { type: 'hosted_mcp_tools', id: item.id, server: item.server_label, tools: item.tools.map((t) => t.name) };
-    if (item.error) ev.error = item.error;
+    // The API's message may quote the server's URL, whose query may hold a key.
+    if (item.error) ev.error = redactUrls(item.error);
     return ev;
   }
   if (item.type === 'mcp_call') {
@@ -60,7 +62,7 @@ export function remoteMcpProgress(item: HostedItem): HostedProgress | undefined 
       ok: error === undefined || error === null,
       outputBytes: Buffer.byteLength(item.output ?? '', 'utf8'),
     };
-    if (error) ev.error = error;
+    if (error) ev.error = redactUrls(error);
     return ev;
   }
   return undefined;

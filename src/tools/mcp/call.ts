@@ -3,6 +3,7 @@
 // `function_call_output`. Failures are outputs for the model, never exceptions.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { oneLine } from './connection.ts';
+import { redactUrls } from '../../lib/display-url.ts';
 import type { LocalImagePart } from '../../wire/items.ts';
 import type { ImageLimits } from './images.ts';
 import type { ProgressReport } from './progress.ts';
@@ -69,7 +70,8 @@ function errorCode(err: unknown): unknown {
 }
 
 function errorMessage(err: unknown): string {
-  return oneLine(err instanceof Error ? err.message : String(err));
+  // An HTTP server's failure may quote its URL, whose query may hold a key.
+  return oneLine(redactUrls(err instanceof Error ? err.message : String(err)));
 }
 
 function seconds(ms: number): string {

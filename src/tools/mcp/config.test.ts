@@ -153,6 +153,41 @@ describe('parseMcpFile', () => {
     ]);
   });
 
+  it('refuses a URL with a user name or password in one line that does not repeat them, and says to use headers or sign-in', () => {
+    const r = parse({
+      mcpServers: {
+        http: { url: 'https://user:hunter2@h.example/mcp?api_key=SECRET' },
+        ref: { url: 'https://${CREDS}@h.example/mcp' },
+        remote: { type: 'remote', url: 'https://tok3n@h.example/mcp' },
+        ok: { url: 'https://h.example/mcp?api_key=SECRET' },
+      },
+    });
+    expect(r.servers.map((s) => s.name)).toEqual(['ok']);
+    expect(r.remote).toEqual([]);
+    const hint = '"url" must not hold a user name or password (user:password@); send the credential in "headers" ("Authorization": "Bearer ${TOKEN}")';
+    expect(r.problems).toEqual([
+      `mcp: /p/.mcp.json: server "http": ${hint}, or sign in with OAuth (agentx mcp login NAME)`,
+      `mcp: /p/.mcp.json: server "ref": ${hint}, or sign in with OAuth (agentx mcp login NAME)`,
+      `mcp: /p/.mcp.json: server "remote": ${hint}`,
+    ]);
+    expect(r.problems.join('\n')).not.toMatch(/hunter2|SECRET|tok3n/);
+  });
+
+  it('refuses a timeout above what setTimeout keeps (2^31-1 ms), which Node would fire at once', () => {
+    const r = parse({
+      mcpServers: {
+        max: { command: 'x', startupTimeoutMs: 2 ** 31 - 1, toolTimeoutMs: 1, toolTotalTimeoutMs: 2 ** 31 - 1 },
+        over: { command: 'x', toolTimeoutMs: 2 ** 31 },
+        total: { url: 'https://h/mcp', toolTotalTimeoutMs: 1e12 },
+      },
+    });
+    expect(r.servers).toEqual([expect.objectContaining({ name: 'max', startupTimeoutMs: 2 ** 31 - 1, toolTimeoutMs: 1, toolTotalTimeoutMs: 2 ** 31 - 1 })]);
+    expect(r.problems).toEqual([
+      'mcp: /p/.mcp.json: server "over": "toolTimeoutMs" must be at most 2147483647 (about 24.8 days; Node would fire a longer timer at once)',
+      'mcp: /p/.mcp.json: server "total": "toolTotalTimeoutMs" must be at most 2147483647 (about 24.8 days; Node would fire a longer timer at once)',
+    ]);
+  });
+
   it('reports invalid JSON and a missing mcpServers in one line', () => {
     expect(parseMcpFile('{oops', '/p/.mcp.json', 'project').problems[0]).toMatch(/^mcp: \/p\/\.mcp\.json: invalid JSON \(.+\)$/);
     expect(parseMcpFile('{"servers":{}}', '/p/.mcp.json', 'project').problems).toEqual(['mcp: /p/.mcp.json: expected {"mcpServers": {…}}']);
@@ -181,6 +216,10 @@ describe('resolveSpec', () => {
     expect(resolveSpec(spec({ env: { X: '${NOPE}' } }), {}, '/')).toEqual({ ok: false, reason: '${NOPE} is not set (in /cfg/dir/.mcp.json)' });
     const http = { name: 'h', file: '/f', scope: 'user', transport: 'http', url: '${U}', headers: {} } as const;
     expect(resolveSpec(http, { U: 'not a url secret' }, '/')).toEqual({ ok: false, reason: '"url" is not a valid URL: ${U} (in /f)' });
+    // A reference that expands to credentials is refused as written ones are; a bad URL is quoted without its query values.
+    const expanded = resolveSpec(http, { U: 'https://me:hunter2@h/mcp' }, '/');
+    expect(expanded.ok ? '' : expanded.reason).toMatch(/^"url" must not hold a user name or password .*\(in \/f\)$/);
+    expect(resolveSpec({ ...http, url: 'nope?api_key=SECRET' }, {}, '/')).toEqual({ ok: false, reason: '"url" is not a valid URL: nope?api_key=*** (in /f)' });
   });
 });
 
@@ -296,6 +335,17 @@ describe('loadMcpConfig and approval', () => {
     ]);
     config.approve();
     expect(config.remoteServers().map((s) => s.name)).toEqual(['docs']);
+  });
+
+  it('shows a URL in the approval prompt without its query values (a ${VAR} reference stays readable)', async () => {
+    writeProject({
+      mcpServers: { web: { url: 'https://h.example/mcp?api_key=SECRET&k=${KEY}' }, docs: { type: 'remote', url: 'https://d.example/?t=SECRET' } },
+    });
+    const servers = (await loadMcpConfig({ projectDir: project, env })).pendingApproval()?.servers;
+    expect(servers?.map((s) => [s.description, s.details[0]])).toEqual([
+      ['https://h.example/mcp?api_key=***&k=${KEY}', 'url: https://h.example/mcp?api_key=***&k=${KEY}'],
+      ['https://d.example/?t=*** (called by the API)', 'url: https://d.example/?t=*** (called by the API)'],
+    ]);
   });
 
   it('shows everything a project entry runs or sends: command, args, cwd, env names, header names, every ${VAR}', async () => {

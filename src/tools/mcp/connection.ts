@@ -4,6 +4,7 @@
 // reason, and the session goes on without it.
 import type * as Sdk from '@modelcontextprotocol/client';
 import type { CallToolResult, Client, Tool, Transport } from '@modelcontextprotocol/client';
+import { hideValues, redactUrls, urlSecretValues } from '../../lib/display-url.ts';
 import { resolveSpec } from './resolve.ts';
 import type { ResolvedHttpServer, ResolvedStdioServer } from './resolve.ts';
 import type { SendOptions } from './call.ts';
@@ -110,6 +111,8 @@ export class McpConnection {
   private stdio: SupervisedStdioTransport | undefined;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
+  /** The HTTP server URL's query values and credentials, hidden from error lines (urlSecretValues). */
+  private urlSecrets: string[] = [];
 
   constructor(
     readonly spec: McpServerSpec,
@@ -132,6 +135,7 @@ export class McpConnection {
   async start(): Promise<void> {
     const resolved = resolveSpec(this.spec, this.opts.expandEnv, this.opts.defaultCwd);
     if (!resolved.ok) return this.fail(resolved.reason);
+    if (resolved.server.transport !== 'stdio') this.urlSecrets = urlSecretValues(resolved.server.url);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new StartTimeout()), this.startTimeoutMs);
     try {
@@ -164,7 +168,10 @@ export class McpConnection {
   private fail(reason: string): void {
     if (this.state === 'closed') return;
     this.state = 'failed';
-    this.error = oneLine(this.opts.redact ? this.opts.redact(reason) : reason);
+    // fetch, the SDK and servers quote the request's URL or path (`…includes credentials: https://…`,
+    // `no route for /mcp?api_key=…`): its query may hold a key.
+    const shown = hideValues(redactUrls(reason), this.urlSecrets);
+    this.error = oneLine(this.opts.redact ? this.opts.redact(shown) : shown);
     this.tools = [];
     this.opts.onChange();
   }

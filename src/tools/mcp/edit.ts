@@ -2,6 +2,7 @@
 // pure transitions on its text (other servers and keys are kept as they are), each result
 // checked by the same parser sessions use, so what is written is what a session will start.
 // Never a project's `.mcp.json`: that one belongs to the repository and is reviewed, not edited.
+import { displayUrl } from '../../lib/display-url.ts';
 import { isRecord } from '../../lib/guards.ts';
 import { parseMcpFile } from './spec.ts';
 
@@ -62,14 +63,30 @@ const REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$|^Bearer \$\{[A-Za-z_][A-Za-z0-
 
 /**
  * The entry for showing: values of `env` and `headers` that are not a `${VAR}` reference are
- * hidden (they are often tokens, and a shown line ends up in scrollback and screen shares).
+ * hidden (they are often tokens, and a shown line ends up in scrollback and screen shares), and
+ * the URL is shown without user name, password and query values (displayUrl).
  */
 export function withHiddenValues(entry: Json): Json {
   const out: Json = { ...entry };
+  for (const key of ['url', 'server_url']) {
+    const v = entry[key];
+    if (typeof v === 'string') out[key] = displayUrl(v);
+  }
   for (const key of ['env', 'headers']) {
     const v = entry[key];
     if (!isRecord(v)) continue;
     out[key] = Object.fromEntries(Object.entries(v).map(([k, value]) => [k, typeof value === 'string' && REFERENCE.test(value) ? value : '<hidden>']));
   }
   return out;
+}
+
+/**
+ * What a session would say about the entry `name` (it is left out, or skipped as disabled), one
+ * line each without the file and server prefix; the lines never quote credentials (spec.ts).
+ */
+export function entryProblems(text: string | undefined, file: string, name: string): string[] {
+  if (text === undefined) return [];
+  const parsed = parseMcpFile(text, file, 'user');
+  const prefix = `mcp: ${file}: server ${JSON.stringify(name)}: `;
+  return [...parsed.problems, ...parsed.skipped].filter((line) => line.startsWith(prefix)).map((line) => line.slice(prefix.length));
 }

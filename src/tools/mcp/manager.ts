@@ -18,10 +18,9 @@ import { oauthStorePath } from './oauth-store.ts';
 import type { ImageLimits } from './images.ts';
 import type { ProgressReport } from './progress.ts';
 
-export const DEFAULT_START_TIMEOUT_MS = 10_000;
-export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
-/** However much progress a call reports, it ends after this long (per server: `toolTotalTimeoutMs`). */
-export const DEFAULT_CALL_TOTAL_TIMEOUT_MS = 30 * 60_000;
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CALL_TOTAL_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from './spec.ts';
+
+export { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CALL_TOTAL_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS };
 export const DEFAULT_MCP_OUTPUT_BYTES = 64 * 1024;
 
 /** Variables that hold agentx's own credentials: never passed to a server unless its config names them. */

@@ -24,7 +24,7 @@ export function resolveRemote(spec: RemoteServerSpec, env: NodeJS.ProcessEnv): R
   const headers = expandRecord(spec.headers, env);
   if (!headers.ok) return fail(`\${${headers.missing}} is not set`);
   try {
-    checkUrl(url.value, spec.url);
+    checkUrl(url.value, spec.url, 'remote');
   } catch (err) {
     if (!isSpecError(err)) throw err;
     return fail(err.message);

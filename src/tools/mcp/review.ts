@@ -3,6 +3,7 @@
 // must show everything that reaches a program or a server (command, args, cwd, the names of the
 // env variables and headers it sets, every `${VAR}` it reads from the person's environment),
 // and a project can never hand agentx's own key to a server, whatever the person answers.
+import { displayUrl } from '../../lib/display-url.ts';
 import { shownWord } from '../../lib/text.ts';
 import { SECRET_ENV_NAMES } from '../../sandbox/env.ts';
 import { referencedVariables } from './expand.ts';
@@ -40,7 +41,8 @@ export function reviewDetails(spec: AnySpec): string[] {
     lines.push(`cwd: ${spec.cwd === undefined ? '(the session directory)' : shownWord(spec.cwd)}`);
     lines.push(`env: ${Object.keys(spec.env).length === 0 ? '(none set)' : names(spec.env)}`);
   } else {
-    lines.push(`url: ${shownWord(spec.url)}${spec.transport === 'remote' ? ' (called by the API)' : ''}`);
+    // As every list shows it: a key in the query is the person's, not something to review.
+    lines.push(`url: ${shownWord(displayUrl(spec.url))}${spec.transport === 'remote' ? ' (called by the API)' : ''}`);
     lines.push(`headers: ${Object.keys(spec.headers).length === 0 ? '(none)' : names(spec.headers)}`);
   }
   const vars = specVariables(spec);

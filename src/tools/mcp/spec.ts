@@ -5,8 +5,23 @@ import { isRecord } from '../../lib/guards.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
 import type { McpApprovalPolicy } from '../../wire/items.ts';
 import { shownWord } from '../../lib/text.ts';
+import { displayUrl, hasUserinfo } from '../../lib/display-url.ts';
 
 export type McpScope = 'project' | 'user';
+
+/** Per server in the file as `startupTimeoutMs`, `toolTimeoutMs` and `toolTotalTimeoutMs`. */
+export const DEFAULT_START_TIMEOUT_MS = 10_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+/** However much progress a call reports, it ends after this long (per server: `toolTotalTimeoutMs`). */
+export const DEFAULT_CALL_TOTAL_TIMEOUT_MS = 30 * 60_000;
+/**
+ * The longest delay setTimeout keeps (2^31-1 ms, about 24.8 days): Node runs a longer one after
+ * 1 ms, so a timeout above it would end every start or call at once.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** The timeout keys of an entry, in the order `agentx mcp add` and `get` show them. */
+export const TIMEOUT_KEYS = ['startupTimeoutMs', 'toolTimeoutMs', 'toolTotalTimeoutMs'] as const;
 
 interface SpecBase {
   name: string;
@@ -79,6 +94,7 @@ function optionalTimeout(entry: Json, key: string): number | undefined {
   const v = entry[key];
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new SpecError(`"${key}" must be a positive number of milliseconds`);
+  if (v > MAX_TIMEOUT_MS) throw new SpecError(`"${key}" must be at most ${MAX_TIMEOUT_MS} (about 24.8 days; Node would fire a longer timer at once)`);
   return v;
 }
 
@@ -106,6 +122,7 @@ function stdioSpec(entry: Json, base: SpecBase): StdioServerSpec {
 function httpSpec(entry: Json, base: SpecBase, type: unknown): HttpServerSpec {
   const { url } = entry;
   if (typeof url !== 'string' || url.trim() === '') throw new SpecError('"url" must be a non-empty string');
+  refuseUserinfo(url, 'http');
   // A URL with references is checked after expansion, when the server starts.
   if (!url.includes('${')) checkUrl(url);
   for (const key of ['args', 'env', 'cwd']) {
@@ -115,17 +132,34 @@ function httpSpec(entry: Json, base: SpecBase, type: unknown): HttpServerSpec {
 }
 
 /**
- * Throws SpecError unless `url` is an absolute http(s) URL. `shown` is what the message quotes:
- * the text as written, since the expanded one may hold a token.
+ * The one line that refuses `scheme://user:password@host` (the credentials would be shown by
+ * every list and error line, and kept in the session's logs): what to use instead. `remote`
+ * servers are called by the API, so only headers apply to them, not `agentx mcp login`.
  */
-export function checkUrl(url: string, shown: string = url): void {
+export function userinfoProblem(kind: 'http' | 'remote'): string {
+  const login = kind === 'http' ? ', or sign in with OAuth (agentx mcp login NAME)' : '';
+  return `"url" must not hold a user name or password (user:password@); send the credential in "headers" ("Authorization": "Bearer \${TOKEN}")${login}`;
+}
+
+function refuseUserinfo(url: string, kind: 'http' | 'remote'): void {
+  if (hasUserinfo(url)) throw new SpecError(userinfoProblem(kind));
+}
+
+/**
+ * Throws SpecError unless `url` is an absolute http(s) URL without credentials in it. `shown` is
+ * what the message quotes: the text as written, since the expanded one may hold a token, and that
+ * as displayUrl shows it (no userinfo, no query values).
+ */
+export function checkUrl(url: string, shown: string = url, kind: 'http' | 'remote' = 'http'): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new SpecError(`"url" is not a valid URL: ${shown}`);
+    throw new SpecError(`"url" is not a valid URL: ${displayUrl(shown)}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SpecError(`"url" must be http(s), got ${parsed.protocol}`);
+  // A `${VAR}` that expanded to `user:pw@host` is refused as the written one is.
+  if (parsed.username !== '' || parsed.password !== '') throw new SpecError(userinfoProblem(kind));
 }
 
 export function isSpecError(err: unknown): err is Error {
@@ -159,7 +193,8 @@ function remoteSpec(entry: Json, name: string, file: string, scope: McpScope): R
   if (entry.url !== undefined && entry.server_url !== undefined) throw new SpecError('has both "url" and "server_url"; give one');
   const url = entry.url ?? entry.server_url;
   if (typeof url !== 'string' || url.trim() === '') throw new SpecError('a remote server needs "url" (a non-empty string)');
-  if (!url.includes('${')) checkUrl(url);
+  refuseUserinfo(url, 'remote');
+  if (!url.includes('${')) checkUrl(url, url, 'remote');
   const spec: RemoteServerSpec = {
     name,
     file,
@@ -254,7 +289,7 @@ export function describeSpec(spec: McpServerSpec | RemoteServerSpec): string {
   if (spec.transport === 'stdio') return [spec.command, ...spec.args].map(shownWord).join(' ');
   if (spec.transport === 'remote') {
     const headers = Object.keys(spec.headers);
-    return `${shownWord(spec.url)} (called by the API${headers.length > 0 ? `, with headers ${headers.map(shownWord).join(', ')}` : ''})`;
+    return `${shownWord(displayUrl(spec.url))} (called by the API${headers.length > 0 ? `, with headers ${headers.map(shownWord).join(', ')}` : ''})`;
   }
-  return `${shownWord(spec.url)}${spec.transport === 'sse' ? ' (SSE)' : ''}`;
+  return `${shownWord(displayUrl(spec.url))}${spec.transport === 'sse' ? ' (SSE)' : ''}`;
 }
