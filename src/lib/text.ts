@@ -178,3 +178,18 @@ export function formatBytes(bytes: number, decimals = 1): string {
   if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(decimals)} MB`;
   return `${(bytes / 1024 ** 3).toFixed(decimals)} GB`;
 }
+
+// Escape sequences are removed whole (an OSC title or clipboard write, a CSI cursor move), so
+// nothing of them is left to read; any other control, and the bidirectional overrides that make
+// text read differently from what it is, becomes a space.
+const OSC = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
+const CSI = /\x1b\[[0-?]*[ -/]*[@-~]?/g;
+const OTHER_ESCAPE = /\x1b[@-_]?/g;
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Server text (an MCP progress message, an error page) as one clean line of at most `max` characters (code points: no half emoji). */
+export function cleanServerText(text: string, max: number): string {
+  const flat = text.replace(OSC, '').replace(CSI, '').replace(OTHER_ESCAPE, '').replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
+}

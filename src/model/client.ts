@@ -2,6 +2,7 @@
 // ModelEvent stream and every failure into a classified ModelError. The SDK moves its bytes
 // through node-fetch.ts (node:http) instead of Node's undici fetch: see that file for why.
 import { classifyFailure, CONTEXT_LENGTH_EXCEEDED, contextOverflow, displayUrl, ModelError } from './errors.ts';
+import { errorBodyReason } from './error-body.ts';
 import { createNodeFetch } from './node-fetch.ts';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { nonNegativeCount, type TurnUsage } from '../usage/tokens.ts';
@@ -251,6 +252,23 @@ function toWireEvent(raw: unknown): WireEvent {
 type OpenAIClass = typeof import('openai')['default'];
 
 /**
+ * The SDK, reading the error bodies it does not know as error-body.ts does (vLLM's, FastAPI's, a
+ * proxy's HTML page). makeStatusError is the one place that sees the whole body, so a subclass:
+ * the reason goes in as OpenAI's shape and the SDK builds its usual error, status and all.
+ */
+function readingErrorBodies(OpenAI: OpenAIClass, secrets: string[]): OpenAIClass {
+  return class extends OpenAI {
+    protected override makeStatusError(status: number, body: unknown, text: string | undefined, headers: Headers) {
+      const reason = errorBodyReason(status, body, text, headers.get('content-type') ?? undefined, secrets);
+      if (reason === undefined) return super.makeStatusError(status, body as object, text, headers);
+      const fields = isRecord(body) ? body : {};
+      const keep = (k: 'code' | 'param' | 'type') => (typeof fields[k] === 'string' ? { [k]: fields[k] } : {});
+      return super.makeStatusError(status, { error: { message: reason, ...keep('code'), ...keep('param'), ...keep('type') } }, undefined, headers);
+    }
+  };
+}
+
+/**
  * The model client: one streamed Responses call (over HTTP+SSE through the SDK, or over the
  * WebSocket transport) turned into our events, with idle and header timeouts and classified
  * failures; and the /responses/compact call. Built by createOpenAIClient once the SDK is loaded.
@@ -267,7 +285,8 @@ export class ResponsesClient implements ModelClient {
     this.#opts = opts;
     this.#endpoint = displayUrl(opts.baseUrl);
     const auth = wireAuth(opts.provider ?? 'openai', opts.apiKey, opts.azureApiVersion);
-    this.#sdk = new OpenAI({
+    const Sdk = readingErrorBodies(OpenAI, [opts.apiKey]);
+    this.#sdk = new Sdk({
       defaultHeaders: { ...opts.extraHeaders, ...auth.headers },
       defaultQuery: auth.query,
       apiKey: opts.apiKey,

@@ -44,6 +44,40 @@ interface Body {
   input: { type?: string; output?: { stdout: string }[] }[];
 }
 
+describe('error bodies of servers that are not OpenAI', () => {
+  const nginx502 =
+    '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+  it("a proxy's HTML 502 page: one line with its title, in the retry notice and the failure; retried as before", async () => {
+    emu.enqueue(...Array.from({ length: 2 }, () => ({ kind: 'raw' as const, status: 502, contentType: 'text/html', body: nginx502 })));
+    const r = await runCli(['hi'], box);
+    expect(r.code).toBe(1);
+    const line = '502 Bad Gateway (an HTML page from the server or a proxy: 502 Bad Gateway)';
+    expect(r.stderr).toContain(`⟳ ${line} — retrying in`);
+    expect(r.stderr).toContain(`agentx: request failed: ${line} (gave up after 2 attempts`);
+    expect(r.stderr).not.toMatch(/<|\x1b/);
+  });
+
+  it("vLLM's and FastAPI's JSON errors: their message, not '(no body)'; fatal at once", async () => {
+    const vllm = { object: 'error', message: 'The model `gpt-x` does not exist.', type: 'NotFoundError', param: null, code: 404 };
+    emu.enqueue({ kind: 'raw', status: 400, contentType: 'application/json', body: JSON.stringify(vllm) });
+    const a = await runCli(['hi'], box);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain('agentx: request failed: 400 The model `gpt-x` does not exist.');
+    const fastapi = {
+      detail: [
+        { loc: ['body', 'input'], msg: 'Field required', type: 'missing' },
+        { loc: ['body', 'model'], msg: 'Field required', type: 'missing' },
+      ],
+    };
+    emu.enqueue({ kind: 'raw', status: 422, contentType: 'application/json', body: JSON.stringify(fastapi) });
+    const b = await runCli(['hi'], box);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain('agentx: request failed: 422 body.input: Field required (+1 more)');
+    expect(`${a.stderr}${b.stderr}`).not.toContain('no body');
+  });
+});
+
 describe('timeouts', () => {
   it('a server that accepts the connection and never answers ends a one-shot after header timeout × retries, exit 1', async () => {
     const sockets: net.Socket[] = [];

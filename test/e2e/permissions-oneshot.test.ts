@@ -177,15 +177,28 @@ describe.skipIf(bwrapPath() === undefined)('approval modes and rules in one-shot
     writeFileSync(join(dir, 'rules.json'), '{"commands": [{"prefix": ["echo"], "decision": "allow"},]}');
     const soft = await runCli(['--approval', 'never', 'hi'], b);
     expect(soft.code).toBe(0);
-    expect(soft.stderr).toMatch(/rules\.json: .*JSON.*\(its rules are ignored\)/);
+    expect(soft.stderr).toMatch(/rules\.json is not valid JSON at line 1, column 57: unexpected '\]' .*\(its rules are ignored\)/);
     writeFileSync(join(dir, 'rules.json'), '{"commands": [{"prefix": ["rm"], "decision": "deny"}');
     const hard = await runCli(['hi'], b);
     expect(hard.code).not.toBe(0);
     expect(hard.stderr.trim().split('\n')).toHaveLength(1);
-    expect(hard.stderr).toMatch(/rules\.json: .*does not start/);
+    expect(hard.stderr).toMatch(/rules\.json is not valid JSON at line 1, column 53: the text ends too early .*does not start/);
     writeFileSync(join(dir, 'rules.json'), '{"commands": [{"prefix": ["git", "push"], "decision": "ask"},]}');
     const ask = await runCli(['hi'], b);
     expect(ask.code).not.toBe(0);
-    expect(ask.stderr).toMatch(/rules\.json: .*does not start/);
+    expect(ask.stderr).toMatch(/rules\.json is not valid JSON .*does not start/);
+  });
+
+  it("a project rules file that is not JSON and holds terminal bytes: one clean line with line and column, none of JSON.parse's quote", async () => {
+    const b = sandbox(emu.baseUrl);
+    mkdirSync(join(b.cwd, '.agentx'));
+    writeFileSync(join(b.cwd, '.agentx', 'rules.json'), '{"commands": [\n  {"prefix": ["rm"], "decision": "deny"},\x1b]0;owned\x07\n\x1b[2J\n]}');
+    const r = await runCli(['hi'], b);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    expect(r.stderr).toContain(
+      `agentx: ${join(b.cwd, '.agentx', 'rules.json')} is not valid JSON at line 2, column 42: unexpected '\\x1b' (near '…ision": "deny"},\\x1b]0;owned\\x07') (the file holds deny or ask rules`,
+    );
   });
 });

@@ -77,7 +77,7 @@ export function handleCompact(state: EmulatorState, res: ServerResponse, entry: 
   if (admitted instanceof ApiError) {
     entry.status = admitted.status;
     entry.error = { code: admitted.body.code, message: admitted.body.message };
-    sendError(res, new ApiError(admitted.status, admitted.body, { ...headers, ...admitted.headers }));
+    sendError(res, new ApiError(admitted.status, admitted.body, { ...headers, ...admitted.headers }, admitted.wireBody));
     return;
   }
   const view = viewOf(admitted.instructions, admitted.items);

@@ -75,7 +75,8 @@ const BAD_JSON =
 function fail(res: ServerResponse, entry: LoggedRequest, error: ApiError, headers: Record<string, string>): void {
   entry.status = error.status;
   entry.error = { code: error.body.code, message: error.body.message };
-  sendError(res, new ApiError(error.status, error.body, { ...headers, ...error.headers }));
+  // The body as the server family writes it (vLLM's top-level one included), with this request's headers.
+  sendError(res, new ApiError(error.status, error.body, { ...headers, ...error.headers }, error.wireBody));
 }
 
 /** Takes one scripted step off the queue (a step with `times` stays until used up). */

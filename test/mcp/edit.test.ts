@@ -97,7 +97,9 @@ describe('agentx mcp add|remove|get', () => {
     writeFileSync(userFile(box.home), '{"mcpServers": {');
     const broken = await run(['mcp', 'remove', 'a']);
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^agentx: mcp remove: .*mcp\.json: invalid JSON \(.*\); fix it by hand first\n$/);
+    expect(broken.stderr).toMatch(
+      /^agentx: mcp remove: .*mcp\.json is not valid JSON at line 1, column 17: the text ends too early \(near '\{"mcpServers": \{'\); fix it by hand first\n$/,
+    );
     expect(readFileSync(userFile(box.home), 'utf8')).toBe('{"mcpServers": {');
     const usage = await run(['mcp', 'get']);
     expect(usage).toMatchObject({ code: 2 });

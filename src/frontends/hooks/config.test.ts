@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 import { parseHooksFile } from './config.ts';
 
 const file = (hooks: unknown, extra: Record<string, unknown> = {}): string => JSON.stringify({ hooks, ...extra });
@@ -42,8 +43,16 @@ describe('hooks files', () => {
     expect(project.problems).toEqual(['/p/.agentx/hooks.json: "sandbox": false is honoured only in your own hooks file; these hooks run sandboxed']);
   });
 
+  it('a file that is not JSON is one clean line the terminal sanitizer leaves whole (it quotes no raw bytes of the file)', () => {
+    const [line] = parseHooksFile('/h.json', '{"hooks": {"Stop": [\x1b]0;owned\x07\n\x1b[2J]}}', true).problems;
+    expect(line).toBe("/h.json is not valid JSON at line 1, column 21: unexpected '\\x1b' (near '…oks\": {\"Stop\": [\\x1b]0;owned\\x07'); no hooks from it");
+    expect(sanitizeLine(line ?? '')).toBe(line);
+  });
+
   it('a malformed file or entry is one line each; the rest loads', () => {
-    expect(parseHooksFile('/h.json', '{"hooks": ', true).problems[0]).toMatch(/^\/h\.json: not valid JSON/);
+    expect(parseHooksFile('/h.json', '{"hooks": ', true).problems).toEqual([
+      '/h.json is not valid JSON at line 1, column 11: the text ends too early (near \'{"hooks":\'); no hooks from it',
+    ]);
     expect(parseHooksFile('/h.json', '[]', true).problems).toEqual(['/h.json: expected {"hooks": {"EventName": [...]}}; no hooks from it']);
     const f = parseHooksFile('/h.json', file({ Stop: {}, UserPromptSubmit: [7, { hooks: [cmd('ok'), { type: 'command', command: ' ' }] }] }), true);
     expect(f.hooks.map((h) => h.command)).toEqual(['ok']);

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import type { HookEventName } from '../../engine/hooks.ts';
 import { nodeCrypto } from '../../lib/builtins.ts';
 import { errorCode, errorMessage } from '../../lib/fsutil.ts';
+import { jsonParseError } from '../../lib/json-error.ts';
 import { approvalsPath, isApproved, recordApproval, userMcpConfigPath } from '../../tools/mcp/approval.ts';
 
 export const HOOK_EVENTS: readonly HookEventName[] = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'Notification'];
@@ -68,7 +69,7 @@ export function parseHooksFile(path: string, text: string, own: boolean): HooksF
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    out.problems.push(`${path}: not valid JSON (${errorMessage(err)}); no hooks from it`);
+    out.problems.push(`${jsonParseError(path, text, err)}; no hooks from it`);
     return out;
   }
   if (!isRecord(parsed) || !isRecord(parsed.hooks)) {

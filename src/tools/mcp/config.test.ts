@@ -7,6 +7,7 @@ import { approvalsPath, userMcpConfigPath } from './approval.ts';
 import { loadMcpConfig } from './config.ts';
 import { expandString } from './expand.ts';
 import { resolveSpec } from './resolve.ts';
+import { sanitizeLine } from '../../ui/sanitize.ts';
 import { parseMcpFile } from './spec.ts';
 import type { StdioServerSpec } from './spec.ts';
 
@@ -189,8 +190,16 @@ describe('parseMcpFile', () => {
   });
 
   it('reports invalid JSON and a missing mcpServers in one line', () => {
-    expect(parseMcpFile('{oops', '/p/.mcp.json', 'project').problems[0]).toMatch(/^mcp: \/p\/\.mcp\.json: invalid JSON \(.+\)$/);
+    expect(parseMcpFile('{oops', '/p/.mcp.json', 'project').problems).toEqual([
+      "mcp: /p/.mcp.json is not valid JSON at line 1, column 2: unexpected 'o' (near '{oops')",
+    ]);
     expect(parseMcpFile('{"servers":{}}', '/p/.mcp.json', 'project').problems).toEqual(['mcp: /p/.mcp.json: expected {"mcpServers": {…}}']);
+  });
+
+  it('a file that is not JSON and holds terminal bytes is one clean line the terminal sanitizer leaves whole', () => {
+    const [line] = parseMcpFile('{"mcpServers": {\n  "a": \x1b[31m\x07{"command": "x"}\n}}', '/p/.mcp.json', 'project').problems;
+    expect(line).toBe('mcp: /p/.mcp.json is not valid JSON at line 2, column 8: unexpected \'\\x1b\' (near \'"a": \\x1b[31m\\x07{"command"…\')');
+    expect(sanitizeLine(line ?? '')).toBe(line);
   });
 });
 
@@ -310,7 +319,7 @@ describe('loadMcpConfig and approval', () => {
     writeUser('{"mcpServers": ');
     const broken = await loadMcpConfig({ projectDir: project, env });
     expect(broken.problems).toHaveLength(1);
-    expect(broken.problems[0]).toMatch(/^mcp: .*mcp\.json: invalid JSON/);
+    expect(broken.problems[0]).toMatch(/^mcp: .*mcp\.json is not valid JSON at line 1, column 16: the text ends too early/);
   });
 
   it('a project file without usable servers needs no approval', async () => {

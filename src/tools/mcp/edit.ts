@@ -4,6 +4,7 @@
 // Never a project's `.mcp.json`: that one belongs to the repository and is reviewed, not edited.
 import { displayUrl } from '../../lib/display-url.ts';
 import { isRecord } from '../../lib/guards.ts';
+import { jsonParseError } from '../../lib/json-error.ts';
 import { parseMcpFile } from './spec.ts';
 
 export class McpEditError extends Error {}
@@ -20,7 +21,7 @@ function readRoot(text: string | undefined, file: string): { root: Json; servers
   try {
     root = JSON.parse(text);
   } catch (err) {
-    throw new McpEditError(`${file}: invalid JSON (${err instanceof Error ? err.message : String(err)}); fix it by hand first`);
+    throw new McpEditError(`${jsonParseError(file, text, err)}; fix it by hand first`);
   }
   if (!isRecord(root)) throw new McpEditError(`${file}: expected {"mcpServers": {…}}; fix it by hand first`);
   if (root.mcpServers === undefined) root.mcpServers = {};

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cleanServerText, PROGRESS_LINE_CHARS, ProgressThrottle, progressLabel, progressLine } from './progress.ts';
+import { cleanServerText } from '../../lib/text.ts';
+import { PROGRESS_LINE_CHARS, ProgressThrottle, progressLabel, progressLine } from './progress.ts';
 import type { ThrottleClock } from './progress.ts';
 
 /** A clock the test moves by hand: timers fire when `advance` passes their time. */

@@ -2,7 +2,7 @@
 // agents (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`), validated with
 // one-line messages that name the file and the server. Pure: text in, specs and problems out.
 import { isRecord } from '../../lib/guards.ts';
-import { errorMessage } from '../../lib/fsutil.ts';
+import { jsonParseError } from '../../lib/json-error.ts';
 import type { McpApprovalPolicy } from '../../wire/items.ts';
 import { shownWord } from '../../lib/text.ts';
 import { displayUrl, hasUserinfo } from '../../lib/display-url.ts';
@@ -256,7 +256,7 @@ export function parseMcpFile(text: string, file: string, scope: McpScope): Parse
   try {
     root = JSON.parse(text);
   } catch (err) {
-    result.problems.push(`mcp: ${file}: invalid JSON (${errorMessage(err)})`);
+    result.problems.push(`mcp: ${jsonParseError(file, text, err)}`);
     return result;
   }
   if (!isRecord(root) || !isRecord(root.mcpServers)) {

@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
+import { jsonParseError } from '../../lib/json-error.ts';
 import { commandName, parseCommandLine, type SimpleCommand } from './shell-words.ts';
 
 export type RuleDecision = 'allow' | 'ask' | 'deny';
@@ -255,7 +256,7 @@ export function parseRulesText(text: string, source: string): RulesFileLoad {
     doc = JSON.parse(text);
   } catch (err) {
     // Unreadable as JSON: we cannot know whether it held a deny or ask rule, so it is fatal when it mentions one.
-    return { ok: false, error: `${source}: ${err instanceof Error ? err.message : String(err)}`, fatal: mayRestrict(text) };
+    return { ok: false, error: jsonParseError(source, text, err), fatal: mayRestrict(text) };
   }
   const list = typeof doc === 'object' && doc !== null ? (doc as { commands?: unknown }).commands : undefined;
   if (!Array.isArray(list)) return { ok: false, error: `${source}: expected {"commands": [...]}`, fatal: mayRestrict(text) };
@@ -288,12 +289,21 @@ export function ruleJson(rule: Omit<CommandRule, 'source'>): string {
 /** Adds a rule to the person's rules file (created 0600, written atomically). Existing rules are kept. */
 export function appendRule(path: string, rule: Omit<CommandRule, 'source'>): void {
   let doc: { commands: unknown[] } = { commands: [] };
+  let text: string | undefined;
   try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as { commands?: unknown }).commands)) doc = parsed as { commands: unknown[] };
-    else throw new Error(`${path}: expected {"commands": [...]}; not overwriting it`);
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err instanceof Error ? err : new Error(String(err));
+  }
+  if (text !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`${jsonParseError(path, text, err)}; not overwriting it`);
+    }
+    if (typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as { commands?: unknown }).commands)) doc = parsed as { commands: unknown[] };
+    else throw new Error(`${path}: expected {"commands": [...]}; not overwriting it`);
   }
   doc.commands.push(JSON.parse(ruleJson(rule)) as unknown);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
