@@ -4,7 +4,7 @@
 // the command line, so a wrapper that leaves a pipe open (`agentx "hi" < <(sleep 100)`) does not
 // hang the answer. A terminal is never read unless the user asked for it with `agentx -`.
 
-import { formatBytes } from '../lib/text.ts';
+import { durationText, formatBytes } from '../lib/text.ts';
 
 export interface StdinReadOptions {
   /** A message was given on the command line (without `-`): an idle pipe may be ignored. */
@@ -137,9 +137,7 @@ export async function messageFromInput(src: MessageSource): Promise<{ message: s
     }
     if (result.kind === 'unreadable' && argument === '') return { error: `cannot read stdin (${result.reason}) and no message was given` };
     if (result.kind === 'ignored') {
-      src.note(
-        `nothing on stdin within ${src.graceMs < 1000 ? `${src.graceMs} ms` : `${src.graceMs / 1000} s`}; answering without it (use \`agentx - "…"\` to wait for stdin)`,
-      );
+      src.note(`nothing on stdin within ${durationText(src.graceMs)}; answering without it (use \`agentx - "…"\` to wait for stdin)`);
       lateData = result.lateData;
     }
     if (result.kind === 'read') piped = result.text;

@@ -16,6 +16,7 @@ import { isIP, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { bareHostname, defaultPort, hostAuthority, proxyCredentials, proxyError } from './proxy-env.ts';
 import { isSocksProxy, openSocksTunnel } from './socks-tunnel.ts';
+import { durationText } from './text.ts';
 
 /** The Basic Proxy-Authorization for the URL's credentials; throws the proxy's one line for a malformed %-escape. */
 export function proxyAuthorization(proxy: URL): string | undefined {
@@ -54,7 +55,7 @@ export async function openTunnelSocket(proxy: URL, target: URL, opts: TunnelSock
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   // The timeout's own reason is a bare "aborted due to timeout": the error says whose it was.
   const timedOut = (): boolean => timeout.aborted && opts.signal?.aborted !== true;
-  const within = seconds(opts.timeoutMs);
+  const within = durationText(opts.timeoutMs);
   let tunnel: Socket;
   try {
     tunnel = await openTunnel(proxy, host, port, signal);
@@ -107,10 +108,6 @@ async function startTls(tunnel: Socket, host: string, opts: TunnelSocketOptions,
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /** A raw socket to host:port through the proxy: a SOCKS5 handshake for socks5:// and socks5h://, an HTTP CONNECT otherwise. */

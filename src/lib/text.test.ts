@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutMiddle, keepEnds, stringEnds, truncateMiddle } from './text.ts';
+import { cutMiddle, durationText, keepEnds, stringEnds, truncateMiddle } from './text.ts';
 
 // Fixed seed, printed, overridable: a failure can be replayed with AGENTX_TEST_SEED=<seed>.
 const seed = Number(process.env.AGENTX_TEST_SEED ?? 20260611);
@@ -104,5 +104,11 @@ describe('truncateMiddle (state-file texts)', () => {
     // The marker is sized for 100 cut bytes (29 bytes), leaving 11: 6 of head, 5 of tail.
     expect(truncateMiddle('a'.repeat(50) + 'b'.repeat(50), 40)).toEqual({ text: `aaaaaa\n[... 89 bytes omitted ...]\nbbbbb`, cutBytes: 89 });
     expect(truncateMiddle('short', 40)).toEqual({ text: 'short', cutBytes: 0 });
+  });
+});
+
+describe('durationText', () => {
+  it('says milliseconds under a second, else seconds with at most one decimal', () => {
+    expect([0, 300, 999.6, 1000, 1500, 2049, 30_000, 90_000].map(durationText)).toEqual(['0 ms', '300 ms', '1 s', '1 s', '1.5 s', '2 s', '30 s', '90 s']);
   });
 });

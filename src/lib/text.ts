@@ -193,3 +193,12 @@ export function cleanServerText(text: string, max: number): string {
   const chars = Array.from(flat);
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
 }
+
+/**
+ * A duration in a line for a person: `300 ms` under a second, otherwise seconds with at most one
+ * decimal (`30 s`, `2.5 s`). The one format of timeouts and waits in messages.
+ */
+export function durationText(ms: number): string {
+  const whole = Math.round(ms);
+  return whole < 1000 ? `${whole} ms` : `${Number((whole / 1000).toFixed(1))} s`;
+}

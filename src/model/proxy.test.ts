@@ -279,7 +279,7 @@ describe('proxies and a private CA', () => {
       };
       await expect(run()).rejects.toMatchObject({
         kind: 'retryable',
-        message: `connection failed: proxy ${proxy.url} opened a tunnel to localhost:${silent.port}, but the TLS handshake inside it did not finish within 0.3 s (${base})`,
+        message: `connection failed: proxy ${proxy.url} opened a tunnel to localhost:${silent.port}, but the TLS handshake inside it did not finish within 300 ms (${base})`,
       });
       expect(proxy.tunnels).toEqual([`localhost:${silent.port}`]);
       expect(silent.closed).toHaveLength(1);

@@ -219,7 +219,7 @@ describe('the API through a SOCKS5 proxy', () => {
       };
       await expect(run()).rejects.toMatchObject({
         kind: 'retryable',
-        message: `connection failed: proxy ${socks.url} opened a tunnel to localhost:${silent.port}, but the TLS handshake inside it did not finish within 0.3 s (${base})`,
+        message: `connection failed: proxy ${socks.url} opened a tunnel to localhost:${silent.port}, but the TLS handshake inside it did not finish within 300 ms (${base})`,
       });
       expect(socks.connects).toEqual([{ atyp: 'domain', host: 'localhost', port: silent.port }]);
       expect(silent.closed).toHaveLength(1);

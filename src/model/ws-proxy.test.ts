@@ -190,7 +190,7 @@ describe('a proxy that accepts and goes silent', () => {
       });
       await expect(text(client)).rejects.toMatchObject({
         kind: 'retryable',
-        message: `connection failed: proxy ${scheme}://127.0.0.1:${silent.port} did not open a tunnel within 0.3 s (https://localhost:${tlsPort}/v1)`,
+        message: `connection failed: proxy ${scheme}://127.0.0.1:${silent.port} did not open a tunnel within 300 ms (https://localhost:${tlsPort}/v1)`,
       });
       expect(silent.closed).toHaveLength(1);
       // The proxy sees the client's end of the socket: nothing is left to keep the process alive.
@@ -254,7 +254,7 @@ describe('a proxy that accepts and goes silent', () => {
       });
       await expect(text(client)).rejects.toMatchObject({
         kind: 'retryable',
-        message: `connection failed: proxy ${proxy.url} opened a tunnel to localhost:${silentServer.port}, but the TLS handshake inside it did not finish within 0.3 s (https://localhost:${silentServer.port}/v1)`,
+        message: `connection failed: proxy ${proxy.url} opened a tunnel to localhost:${silentServer.port}, but the TLS handshake inside it did not finish within 300 ms (https://localhost:${silentServer.port}/v1)`,
       });
       expect(proxy.tunnels).toEqual([`localhost:${silentServer.port}`]);
       await silentServer.closed[0];

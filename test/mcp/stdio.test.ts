@@ -166,7 +166,10 @@ describe('stdio servers', () => {
       projectDir: dir.path,
     });
     const outcome = await manager.call(record(manager, 'mcp__t__slow'), { timeoutMs: 300 });
-    expect(outcome).toMatchObject({ status: 'timeout', output: 'MCP tool slow on server t: no answer within 0.3 s; the server was asked to cancel the call.' });
+    expect(outcome).toMatchObject({
+      status: 'timeout',
+      output: 'MCP tool slow on server t: no answer within 300 ms; the server was asked to cancel the call.',
+    });
     await waitUntil(() => (readMarks(dir.path).some((l) => l.startsWith('slow-aborted')) ? true : undefined), 'the server to see the cancellation');
   });
 

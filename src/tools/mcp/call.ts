@@ -8,6 +8,7 @@ import type { LocalImagePart } from '../../wire/items.ts';
 import type { ImageLimits } from './images.ts';
 import type { ProgressReport } from './progress.ts';
 import { resultToContent } from './result.ts';
+import { durationText } from '../../lib/text.ts';
 
 /** What the journal's `started` record holds for an MCP call: enough to show it and to resend it. */
 export interface McpCallRecord {
@@ -74,10 +75,6 @@ function errorMessage(err: unknown): string {
   return oneLine(redactUrls(err instanceof Error ? err.message : String(err)));
 }
 
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /** What the connection is asked to do with one call (connection.ts callTool). */
 export interface SendOptions {
   signal?: AbortSignal;
@@ -119,12 +116,13 @@ function failureOutcome(err: unknown, ctx: RunContext, facts: CallFacts): Pick<M
   if (facts.overTotal) {
     return {
       status: 'timeout',
-      output: `${where}: still running after ${seconds(ctx.totalTimeoutMs)}, the most a call may take however much progress it reports; the server was asked to cancel the call.`,
+      output: `${where}: still running after ${durationText(ctx.totalTimeoutMs)}, the most a call may take however much progress it reports; the server was asked to cancel the call.`,
     };
   }
   const code = errorCode(err);
   if (code === 'REQUEST_TIMEOUT') {
-    const silence = facts.progressReports === 0 ? `no answer within ${seconds(ctx.timeoutMs)}` : `no answer and no progress for ${seconds(ctx.timeoutMs)}`;
+    const silence =
+      facts.progressReports === 0 ? `no answer within ${durationText(ctx.timeoutMs)}` : `no answer and no progress for ${durationText(ctx.timeoutMs)}`;
     return { status: 'timeout', output: `${where}: ${silence}; the server was asked to cancel the call.` };
   }
   if (code === 'CONNECTION_CLOSED' || code === 'NOT_CONNECTED') {

@@ -12,6 +12,7 @@ import type { McpServerSpec } from './spec.ts';
 import { SupervisedStdioTransport } from './stdio-transport.ts';
 import { StoredOAuthProvider } from './oauth-provider.ts';
 import { oauthKey, readOAuthEntry } from './oauth-store.ts';
+import { durationText } from '../../lib/text.ts';
 
 export type SdkModule = typeof Sdk;
 export type ServerState = 'starting' | 'ready' | 'failed' | 'closed';
@@ -97,10 +98,6 @@ function lastLine(text: string): string {
   return lines[lines.length - 1] ?? '';
 }
 
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 export class McpConnection {
   state: ServerState = 'starting';
   /** Why the server failed or stopped, one line. */
@@ -161,7 +158,7 @@ export class McpConnection {
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
       return `${how} before it was ready${stderr ? `: ${stderr}` : ''}`;
     }
-    if (timedOut) return `did not answer within ${formatSeconds(this.startTimeoutMs)}${stderr ? ` (stderr: ${stderr})` : ''}`;
+    if (timedOut) return `did not answer within ${durationText(this.startTimeoutMs)}${stderr ? ` (stderr: ${stderr})` : ''}`;
     return messageOf(err);
   }
 
