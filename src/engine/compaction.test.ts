@@ -1,5 +1,5 @@
 // Compaction through the real engine (turn loop, state, checkpoints) against the real emulator
-// over HTTP with the real client: 200-turn sessions with a small window for each mechanism,
+// over HTTP with the real client: long sessions (TURNS) with a small window for each mechanism,
 // overflow recovery, the hopeless case and its choices, probing once per server, /compact.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { emptyState } from '../store/state.ts';
 import { chainStart } from './compaction-seed.ts';
 import { userMessage } from '../wire/items.ts';
 import type { EnvironmentFacts } from './environment.ts';
+import { iterations } from '../../test/support/iterations.ts';
 
 let emu: Emulator;
 const dirs: string[] = [];
@@ -41,6 +42,9 @@ async function session(opts: Omit<Parameters<typeof startSession>[0], 'baseUrl'>
 }
 
 const WINDOW = 6_000;
+// Turns of the long sessions, a multiple of 50 (a recall every 50): 100 in `npm test`, several
+// compactions each already; the full 200 under `npm run fault`, or set FAULT_COMPACTION_TURNS.
+const TURNS = iterations('COMPACTION_TURNS', 100, 200);
 const MECHANISMS: { name: string; server: { contextManagement: boolean; compactEndpoint: boolean }; expect: string }[] = [
   { name: 'server-side context_management', server: { contextManagement: true, compactEndpoint: true }, expect: 'server' },
   { name: 'POST /responses/compact', server: { contextManagement: false, compactEndpoint: true }, expect: 'endpoint' },
@@ -57,11 +61,11 @@ function instructionsOf(r: LoggedRequest): string {
   return typeof body === 'object' && body !== null && 'instructions' in body && typeof body.instructions === 'string' ? body.instructions : '';
 }
 
-describe.each(MECHANISMS)('200 turns through the engine with a 6,000-token window: $name', (mechanism) => {
+describe.each(MECHANISMS)(`${TURNS} turns through the engine with a 6,000-token window: $name`, (mechanism) => {
   it('never fails, answers every message, keeps early facts and the instructions', async () => {
     emu.configureContext({ windowTokens: WINDOW, overflowForm: 'http', ...mechanism.server });
     const s = await session({ contextWindow: String(WINDOW) });
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < TURNS; i++) {
       const text = scriptedMessage(i);
       const answer = await s.turn(text);
       // The message that triggered a compaction still reached the model: it answers that very message.
@@ -87,7 +91,7 @@ describe.each(MECHANISMS)('200 turns through the engine with a 6,000-token windo
     for (const r of emu.requests) expect(instructionsOf(r)).toContain(AGENTS_RULE);
     expect(s.store.state.context_tokens).toBeLessThan(WINDOW);
     // Every turn is a checkpoint, and the person's messages are all in the local record.
-    expect(s.store.state.usage.turns).toBe(204);
+    expect(s.store.state.usage.turns).toBe(TURNS + TURNS / 50);
   });
 });
 

@@ -7,9 +7,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Span, WorkspaceSnapshots } from './index.ts';
+import { iterations } from '../../test/support/iterations.ts';
 import { bundleChild, makeSandbox, seededRandom, treeOf, write, type Sandbox } from '../../test/support/workspace.ts';
 
-const FILES = 300;
+// Each scene is a fresh workspace with two git snapshots, a few seconds on 2 cores, so `npm test`
+// restores 120 files and kills 3 restores; the full size (300 files, 6 kills) runs under
+// `npm run fault`, or set FAULT_RESTORE_FILES / FAULT_RESTORE_KILLS.
+const FILES = iterations('RESTORE_FILES', 120, 300);
+const KILLS = iterations('RESTORE_KILLS', 3, 6);
 
 let scripts: string;
 let child: string;
@@ -100,7 +105,7 @@ describe('kill -9 during a restore', () => {
     }
     process.stdout.write(`an uninterrupted restore of ${FILES} files took ${full.toFixed(0)} ms\n`);
     const outcomes: string[] = [];
-    for (let round = 0; round < 6; round++) {
+    for (let round = 0; round < KILLS; round++) {
       const sc = await scene();
       try {
         const delay = Math.floor(rnd.next() * full);

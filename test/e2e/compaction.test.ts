@@ -1,11 +1,12 @@
 // The context window end to end: the built CLI against the emulator with a small window. A
-// 200-turn REPL session in a real pty, overflow recovery and the hopeless choice, /compact,
+// long REPL session in a real pty (TURNS), overflow recovery and the hopeless choice, /compact,
 // /rollback to before a compaction, one-shots that branch from a compacted checkpoint.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { factKeys, factValue, scriptedMessage } from '../compaction/session.ts';
 import type { LoggedRequest } from '../emulator/server.ts';
+import { iterations } from '../support/iterations.ts';
 import { runCli, sandbox, type Sandbox } from './harness.ts';
 import { KEY, type PtyRun } from './pty.ts';
 import { body, prompt, readCheckpoint, readState, replSuite, turn, userText } from './repl-fixtures.ts';
@@ -13,6 +14,10 @@ import { body, prompt, readCheckpoint, readState, replSuite, turn, userText } fr
 const suite = replSuite();
 const WINDOW = 6_000;
 const RULE = 'remember RULE=tabs-not-spaces';
+// Turns of the long session, a multiple of 50 (a recall every 50): 100 in `npm test`, several
+// compactions already (≈0.2 s a turn in the pty); the full 200 under `npm run fault`, or set
+// FAULT_COMPACTION_TURNS.
+const TURNS = iterations('COMPACTION_TURNS', 100, 200);
 
 /** A project with AGENTS.md and a small window, on a server with the given features. */
 function project(server: { contextManagement: boolean; compactEndpoint: boolean }, env: NodeJS.ProcessEnv = {}): Sandbox {
@@ -39,7 +44,7 @@ async function fill(a: PtyRun, tokens: number, sb: Sandbox): Promise<void> {
 
 // One mechanism in the pty keeps the suite within its time on a 2-core machine: our own summary,
 // on a server with neither feature (both probes, summary requests, new chains from seeds). The
-// three mechanisms each run 200 turns through the engine in src/engine/compaction.test.ts.
+// three mechanisms each run as many turns through the engine in src/engine/compaction.test.ts.
 const MECHANISMS = [
   {
     name: 'our own summary (a server with neither)',
@@ -50,13 +55,13 @@ const MECHANISMS = [
   },
 ];
 
-describe.each(MECHANISMS)('200 turns in the REPL with a 6,000-token window: $name', (m) => {
+describe.each(MECHANISMS)(`${TURNS} turns in the REPL with a 6,000-token window: $name`, (m) => {
   it('never shows an error, answers every message, recalls early facts, sends AGENTS.md every time', async () => {
     const sb = project(m.server);
     const first = suite.emu.requests.length;
     const a = suite.start(sb);
     await prompt(a);
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < TURNS; i++) {
       const text = scriptedMessage(i);
       const answer = text.startsWith('run:') ? /Ran it\. Output:|You said: \[agentx\] Results of the tool calls/ : `You said: ${text.slice(0, 60)}`;
       await turn(a, text, answer);
@@ -75,9 +80,9 @@ describe.each(MECHANISMS)('200 turns in the REPL with a 6,000-token window: $nam
     for (const r of requests) expect(instructionsOf(r)).toContain(RULE);
     // No user message lost: each of them reached the model.
     const sent = requests.map(userText).join('\n');
-    for (let i = 0; i < 200; i++) expect(sent).toContain(scriptedMessage(i));
+    for (let i = 0; i < TURNS; i++) expect(sent).toContain(scriptedMessage(i));
     const state = readState(sb);
-    expect(state.usage.turns).toBe(204);
+    expect(state.usage.turns).toBe(TURNS + TURNS / 50);
     expect(state.compaction?.mechanism).toBe(m.mechanism);
   }, 240_000);
 });

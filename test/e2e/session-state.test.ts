@@ -4,12 +4,17 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { iterations } from '../support/iterations.ts';
 import { runCli, sandbox } from './harness.ts';
 import { type PtyRun } from './pty.ts';
 import { body, prompt, readCheckpoint, readState, turn, type StateFile, replSuite } from './repl-fixtures.ts';
 
 const suite = replSuite();
 const start = suite.start;
+
+// One-shots fired at once beside the REPL: 8 in `npm test` (each is a node process and a sandboxed
+// command on 2 cores); the full 30 under `npm run fault`, or set FAULT_SESSION_ONESHOTS.
+const ONESHOTS = iterations('SESSION_ONESHOTS', 8, 30);
 
 interface WireUsage {
   input_tokens: number;
@@ -84,7 +89,7 @@ describe('interactive session state', () => {
     expect(cp).toMatchObject({ response_id: third, source: 'turn', usage: expected });
   });
 
-  it('30 one-shots with tool calls beside a live REPL: all branch from the checkpoint, each call runs once, the interactive files stay byte-identical', async () => {
+  it(`${ONESHOTS} one-shots with tool calls beside a live REPL: all branch from the checkpoint, each call runs once, the interactive files stay byte-identical`, async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);
     await prompt(a);
@@ -97,17 +102,17 @@ describe('interactive session state', () => {
 
     const n = suite.emu.requests.length;
     // Each one-shot runs a tool call (exactly once: the ledger has each number once) and answers.
-    const runs = await Promise.all(Array.from({ length: 30 }, (_, i) => runCli(['-q', `run: echo ${i} >> ledger.txt`], { ...sb, timeoutMs: 110_000 })));
+    const runs = await Promise.all(Array.from({ length: ONESHOTS }, (_, i) => runCli(['-q', `run: echo ${i} >> ledger.txt`], { ...sb, timeoutMs: 110_000 })));
     for (const [i, r] of runs.entries()) expect({ i, code: r.code, stderr: r.stderr }).toEqual({ i, code: 0, stderr: '' });
     const sent = suite.emu.requests.slice(n).map((q) => q.body as { previous_response_id?: string; store?: boolean; input: { type: string }[] });
     const firsts = sent.filter((b) => b.input.some((i) => i.type === 'message'));
-    expect(firsts).toHaveLength(30);
+    expect(firsts).toHaveLength(ONESHOTS);
     for (const b of firsts) expect(b).toMatchObject({ previous_response_id: head, store: true });
     const ledger = readFileSync(join(sb.cwd, 'ledger.txt'), 'utf8')
       .trim()
       .split('\n')
       .sort((x, y) => Number(x) - Number(y));
-    expect(ledger).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
+    expect(ledger).toEqual(Array.from({ length: ONESHOTS }, (_, i) => String(i)));
 
     expect(readFileSync(join(sb.cwd, '.agentx_responseid')).equals(stateBefore)).toBe(true);
     expect(readFileSync(join(sb.cwd, '.agentx_checkpoint')).equals(checkpointBefore)).toBe(true);

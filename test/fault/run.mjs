@@ -3,7 +3,9 @@
 // that ran are rewritten (lib/report-doc.mjs), so a filtered run keeps the others' sections. Exits non-zero
 // when a test failed, a check recorded a failure, or a check did not report at all.
 // Knobs: FAULT_SEED (replay), FAULT_RUNS (crash-fuzz kills), FAULT_LANES, FAULT_SOAK_ROUNDS,
-// FAULT_SOAK_ONESHOTS, FAULT_PROP_RUNS; extra arguments go to vitest (e.g. a file filter).
+// FAULT_SOAK_ONESHOTS, FAULT_PROP_RUNS, and those of the fault-style tests beside the code that
+// test/fault/vitest.config.ts adds (FAULT_RESTORE_KILLS, FAULT_SNAPSHOT_ROUNDS, FAULT_COMPACTION_TURNS,
+// FAULT_SESSION_ONESHOTS…); extra arguments go to vitest (e.g. a file filter).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';

@@ -3,20 +3,10 @@
 // replayed with FAULT_SEED), and the per-check result files that run.mjs turns into RELIABILITY.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FULL } from '../../support/iterations.ts';
 
-/** `npm run fault` sets FAULT_FULL=1; `npm test` runs the short version. */
-export const FULL = process.env.FAULT_FULL === '1';
-
-/**
- * Iterations of one check: `FAULT_<NAME>` overrides (e.g. FAULT_RUNS=400 for the crash fuzz),
- * otherwise the full or the short count.
- */
-export function iterations(name: string, short: number, full: number): number {
-  const raw = process.env[`FAULT_${name}`];
-  const n = raw === undefined ? NaN : Number(raw);
-  if (Number.isInteger(n) && n >= 0) return n;
-  return FULL ? full : short;
-}
+// The size knobs live in test/support, where the fault-style tests beside the code use them too.
+export { FULL, iterations } from '../../support/iterations.ts';
 
 /** The seed of the short fault runs in `npm test` (override with FAULT_SEED). */
 export const DEFAULT_SEED = 20261203;
