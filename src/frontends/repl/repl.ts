@@ -314,7 +314,9 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
 function greet(ctx: ReplContext, existed: boolean): void {
   const t = ctx.theme;
   // What commands may do, said at once: the sandbox, its network and the approval mode (/approvals).
-  const access = `sandbox ${ctx.config.sandbox.mode}, network ${ctx.config.sandbox.network ? 'on' : 'off'}, approval ${ctx.permissions.mode}`;
+  // Under --plan, what plan mode runs with (the status line's too), not the session's configured mode.
+  const sandboxMode = ctx.planMode === true ? 'read-only (plan mode)' : ctx.config.sandbox.mode;
+  const access = `sandbox ${sandboxMode}, network ${ctx.config.sandbox.network ? 'on' : 'off'}, approval ${ctx.permissions.mode}`;
   say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · ${access} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
