@@ -1,5 +1,5 @@
 // Entry point: argv → mode. Imports only what the chosen mode needs (startup is a feature).
-import { helpText, jsonRequested, parseArgs } from './cli/args.ts';
+import { helpText, jsonNotFor, jsonRequested, parseArgs } from './cli/args.ts';
 import { AgentxError, ConfigError, EXIT_FAILED, UsageError } from './cli/errors.ts';
 import { errorLine, jsonLine } from './frontends/json.ts';
 import { guardStdio, type StdioGuard } from './frontends/stdio-guard.ts';
@@ -99,6 +99,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const interactive = cli.message.length === 0 && !cli.readStdin && process.stdin.isTTY === true;
   if (cli.command === 'resume' && !interactive) throw new UsageError('agentx resume starts the interactive session: it needs a terminal');
+  if (interactive && cli.json) throw jsonNotFor('the interactive session (agentx with no message)');
   if (!interactive) {
     const { runOneshot } = await import('./frontends/oneshot.ts');
     return runOneshot(cli, process.env);

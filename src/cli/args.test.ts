@@ -55,7 +55,7 @@ describe('parseArgs', () => {
     );
     expect(parseArgs(['--', 'mcp'])).toMatchObject({ command: 'run', message: ['mcp'] });
     // `mcp add` is real (main.ts runs it before parsing); after options it is told to come first.
-    expect(() => parseArgs(['--json', 'mcp', 'add', 'x'])).toThrow(/'mcp add' takes its own options: put it first/);
+    expect(() => parseArgs(['-q', 'mcp', 'add', 'x'])).toThrow(/'mcp add' takes its own options: put it first/);
     expect(() => parseArgs(['setup', 'the', 'repo'])).toThrow(/unknown command 'setup the'/);
     expect(() => parseArgs(['clean', 'up'])).toThrow(/unknown command 'clean up'/);
     // All of `mcp list` and more: that command, which takes no arguments; the quoted form is a message.
@@ -99,6 +99,22 @@ describe('parseArgs', () => {
     expect(jsonRequested(['--json', '--nope'])).toBe(true);
     expect(jsonRequested(['--', '--json'])).toBe(false);
     expect(jsonRequested(['hi'])).toBe(false);
+  });
+
+  it('--json with a subcommand is one usage error naming it; help, version and -- are not subcommands', () => {
+    const refusal = (command: string): UsageError =>
+      new UsageError(`--json is only accepted by one-shots (agentx --json "message"), not by \`agentx ${command}\`, which has no JSON output`);
+    expect(() => parseArgs(['--json', 'clean'])).toThrow(refusal('clean'));
+    expect(() => parseArgs(['clean', '--json'])).toThrow(refusal('clean'));
+    expect(() => parseArgs(['--json', 'mcp', 'list'])).toThrow(refusal('mcp list'));
+    expect(() => parseArgs(['--json', 'resume', '--last'])).toThrow(refusal('resume'));
+    expect(() => parseArgs(['--json', 'setup', '--api-key', 'sk-x'])).toThrow(refusal('setup'));
+    // The refusal at once, not "put it first" and then the refusal.
+    expect(() => parseArgs(['--json', 'mcp', 'get', 'x'])).toThrow(refusal('mcp get'));
+    expect(parseArgs(['--json', 'help']).command).toBe('help');
+    expect(parseArgs(['--json', '--version']).command).toBe('version');
+    expect(parseArgs(['--json', '--', 'clean'])).toMatchObject({ command: 'run', json: true, message: ['clean'] });
+    expect(parseArgs(['--json', 'clean up the repo'])).toMatchObject({ command: 'run', json: true });
   });
 
   it('keeps words after -- verbatim, even if they look like flags', () => {

@@ -112,7 +112,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     long: 'json',
-    help: 'JSONL events on stdout (errors too)',
+    help: 'JSONL events on stdout (errors too); one-shots only',
     apply: (o) => {
       o.json = true;
     },
@@ -382,6 +382,20 @@ function commandOf(words: readonly string[], bare: number): CliOptions['command'
   return 'run';
 }
 
+/**
+ * `--json` is the one-shot's event stream (docs/usage.md "JSON output"); the subcommands print
+ * text for a person (or start the REPL), so with one of them it is refused in one line rather
+ * than ignored by some and half-honoured by others. Its own error is a JSON line too.
+ */
+export function jsonNotFor(what: string): UsageError {
+  return new UsageError(`--json is only accepted by one-shots (agentx --json "message"), not by ${what}, which has no JSON output`);
+}
+
+/** jsonNotFor a subcommand, by its words (`mcp list`). */
+export function jsonNotForCommand(command: string): UsageError {
+  return jsonNotFor(`\`agentx ${command}\``);
+}
+
 /** --json was asked for (read before parsing, so a usage error can be a JSON line too). */
 export function jsonRequested(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
@@ -434,7 +448,15 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     words.push(arg);
   }
   if (o.command === 'help' || o.command === 'version') return o;
-  o.command = commandOf(words, bare === -1 ? words.length : bare);
+  const bareWords = bare === -1 ? words.length : bare;
+  // `agentx --json mcp get x`: the refusal itself, not "put it first" and then the refusal.
+  if (o.json && words[0] === 'mcp' && (MCP_EDIT_COMMANDS as readonly string[]).includes(words[1] ?? '') && bareWords === words.length) {
+    throw jsonNotForCommand(`mcp ${words[1] ?? ''}`);
+  }
+  o.command = commandOf(words, bareWords);
+  // help and version (the loose words) print their text whatever else is asked, as --help does.
+  const named = COMMANDS.find((c) => c.command === o.command && c.loose !== true);
+  if (o.json && named !== undefined) throw jsonNotForCommand(named.words.join(' '));
   if (o.apiKey !== undefined && o.command !== 'setup') throw new UsageError('--api-key is only accepted by `agentx setup`');
   if (o.resumeLast === true && o.command !== 'resume') throw new UsageError('--last is only accepted by `agentx resume`');
   if (o.command !== 'run') return o;

@@ -13,6 +13,7 @@ import { addServer, entryProblems, getServer, McpEditError, removeServer, withHi
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CALL_TOTAL_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS, MAX_TIMEOUT_MS, TIMEOUT_KEYS } from '../tools/mcp/spec.ts';
 import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { sanitizeLine } from '../ui/sanitize.ts';
+import { jsonNotForCommand } from './args.ts';
 import { AgentxError, EXIT_FAILED, UsageError } from './errors.ts';
 
 type Entry = Record<string, unknown>;
@@ -168,6 +169,8 @@ function parseAdd(rest: readonly string[]): McpCommand {
 export function parseMcpCommand(args: readonly string[]): McpCommand {
   if (wantsMcpHelp(args)) return { action: 'help' };
   const [action = '', ...rest] = args;
+  const end = args.indexOf('--');
+  if ((end === -1 ? args : args.slice(0, end)).includes('--json')) throw jsonNotForCommand(`mcp ${action}`);
   if (action === 'add') return parseAdd(rest);
   if (action === 'remove' || action === 'get' || action === 'login' || action === 'logout') {
     const name = checkName(rest[0], action);

@@ -2,13 +2,14 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkOnOff, checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
-import { ConfigError } from '../cli/errors.ts';
+import { AgentxError, ConfigError, EXIT_USAGE } from '../cli/errors.ts';
 import { ContextSettingError, contextWindowFor, parseAutoCompact, type AutoCompactSetting } from '../engine/context.ts';
 import { parseStoreSetting, type StoreSetting } from '../engine/conversation.ts';
 import { configPath } from '../paths.ts';
 import { APPROVAL_MODES, type ApprovalMode } from '../tools/permissions/escalation.ts';
 import { DEFAULT_SANDBOX_SETTING, parseNetworkValue, parseSandboxValue, SANDBOX_VALUES_TEXT, type SandboxSetting } from '../sandbox/policy.ts';
-import { parseDotenv } from './dotenv.ts';
+import { parseDotenvLines, type DotenvLines } from './dotenv.ts';
+import { LIMIT_VARIABLES } from './limits.ts';
 import { checkConnectionSettings } from './connection-checks.ts';
 import { firstSet } from './setting-checks.ts';
 import { resolveSnapshotSettings, type SnapshotSettings } from './snapshots.ts';
@@ -60,6 +61,11 @@ export interface Config {
 export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 
 export function readConfigFile(path: string): Record<string, string> {
+  return readConfigFileLines(path).values;
+}
+
+/** The config file's values, and where each line that is not `KEY=value` is (a missing file: nothing). */
+export function readConfigFileLines(path: string): DotenvLines {
   let text: string;
   let fd: number | undefined;
   try {
@@ -70,12 +76,67 @@ export function readConfigFile(path: string): Record<string, string> {
     text = readFileSync(fd, 'utf8');
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    if (errorCode(err) === 'ENOENT') return {};
+    if (errorCode(err) === 'ENOENT') return { values: {}, lineOf: {}, skipped: [] };
     throw new ConfigError(`cannot read config file ${path}: ${errorMessage(err)}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  return parseDotenv(text);
+  return parseDotenvLines(text);
+}
+
+/**
+ * Variables agentx reads from the environment only (docs/configuration.md: limits, the proxies,
+ * the bwrap binary, the config file's own path). Written in the config file they would do nothing
+ * at all, so that is said rather than left to look like a setting in force.
+ */
+const ENVIRONMENT_ONLY = new Set([
+  ...Object.values(LIMIT_VARIABLES),
+  'AGENTX_RETRY_BASE_MS',
+  'AGENTX_BWRAP',
+  'AGENTX_CONFIG',
+  'OPENAI_BASE_URL',
+  'NODE_EXTRA_CA_CERTS',
+  ...['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'].flatMap((n) => [n, n.toLowerCase()]),
+]);
+
+/** A file that is not a config file at all (a binary pasted over it) is a few lines, not thousands. */
+const MAX_LINE_WARNINGS = 3;
+
+/**
+ * One warning per line of the config file that does nothing: a line that is not `KEY=value` (a
+ * typo such as `AGENTX_MODEL gpt-5`), and a variable that is read from the environment only. A
+ * line is named by its number and, when it reads like a setting's name, its first word; never by
+ * anything else in it (it may be a pasted key).
+ */
+export function configFileWarnings(file: string, read: DotenvLines): string[] {
+  const skipped = read.skipped
+    .slice(0, MAX_LINE_WARNINGS)
+    .map(({ line, name }) =>
+      name === undefined
+        ? `${file} line ${line} is not KEY=value, so it is ignored (its text is not shown: it may hold a key)`
+        : `${file} line ${line}: no "=" after ${name}, so the line is ignored (write ${name}=value)`,
+    );
+  const more = read.skipped.length - MAX_LINE_WARNINGS;
+  if (more > 0) skipped.push(`${file}: ${more} more line${more === 1 ? '' : 's'} that ${more === 1 ? 'is' : 'are'} not KEY=value, ignored`);
+  const envOnly = Object.keys(read.values)
+    .filter((key) => ENVIRONMENT_ONLY.has(key))
+    .map((key) => `${key} in ${file} (line ${read.lineOf[key] ?? '?'}) is ignored: it is read from the environment only (docs/configuration.md)`);
+  return [...skipped, ...envOnly];
+}
+
+/**
+ * A configuration error about a value that came from the config file names the file
+ * ("AGENTX_STORE in /home/me/.agentx: …"): each setting's check names only the variable, which
+ * would send the person looking in their environment for it. The value is the file's when the
+ * environment does not set it (pick's rule); a flag never reaches here with a bad value (its
+ * parser refuses it first).
+ */
+function tracedToFile(err: unknown, env: NodeJS.ProcessEnv, fileValues: Record<string, string>, file: string): unknown {
+  if (!(err instanceof AgentxError) || err.exitCode !== EXIT_USAGE) return err;
+  const key = /^([A-Z][A-Z0-9_]*)(?=[: ])/.exec(err.message)?.[1];
+  if (key === undefined || err.message.startsWith(`${key} in `)) return err;
+  const fromFile = pick(env[key]) === undefined && pick(fileValues[key]) !== undefined;
+  return fromFile ? new ConfigError(`${key} in ${file}${err.message.slice(key.length)}`) : err;
 }
 
 function pick(...values: (string | undefined)[]): string | undefined {
@@ -127,12 +188,23 @@ function resolveApproval(flag: ApprovalMode | undefined, env: NodeJS.ProcessEnv,
   return raw as ApprovalMode;
 }
 
-export function resolveConfig(
-  flags: Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'> & { approval?: ApprovalMode },
-  env: NodeJS.ProcessEnv,
-): Config {
+/** The flags that take part in the configuration (the rest are the front-ends'). */
+export type ConfigFlags = Pick<CliOptions, 'model' | 'baseUrl' | 'shellTool' | 'patchTool' | 'sandbox' | 'webSearch' | 'imageGeneration'> & {
+  approval?: ApprovalMode;
+};
+
+export function resolveConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv): Config {
   const file = configPath(env);
-  const fileValues = readConfigFile(file);
+  const read = readConfigFileLines(file);
+  try {
+    const config = resolveFrom(flags, env, file, read.values);
+    return { ...config, warnings: [...configFileWarnings(file, read), ...(config.warnings ?? [])] };
+  } catch (err) {
+    throw tracedToFile(err, env, read.values, file);
+  }
+}
+
+function resolveFrom(flags: ConfigFlags, env: NodeJS.ProcessEnv, file: string, fileValues: Record<string, string>): Config {
   const inFile = (key: string): string => `${key} in ${file}`;
   const apiKeySetting = firstSet(
     ['AGENTX_API_KEY', env.AGENTX_API_KEY],

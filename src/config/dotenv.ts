@@ -1,11 +1,46 @@
 // Minimal dotenv reader/writer for ~/.agentx (KEY=value lines, # comments, optional quotes).
+
+/** A line that is neither blank, a comment nor `KEY=value`: ignored, and said (config.ts). */
+export interface SkippedLine {
+  /** 1-based. */
+  line: number;
+  /**
+   * The line's first word when it reads like a setting's name (`AGENTX_MODEL gpt-5`), else
+   * undefined: the line may be a pasted key, and no part of it but such a name is ever shown.
+   */
+  name?: string;
+}
+
+export interface DotenvLines {
+  values: Record<string, string>;
+  /** Where each key was set (its last line, the one that counts). */
+  lineOf: Record<string, number>;
+  skipped: SkippedLine[];
+}
+
+/** Upper-case words joined by underscores (`AGENTX_MODEL`): a name, not a key (keys have no such shape). */
+const SETTING_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
+
+function nameIn(line: string): string | undefined {
+  const first = /^(?:export\s+)?([^\s=:]+)/.exec(line)?.[1];
+  return first !== undefined && first.length <= 64 && SETTING_NAME.test(first) ? first : undefined;
+}
+
 export function parseDotenv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
+  return parseDotenvLines(text).values;
+}
+
+/** The values, and the lines that are not `KEY=value` (agentx says which, by number). */
+export function parseDotenvLines(text: string): DotenvLines {
+  const out: DotenvLines = { values: {}, lineOf: {}, skipped: [] };
+  text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
+    if (line === '' || line.startsWith('#')) return;
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!m) continue;
+    if (!m) {
+      out.skipped.push({ line: index + 1, name: nameIn(line) });
+      return;
+    }
     let value = m[2] ?? '';
     const q = value[0];
     if ((q === '"' || q === "'") && value.endsWith(q) && value.length >= 2) {
@@ -13,8 +48,10 @@ export function parseDotenv(text: string): Record<string, string> {
     } else {
       value = value.replace(/\s+#.*$/, '');
     }
-    out[m[1] ?? ''] = value;
-  }
+    const key = m[1] ?? '';
+    out.values[key] = value;
+    out.lineOf[key] = index + 1;
+  });
   return out;
 }
 

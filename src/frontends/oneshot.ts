@@ -140,7 +140,7 @@ export async function runOneshot(cli: CliOptions, env: NodeJS.ProcessEnv): Promi
     showShellCalls: cli.showShellCalls,
     streamText: process.stdout.isTTY === true,
     maxCommandLines: 12,
-    ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr),
+    ...terminalRenderOptions(process.stdout.isTTY ? process.stdout : process.stderr, env, process.stderr),
     hyperlinks: supportsHyperlinks(process.stdout, env),
   });
   const retries = retryTally();

@@ -229,7 +229,7 @@ function sessionSkills(home: string, projectDir: string, notice: ((line: string)
  * bwrap is missing: then they fail, and nothing changes) and apply_patch is not offered.
  */
 export function planModeConfig<C extends Config>(config: C): C {
-  const sandbox = { ...config.sandbox, mode: 'read-only' as const, offIfUnavailable: false };
+  const sandbox = { ...config.sandbox, mode: 'read-only' as const, offIfUnavailable: false, planMode: true };
   return { ...config, sandbox, patchTool: 'off' };
 }
 

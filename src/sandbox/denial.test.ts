@@ -104,3 +104,18 @@ describe('sandboxDenialNote', () => {
     );
   });
 });
+
+describe('sandboxDenialNote in plan mode', () => {
+  it('offers nothing that writes: no danger-full-access, no writable list; the network setting keeps commands read-only', () => {
+    const readOnly = { ...policy, mode: 'read-only' as const, writableRoots: [] };
+    const write = sandboxDenialNote({ kind: 'write', evidence: 'x' }, readOnly, true);
+    expect(write).toContain('refused by the sandbox (plan mode: read-only, network off): writing files is not allowed');
+    expect(write).toContain('Plan mode changes nothing');
+    expect(write).not.toMatch(/danger-full-access|Writable:|restarting/);
+    expect(sandboxDenialNote({ kind: 'read', evidence: 'x' }, readOnly, true)).not.toMatch(/danger-full-access|restarting/);
+    const network = sandboxDenialNote({ kind: 'network', evidence: 'x' }, readOnly, true);
+    expect(network).toContain('AGENTX_SANDBOX_NETWORK=on (network; commands stay read-only)');
+    expect(network).not.toContain('danger-full-access');
+    expect(sandboxDenialNote({ kind: 'unix-socket', evidence: 'x' }, readOnly, true)).not.toContain('danger-full-access');
+  });
+});

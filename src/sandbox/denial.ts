@@ -105,11 +105,30 @@ const ALLOW = {
   'unix-socket': 'AGENTX_SANDBOX_UNIX_SOCKETS=on (Unix sockets) or --sandbox danger-full-access (no sandbox)',
 };
 
+/** What plan mode still lets the person allow: its sandbox stays read-only either way. */
+const ALLOW_IN_PLAN_MODE = {
+  network: 'AGENTX_SANDBOX_NETWORK=on (network; commands stay read-only)',
+  'unix-socket': 'AGENTX_SANDBOX_UNIX_SOCKETS=on (Unix sockets; commands stay read-only)',
+};
+
 /**
  * The text appended to a refused command's output, for the model: what was refused and that only
- * the person can allow it (so the model asks instead of hunting for a way around).
+ * the person can allow it (so the model asks instead of hunting for a way around). In plan mode
+ * (`planMode`) nothing that writes is offered: plan mode changes nothing until the plan is approved.
  */
-export function sandboxDenialNote(denial: SandboxDenial, policy: SandboxPolicy): string {
+export function sandboxDenialNote(denial: SandboxDenial, policy: SandboxPolicy, planMode = false): string {
+  if (planMode) {
+    const what = denial.kind === 'write' ? 'writing files' : WHAT[denial.kind];
+    const allow =
+      denial.kind === 'network' || denial.kind === 'unix-socket'
+        ? ` Only the user can allow it, by restarting agentx with ${ALLOW_IN_PLAN_MODE[denial.kind]}.`
+        : '';
+    return [
+      `[agentx] This command was probably refused by the sandbox (plan mode: read-only, network ${policy.network ? 'on' : 'off'}): ${what} is not allowed.`,
+      `Plan mode changes nothing: every command runs read-only until the user approves the plan.${allow}`,
+      'Do not try to get around the sandbox; plan with what you can read, and make what needs more a step of the plan.',
+    ].join('\n');
+  }
   const allow = denial.kind === 'network' || denial.kind === 'unix-socket' ? ALLOW[denial.kind] : '--sandbox danger-full-access (no sandbox)';
   const writable = policy.writableRoots.length > 0 ? policy.writableRoots.join(', ') : 'nothing (read-only mode)';
   return [

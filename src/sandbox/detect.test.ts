@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { detectSandbox, findBwrap } from './detect.ts';
+import { detectSandbox, findBwrap, unavailableMessage } from './detect.ts';
 import { bwrapPath, makeLayout, type Layout } from '../../test/support/sandbox.ts';
 
 let box: Layout;
@@ -79,6 +79,18 @@ describe('detectSandbox', () => {
       ok: false,
       message:
         'model commands cannot be sandboxed: the sandbox is Linux-only for now (this is darwin). To go on, run with --sandbox danger-full-access, or AGENTX_SANDBOX=off-if-unavailable, to run model commands unsandboxed.',
+      problem: 'the sandbox is Linux-only for now (this is darwin)',
     });
+  });
+});
+
+describe('unavailableMessage', () => {
+  it('offers running unsandboxed, except in plan mode, which has only its read-only sandbox', () => {
+    expect(unavailableMessage('bwrap is missing', 'apt install bubblewrap')).toMatch(/Fix: apt install bubblewrap \(or run with --sandbox danger-full-access/);
+    const plan = unavailableMessage('bwrap is missing', 'apt install bubblewrap', true);
+    expect(plan).toBe(
+      'model commands cannot be sandboxed: bwrap is missing. Plan mode runs commands only in the read-only sandbox, so none can run until it works (fix: apt install bubblewrap).',
+    );
+    expect(unavailableMessage('Linux-only', undefined, true)).not.toMatch(/danger-full-access|off-if-unavailable/);
   });
 });

@@ -7,7 +7,8 @@ import { isInside, type SandboxPolicy } from './policy.ts';
 import { nodeChildProcess } from '../lib/builtins.ts';
 import { isExecutableFile } from '../lib/fsutil.ts';
 
-export type SandboxAvailability = { ok: true; bwrapPath: string } | { ok: false; message: string };
+/** A failure carries its parts too, so plan mode can say it without the ways to run unsandboxed. */
+export type SandboxAvailability = { ok: true; bwrapPath: string } | { ok: false; message: string; problem: string; fix?: string };
 
 export interface DetectInput {
   platform: NodeJS.Platform;
@@ -24,11 +25,22 @@ export interface DetectInput {
 const PROBE_TIMEOUT_MS = 10_000;
 const HOW_TO_SKIP = 'run with --sandbox danger-full-access, or AGENTX_SANDBOX=off-if-unavailable, to run model commands unsandboxed';
 
-/** One line: the problem, the fix when there is one, and how to choose running unsandboxed. */
-export function unavailableMessage(problem: string, fix?: string): string {
+/**
+ * One line: the problem, the fix when there is one, and how to choose running unsandboxed. In
+ * plan mode there is no such choice (its commands run in the read-only sandbox or not at all), so
+ * none is offered.
+ */
+export function unavailableMessage(problem: string, fix?: string, planMode = false): string {
+  if (planMode) {
+    return `model commands cannot be sandboxed: ${problem}. Plan mode runs commands only in the read-only sandbox, so none can run${fix === undefined ? '' : ` until it works (fix: ${fix})`}.`;
+  }
   return fix === undefined
     ? `model commands cannot be sandboxed: ${problem}. To go on, ${HOW_TO_SKIP}.`
     : `model commands cannot be sandboxed: ${problem}. Fix: ${fix} (or ${HOW_TO_SKIP}).`;
+}
+
+function unavailable(problem: string, fix?: string): SandboxAvailability {
+  return { ok: false, message: unavailableMessage(problem, fix), problem, ...(fix === undefined ? {} : { fix }) };
 }
 
 /**
@@ -75,21 +87,18 @@ export function probeBwrap(bwrapPath: string, policy: SandboxPolicy): Promise<st
 
 async function detect(input: DetectInput): Promise<SandboxAvailability> {
   if (input.platform !== 'linux') {
-    return { ok: false, message: unavailableMessage(`the sandbox is Linux-only for now (this is ${input.platform})`) };
+    return unavailable(`the sandbox is Linux-only for now (this is ${input.platform})`);
   }
   const found = findBwrap(input.env, input.untrustedDirs);
   if (found.path === undefined) {
-    return { ok: false, message: unavailableMessage(found.problem ?? 'bwrap not found', 'apt install bubblewrap') };
+    return unavailable(found.problem ?? 'bwrap not found', 'apt install bubblewrap');
   }
   const complaint = await probeBwrap(found.path, probePolicy(input));
   if (complaint !== undefined) {
-    return {
-      ok: false,
-      message: unavailableMessage(
-        `bwrap cannot create a sandbox here (${complaint})`,
-        'allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap), or run agentx outside this container',
-      ),
-    };
+    return unavailable(
+      `bwrap cannot create a sandbox here (${complaint})`,
+      'allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap), or run agentx outside this container',
+    );
   }
   return { ok: true, bwrapPath: found.path };
 }

@@ -18,6 +18,12 @@ export interface SandboxSetting {
   unixSockets?: boolean;
   /** false: each command gets a private network namespace instead of the session's shared one (netns.ts). Absent: shared. */
   sharedNetwork?: boolean;
+  /**
+   * Plan mode's read-only sandbox (frontends/runtime.ts planModeConfig). What is said about a
+   * refusal or a missing sandbox then never offers more rights (no --sandbox danger-full-access):
+   * plan mode changes nothing, whatever the session was started with.
+   */
+  planMode?: boolean;
 }
 
 export const DEFAULT_SANDBOX_SETTING: SandboxSetting = { mode: DEFAULT_SANDBOX_MODE, offIfUnavailable: false, network: false, unixSockets: false };

@@ -16,7 +16,7 @@ import { basename, dirname, join } from 'node:path';
 import { homeDir } from '../paths.ts';
 import { bwrapCommand } from '../sandbox/bwrap.ts';
 import { sessionNetns } from '../sandbox/netns.ts';
-import { detectSandbox, type SandboxAvailability } from '../sandbox/detect.ts';
+import { detectSandbox, unavailableMessage, type SandboxAvailability } from '../sandbox/detect.ts';
 import { looksLikeSandboxDenial, sandboxDenialNote, type SandboxDenial } from '../sandbox/denial.ts';
 import { commandEnvironment, redactSecrets, sandboxedEnvironment } from '../sandbox/env.ts';
 import { noFilterMessage, unixSocketFilter } from '../sandbox/seccomp.ts';
@@ -169,14 +169,18 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
 
   const runUnsandboxed = (opts: ShellRunOptions): Promise<ShellRunResult> => runShellCommand({ ...opts, env: envFor(opts), sandbox: undefined });
 
-  const availability = (): Promise<SandboxAvailability> =>
-    detectSandbox({
+  // Plan mode offers no way out of its read-only sandbox (policy.ts SandboxSetting.planMode).
+  const planMode = setup.setting.planMode === true;
+  const availability = async (): Promise<SandboxAvailability> => {
+    const found = await detectSandbox({
       platform: setup.platform,
       env: setup.env,
       network: setup.setting.network,
       tempDir,
       untrustedDirs: [setup.sessionDir, tempDir],
     });
+    return !found.ok && planMode ? { ...found, message: unavailableMessage(found.problem, found.fix, true) } : found;
+  };
 
   // "Once with the network only": the same sandbox with the network on, for this command.
   const policyNow = (withNetwork = false): SandboxPolicy | undefined =>
@@ -205,7 +209,7 @@ export function createCommandRunner(setup: CommandRunnerSetup): CommandRunner {
   const afterDenial = (opts: ShellRunOptions, result: ShellRunResult, policy: SandboxPolicy): SandboxedRunResult => {
     const denial = looksLikeSandboxDenial(result, policy);
     if (!denial) return result;
-    return { ...withNote(result, sandboxDenialNote(denial, policy), opts), sandboxDenial: denial };
+    return { ...withNote(result, sandboxDenialNote(denial, policy, planMode), opts), sandboxDenial: denial };
   };
 
   const redacted = <R extends ShellRunResult>(r: R): R => ({

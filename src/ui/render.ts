@@ -40,8 +40,10 @@ export interface RenderOptions {
   maxCommandLines: number;
   /** After "… N more lines": how to see them (the REPL's Ctrl-O); nothing when absent. */
   elidedHint?: string;
-  /** Terminal width: command output is folded to it, Markdown wrapped. Default 80. */
+  /** Terminal width of the answer's stream: Markdown is wrapped to it. Default 80. */
   columns?: () => number;
+  /** Width of the progress stream (command output is folded to it, the plan measured); default `columns`. */
+  errColumns?: () => number;
   /** Renders the answer as Markdown (a terminal with colours, no --raw); plain text without. */
   markdown?: MarkdownFactory;
   /** Sources under a cited answer as terminal hyperlinks (ui/hyperlink.ts decides where they work). */
@@ -92,6 +94,10 @@ export class Renderer {
 
   private columns(): number {
     return this.opts.columns?.() ?? 80;
+  }
+
+  private errColumns(): number {
+    return this.opts.errColumns?.() ?? this.columns();
   }
 
   /** Answer text as it streams: sanitised (on a terminal), then Markdown (when enabled). */
@@ -193,7 +199,7 @@ export class Renderer {
           write: (s) => this.err.write(s),
           style: (s) => t.dim(s),
           keepColors: isColorTheme(t),
-          width: Math.max(20, this.columns() - 3),
+          width: Math.max(20, this.errColumns() - 3),
           maxRows: this.opts.maxCommandLines,
         });
         if (this.opts.showShellCalls) this.note(formatCommand(ev.command, t));
@@ -372,7 +378,7 @@ export class Renderer {
 
   /** Rows these plain (uncoloured) lines take on screen at the current width. */
   private rowsOf(lines: readonly string[]): number {
-    const columns = Math.max(1, this.columns());
+    const columns = Math.max(1, this.errColumns());
     return lines.reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / columns)), 0);
   }
 

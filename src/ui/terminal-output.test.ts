@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { markdownWanted, prepareTerminalOutput, prepareTerminalOutputLater, terminalOutputPrepared, terminalRenderOptions } from './terminal-output.ts';
+import {
+  markdownWanted,
+  prepareTerminalOutput,
+  prepareTerminalOutputLater,
+  terminalColumns,
+  terminalOutputPrepared,
+  terminalRenderOptions,
+} from './terminal-output.ts';
 
 const TTY = { isTTY: true, columns: 100 };
 
@@ -37,5 +44,24 @@ describe('prepareTerminalOutputLater (the REPL: prompt first, renderer after)', 
     prepareTerminalOutputLater({ color: true }, { isTTY: false }, {});
     await terminalOutputPrepared();
     expect(terminalRenderOptions(TTY).markdown).toBeUndefined();
+  });
+});
+
+describe('terminalColumns', () => {
+  it("a terminal's own width; else COLUMNS when it is a positive whole number; else 80", () => {
+    expect(terminalColumns(TTY, { COLUMNS: '50' })).toBe(100);
+    expect(terminalColumns({ isTTY: false }, {})).toBe(80);
+    expect(terminalColumns({ isTTY: false }, { COLUMNS: '132' })).toBe(132);
+    for (const bad of ['0', '-5', '12.5', 'wide', '']) expect(terminalColumns({}, { COLUMNS: bad })).toBe(80);
+    // A terminal that reports no size (0 columns) is no width at all, not a width of 0.
+    expect(terminalColumns({ isTTY: true, columns: 0 }, {})).toBe(80);
+    expect(terminalColumns({ isTTY: true, columns: 0 }, { COLUMNS: '90' })).toBe(90);
+  });
+
+  it('the answer and the progress stream are measured each on its own', () => {
+    const opts = terminalRenderOptions(TTY, { COLUMNS: '70' }, { isTTY: false });
+    expect(opts.columns()).toBe(100);
+    expect(opts.errColumns()).toBe(70);
+    expect(terminalRenderOptions(TTY).errColumns()).toBe(100);
   });
 });

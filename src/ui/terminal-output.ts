@@ -19,6 +19,7 @@ export interface OutputChoice {
 /** What the renderer needs from the terminal (spread into RenderOptions). */
 export interface TerminalRenderOptions {
   columns: () => number;
+  errColumns: () => number;
   markdown?: MarkdownFactory;
 }
 
@@ -73,6 +74,29 @@ export function terminalOutputPrepared(): Promise<void> {
   return (loading ??= load ? load() : Promise.resolve());
 }
 
-export function terminalRenderOptions(stream: { columns?: number }): TerminalRenderOptions {
-  return { columns: () => stream.columns ?? 80, markdown: prepared };
+/** The width when no terminal says one: the usual terminal's. */
+export const DEFAULT_COLUMNS = 80;
+
+/**
+ * The width to fold and wrap what goes to `stream` at: a terminal's own, else `COLUMNS` (a
+ * positive whole number), else 80. A pipe or file has no width, and some terminals report 0
+ * columns (a serial console, a pty nobody sized): before, the first meant 80 whatever COLUMNS
+ * said and the second folded command output at the renderer's 20-column floor.
+ */
+export function terminalColumns(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): number {
+  if (stream.isTTY === true && stream.columns !== undefined && stream.columns > 0) return stream.columns;
+  const fromEnv = Number(env.COLUMNS);
+  return Number.isSafeInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_COLUMNS;
+}
+
+/**
+ * The renderer's terminal options for an answer written to `stream`. `err` is where command
+ * output and the plan go, when that is another stream (a one-shot's stderr): folded to its own width.
+ */
+export function terminalRenderOptions(
+  stream: { isTTY?: boolean; columns?: number },
+  env: NodeJS.ProcessEnv = {},
+  err: { isTTY?: boolean; columns?: number } = stream,
+): TerminalRenderOptions {
+  return { columns: () => terminalColumns(stream, env), errColumns: () => terminalColumns(err, env), markdown: prepared };
 }

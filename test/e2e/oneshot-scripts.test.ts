@@ -317,6 +317,12 @@ describe('--json: every error is a JSON error line', () => {
     ['a missing directory', ['--json', '-C', '/nonexistent-agentx', 'hi'], {}, 'usage', /not a directory/],
     ['no API key', ['--json', 'hi'], { AGENTX_API_KEY: '' }, 'config', /No API key/],
     ['a bad setting', ['--json', 'hi'], { AGENTX_SANDBOX: 'nope' }, 'config', /AGENTX_SANDBOX/],
+    // The subcommands print text for a person: --json with one is refused, whichever it is.
+    ['--json clean', ['--json', 'clean'], {}, 'usage', /^--json is only accepted by one-shots .*not by `agentx clean`/],
+    ['--json mcp list', ['--json', 'mcp', 'list'], {}, 'usage', /not by `agentx mcp list`/],
+    ['--json resume', ['--json', 'resume'], {}, 'usage', /not by `agentx resume`/],
+    ['--json setup', ['--json', 'setup'], {}, 'usage', /not by `agentx setup`/],
+    ['mcp get NAME --json', ['mcp', 'get', 'x', '--json'], {}, 'usage', /not by `agentx mcp get`/],
   ];
   for (const [what, args, env, kind, message] of cases) {
     it(`${what}: one JSON line on stdout, the same one line on stderr, exit 2`, async () => {

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../emulator/server.ts';
-import { runCli, sandbox, type Sandbox } from './harness.ts';
+import { CLI, runCli, sandbox, type Sandbox } from './harness.ts';
+import { spawnInPty } from './pty.ts';
 
 let emu: Emulator;
 let box: Sandbox;
@@ -153,6 +154,53 @@ describe('one-shot', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('Ran it.');
+  });
+});
+
+describe('command output width on stderr', () => {
+  // A 150-character line of words, then 100 emoji (surrogate pairs in JavaScript, 2 cells each).
+  const COMMAND = `run: printf 'word %.0s' $(seq 30); echo; printf '\\360\\237\\230\\200%.0s' $(seq 100); echo`;
+  /** The folded rows of the command's output: indented by two spaces, between the command line and its status. */
+  function outputRows(stderr: string): string[] {
+    const lines = stderr.split('\n');
+    const start = lines.findIndex((l) => l.startsWith('$ printf'));
+    const end = lines.findIndex((l, i) => i > start && /^ {2}✓ exit 0/.test(l));
+    return lines.slice(start + 1, end);
+  }
+  /** Terminal cells: an emoji takes two. */
+  const cells = (row: string): number => [...row].reduce((n, ch) => n + ((ch.codePointAt(0) ?? 0) > 0xffff ? 2 : 1), 0);
+
+  it('a pipe folds at COLUMNS when set, else 80, on character boundaries', async () => {
+    for (const [columns, widest] of [
+      [undefined, 79],
+      ['60', 59],
+      ['0', 79],
+      ['wide', 79],
+    ] as const) {
+      const r = await runCli(['--no-color', COMMAND], { ...box, env: { ...box.env, COLUMNS: columns } });
+      expect(r.code).toBe(0);
+      const rows = outputRows(r.stderr);
+      expect(rows.length).toBeGreaterThan(3);
+      expect(Math.max(...rows.map(cells))).toBe(widest);
+      // Whole characters only: no replacement character, every emoji intact.
+      expect(rows.join('')).not.toContain('\ufffd');
+      expect(rows.join('').match(/\u{1F600}/gu)).toHaveLength(100);
+    }
+  });
+
+  it('a terminal that reports 0 columns folds at 80, not at a 20-column floor', async () => {
+    // stdout to /dev/null: the width comes from stderr, the pty, which `stty cols 0` leaves unsized.
+    const a = spawnInPty('/bin/sh', ['-c', `stty cols 0 rows 0; exec "$0" "$@" > /dev/null`, process.execPath, CLI, '--no-color', COMMAND], box);
+    expect((await a.exited).exitCode).toBe(0);
+    const rows = outputRows(a.screen());
+    expect(Math.max(...rows.map(cells))).toBe(79);
+  });
+
+  it('stderr to a file with stdout on a terminal folds at 80, not at the terminal width', async () => {
+    const log = join(box.cwd, 'stderr.log');
+    const a = spawnInPty('/bin/sh', ['-c', `exec "$0" "$@" 2> ${log}`, process.execPath, CLI, '--no-color', COMMAND], box);
+    expect((await a.exited).exitCode).toBe(0);
+    expect(Math.max(...outputRows(readFileSync(log, 'utf8')).map(cells))).toBe(79);
   });
 });
 

@@ -116,6 +116,37 @@ describe('plan mode', () => {
     expect(snapshot(box.cwd)).toEqual(before);
   });
 
+  it('--plan never suggests more rights: a refused write, a missing sandbox and the REPL greeting speak of plan mode', async () => {
+    const box = sandbox(suite.emu.baseUrl);
+    suite.emu.enqueue({ kind: 'shell', commands: ['touch new.txt'] }, { kind: 'text', text: 'Planned.' });
+    const from = suite.emu.requests.length;
+    const refused = await runCli(['--plan', '--sandbox', 'danger-full-access', 'plan it'], box);
+    expect(refused.code).toBe(0);
+    const note = JSON.stringify(toolOutputs(suite.emu.requests[from + 1]));
+    // stderr folds the tool output to 80 columns: unfolded, it says what the model was told.
+    const unfold = (text: string): string => text.replace(/\n {2}/g, '');
+    for (const said of [unfold(refused.stderr), note]) {
+      expect(said).toMatch(/refused by the sandbox \(plan mode: read-only, network off\): writing files is not allowed/);
+      expect(said).toMatch(/Plan mode changes nothing/);
+      expect(said).not.toMatch(/danger-full-access|Writable:/);
+    }
+
+    suite.emu.enqueue({ kind: 'shell', commands: ['ls'] }, { kind: 'text', text: 'Planned.' });
+    const missing = await runCli(['--plan', 'plan it'], { ...box, env: { ...box.env, AGENTX_BWRAP: '/nonexistent/bwrap' } });
+    expect(missing.code).toBe(0);
+    expect(unfold(missing.stderr)).toMatch(
+      /model commands cannot be sandboxed: .*Plan mode runs commands only in the read-only sandbox, so none can run until it works \(fix: apt install bubblewrap\)/,
+    );
+    expect(unfold(missing.stderr)).not.toMatch(/danger-full-access|off-if-unavailable/);
+
+    const a = suite.start(box, ['--plan', '--sandbox', 'danger-full-access']);
+    await a.waitFor('sandbox read-only (plan mode), network off');
+    await prompt(a);
+    expect(a.screen()).not.toContain('danger-full-access');
+    a.write(KEY.ctrlD);
+    await a.exited;
+  });
+
   it('/plan under --sandbox danger-full-access: commands run read-only, a session started before plan mode cannot be typed into, /plan approve typed carries the plan out', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     writeFileSync(join(sb.cwd, 'keep.txt'), 'original\n');

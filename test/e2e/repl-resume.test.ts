@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sessionArchiveDir } from '../../src/paths.ts';
-import { sandbox, type Sandbox } from './harness.ts';
+import { sandbox, storedResponse, type Sandbox } from './harness.ts';
 import { KEY, type PtyRun } from './pty.ts';
 import { body, prompt, readState, turn, replSuite } from './repl-fixtures.ts';
 
@@ -122,6 +122,23 @@ describe('/resume', () => {
     const m = suite.emu.requests.length;
     await turn(b, 'and then?', 'You said: and then?');
     expect(body(suite.emu.requests[m]).previous_response_id).toBe(firstId);
+  });
+
+  it('a conversation from a legacy state file (a response id, no message) says so, never last: ""', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const head = await storedResponse(suite.emu, 'an older conversation');
+    writeFileSync(join(sb.cwd, '.agentx_responseid'), `${head}\n`);
+    const a = suite.start(sb);
+    await a.waitFor('Resuming session: 0 turns, last: (no message saved)');
+    await prompt(a);
+    await clear(a);
+    a.line('/resume');
+    await a.waitFor(/❯ 1\. \d{4}-\d\d-\d\d \d\d:\d\d\s+0 turns\s+\(no message\)/);
+    a.write(KEY.enter);
+    await a.waitFor(/resumed the conversation of [^\n]*: 0 turns, last: \(no message saved\)/);
+    await prompt(a);
+    expect(a.screen()).not.toContain('last: ""');
+    expect(readState(sb).response_id).toBe(head);
   });
 });
 

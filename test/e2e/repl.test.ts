@@ -142,6 +142,14 @@ describe('repl', () => {
     expect(readState(sb).last_user_message).toBe('remember me');
   });
 
+  it('--json without a message (the interactive session, which has no JSON form) is one usage line, exit 2', async () => {
+    const sb = sandbox(suite.emu.baseUrl);
+    const a = start(sb, ['--json']);
+    await a.waitFor('--json is only accepted by one-shots (agentx --json "message"), not by the interactive session');
+    expect((await a.exited).exitCode).toBe(2);
+    expect(stateExists(sb)).toBe(false);
+  });
+
   it('refuses a second interactive agentx in the same directory', async () => {
     const sb = sandbox(suite.emu.baseUrl);
     const a = start(sb);

@@ -420,7 +420,7 @@ const CONFIG_CASES: ConfigCase[] = [
     make: (p) => writeFileSync(p, 'AGENTX_REASONING_EFFORT=extreme\n'),
     keyInEnv: true,
     exit: 2,
-    message: /AGENTX_REASONING_EFFORT: expected one of/,
+    message: /AGENTX_REASONING_EFFORT in .*\.agentx: expected one of/,
   },
   {
     name: 'a base URL that is not a URL',
@@ -448,7 +448,7 @@ const CONFIG_CASES: ConfigCase[] = [
     make: (p) => writeFileSync(p, 'AGENTX_SHELL_TOOL=teleport\n'),
     keyInEnv: true,
     exit: 2,
-    message: /AGENTX_SHELL_TOOL: expected "builtin" or "function"/,
+    message: /AGENTX_SHELL_TOOL in .*\.agentx: expected "builtin" or "function"/,
   },
   { name: '10 MB of comments', make: (p) => writeFileSync(p, `${'# filler line\n'.repeat(750_000)}AGENTX_MODEL=gpt-5\n`), keyInEnv: true, exit: 0 },
 ];

@@ -54,6 +54,10 @@ const REVIEWED: Record<string, string> = {
   'frontends/repl/recovery.ts: ctx, t.yellow(`${what}${kept}`)': 'both parts are built with sanitizeLine just above',
   'frontends/repl/resume-command.ts: ctx, ctx.theme.red(`no earlier conversation ${arg}: there ${':
     'what the person typed after /resume, shown back to them, and a count',
+  'frontends/repl/repl.ts: ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usa': 'a count and lastMessageLabel, which sanitizes (resume-command.ts)',
+  'frontends/repl/resume-command.ts: ctx, ctx.theme.green( `✓ resumed the conversation of ${short': 'a date, a count and lastMessageLabel, which sanitizes',
+  'frontends/repl/rollback.ts: ctx, ctx.theme.green( `✓ ${what}: ${s.usage.turns} turn${s.u':
+    "agentx's own `what`, counts and lastMessageLabel, which sanitizes (resume-command.ts)",
   'frontends/repl/repl.ts: `agentx: cannot lock the session in ${dir}: ${lock.message}\\': "the person's directory and a file system error",
   'frontends/repl/repl.ts: `agentx: another agentx (pid ${lock.pid}) is already running': "a pid read from the sealed lock and the person's directory",
   'frontends/repl/repl.ts: { out }, theme.yellow(`⚠ ${unsavedBanner(dir, unsaved)}`)': "agentx's own words with numbers, names or paths it chose",

@@ -31,6 +31,10 @@ describe('agentx mcp add|remove|get', () => {
     expect(() => parseMcpCommand(['add', 'x', 'cmd'])).toThrow(/unexpected "cmd" \(put the server's command after --/);
     expect(() => parseMcpCommand(['add', 'x\u001b[2J', '--', 'cmd'])).toThrow(/control characters/);
     expect(() => parseMcpCommand(['remove', 'a', 'b'])).toThrow(/takes one NAME/);
+    // --json is the one-shots' (args.ts jsonNotFor); after -- it is the server's own argument.
+    expect(() => parseMcpCommand(['get', 'a', '--json'])).toThrow(/^--json is only accepted by one-shots .*not by `agentx mcp get`/);
+    expect(() => parseMcpCommand(['add', 'x', '--json', '--', 'cmd'])).toThrow(/not by `agentx mcp add`/);
+    expect(parseMcpCommand(['add', 'x', '--', 'cmd', '--json'])).toMatchObject({ entry: { command: 'cmd', args: ['--json'] } });
   });
 
   it('add writes the JSON a session starts, 0600; get hides secrets; remove takes it out; others are kept', async () => {

@@ -5,7 +5,7 @@ import type { CliOptions } from '../../cli/args.ts';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../../cli/errors.ts';
 import { resolveConfig } from '../../config/config.ts';
 import { configPath, historyPath, homeDir } from '../../paths.ts';
-import { preview, snapshotIdsInUse } from '../../store/state.ts';
+import { snapshotIdsInUse } from '../../store/state.ts';
 import { sanitizeLine, sanitizeLines } from '../../ui/sanitize.ts';
 import { prepareTerminalOutputLater, terminalOutputPrepared } from '../../ui/terminal-output.ts';
 import { preloadModelClient } from '../../model/client.ts';
@@ -19,7 +19,7 @@ import { promptText, say, statusFields, tildePath, turnNotes, type ReplContext }
 import { loadHistory, saveHistory } from './history.ts';
 import { readLine } from './line-input.ts';
 import { recoverFailedRequest, resolvePendingCalls } from './recovery.ts';
-import { resumeCommand } from './resume-command.ts';
+import { lastMessageLabel, resumeCommand } from './resume-command.ts';
 import { TerminalInput } from './terminal.ts';
 import { TurnRunner, type TurnOutcome } from './turns.ts';
 import { loadReplSession, lockSession, openConversationLog, openSessionStore, replStatePath, unsavedBanner, useSessionSeal } from '../session-startup.ts';
@@ -314,11 +314,13 @@ async function connectMcp(ctx: ReplContext): Promise<void> {
 function greet(ctx: ReplContext, existed: boolean): void {
   const t = ctx.theme;
   // What commands may do, said at once: the sandbox, its network and the approval mode (/approvals).
-  const access = `sandbox ${ctx.config.sandbox.mode}, network ${ctx.config.sandbox.network ? 'on' : 'off'}, approval ${ctx.permissions.mode}`;
+  // Under --plan, what plan mode runs with (the status line's too), not the session's configured mode.
+  const sandboxMode = ctx.planMode === true ? 'read-only (plan mode)' : ctx.config.sandbox.mode;
+  const access = `sandbox ${sandboxMode}, network ${ctx.config.sandbox.network ? 'on' : 'off'}, approval ${ctx.permissions.mode}`;
   say(ctx, t.dim(`agentx ${VERSION} · ${ctx.engine.shape.model} · ${tildePath(ctx.cwd, ctx.home)} · ${access} · /help for commands, Ctrl-D to quit`));
   const s = ctx.session.state;
   if (existed && (s.usage.turns > 0 || s.response_id !== null)) {
-    say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`));
+    say(ctx, t.green(`Resuming session: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, ${lastMessageLabel(s.last_user_message)}`));
   }
 }
 

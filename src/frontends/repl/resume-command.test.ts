@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { archivedLabel } from './resume-command.ts';
+import { archivedLabel, lastMessageLabel } from './resume-command.ts';
 
 describe('a line of the /resume list', () => {
   it('shows the date, the turns, the first message and the last one when it differs', () => {
@@ -27,5 +27,16 @@ describe('a line of the /resume list', () => {
     });
     expect(label).not.toMatch(/[\x00-\x1f\x7f]/);
     expect(label).toContain('look');
+  });
+});
+
+describe('the last message of a conversation switched to', () => {
+  it('is quoted and sanitized; a state without one says so instead of last: ""', () => {
+    expect(lastMessageLabel('fix the parser')).toBe('last: "fix the parser"');
+    expect(lastMessageLabel('a\x1b]0;x\x07b')).not.toMatch(/[\x00-\x1f]/);
+    expect(lastMessageLabel(null)).toBe('last: (no message saved)');
+    expect(lastMessageLabel(undefined)).toBe('last: (no message saved)');
+    expect(lastMessageLabel('')).toBe('last: (no message saved)');
+    expect(lastMessageLabel('  \n ')).toBe('last: (no message saved)');
   });
 });

@@ -83,6 +83,16 @@ function shortDate(iso: string): string {
 }
 
 /**
+ * `last: "fix the parser"`: the last message of a conversation being resumed or rolled back to,
+ * sanitized. A state with none (a legacy or unsealed state file keeps only the conversation's
+ * response id; a session that never sent one) says so rather than show an empty `last: ""`.
+ */
+export function lastMessageLabel(message: string | null | undefined): string {
+  const shown = sanitizeLine(preview(message ?? ''));
+  return shown.trim() === '' ? 'last: (no message saved)' : `last: "${shown}"`;
+}
+
+/**
  * One earlier conversation in the list: when it was left, how long it was, how it began and
  * where it ended (sanitized: a message may hold anything pasted, or echoed by the model).
  */
@@ -187,7 +197,7 @@ async function switchTo(ctx: ReplContext, entry: ArchivedSession): Promise<boole
   say(
     ctx,
     ctx.theme.green(
-      `✓ resumed the conversation of ${shortDate(entry.archivedAt)}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`,
+      `✓ resumed the conversation of ${shortDate(entry.archivedAt)}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, ${lastMessageLabel(s.last_user_message)}`,
     ),
   );
   return true;

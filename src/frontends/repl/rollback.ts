@@ -3,12 +3,12 @@
 // or both (the engine does it; this only chooses). `/rollback undo` reverts it, files too.
 import type { FilesPlan, RollbackScope } from '../../engine/engine.ts';
 import { errorMessage } from '../../lib/fsutil.ts';
-import { preview, type HistoryEntry } from '../../store/state.ts';
+import type { HistoryEntry } from '../../store/state.ts';
 import type { RestoreResult } from '../../workspace/index.ts';
 import { selectFromMenu } from '../../ui/menu.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
 import { say, type ReplContext } from './context.ts';
-import { archiveCurrent, dropArchivedCopyOfCurrent } from './resume-command.ts';
+import { archiveCurrent, dropArchivedCopyOfCurrent, lastMessageLabel } from './resume-command.ts';
 
 function localTime(iso: string, now: Date): string {
   const d = new Date(iso);
@@ -46,7 +46,7 @@ function announce(ctx: ReplContext, what: string, filesRestored: boolean): void 
   say(
     ctx,
     ctx.theme.green(
-      `✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, context ${shortTokens(s.context_tokens)} tokens, last: "${sanitizeLine(preview(s.last_user_message ?? ''))}"`,
+      `✓ ${what}: ${s.usage.turns} turn${s.usage.turns === 1 ? '' : 's'}, context ${shortTokens(s.context_tokens)} tokens, ${lastMessageLabel(s.last_user_message)}`,
     ),
   );
   if (!filesRestored) say(ctx, ctx.theme.yellow(SIDE_EFFECTS));

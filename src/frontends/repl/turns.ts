@@ -80,7 +80,7 @@ export class TurnRunner {
       streamText: true,
       maxCommandLines: 12,
       elidedHint: ' (Ctrl-O at the prompt shows them)',
-      ...terminalRenderOptions(this.ctx.out),
+      ...terminalRenderOptions(this.ctx.out, this.ctx.env),
       hyperlinks: supportsHyperlinks(this.ctx.out, this.ctx.env),
     });
   }
