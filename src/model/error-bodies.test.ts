@@ -53,6 +53,31 @@ describe('error bodies of OpenAI-compatible servers and proxies', () => {
     expect(f.details.status).toBe(400);
   });
 
+  it("a compatible server's 'too long for the context' wording is a context overflow (compaction, then one retry), like OpenAI's code", async () => {
+    const vllm = JSON.stringify({
+      object: 'error',
+      message:
+        "This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (5000 in the messages, 120 in the completion). Please reduce the length of the messages or completion.",
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    });
+    const llamaCpp = JSON.stringify({
+      error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error' },
+    });
+    const lmStudio = JSON.stringify({
+      error: 'The number of tokens to keep from the initial prompt is greater than the context length. Try to load the model with a larger context length.',
+    });
+    for (const body of [vllm, llamaCpp, lmStudio]) {
+      const f = await failureFor(400, body);
+      expect(f.kind).toBe('context_overflow');
+      expect(f.details.status).toBe(400);
+    }
+    expect((await failureFor(413, '{"detail":"prompt is too long: 210000 tokens > 200000 maximum"}')).kind).toBe('context_overflow');
+    // Other 400s stay what they were.
+    expect((await failureFor(400, JSON.stringify({ object: 'error', message: 'unknown model m', code: 400 }))).kind).toBe('fatal');
+  });
+
   it("FastAPI's 422 {detail: [...]}: the first problem with where it is, and how many more", async () => {
     const body = JSON.stringify({
       detail: [

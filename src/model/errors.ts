@@ -100,6 +100,21 @@ export function displayUrl(url: string): string {
   }
 }
 
+/**
+ * How compatible servers say that the request does not fit the model's context, without OpenAI's
+ * `context_length_exceeded` code: vLLM and the old OpenAI wording ("This model's maximum context
+ * length is 4096 tokens…"), llama.cpp ("the request exceeds the available context size"), LM
+ * Studio ("… is greater than the context length"), LiteLLM's ContextWindowExceededError and
+ * Anthropic-style "prompt is too long". Only a 400 or 413 is read this way: the answer is the same
+ * as to the code — compaction, one retry, then the menu — so a false match costs one compaction.
+ */
+const CONTEXT_OVERFLOW_WORDING =
+  /maximum context length|context length exceeded|exceeds? the (?:available )?context (?:size|length|window)|greater than the context length|context ?window ?exceeded|prompt is too long/i;
+
+function saysContextOverflow(message: string): boolean {
+  return CONTEXT_OVERFLOW_WORDING.test(message);
+}
+
 /** `endpoint` (a displayUrl) is named in connection failures: which server could not be reached. */
 export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'connection', endpoint?: string): ModelError {
   if (err instanceof ModelError) return err;
@@ -127,6 +142,7 @@ export function classifyFailure(err: unknown, sdkKind?: 'abort' | 'timeout' | 'c
   const param = typeof e.param === 'string' ? e.param : undefined;
   const base = { status, code, requestId, ...(param === undefined ? {} : { param }) };
   if (code === CONTEXT_LENGTH_EXCEEDED) return contextOverflow(base);
+  if ((status === 400 || status === 413) && saysContextOverflow(message)) return contextOverflow(base);
   if (status === undefined) {
     // Not an HTTP error: a bug or an unexpected stream shape. Retrying will not help.
     return new ModelError(message || 'unexpected error', 'fatal', base);
