@@ -6,7 +6,7 @@
 // the journal — never files rolled back under a conversation that was not, and `/rollback undo`
 // kept.
 import { cloneJson } from '../lib/clone-json.ts';
-import { filesOnlyBackup, rollbackTo, undoRollback, withFilesUndo, type FileSpan, type SessionState } from '../store/state.ts';
+import { filesOnlyBackup, ROLLBACK_IN_PROGRESS_KEY, rollbackTo, undoRollback, withFilesUndo, type FileSpan, type SessionState } from '../store/state.ts';
 import type { RestorePlan, RestoreResult } from '../workspace/index.ts';
 import { snapshotOrNull, type WorkspaceFiles } from './files.ts';
 import type { SessionHandle } from './turn.ts';
@@ -25,7 +25,7 @@ export interface RollbackInProgress {
   before: string | null;
 }
 
-const KEY = 'rollback_in_progress';
+const KEY = ROLLBACK_IN_PROGRESS_KEY;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

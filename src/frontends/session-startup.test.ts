@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beginRollback } from '../engine/rollback.ts';
 import { sessionArchiveDir } from '../paths.ts';
 import { outputRecordId, type ConversationLog, type LogRecord } from '../store/log/conversation-log.ts';
 import { archiveSession } from '../store/session-archive.ts';
@@ -100,6 +101,37 @@ describe('loadOneshotStart', () => {
     expect(fs.existsSync(path.join(dir, old))).toBe(false);
     expect(fs.existsSync(path.join(dir, week))).toBe(true);
     expect(loadOneshotStart(dir, now, 4242, true).notices).toEqual([]);
+  });
+});
+
+describe('loadOneshotStart beside an unfinished /rollback', () => {
+  it('says that the rollback has not finished (the checkpoint is the one before it), until the REPL finishes it', () => {
+    const env = { HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') };
+    useSessionSeal(env);
+    const repl = openSessionStore({
+      dir,
+      path: replStatePath(dir),
+      log: openConversationLog(env, dir, () => undefined),
+      initial: emptyState(),
+      persistence: 'durable',
+      publishesCheckpoint: true,
+      warn: () => undefined,
+      excluded: () => undefined,
+    });
+    repl.update((s) => ({ ...s, response_id: 'resp_1' }));
+    repl.saveOrGoMemory();
+    expect(loadOneshotStart(dir, new Date(), 4242, false).notices).toEqual([]);
+    // The REPL journals the rollback before restoring files; a kill -9 now leaves it so.
+    const plan = { workspace: dir, startSnapshot: 'abc', actions: [], skipped: [] };
+    repl.update((s) => beginRollback(s, { step: { op: 'rollback', index: 1, scope: 'both' }, plan, before: null }));
+    repl.saveOrGoMemory();
+    const notices = loadOneshotStart(dir, new Date(), 4242, false).notices;
+    expect(notices).toEqual([
+      expect.stringMatching(
+        /^a \/rollback of the interactive session here has not finished .*continues from the checkpoint before it — start agentx here to finish the rollback$/,
+      ),
+    ]);
+    expect(loadOneshotStart(dir, new Date(), 4242, true).notices).toEqual([expect.stringContaining('this one-shot starts a new conversation')]);
   });
 });
 

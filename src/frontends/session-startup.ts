@@ -20,6 +20,7 @@
 //      on a running engine (repl/recovery.ts), not start-up.
 // Lines for the person go through the callers' sinks, which sanitize (REPL: sanitizeLines in its
 // theme; one-shot: stderrLine).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorCode, unlinkQuiet } from '../lib/fsutil.ts';
 import { conversationLogPath, homeDir, sessionArchiveDir, stateKeyPath } from '../paths.ts';
@@ -29,7 +30,7 @@ import { sessionFilePins, statePins } from '../store/log-pins.ts';
 import { pruneOldOneshots } from '../store/oneshot-files.ts';
 import { useStateKey } from '../store/seal.ts';
 import { SessionStore, type Persistence } from '../store/session-store.ts';
-import type { SessionState } from '../store/state.ts';
+import { ROLLBACK_IN_PROGRESS_KEY, type SessionState } from '../store/state.ts';
 import type { Checkpoint } from '../store/checkpoint.ts';
 import {
   acquireSessionLock,
@@ -119,7 +120,31 @@ export interface OneshotStart {
 export function loadOneshotStart(dir: string, started: Date, pid: number, fresh: boolean): OneshotStart {
   const pruned = pruneOldOneshots(dir, started);
   const { checkpoint, notices } = fresh ? { checkpoint: null, notices: [] } : loadCheckpointWithNotices(dir);
-  return { statePath: oneshotStatePath(dir, pid, started), checkpoint, notices: [...(pruned === undefined ? [] : [pruned]), ...notices] };
+  const rollback = unfinishedRollbackNotice(dir, fresh);
+  return {
+    statePath: oneshotStatePath(dir, pid, started),
+    checkpoint,
+    notices: [...(pruned === undefined ? [] : [pruned]), ...notices, ...(rollback === undefined ? [] : [rollback])],
+  };
+}
+
+/**
+ * A /rollback of the interactive session here that has not finished (engine/rollback.ts journals
+ * it in the state file while files are restored): a REPL killed during one finishes it at its next
+ * start, and until then the checkpoint is still the one from before the rollback and the files
+ * may be half restored. A one-shot goes on (the restore skips files changed meanwhile) but says
+ * so. The file is only searched for the key, not trusted: a forged mark adds a notice, no more.
+ */
+function unfinishedRollbackNotice(dir: string, fresh: boolean): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(replStatePath(dir), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (!text.includes(`"${ROLLBACK_IN_PROGRESS_KEY}"`)) return undefined;
+  const from = fresh ? 'this one-shot starts a new conversation' : 'this one-shot continues from the checkpoint before it';
+  return `a /rollback of the interactive session here has not finished (stopped during it, or running now), so files may be half restored; ${from} — start agentx here to finish the rollback`;
 }
 
 /**

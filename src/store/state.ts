@@ -214,6 +214,12 @@ export function addCliTranscript(s: SessionState, e: CliTranscriptEntry): Sessio
  * told about turns that are no longer on it. `_now` is accepted for symmetry with the other
  * transitions; a rollback records no time of its own (the checkpoint file does).
  */
+/**
+ * The state file's key for a /rollback whose file restore is under way (engine/rollback.ts
+ * journals it there). Here so a one-shot can look for it without loading the engine.
+ */
+export const ROLLBACK_IN_PROGRESS_KEY = 'rollback_in_progress';
+
 export function rollbackTo(s: SessionState, index: number, _now?: Date): SessionState {
   const size = s.history.length;
   const position = size - index;
