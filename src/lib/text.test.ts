@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutMiddle, durationText, keepEnds, stringEnds, truncateMiddle } from './text.ts';
+import { clipChars, cutMiddle, durationText, keepEnds, stringEnds, truncateMiddle } from './text.ts';
 
 // Fixed seed, printed, overridable: a failure can be replayed with AGENTX_TEST_SEED=<seed>.
 const seed = Number(process.env.AGENTX_TEST_SEED ?? 20260611);
@@ -110,5 +110,17 @@ describe('truncateMiddle (state-file texts)', () => {
 describe('durationText', () => {
   it('says milliseconds under a second, else seconds with at most one decimal', () => {
     expect([0, 300, 999.6, 1000, 1500, 2049, 30_000, 90_000].map(durationText)).toEqual(['0 ms', '300 ms', '1 s', '1 s', '1.5 s', '2 s', '30 s', '90 s']);
+  });
+});
+
+describe('clipChars', () => {
+  it('cuts to max characters with an ellipsis, never inside a surrogate pair', () => {
+    expect(clipChars('abcdef', 6)).toBe('abcdef');
+    expect(clipChars('abcdef', 4)).toBe('abc…');
+    // 5 emoji are 10 UTF-16 units but 5 characters: they fit in 5.
+    expect(clipChars('😀😀😀😀😀', 5)).toBe('😀😀😀😀😀');
+    const cut = clipChars('a😀😀😀😀', 3);
+    expect(cut).toBe('a😀…');
+    expect(cut).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 });

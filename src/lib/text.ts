@@ -190,8 +190,18 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2
 /** Server text (an MCP progress message, an error page) as one clean line of at most `max` characters (code points: no half emoji). */
 export function cleanServerText(text: string, max: number): string {
   const flat = text.replace(OSC, '').replace(CSI, '').replace(OTHER_ESCAPE, '').replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
-  const chars = Array.from(flat);
-  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
+  return clipChars(flat, max);
+}
+
+/**
+ * `text` cut to at most `max` characters, the last of them `…` when it was cut. Characters are
+ * code points, so an emoji or other astral character is never split into half a surrogate pair
+ * (which a terminal shows as U+FFFD).
+ */
+export function clipChars(text: string, max: number): string {
+  if (text.length <= max) return text; // code points never outnumber UTF-16 units
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // How the renderer shows hosted tools' events (web search, remote MCP, generated and attached
 // images) and the numbered source list under an answer. Pure: events in, lines out.
 import type { AgentEvent, Source } from '../engine/events.ts';
+import { clipChars } from '../lib/text.ts';
 import { hyperlink, plainText } from './hyperlink.ts';
 import type { Theme } from './theme.ts';
 
@@ -8,7 +9,7 @@ type Ev<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 
 function quoted(s: string, max = 120): string {
   const clean = plainText(s);
-  return `"${clean.length > max ? `${clean.slice(0, max - 1)}…` : clean}"`;
+  return `"${clipChars(clean, max)}"`;
 }
 
 /** "searched: …", "opened: …" or "searched in page …", for the one progress line of a search. */

@@ -7,6 +7,7 @@ import { ExecRegistry } from '../../store/exec-registry.ts';
 import { execManager, type ExecManager } from '../../tools/exec/manager.ts';
 import type { SessionInfo } from '../../tools/exec/session.ts';
 import { sanitizeLine } from '../../ui/sanitize.ts';
+import { clipChars } from '../../lib/text.ts';
 import { say, type ReplContext } from './context.ts';
 
 function age(ms: number): string {
@@ -16,16 +17,12 @@ function age(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 /** The /ps listing: id, age, command, last output line (one line each). */
 export function formatSessions(sessions: readonly SessionInfo[], now: number): string[] {
   if (sessions.length === 0) return ['No exec sessions are running.'];
   return sessions.map((s) => {
-    const last = s.lastLine === '' ? '' : `  — ${clip(sanitizeLine(s.lastLine), 60)}`;
-    return `  ${s.id}  ${age(now - s.startedAt).padStart(6)}  ${s.tty ? '[tty] ' : ''}${clip(sanitizeLine(s.command), 60)}${last}`;
+    const last = s.lastLine === '' ? '' : `  — ${clipChars(sanitizeLine(s.lastLine), 60)}`;
+    return `  ${s.id}  ${age(now - s.startedAt).padStart(6)}  ${s.tty ? '[tty] ' : ''}${clipChars(sanitizeLine(s.command), 60)}${last}`;
   });
 }
 

@@ -7,6 +7,7 @@
 import type { HostedItem, HostedMcpToolDefinition, McpApprovalPolicy, McpApprovalRequestItem, ToolDefinition } from '../../wire/items.ts';
 import type { HostedProgress, HostedTool, LocalTool, ParsedCall, ToolContext, ToolResult } from '../tool.ts';
 import { redactUrls } from '../../lib/display-url.ts';
+import { clipChars } from '../../lib/text.ts';
 
 /** A remote server ready to offer: headers already expanded (they hold secrets: never logged or stored). */
 export interface RemoteMcpServer {
@@ -34,7 +35,7 @@ export function argumentsPreview(json: string, max = 160): string {
   } catch {
     // Shown as the server sent it.
   }
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return clipChars(text, max);
 }
 
 export function remoteDefinition(s: RemoteMcpServer): HostedMcpToolDefinition {

@@ -8,7 +8,7 @@ import type { LocalImagePart } from '../../wire/items.ts';
 import type { ImageLimits } from './images.ts';
 import type { ProgressReport } from './progress.ts';
 import { resultToContent } from './result.ts';
-import { durationText } from '../../lib/text.ts';
+import { clipChars, durationText } from '../../lib/text.ts';
 
 /** What the journal's `started` record holds for an MCP call: enough to show it and to resend it. */
 export interface McpCallRecord {
@@ -62,7 +62,7 @@ const DISPLAY_ARGS_CHARS = 120;
 export function displayLine(record: Pick<McpCallRecord, 'server' | 'tool' | 'arguments'>): string {
   const parsed = parseArguments(record.arguments);
   const args = oneLine(parsed.ok ? JSON.stringify(parsed.value) : record.arguments);
-  const shown = args === '{}' ? '' : ` ${args.length <= DISPLAY_ARGS_CHARS ? args : `${args.slice(0, DISPLAY_ARGS_CHARS - 1)}…`}`;
+  const shown = args === '{}' ? '' : ` ${args.length <= DISPLAY_ARGS_CHARS ? args : clipChars(args, DISPLAY_ARGS_CHARS)}`;
   return `${record.server} › ${record.tool}${shown}`;
 }
 

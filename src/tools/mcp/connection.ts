@@ -12,7 +12,7 @@ import type { McpServerSpec } from './spec.ts';
 import { SupervisedStdioTransport } from './stdio-transport.ts';
 import { StoredOAuthProvider } from './oauth-provider.ts';
 import { oauthKey, readOAuthEntry } from './oauth-store.ts';
-import { durationText } from '../../lib/text.ts';
+import { clipChars, durationText } from '../../lib/text.ts';
 
 export type SdkModule = typeof Sdk;
 export type ServerState = 'starting' | 'ready' | 'failed' | 'closed';
@@ -51,7 +51,7 @@ export function oneLine(text: string): string {
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return flat.length <= MAX_REASON_CHARS ? flat : `${flat.slice(0, MAX_REASON_CHARS - 1)}…`;
+  return clipChars(flat, MAX_REASON_CHARS);
 }
 
 /**
