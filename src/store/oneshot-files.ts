@@ -14,6 +14,20 @@ function plural(n: number, one: string): string {
   return `${n} ${one}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * What was removed, in words: one-shot files, and apart from them the temporary files of state
+ * writes that a killed agentx left (`….tmp-<pid>-<hex>`), which are not one-shot files.
+ */
+function removedText(names: readonly string[]): string {
+  const oneshots = names.filter((n) => ONESHOT_NAME.test(n)).length;
+  const temps = names.length - oneshots;
+  const parts = [
+    ...(oneshots > 0 || temps === 0 ? [plural(oneshots, 'leftover one-shot file')] : []),
+    ...(temps > 0 ? [plural(temps, 'temporary file') + ' of an interrupted write'] : []),
+  ];
+  return `removed ${parts.join(' and ')}`;
+}
+
 /** Prunes leftovers older than ONESHOT_KEEP_MS; the one line to say, if any went. */
 export function pruneOldOneshots(dir: string, now: Date): string | undefined {
   let removed: string[];
@@ -23,7 +37,7 @@ export function pruneOldOneshots(dir: string, now: Date): string | undefined {
     return undefined; // an unreadable directory: nothing to prune, the one-shot goes on
   }
   if (removed.length === 0) return undefined;
-  return `removed ${plural(removed.length, 'leftover one-shot file')} older than ${ONESHOT_KEEP_MS / DAY_MS} days (.agentx_responseid.oneshot-*)`;
+  return `${removedText(removed)} older than ${ONESHOT_KEEP_MS / DAY_MS} days (.agentx_responseid.oneshot-*)`;
 }
 
 export interface CleanResult {
@@ -47,5 +61,5 @@ export function cleanOneshots(dir: string, now: Date): CleanResult {
 export function describeClean(result: CleanResult): string {
   const kept = result.running.length > 0 ? `; kept ${plural(result.running.length, 'file')} of running one-shots` : '';
   if (result.removed.length === 0) return `nothing to clean${kept}`;
-  return `removed ${plural(result.removed.length, 'leftover one-shot file')}${kept}`;
+  return `${removedText(result.removed)}${kept}`;
 }
