@@ -1,5 +1,4 @@
 // Resolved configuration. Precedence (SPEC §2): flags > environment > config file > defaults.
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkOnOff, checkPatchTool, checkShellTool, type CliOptions, type PatchToolKind, type ShellToolKind } from '../cli/args.ts';
 import { AgentxError, ConfigError, EXIT_USAGE } from '../cli/errors.ts';
@@ -13,7 +12,7 @@ import { LIMIT_VARIABLES } from './limits.ts';
 import { checkConnectionSettings } from './connection-checks.ts';
 import { firstSet } from './setting-checks.ts';
 import { resolveSnapshotSettings, type SnapshotSettings } from './snapshots.ts';
-import { errorMessage, errorCode } from '../lib/fsutil.ts';
+import { errorCode, errorMessage, NotRegularFileError, readRegularFileText } from '../lib/fsutil.ts';
 import { azureApiVersion, parseExtraHeaders, parseProvider, parseTransport, type Provider, type TransportSetting } from '../model/provider.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -67,19 +66,14 @@ export function readConfigFile(path: string): Record<string, string> {
 /** The config file's values, and where each line that is not `KEY=value` is (a missing file: nothing). */
 export function readConfigFileLines(path: string): DotenvLines {
   let text: string;
-  let fd: number | undefined;
   try {
-    // O_NONBLOCK + fstat: a FIFO (or a device) in place of the file used to block every start
-    // forever in readFileSync; now it is refused like any other unreadable config.
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    if (!fstatSync(fd).isFile()) throw new ConfigError(`config file ${path} is not a regular file`);
-    text = readFileSync(fd, 'utf8');
+    // A FIFO (or a device) in place of the file used to block every start forever; now it is
+    // refused like any other unreadable config.
+    text = readRegularFileText(path);
   } catch (err) {
-    if (err instanceof ConfigError) throw err;
+    if (err instanceof NotRegularFileError) throw new ConfigError(`config file ${path} is not a regular file`);
     if (errorCode(err) === 'ENOENT') return { values: {}, lineOf: {}, skipped: [] };
     throw new ConfigError(`cannot read config file ${path}: ${errorMessage(err)}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
   return parseDotenvLines(text);
 }

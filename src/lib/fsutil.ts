@@ -96,3 +96,21 @@ export function fsyncQuiet(p: string): boolean {
     if (fd !== undefined) fs.closeSync(fd);
   }
 }
+
+/** readRegularFileText found something other than a regular file at the path (a FIFO, a device, a directory). */
+export class NotRegularFileError extends Error {}
+
+/**
+ * The text of the regular file at `path`. Opened with O_NONBLOCK and checked with fstat before
+ * reading: a FIFO or a device in place of a settings file would otherwise block the read (and
+ * the start) forever. Throws NotRegularFileError for those, and open's own errors (ENOENT…) as they are.
+ */
+export function readRegularFileText(path: string): string {
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new NotRegularFileError(`${path} is not a regular file`);
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
