@@ -1,5 +1,5 @@
 // Entry point: argv → mode. Imports only what the chosen mode needs (startup is a feature).
-import { helpText, jsonNotFor, jsonRequested, parseArgs } from './cli/args.ts';
+import { helpText, isMcpCommandLine, jsonNotFor, jsonRequested, parseArgs } from './cli/args.ts';
 import { AgentxError, ConfigError, EXIT_FAILED, UsageError } from './cli/errors.ts';
 import { errorLine, jsonLine } from './frontends/json.ts';
 import { guardStdio, type StdioGuard } from './frontends/stdio-guard.ts';
@@ -28,16 +28,10 @@ function printFixed(text: string): void {
 
 let stdio: StdioGuard | undefined;
 
-/** `agentx mcp … --help` or `-h` before any `--` (after it, the words are a server's command line). */
-function mcpHelpAsked(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
-}
-
 async function main(argv: string[]): Promise<number> {
   // `agentx mcp add|remove|get|login|logout …` has its own flags (--env, --url, --header) and a command after --,
   // and `agentx mcp --help` (`mcp help`, `mcp add --help`, `mcp list -h`) its own help.
-  if (argv[0] === 'mcp' && (['add', 'remove', 'get', 'login', 'logout', 'help'].includes(argv[1] ?? '') || mcpHelpAsked(argv))) {
+  if (isMcpCommandLine(argv)) {
     stdio = guardStdio(process);
     const [{ runMcpCommand }, { sanitizeLines }] = await Promise.all([import('./cli/mcp-command.ts'), import('./ui/sanitize.ts')]);
     // What it prints quotes config files a project may have written: sanitized like any notice.

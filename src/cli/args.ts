@@ -315,6 +315,26 @@ const COMMANDS: { words: string[]; command: CliOptions['command']; help: string;
 ];
 /** `agentx mcp add|get|…` are dispatched by main.ts before parsing (they have their own flags). */
 export const MCP_EDIT_COMMANDS = ['add', 'get', 'remove', 'login', 'logout'] as const;
+
+/** The edit command `words` name when they are all before `--` (`mcp get x`), else undefined. */
+function mcpEditCommand(words: readonly string[], bare: number): string | undefined {
+  const action = words[1] ?? '';
+  return words[0] === 'mcp' && (MCP_EDIT_COMMANDS as readonly string[]).includes(action) && bare === words.length ? action : undefined;
+}
+
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** True when the words after `mcp` ask for its own help: `help`, or --help/-h before any `--` (after it, they are a server's command line). */
+export function wantsMcpHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  const own = end === -1 ? args : args.slice(0, end);
+  return own[0] === 'help' || own.some((a) => HELP_FLAGS.has(a));
+}
+
+/** True when main.ts hands argv to cli/mcp-command.ts before parsing: an edit command, or MCP's own help. */
+export function isMcpCommandLine(argv: readonly string[]): boolean {
+  return argv[0] === 'mcp' && ((MCP_EDIT_COMMANDS as readonly string[]).includes(argv[1] ?? '') || wantsMcpHelp(argv.slice(1)));
+}
 const COMMAND_LIST = 'setup, mcp list|add|get|remove|login|logout, resume, clean';
 
 /**
@@ -356,9 +376,8 @@ function commandOf(words: readonly string[], bare: number): CliOptions['command'
   if (bare === 0 || words[0] === '-') return 'run';
   const first = words[0] ?? '';
   // Reached only with options before it (main.ts dispatches `agentx mcp add …` first).
-  if (first === 'mcp' && (MCP_EDIT_COMMANDS as readonly string[]).includes(words[1] ?? '') && bare === words.length) {
-    throw new UsageError(`'mcp ${words[1] ?? ''}' takes its own options: put it first (agentx mcp ${words[1] ?? ''} NAME …; docs/mcp.md)`);
-  }
+  const edit = mcpEditCommand(words, bare);
+  if (edit !== undefined) throw new UsageError(`'mcp ${edit}' takes its own options: put it first (agentx mcp ${edit} NAME …; docs/mcp.md)`);
   const known = COMMANDS.filter((c) => c.words[0] === first && c.loose !== true);
   const exact = COMMANDS.find((c) => bare === words.length && c.words.length === words.length && c.words.every((w, i) => w === words[i]));
   if (exact) return exact.command;
@@ -450,9 +469,8 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   if (o.command === 'help' || o.command === 'version') return o;
   const bareWords = bare === -1 ? words.length : bare;
   // `agentx --json mcp get x`: the refusal itself, not "put it first" and then the refusal.
-  if (o.json && words[0] === 'mcp' && (MCP_EDIT_COMMANDS as readonly string[]).includes(words[1] ?? '') && bareWords === words.length) {
-    throw jsonNotForCommand(`mcp ${words[1] ?? ''}`);
-  }
+  const edit = mcpEditCommand(words, bareWords);
+  if (o.json && edit !== undefined) throw jsonNotForCommand(`mcp ${edit}`);
   o.command = commandOf(words, bareWords);
   // help and version (the loose words) print their text whatever else is asked, as --help does.
   const named = COMMANDS.find((c) => c.command === o.command && c.loose !== true);

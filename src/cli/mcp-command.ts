@@ -13,7 +13,7 @@ import { addServer, entryProblems, getServer, McpEditError, removeServer, withHi
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CALL_TOTAL_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS, MAX_TIMEOUT_MS, TIMEOUT_KEYS } from '../tools/mcp/spec.ts';
 import { writeFileAtomicSync } from '../lib/atomic-file.ts';
 import { sanitizeLine } from '../ui/sanitize.ts';
-import { jsonNotForCommand } from './args.ts';
+import { jsonNotForCommand, wantsMcpHelp } from './args.ts';
 import { AgentxError, EXIT_FAILED, UsageError } from './errors.ts';
 
 type Entry = Record<string, unknown>;
@@ -61,15 +61,6 @@ export const MCP_HELP = [
   "Quote ${VAR} references in single quotes ('Bearer ${TOKEN}'): agentx expands them when the server starts.",
   'To send the word "mcp" to the model as a message: agentx -- mcp',
 ];
-
-const HELP_FLAGS = new Set(['--help', '-h']);
-
-/** True when `agentx mcp …` asks for MCP_HELP (main.ts routes it here instead of the general help). */
-export function wantsMcpHelp(args: readonly string[]): boolean {
-  const end = args.indexOf('--');
-  const own = end === -1 ? args : args.slice(0, end);
-  return own[0] === 'help' || own.some((a) => HELP_FLAGS.has(a));
-}
 
 function checkName(name: string | undefined, action: string): string {
   const usage = action === 'add' ? USAGE : `usage: agentx mcp ${action} NAME`;
