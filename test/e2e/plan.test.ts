@@ -2,7 +2,7 @@
 // built CLI (one-shot and the REPL in a pty), and the files on disk checked before and after.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { LoggedRequest } from '../emulator/server.ts';
 import { runCli, sandbox } from './harness.ts';
 import { KEY } from './pty.ts';
@@ -191,8 +191,11 @@ describe('plan mode', () => {
     expect(existsSync(join(sb.cwd, 'done.txt'))).toBe(true);
     expect(userText(suite.emu.requests[approvedAt])).toContain('The user approved your plan');
     expect(offered(suite.emu.requests[approvedAt])).toContain('apply_patch');
-    // Out of plan mode the status line shows the session's own mode again.
-    expect(a.raw().lastIndexOf('sandbox danger-full-access')).toBeGreaterThan(a.raw().lastIndexOf('sandbox read-only'));
+    // Out of plan mode the status line shows the session's own mode again. It is drawn under the
+    // prompt, and may reach the pty in a later chunk than the prompt prompt() waited for.
+    await vi.waitFor(() => expect(a.raw().lastIndexOf('sandbox danger-full-access')).toBeGreaterThan(a.raw().lastIndexOf('sandbox read-only')), {
+      timeout: 5_000,
+    });
     a.line('quit');
     await a.exited;
   });
