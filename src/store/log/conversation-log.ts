@@ -239,7 +239,11 @@ export class ConversationLog {
     }
     try {
       // The pins before the log: a file is written after the records it points at, so every
-      // record a pin read here names is in the file read next.
+      // record a pin read here names is in the file read next. "Recent" counts back from this
+      // moment, not from after the reads below: a record whose file was not yet written when the
+      // pins were read is kept if it was appended within the grace before that, however long
+      // this process then takes (a starved prune must not age records out).
+      const pinsReadAt = Date.now();
       const pinned = this.pinned();
       if (pinned === undefined) {
         this.nextPruneAt = Math.max(this.nextPruneAt, size * 2);
@@ -249,7 +253,7 @@ export class ConversationLog {
       this.readArchive();
       const limit = this.options.pruneAtBytes ?? PRUNE_AT_BYTES;
       const recordBytes = (r: LogRecord): number => Buffer.byteLength(encodeRecord(r));
-      const recentSince = new Date(Date.now() - (this.options.pinGraceMs ?? PIN_GRACE_MS)).toISOString();
+      const recentSince = new Date(pinsReadAt - (this.options.pinGraceMs ?? PIN_GRACE_MS)).toISOString();
       const exchanges = recordsToKeep([...this.records.values()], { pinned, recentSince, maxBytes: limit / 2, size: recordBytes });
       const outputs = outputsToKeep([...this.outputs.values()], new Set(exchanges.map((r) => r.response_id)), { pinned, recentSince });
       const kept = [...exchanges, ...outputs];
