@@ -26,6 +26,9 @@ describe('a REPL session over WebSocket', () => {
     a.line('wait forever');
     await suite.emu.waitForRequests(before + 1);
     a.write('\x03');
+    // The prompt after the interrupt, not a redraw of the one before it (a line typed before the
+    // turn has ended is not a message: CI lost 'recall: PET' that way once).
+    await a.waitFor('⏹ interrupted');
     await prompt(a);
     await turn(a, 'recall: PET', 'Recalled: PET=otter');
     expect(suite.emu.webSocketConnections() - connections).toBe(2);
